@@ -1,0 +1,172 @@
+package broker
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+
+	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
+)
+
+// Queue is what the management API reports of a queue.
+type Queue struct {
+	Name       string
+	Vhost      string
+	Type       string
+	Durable    bool
+	AutoDelete bool
+	Exclusive  bool
+	// Arguments as decoded from JSON: numbers are json.Number.
+	Arguments map[string]any
+	// Messages (ready plus unacknowledged) and Consumers are nil while the
+	// broker has not reported them yet (for a few seconds after a declaration).
+	Messages  *int64
+	Consumers *int64
+}
+
+// listColumns are the only fields the provider reads.
+const listColumns = "name,vhost,type,durable,auto_delete,exclusive,arguments,messages,consumers"
+
+type rawQueue struct {
+	Name       string         `json:"name"`
+	Vhost      string         `json:"vhost"`
+	Type       string         `json:"type"`
+	Durable    bool           `json:"durable"`
+	AutoDelete any            `json:"auto_delete"`
+	Exclusive  bool           `json:"exclusive"`
+	Arguments  map[string]any `json:"arguments"`
+	Messages   *json.Number   `json:"messages"`
+	Consumers  *json.Number   `json:"consumers"`
+}
+
+func (r rawQueue) queue() Queue {
+	q := Queue{
+		Name: r.Name, Vhost: r.Vhost, Type: r.Type, Durable: r.Durable, Exclusive: r.Exclusive,
+		Arguments: r.Arguments, Messages: count(r.Messages), Consumers: count(r.Consumers),
+	}
+	// RabbitMQ reports auto_delete as a boolean, or as "undefined" for some queue types.
+	if b, ok := r.AutoDelete.(bool); ok {
+		q.AutoDelete = b
+	}
+	if q.Arguments == nil {
+		q.Arguments = map[string]any{}
+	}
+	return q
+}
+
+func count(n *json.Number) *int64 {
+	if n == nil {
+		return nil
+	}
+	i, err := n.Int64()
+	if err != nil {
+		return nil
+	}
+	return &i
+}
+
+// listQueuesNow fetches every queue of vhost in one request.
+func (c *Client) listQueuesNow(ctx context.Context, vhost string) (map[string]Queue, error) {
+	var raw []rawQueue
+	op := fmt.Sprintf("listing queues in vhost %q", vhost)
+	if err := c.getJSON(ctx, op, "queues/"+url.PathEscape(vhost)+"?columns="+listColumns, &raw); err != nil {
+		return nil, err
+	}
+	out := make(map[string]Queue, len(raw))
+	for _, r := range raw {
+		out[r.Name] = r.queue()
+	}
+	return out, nil
+}
+
+// GetQueue returns one queue, or an error wrapping ErrNotFound when the queue
+// or its vhost does not exist. Concurrent calls for the same vhost share one
+// list request (see ListQueues).
+func (c *Client) GetQueue(ctx context.Context, vhost, name string) (Queue, error) {
+	all, err := c.ListQueues(ctx, vhost)
+	if err != nil {
+		return Queue{}, err
+	}
+	q, ok := all[name]
+	if !ok {
+		return Queue{}, &Error{Op: fmt.Sprintf("reading queue %q in vhost %q", name, vhost), Endpoint: c.endpointRedacted,
+			Status: http.StatusNotFound, Reason: "no such queue", Kind: ErrNotFound}
+	}
+	return q, nil
+}
+
+// DeclareQueue declares a durable, non-auto-delete, non-exclusive queue with
+// exactly these arguments, as an application does: no x-queue-type is added.
+// It fails with ErrArgumentsConflict when the queue exists with other
+// arguments, and with ErrNotFound when the vhost does not exist.
+func (c *Client) DeclareQueue(ctx context.Context, vhost, name string, args map[string]any) error {
+	if args == nil {
+		args = map[string]any{}
+	}
+	body, err := json.Marshal(struct {
+		Durable    bool           `json:"durable"`
+		AutoDelete bool           `json:"auto_delete"`
+		Arguments  map[string]any `json:"arguments"`
+	}{Durable: true, AutoDelete: false, Arguments: args})
+	op := fmt.Sprintf("declaring queue %q in vhost %q", name, vhost)
+	if err != nil {
+		return &Error{Op: op, Endpoint: c.endpointRedacted, Reason: err.Error()}
+	}
+	defer c.wrote(vhost)
+	return c.send(ctx, op, http.MethodPut, "queues/"+url.PathEscape(vhost)+"/"+url.PathEscape(name), body)
+}
+
+// DeleteQueue deletes a queue. Guarded, it passes if-empty and if-unused so
+// that the broker refuses (ErrNotEmpty) a queue that holds a message or has a
+// consumer. A queue already gone counts as deleted.
+func (c *Client) DeleteQueue(ctx context.Context, vhost, name string, guarded bool) error {
+	op := fmt.Sprintf("deleting queue %q in vhost %q", name, vhost)
+	defer c.wrote(vhost)
+	var opts []rabbithole.QueueDeleteOptions
+	if guarded {
+		opts = append(opts, rabbithole.QueueDeleteOptions{IfEmpty: true, IfUnused: true})
+	}
+	if err := ctx.Err(); err != nil {
+		return &Error{Op: op, Endpoint: c.endpointRedacted, Reason: err.Error()}
+	}
+	resp, err := c.rh.DeleteQueue(vhost, name, opts...)
+	if err != nil {
+		return c.fail(op, err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	_ = resp.Body.Close()
+	return nil
+}
+
+// send performs a write and reads the error, if any.
+func (c *Client) send(ctx context.Context, op, method, path string, body []byte) error {
+	req, err := http.NewRequestWithContext(ctx, method, c.endpoint+"/api/"+path, bytes.NewReader(body))
+	if err != nil {
+		return &Error{Op: op, Endpoint: c.endpointRedacted, Reason: err.Error()}
+	}
+	req.SetBasicAuth(c.cfg.Username, c.cfg.Password)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return c.unreachable(op, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode < 400 {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return nil
+	}
+	var eb struct {
+		Error  string `json:"error"`
+		Reason string `json:"reason"`
+	}
+	_ = json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&eb)
+	reason := eb.Reason
+	if reason == "" {
+		reason = eb.Error
+	}
+	return c.classify(op, resp.StatusCode, reason)
+}

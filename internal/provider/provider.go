@@ -1,0 +1,353 @@
+// Package provider is the Terraform glue of the queuey provider: schemas,
+// plan-time validation and the mapping between Terraform values and the pure
+// rules of package topology and the management API client of package broker.
+package provider
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/topology"
+)
+
+var (
+	_ provider.Provider                   = (*queueyProvider)(nil)
+	_ provider.ProviderWithFunctions      = (*queueyProvider)(nil)
+	_ provider.ProviderWithValidateConfig = (*queueyProvider)(nil)
+)
+
+// Environment variables read when the matching attribute is not set.
+const (
+	EnvEndpoint   = "RABBITMQ_ENDPOINT"
+	EnvUsername   = "RABBITMQ_USERNAME"
+	EnvPassword   = "RABBITMQ_PASSWORD"
+	EnvVhost      = "RABBITMQ_VHOST"
+	EnvInsecure   = "RABBITMQ_INSECURE"
+	EnvCACert     = "RABBITMQ_CACERT"
+	EnvClientCert = "RABBITMQ_CLIENTCERT"
+	EnvClientKey  = "RABBITMQ_CLIENTKEY"
+)
+
+const defaultVhost = "/"
+
+// New returns a function that builds the provider for the given version.
+func New(version string) func() provider.Provider {
+	return func() provider.Provider {
+		return &queueyProvider{version: version}
+	}
+}
+
+type queueyProvider struct {
+	version string
+}
+
+func (p *queueyProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
+	resp.TypeName = "queuey"
+	resp.Version = p.version
+}
+
+func (p *queueyProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Declares the RabbitMQ queue topology of the queuey job-queue backend: for each logical queue " +
+			"`q`, the main queue `q`, its dead-letter queue `q.dead` and the hold queues `q.deferred.{ttl_ms}`, " +
+			"with exactly the names and arguments the backend computes. Every attribute is optional; " +
+			"configuring the provider never contacts the broker.",
+		Attributes: map[string]schema.Attribute{
+			"endpoint": schema.StringAttribute{
+				MarkdownDescription: "Base URL of the RabbitMQ management HTTP API, `http` or `https`, e.g. `http://127.0.0.1:15672`; " +
+					"a trailing slash is tolerated. Defaults to the `" + EnvEndpoint + "` environment variable. " +
+					"Needed only by `queuey_queue` and `queuey_hold_queues`.",
+				Optional:   true,
+				Validators: []validator.String{endpointValidator{}},
+			},
+			"username": schema.StringAttribute{
+				MarkdownDescription: "Management API user. Defaults to the `" + EnvUsername + "` environment variable.",
+				Optional:            true,
+			},
+			"password": schema.StringAttribute{
+				MarkdownDescription: "Management API password. Defaults to the `" + EnvPassword + "` environment variable. " +
+					"Never written to an error or a log.",
+				Optional:  true,
+				Sensitive: true,
+			},
+			"vhost": schema.StringAttribute{
+				MarkdownDescription: "Virtual host used by resources and live data sources that do not set their own. " +
+					"Defaults to the `" + EnvVhost + "` environment variable, then to `/`.",
+				Optional: true,
+			},
+			"insecure": schema.BoolAttribute{
+				MarkdownDescription: "Skip verification of the management API's TLS certificate. Defaults to the `" +
+					EnvInsecure + "` environment variable, then to `false`.",
+				Optional: true,
+			},
+			"cacert_file": schema.StringAttribute{
+				MarkdownDescription: "PEM file of the certificate authority that signed the management API's certificate. " +
+					"Defaults to the `" + EnvCACert + "` environment variable.",
+				Optional: true,
+			},
+			"clientcert_file": schema.StringAttribute{
+				MarkdownDescription: "PEM file of a client certificate to present to the management API; needs `clientkey_file`. " +
+					"Defaults to the `" + EnvClientCert + "` environment variable.",
+				Optional: true,
+			},
+			"clientkey_file": schema.StringAttribute{
+				MarkdownDescription: "PEM file of the client certificate's private key; needs `clientcert_file`. " +
+					"Defaults to the `" + EnvClientKey + "` environment variable.",
+				Optional: true,
+			},
+			"request_timeout": schema.StringAttribute{
+				CustomType: timetypes.GoDurationType{},
+				MarkdownDescription: "Time limit of each attempt of a management API request, as a Go duration such as `10s`; " +
+					"from `1ms` to `1h`. Defaults to `30s`.",
+				Optional:   true,
+				Validators: []validator.String{durationBetween(time.Millisecond, time.Hour)},
+			},
+			"retry_granularity": schema.StringAttribute{
+				CustomType: timetypes.GoDurationType{},
+				MarkdownDescription: "Step to which retry backoffs and delayed enqueues are rounded up when naming hold queues, " +
+					"as a Go duration: a whole number of milliseconds from `1ms` to `2147483647ms`. Defaults to `1s`.",
+				Optional:   true,
+				Validators: []validator.String{granularityValidator{}},
+			},
+			"deferred_granularity": schema.StringAttribute{
+				CustomType: timetypes.GoDurationType{},
+				MarkdownDescription: "Step to which deferrals are rounded up when naming hold queues, " +
+					"as a Go duration: a whole number of milliseconds from `1ms` to `2147483647ms`. Defaults to `1s`.",
+				Optional:   true,
+				Validators: []validator.String{granularityValidator{}},
+			},
+			"dead_suffix": schema.StringAttribute{
+				MarkdownDescription: "Suffix appended to a queue's name to name its dead-letter queue. Must be non-empty, " +
+					"differ from `deferred_suffix` and must not make a dead-letter queue's name look like a hold queue's. " +
+					"Defaults to `.dead`.",
+				Optional: true,
+			},
+			"deferred_suffix": schema.StringAttribute{
+				MarkdownDescription: "Infix between a queue's name and a hold queue's TTL. Must be non-empty, differ from " +
+					"`dead_suffix` and not end in a digit. Defaults to `.deferred.`.",
+				Optional: true,
+			},
+		},
+	}
+}
+
+// ValidateConfig checks the settings that depend on each other: the two
+// suffixes, and a client certificate without its key.
+func (p *queueyProvider) ValidateConfig(ctx context.Context, req provider.ValidateConfigRequest, resp *provider.ValidateConfigResponse) {
+	var m providerModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if m.DeadSuffix.IsUnknown() || m.DeferredSuffix.IsUnknown() {
+		return
+	}
+	s := topology.DefaultSuffixes()
+	if !m.DeadSuffix.IsNull() {
+		s.Dead = m.DeadSuffix.ValueString()
+	}
+	if !m.DeferredSuffix.IsNull() {
+		s.Deferred = m.DeferredSuffix.ValueString()
+	}
+	if err := s.Validate(); err != nil {
+		at := path.Root("dead_suffix")
+		if m.DeadSuffix.IsNull() || strings.Contains(err.Error(), "deferred_suffix must") || strings.HasPrefix(err.Error(), "deferred_suffix") {
+			at = path.Root("deferred_suffix")
+		}
+		resp.Diagnostics.AddAttributeError(at, "Invalid Queue Name Suffixes", err.Error())
+	}
+	certSet := !m.ClientCertFile.IsNull() && !m.ClientCertFile.IsUnknown()
+	keySet := !m.ClientKeyFile.IsNull() && !m.ClientKeyFile.IsUnknown()
+	if certSet != keySet && !m.ClientCertFile.IsUnknown() && !m.ClientKeyFile.IsUnknown() {
+		missing := "clientkey_file"
+		if keySet {
+			missing = "clientcert_file"
+		}
+		resp.Diagnostics.AddAttributeError(path.Root(missing), "Incomplete Client Certificate",
+			"clientcert_file and clientkey_file go together: set "+missing+" as well, or neither.")
+	}
+}
+
+// Configure resolves the settings (attributes, then environment variables,
+// then defaults) into providerData. It never contacts the broker. Values
+// unknown at plan time are remembered as such: the pure data sources report
+// them, and the broker client is built only once they are known.
+func (p *queueyProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	var m providerModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	data := &providerData{
+		suffixes:            topology.DefaultSuffixes(),
+		retryGranularity:    topology.DefaultGranularity,
+		deferredGranularity: topology.DefaultGranularity,
+		vhost:               defaultVhost,
+	}
+
+	// Pure settings.
+	for name, v := range map[string]types.String{"dead_suffix": m.DeadSuffix, "deferred_suffix": m.DeferredSuffix} {
+		switch {
+		case v.IsUnknown():
+			data.unknownPure = append(data.unknownPure, name)
+		case !v.IsNull() && name == "dead_suffix":
+			data.suffixes.Dead = v.ValueString()
+		case !v.IsNull():
+			data.suffixes.Deferred = v.ValueString()
+		}
+	}
+	for name, v := range map[string]timetypes.GoDuration{"retry_granularity": m.RetryGranularity, "deferred_granularity": m.DeferredGranularity} {
+		if v.IsUnknown() {
+			data.unknownPure = append(data.unknownPure, name)
+			continue
+		}
+		if v.IsNull() {
+			continue
+		}
+		d, diags := v.ValueGoDuration()
+		resp.Diagnostics.Append(diags...)
+		if err := topology.ValidateGranularity(name, d); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root(name), "Invalid Granularity", err.Error())
+			continue
+		}
+		if name == "retry_granularity" {
+			data.retryGranularity = d
+		} else {
+			data.deferredGranularity = d
+		}
+	}
+	if len(data.unknownPure) == 0 {
+		if err := data.suffixes.Validate(); err != nil {
+			resp.Diagnostics.AddError("Invalid Queue Name Suffixes", err.Error())
+		}
+	}
+
+	// Broker settings.
+	cfg := broker.Config{RequestTimeout: broker.DefaultRequestTimeout}
+	str := func(v types.String, env string, dst *string) {
+		switch {
+		case v.IsUnknown():
+			data.brokerUnknown = true
+		case !v.IsNull():
+			*dst = v.ValueString()
+		default:
+			*dst = os.Getenv(env)
+		}
+	}
+	str(m.Endpoint, EnvEndpoint, &cfg.Endpoint)
+	str(m.Username, EnvUsername, &cfg.Username)
+	str(m.Password, EnvPassword, &cfg.Password)
+	str(m.CACertFile, EnvCACert, &cfg.CACertFile)
+	str(m.ClientCertFile, EnvClientCert, &cfg.ClientCertFile)
+	str(m.ClientKeyFile, EnvClientKey, &cfg.ClientKeyFile)
+
+	switch {
+	case m.Vhost.IsUnknown():
+		data.vhostUnknown = true
+	case !m.Vhost.IsNull():
+		data.vhost = m.Vhost.ValueString()
+	case os.Getenv(EnvVhost) != "":
+		data.vhost = os.Getenv(EnvVhost)
+	}
+
+	switch {
+	case m.Insecure.IsUnknown():
+		data.brokerUnknown = true
+	case !m.Insecure.IsNull():
+		cfg.Insecure = m.Insecure.ValueBool()
+	case os.Getenv(EnvInsecure) != "":
+		b, err := strconv.ParseBool(os.Getenv(EnvInsecure))
+		if err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("insecure"), "Invalid "+EnvInsecure,
+				fmt.Sprintf("%s must be true or false (or 1 or 0); got %q.", EnvInsecure, os.Getenv(EnvInsecure)))
+		}
+		cfg.Insecure = b
+	}
+
+	switch {
+	case m.RequestTimeout.IsUnknown():
+		data.brokerUnknown = true
+	case !m.RequestTimeout.IsNull():
+		d, diags := m.RequestTimeout.ValueGoDuration()
+		resp.Diagnostics.Append(diags...)
+		cfg.RequestTimeout = d
+	}
+
+	if !data.brokerUnknown && cfg.Endpoint != "" && m.Endpoint.IsNull() {
+		// The attribute's validator did not see a value taken from the environment.
+		if err := checkEndpoint(cfg.Endpoint); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("endpoint"), "Invalid "+EnvEndpoint, err.Error())
+		}
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	data.brokerConfig = cfg
+	data.endpointSet = cfg.Endpoint != ""
+
+	resp.DataSourceData = data
+	resp.ResourceData = data
+}
+
+func (p *queueyProvider) Resources(_ context.Context) []func() resource.Resource {
+	return []func() resource.Resource{}
+}
+
+func (p *queueyProvider) DataSources(_ context.Context) []func() datasource.DataSource {
+	return []func() datasource.DataSource{}
+}
+
+func (p *queueyProvider) Functions(_ context.Context) []func() function.Function {
+	return []func() function.Function{}
+}
+
+// checkEndpoint accepts an http or https URL with a host.
+func checkEndpoint(s string) error {
+	u, err := url.Parse(s)
+	if err != nil {
+		return fmt.Errorf("the endpoint must be an http or https URL such as http://127.0.0.1:15672; %q does not parse: %v", s, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Errorf("the endpoint must be an http or https URL such as http://127.0.0.1:15672; %q has scheme %q", s, u.Scheme)
+	}
+	if u.Host == "" {
+		return fmt.Errorf("the endpoint must be an http or https URL such as http://127.0.0.1:15672; %q has no host", s)
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("the endpoint must be a base URL without a query or fragment; got %q", s)
+	}
+	return nil
+}
+
+type providerModel struct {
+	Endpoint            types.String          `tfsdk:"endpoint"`
+	Username            types.String          `tfsdk:"username"`
+	Password            types.String          `tfsdk:"password"`
+	Vhost               types.String          `tfsdk:"vhost"`
+	Insecure            types.Bool            `tfsdk:"insecure"`
+	CACertFile          types.String          `tfsdk:"cacert_file"`
+	ClientCertFile      types.String          `tfsdk:"clientcert_file"`
+	ClientKeyFile       types.String          `tfsdk:"clientkey_file"`
+	RequestTimeout      timetypes.GoDuration  `tfsdk:"request_timeout"`
+	RetryGranularity    timetypes.GoDuration  `tfsdk:"retry_granularity"`
+	DeferredGranularity timetypes.GoDuration  `tfsdk:"deferred_granularity"`
+	DeadSuffix          types.String          `tfsdk:"dead_suffix"`
+	DeferredSuffix      types.String          `tfsdk:"deferred_suffix"`
+}

@@ -1,0 +1,86 @@
+package provider
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/topology"
+)
+
+// providerData is what Configure hands to resources and data sources.
+type providerData struct {
+	suffixes            topology.Suffixes
+	retryGranularity    time.Duration
+	deferredGranularity time.Duration
+	// unknownPure names the pure settings whose values are unknown at plan time.
+	unknownPure []string
+
+	vhost        string
+	vhostUnknown bool
+
+	brokerConfig  broker.Config
+	brokerUnknown bool
+	endpointSet   bool
+
+	clientOnce sync.Once
+	client     *broker.Client
+	clientErr  error
+}
+
+// pureReady reports an error naming every pure setting still unknown: the
+// pure data sources cannot compute names from values they do not have yet.
+func (d *providerData) pureReady() diag.Diagnostics {
+	var diags diag.Diagnostics
+	if d == nil {
+		diags.AddError("Provider Not Configured", "The queuey provider has not been configured yet; this is a bug in the provider or in Terraform.")
+		return diags
+	}
+	if len(d.unknownPure) > 0 {
+		diags.AddError("Provider Setting Unknown At Plan Time",
+			fmt.Sprintf("The provider setting(s) %s come from values not known until apply, but queue names depend on them. "+
+				"Give them known values (literals or variables), or use the optional options argument of the provider functions.",
+				strings.Join(d.unknownPure, ", ")))
+	}
+	return diags
+}
+
+// brokerReady reports whether the management API settings are known.
+func (d *providerData) brokerReady() bool {
+	return d != nil && !d.brokerUnknown
+}
+
+// brokerClient returns the management API client, built once on first use.
+// Building it reads certificate files but never contacts the broker.
+func (d *providerData) brokerClient() (*broker.Client, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	if d == nil {
+		diags.AddError("Provider Not Configured", "The queuey provider has not been configured yet; this is a bug in the provider or in Terraform.")
+		return nil, diags
+	}
+	if d.brokerUnknown {
+		diags.AddError("Broker Settings Unknown",
+			"The provider's management API settings (endpoint, credentials, TLS or request_timeout) are not known yet, "+
+				"so the broker cannot be reached. They must be known when this operation runs.")
+		return nil, diags
+	}
+	if !d.endpointSet {
+		diags.AddError("Missing Management API Endpoint",
+			"This needs the RabbitMQ management API, but no endpoint is configured. Set `endpoint` in the "+
+				"provider \"queuey\" block, or the "+EnvEndpoint+" environment variable, e.g. http://127.0.0.1:15672 "+
+				"(with username/password or "+EnvUsername+"/"+EnvPassword+").")
+		return nil, diags
+	}
+	d.clientOnce.Do(func() {
+		d.client, d.clientErr = broker.New(d.brokerConfig)
+	})
+	if d.clientErr != nil {
+		diags.AddError("Invalid Management API Settings", d.clientErr.Error())
+		return nil, diags
+	}
+	return d.client, diags
+}

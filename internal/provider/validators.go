@@ -1,0 +1,87 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+
+	"github.com/queuey/terraform-provider-queuey/internal/topology"
+)
+
+// endpointValidator accepts an http or https URL with a host.
+type endpointValidator struct{}
+
+var _ validator.String = endpointValidator{}
+
+func (endpointValidator) Description(context.Context) string {
+	return "value must be an http or https URL"
+}
+
+func (v endpointValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (endpointValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if err := checkEndpoint(req.ConfigValue.ValueString()); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Endpoint", err.Error())
+	}
+}
+
+// parseDurationAttr parses a Go duration string for a validator; a malformed
+// string is reported by the GoDuration type itself, so it is skipped here.
+func parseDurationAttr(req validator.StringRequest) (time.Duration, bool) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return 0, false
+	}
+	d, err := time.ParseDuration(req.ConfigValue.ValueString())
+	return d, err == nil
+}
+
+// durationRange accepts a Go duration from min to max inclusive.
+type durationRange struct{ min, max time.Duration }
+
+var _ validator.String = durationRange{}
+
+func durationBetween(lo, hi time.Duration) durationRange { return durationRange{min: lo, max: hi} }
+
+func (v durationRange) Description(context.Context) string {
+	return fmt.Sprintf("value must be a duration from %s to %s", v.min, v.max)
+}
+
+func (v durationRange) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (v durationRange) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	d, ok := parseDurationAttr(req)
+	if !ok {
+		return
+	}
+	if d < v.min || d > v.max {
+		resp.Diagnostics.AddAttributeError(req.Path, "Duration Out Of Range",
+			fmt.Sprintf("%s must be from %s to %s; got %s.", req.Path, v.min, v.max, req.ConfigValue.ValueString()))
+	}
+}
+
+// granularityValidator accepts a whole, positive number of milliseconds up to
+// the longest hold.
+type granularityValidator struct{}
+
+var _ validator.String = granularityValidator{}
+
+func (granularityValidator) Description(context.Context) string {
+	return fmt.Sprintf("value must be a whole number of milliseconds from 1ms to %dms", topology.MaxDeferralMs)
+}
+
+func (v granularityValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (granularityValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	d, ok := parseDurationAttr(req)
+	if !ok {
+		return
+	}
+	if err := topology.ValidateGranularity(req.Path.String(), d); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Granularity", err.Error())
+	}
+}

@@ -1,0 +1,39 @@
+package topology
+
+import "time"
+
+// Queue is a broker queue to declare: its name and its argument table.
+type Queue struct {
+	Name string
+	Args Arguments
+}
+
+// HoldQueue is a hold queue with its TTL and expiry.
+type HoldQueue struct {
+	Queue
+	TTLMs     int64
+	ExpiresMs int64
+}
+
+// Hold returns the hold queue of queue that keeps a wait of delay rounded at
+// granularity.
+func Hold(queue string, delay, granularity time.Duration, s Suffixes) (HoldQueue, error) {
+	ttl, err := DeferredTTLMs(delay, granularity)
+	if err != nil {
+		return HoldQueue{}, err
+	}
+	return HoldForTTL(queue, ttl, s)
+}
+
+// HoldForTTL returns the hold queue of queue whose TTL is ttlMs.
+func HoldForTTL(queue string, ttlMs int64, s Suffixes) (HoldQueue, error) {
+	args, err := HoldQueueArgs(queue, ttlMs)
+	if err != nil {
+		return HoldQueue{}, err
+	}
+	return HoldQueue{
+		Queue:     Queue{Name: HoldQueueName(queue, ttlMs, s), Args: args},
+		TTLMs:     ttlMs,
+		ExpiresMs: 2 * ttlMs,
+	}, nil
+}

@@ -1,0 +1,94 @@
+package topology
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Suffixes are the two name parts a deployment may tune: the dead-letter
+// queue's suffix and the infix between a queue's name and a hold queue's TTL.
+type Suffixes struct {
+	Dead     string
+	Deferred string
+}
+
+// DefaultSuffixes returns the backend's default suffixes, .dead and .deferred.
+func DefaultSuffixes() Suffixes {
+	return Suffixes{Dead: DefaultDeadSuffix, Deferred: DefaultDeferredSuffix}
+}
+
+// MaxNameBytes is the longest logical queue name these suffixes allow: every
+// derived name, including a hold queue with a ten-digit TTL, must fit in
+// RabbitMQ's 255 bytes. It is 235 with the default suffixes and may be zero or
+// negative for suffixes that leave no room.
+func (s Suffixes) MaxNameBytes() int {
+	return MaxQueueNameBytes - max(len(s.Dead), len(s.Deferred)+MaxTTLDigits)
+}
+
+// Validate checks the suffixes: both non-empty and different, the deferred
+// suffix not ending in a digit, room left for a queue name, and no dead-letter
+// queue name that could be taken for a hold queue.
+func (s Suffixes) Validate() error {
+	if s.Dead == "" {
+		return fmt.Errorf("dead_suffix must not be empty (the default is %q)", DefaultDeadSuffix)
+	}
+	if s.Deferred == "" {
+		return fmt.Errorf("deferred_suffix must not be empty (the default is %q)", DefaultDeferredSuffix)
+	}
+	if s.Dead == s.Deferred {
+		return fmt.Errorf("dead_suffix and deferred_suffix must differ; both are %q", s.Dead)
+	}
+	if isDigit(s.Deferred[len(s.Deferred)-1]) {
+		return fmt.Errorf("deferred_suffix %q must not end in a digit: the TTL that follows it would run into it", s.Deferred)
+	}
+	if s.MaxNameBytes() < 1 {
+		return fmt.Errorf("dead_suffix (%d bytes) and deferred_suffix (%d bytes, plus 10 digits of TTL) leave no room for a queue name within RabbitMQ's %d-byte limit; dead_suffix may be at most %d bytes and deferred_suffix at most %d",
+			len(s.Dead), len(s.Deferred), MaxQueueNameBytes, MaxQueueNameBytes-1, MaxQueueNameBytes-1-MaxTTLDigits)
+	}
+	if example, clash := s.deadLooksLikeHold(); clash {
+		return fmt.Errorf("dead_suffix %q would make dead-letter queue names look like hold queues (for example %q is also a hold queue of %q with deferred_suffix %q); choose a dead_suffix that does not end in digits",
+			s.Dead, example.dead, example.holdOf, s.Deferred)
+	}
+	return nil
+}
+
+type clashExample struct{ dead, holdOf string }
+
+// deadLooksLikeHold reports whether some queue's dead-letter queue name could
+// equal some (other) queue's hold-queue name, with an example. Hold-queue
+// names end in a TTL without a leading zero, so a dead suffix that does not
+// end in a digit can never clash. Otherwise split the dead suffix into a head
+// and its trailing digits: when the head is empty the digits can extend a
+// queue name that already ends in the deferred suffix; else a clash needs the
+// digits to be a valid TTL and the head to line up with the end of the
+// deferred suffix.
+func (s Suffixes) deadLooksLikeHold() (clashExample, bool) {
+	i := len(s.Dead)
+	for i > 0 && isDigit(s.Dead[i-1]) {
+		i--
+	}
+	head, digits := s.Dead[:i], s.Dead[i:]
+	if digits == "" {
+		return clashExample{}, false
+	}
+	if head == "" {
+		q := "q" + s.Deferred + "1"
+		return clashExample{dead: q + s.Dead, holdOf: "q"}, true
+	}
+	if _, ok := parseTTL(digits); !ok {
+		return clashExample{}, false
+	}
+	switch {
+	case strings.HasSuffix(head, s.Deferred):
+		// head ends in the deferred suffix, so "q"+dead is a hold queue of
+		// "q" followed by the rest of head.
+		return clashExample{dead: "q" + s.Dead, holdOf: "q" + strings.TrimSuffix(head, s.Deferred)}, true
+	case strings.HasSuffix(s.Deferred, head):
+		p := "q"
+		q := p + strings.TrimSuffix(s.Deferred, head)
+		return clashExample{dead: q + s.Dead, holdOf: p}, true
+	}
+	return clashExample{}, false
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }

@@ -1,0 +1,277 @@
+package topology
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestDeferredTTLMs(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name        string
+		delay, gran time.Duration
+		want        int64
+		wantErr     string
+	}{
+		{"zero waits one step", 0, time.Second, 1000, ""},
+		{"rounds up", 29200 * time.Millisecond, time.Second, 30000, ""},
+		{"exact multiple", 30 * time.Second, time.Second, 30000, ""},
+		{"one ms past rounds up a step", 30001 * time.Millisecond, time.Second, 31000, ""},
+		{"5s granularity rounds 29.2s", 29200 * time.Millisecond, 5 * time.Second, 30000, ""},
+		{"5s granularity rounds 30.5s", 30500 * time.Millisecond, 5 * time.Second, 35000, ""},
+		{"sub-ms delay", time.Nanosecond, time.Millisecond, 1, ""},
+		{"longest at 1s", 2147483 * time.Second, time.Second, 2147483000, ""},
+		{"just past longest at 1s", 2147483*time.Second + time.Nanosecond, time.Second, 0, "longest delay accepted is 2147483s"},
+		{"one step past longest at 1s", 2147484 * time.Second, time.Second, 0, "longest delay accepted is 2147483s"},
+		{"longest at 1ms", 2147483647 * time.Millisecond, time.Millisecond, 2147483647, ""},
+		{"one step past longest at 1ms", 2147483648 * time.Millisecond, time.Millisecond, 0, "longest delay accepted is 2147483647ms"},
+		{"huge delay", time.Duration(1<<62), time.Second, 0, "past the longest hold"},
+		{"negative delay", -time.Second, time.Second, 0, "must not be negative"},
+		{"zero granularity", time.Second, 0, 0, "granularity must be a positive whole number of milliseconds"},
+		{"negative granularity", time.Second, -time.Second, 0, "positive"},
+		{"sub-ms granularity", time.Second, 1500 * time.Microsecond, 0, "whole number of milliseconds"},
+		{"granularity past the longest hold", time.Second, 2147483648 * time.Millisecond, 0, "at most 2147483647ms"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := DeferredTTLMs(tt.delay, tt.gran)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("DeferredTTLMs(%s, %s) = %d, %v; want error containing %q", tt.delay, tt.gran, got, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Fatalf("DeferredTTLMs(%s, %s) = %d, %v; want %d", tt.delay, tt.gran, got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestConstants(t *testing.T) {
+	t.Parallel()
+	if MaxTTLMs != 1<<32-1 {
+		t.Errorf("MaxTTLMs = %d", MaxTTLMs)
+	}
+	if MaxDeferralMs != 2147483647 || 2*MaxDeferralMs > MaxTTLMs {
+		t.Errorf("MaxDeferralMs = %d", MaxDeferralMs)
+	}
+	if got := DefaultSuffixes().MaxNameBytes(); got != 235 {
+		t.Errorf("MaxNameBytes with default suffixes = %d, want 235", got)
+	}
+}
+
+func TestHoldQueue(t *testing.T) {
+	t.Parallel()
+	h, err := Hold("orders", 29200*time.Millisecond, time.Second, DefaultSuffixes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Name != "orders.deferred.30000" || h.TTLMs != 30000 || h.ExpiresMs != 60000 {
+		t.Errorf("Hold = %+v", h)
+	}
+	want := `{"x-dead-letter-exchange":"","x-dead-letter-routing-key":"orders","x-expires":60000,"x-message-ttl":30000}`
+	if got := h.Args.JSON(); got != want {
+		t.Errorf("JSON = %s, want %s", got, want)
+	}
+	custom := Suffixes{Dead: "-dlq", Deferred: "-wait-"}
+	h, err = Hold("jobs", 61*time.Second, time.Minute, custom)
+	if err != nil || h.Name != "jobs-wait-120000" {
+		t.Errorf("custom Hold = %+v, %v", h, err)
+	}
+	for _, ttl := range []int64{0, -1, MaxDeferralMs + 1} {
+		if _, err := HoldQueueArgs("q", ttl); err == nil || !strings.Contains(err.Error(), "1 to 2147483647") {
+			t.Errorf("HoldQueueArgs(%d) error = %v", ttl, err)
+		}
+	}
+}
+
+func TestArgumentsJSON(t *testing.T) {
+	t.Parallel()
+	ttl, prio := int64(5000), int64(10)
+	tests := []struct {
+		name string
+		args Arguments
+		want string
+	}{
+		{"empty", DeadQueueArgs(), "{}"},
+		{"main with both", must(QueueArgs(&ttl, &prio)), `{"x-max-priority":10,"x-message-ttl":5000}`},
+		{"main ttl zero", must(QueueArgs(new(int64), nil)), `{"x-message-ttl":0}`},
+		{"main none", must(QueueArgs(nil, nil)), "{}"},
+		{"no html escaping", must(HoldQueueArgs("a<b>&c\"d", 1)), `{"x-dead-letter-exchange":"","x-dead-letter-routing-key":"a<b>&c\"d","x-expires":2,"x-message-ttl":1}`},
+	}
+	for _, tt := range tests {
+		if got := tt.args.JSON(); got != tt.want {
+			t.Errorf("%s: JSON = %s, want %s", tt.name, got, tt.want)
+		}
+	}
+}
+
+func must(a Arguments, err error) Arguments {
+	if err != nil {
+		panic(err)
+	}
+	return a
+}
+
+func TestQueueArgsLimits(t *testing.T) {
+	t.Parallel()
+	for _, p := range []int64{0, 256, -1} {
+		if _, err := QueueArgs(nil, &p); err == nil || !strings.Contains(err.Error(), "1 to 255") {
+			t.Errorf("priority %d: %v", p, err)
+		}
+	}
+	for _, p := range []int64{1, 255} {
+		if _, err := QueueArgs(nil, &p); err != nil {
+			t.Errorf("priority %d: %v", p, err)
+		}
+	}
+	for _, d := range []time.Duration{1500 * time.Microsecond, -time.Millisecond, time.Duration(MaxTTLMs+1) * time.Millisecond} {
+		if _, err := MessageTTLMs(d); err == nil || !strings.Contains(err.Error(), "0 to 4294967295ms") {
+			t.Errorf("MessageTTLMs(%s) = %v", d, err)
+		}
+	}
+	if ms, err := MessageTTLMs(time.Duration(MaxTTLMs) * time.Millisecond); err != nil || ms != MaxTTLMs {
+		t.Errorf("MessageTTLMs(max) = %d, %v", ms, err)
+	}
+}
+
+func TestValidateQueueName(t *testing.T) {
+	t.Parallel()
+	def := DefaultSuffixes()
+	tests := []struct {
+		name    string
+		s       Suffixes
+		wantErr string
+	}{
+		{"orders", def, ""},
+		{strings.Repeat("a", 235), def, ""},
+		{strings.Repeat("a", 236), def, "1 to 235 bytes"},
+		{"", def, "1 to 235"},
+		{"amq.orders", def, `starts with "amq."`},
+		{"amqp.orders", def, ""},
+		{strings.Repeat("é", 118), def, "1 to 235 bytes"}, // 236 bytes
+		{strings.Repeat("a", 244), Suffixes{Dead: ".d", Deferred: "."}, ""},
+		{strings.Repeat("a", 245), Suffixes{Dead: ".d", Deferred: "."}, "1 to 244 bytes"},
+		{strings.Repeat("a", 200), Suffixes{Dead: strings.Repeat("x", 56), Deferred: "."}, "1 to 199 bytes"},
+	}
+	for _, tt := range tests {
+		err := ValidateQueueName(tt.name, tt.s)
+		if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
+			t.Errorf("ValidateQueueName(%d bytes, %+v) = %v, want %q", len(tt.name), tt.s, err, tt.wantErr)
+		}
+	}
+}
+
+func TestSuffixesValidate(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		s       Suffixes
+		wantErr string
+	}{
+		{DefaultSuffixes(), ""},
+		{Suffixes{Dead: "-dlq", Deferred: "-wait-"}, ""},
+		{Suffixes{Dead: "", Deferred: ".deferred."}, "dead_suffix must not be empty"},
+		{Suffixes{Dead: ".dead", Deferred: ""}, "deferred_suffix must not be empty"},
+		{Suffixes{Dead: ".x", Deferred: ".x"}, "must differ"},
+		{Suffixes{Dead: ".dead", Deferred: ".wait5"}, "must not end in a digit"},
+		{Suffixes{Dead: "5", Deferred: ".deferred."}, "look like hold queues"},
+		{Suffixes{Dead: ".deferred.5", Deferred: ".deferred."}, "look like hold queues"},
+		{Suffixes{Dead: ".5", Deferred: ".deferred."}, "look like hold queues"},
+		{Suffixes{Dead: "x5", Deferred: ".deferred."}, ""},
+		{Suffixes{Dead: ".05", Deferred: ".deferred."}, ""},
+		{Suffixes{Dead: ".dead2", Deferred: ".deferred."}, ""},
+		{Suffixes{Dead: strings.Repeat("d", 255), Deferred: "."}, "leave no room"},
+		{Suffixes{Dead: ".d", Deferred: strings.Repeat("w", 245)}, "leave no room"},
+	}
+	for _, tt := range tests {
+		err := tt.s.Validate()
+		if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
+			t.Errorf("Validate(%+v) = %v, want %q", tt.s, err, tt.wantErr)
+		}
+	}
+}
+
+func TestParseHoldQueueName(t *testing.T) {
+	t.Parallel()
+	s := DefaultSuffixes()
+	tests := []struct {
+		name string
+		ttl  int64
+		ok   bool
+	}{
+		{"orders.deferred.30000", 30000, true},
+		{"orders.deferred.1", 1, true},
+		{"orders.deferred.2147483647", 2147483647, true},
+		{"orders.deferred.2147483648", 0, false},
+		{"orders.deferred.99999999999", 0, false},
+		{"orders.deferred.", 0, false},
+		{"orders.deferred.0", 0, false},
+		{"orders.deferred.05000", 0, false},
+		{"orders.deferred.x1", 0, false},
+		{"orders.deferred.5000.bak", 0, false},
+		{"orders.deferred.-5", 0, false},
+		{"orders.deferred.+5", 0, false},
+		{"orders2.deferred.5000", 0, false},
+		{"orders.dead", 0, false},
+		{"orders", 0, false},
+		{"xorders.deferred.5000", 0, false},
+	}
+	for _, tt := range tests {
+		ttl, ok := ParseHoldQueueName("orders", tt.name, s)
+		if ttl != tt.ttl || ok != tt.ok {
+			t.Errorf("ParseHoldQueueName(%q) = %d, %v; want %d, %v", tt.name, ttl, ok, tt.ttl, tt.ok)
+		}
+	}
+}
+
+func TestPatterns(t *testing.T) {
+	t.Parallel()
+	s := DefaultSuffixes()
+	if got := HoldQueuePattern("orders", s); got != `^orders\.deferred\.[0-9]+$` {
+		t.Errorf("HoldQueuePattern = %s", got)
+	}
+	if got := QueuesPattern("orders", s); got != `^orders(\.dead|\.deferred\.[0-9]+)?$` {
+		t.Errorf("QueuesPattern = %s", got)
+	}
+	if got := WritePattern("orders", s); got != `^(amq\.default|orders(\.dead|\.deferred\.[0-9]+)?)$` {
+		t.Errorf("WritePattern = %s", got)
+	}
+	if got := HoldQueuePrefix("orders", s); got != "orders.deferred." {
+		t.Errorf("HoldQueuePrefix = %s", got)
+	}
+	if got := DeadQueueName("orders", s); got != "orders.dead" {
+		t.Errorf("DeadQueueName = %s", got)
+	}
+}
+
+func TestCompare(t *testing.T) {
+	t.Parallel()
+	want := Arguments{ArgMessageTTL: Int(30000), ArgDeadLetterExchange: String("")}
+	ignore := map[string]string{"x-queue-type": "classic"}
+	tests := []struct {
+		name   string
+		actual map[string]any
+		want   []string
+	}{
+		{"same, float from JSON", map[string]any{"x-message-ttl": float64(30000), "x-dead-letter-exchange": ""}, nil},
+		{"classic type ignored", map[string]any{"x-message-ttl": float64(30000), "x-dead-letter-exchange": "", "x-queue-type": "classic"}, nil},
+		{"quorum type reported", map[string]any{"x-message-ttl": float64(30000), "x-dead-letter-exchange": "", "x-queue-type": "quorum"}, []string{`argument x-queue-type: broker has "quorum", wanted absent`}},
+		{"string ttl differs", map[string]any{"x-message-ttl": "30000", "x-dead-letter-exchange": ""}, []string{`argument x-message-ttl: broker has "30000", wanted 30000`}},
+		{"missing", map[string]any{"x-message-ttl": float64(30000)}, []string{`argument x-dead-letter-exchange: broker has it absent, wanted ""`}},
+		{"different", map[string]any{"x-message-ttl": float64(5000), "x-dead-letter-exchange": ""}, []string{"argument x-message-ttl: broker has 5000, wanted 30000"}},
+		{"fractional", map[string]any{"x-message-ttl": 30000.5, "x-dead-letter-exchange": ""}, []string{"argument x-message-ttl: broker has 30000.5, wanted 30000"}},
+	}
+	for _, tt := range tests {
+		diffs := Compare(tt.actual, want, ignore)
+		var got []string
+		for _, d := range diffs {
+			got = append(got, d.String())
+		}
+		if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+			t.Errorf("%s: Compare = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
