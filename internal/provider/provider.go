@@ -337,17 +337,17 @@ func checkEndpoint(s string) error {
 }
 
 type providerModel struct {
-	Endpoint            types.String          `tfsdk:"endpoint"`
-	Username            types.String          `tfsdk:"username"`
-	Password            types.String          `tfsdk:"password"`
-	Vhost               types.String          `tfsdk:"vhost"`
-	Insecure            types.Bool            `tfsdk:"insecure"`
-	CACertFile          types.String          `tfsdk:"cacert_file"`
-	ClientCertFile      types.String          `tfsdk:"clientcert_file"`
-	ClientKeyFile       types.String          `tfsdk:"clientkey_file"`
-	RequestTimeout      timetypes.GoDuration  `tfsdk:"request_timeout"`
-	RetryGranularity    timetypes.GoDuration  `tfsdk:"retry_granularity"`
-	DeferredGranularity timetypes.GoDuration  `tfsdk:"deferred_granularity"`
-	DeadSuffix          types.String          `tfsdk:"dead_suffix"`
-	DeferredSuffix      types.String          `tfsdk:"deferred_suffix"`
+	Endpoint            types.String         `tfsdk:"endpoint"`
+	Username            types.String         `tfsdk:"username"`
+	Password            types.String         `tfsdk:"password"`
+	Vhost               types.String         `tfsdk:"vhost"`
+	Insecure            types.Bool           `tfsdk:"insecure"`
+	CACertFile          types.String         `tfsdk:"cacert_file"`
+	ClientCertFile      types.String         `tfsdk:"clientcert_file"`
+	ClientKeyFile       types.String         `tfsdk:"clientkey_file"`
+	RequestTimeout      timetypes.GoDuration `tfsdk:"request_timeout"`
+	RetryGranularity    timetypes.GoDuration `tfsdk:"retry_granularity"`
+	DeferredGranularity timetypes.GoDuration `tfsdk:"deferred_granularity"`
+	DeadSuffix          types.String         `tfsdk:"dead_suffix"`
+	DeferredSuffix      types.String         `tfsdk:"deferred_suffix"`
 }

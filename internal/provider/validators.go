@@ -74,7 +74,9 @@ func (granularityValidator) Description(context.Context) string {
 	return fmt.Sprintf("value must be a whole number of milliseconds from 1ms to %dms", topology.MaxDeferralMs)
 }
 
-func (v granularityValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+func (v granularityValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
 
 func (granularityValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
 	d, ok := parseDurationAttr(req)

@@ -26,7 +26,7 @@ func TestDeferredTTLMs(t *testing.T) {
 		{"one step past longest at 1s", 2147484 * time.Second, time.Second, 0, "longest delay accepted is 2147483s"},
 		{"longest at 1ms", 2147483647 * time.Millisecond, time.Millisecond, 2147483647, ""},
 		{"one step past longest at 1ms", 2147483648 * time.Millisecond, time.Millisecond, 0, "longest delay accepted is 2147483647ms"},
-		{"huge delay", time.Duration(1<<62), time.Second, 0, "past the longest hold"},
+		{"huge delay", time.Duration(1 << 62), time.Second, 0, "past the longest hold"},
 		{"negative delay", -time.Second, time.Second, 0, "must not be negative"},
 		{"zero granularity", time.Second, 0, 0, "granularity must be a positive whole number of milliseconds"},
 		{"negative granularity", time.Second, -time.Second, 0, "positive"},
