@@ -131,7 +131,7 @@ func (c *Client) getJSON(ctx context.Context, op, path string, out any) error {
 	if err != nil {
 		return c.unreachable(op, err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	if resp.StatusCode >= 400 {
 		var body struct {
 			Error  string `json:"error"`

@@ -22,14 +22,19 @@ type Queue struct {
 	Exclusive  bool
 	// Arguments as decoded from JSON: numbers are json.Number.
 	Arguments map[string]any
-	// Messages (ready plus unacknowledged) and Consumers are nil while the
-	// broker has not reported them yet (for a few seconds after a declaration).
-	Messages  *int64
+	// Messages (ready plus unacknowledged) is nil while the broker has not
+	// reported it yet (it can omit it for a moment after a declaration).
+	Messages *int64
+	// Consumers is filled in only by ListQueuesWithConsumers; nil otherwise.
 	Consumers *int64
 }
 
-// listColumns are the only fields the provider reads.
-const listColumns = "name,vhost,type,durable,auto_delete,exclusive,arguments,messages,consumers"
+// listQuery asks for the only fields the provider reads, with live message
+// totals: the statistics-based counts lag the queue by several seconds
+// (long enough to report an empty queue that just received a message), while
+// enable_queue_totals with disable_stats reads them from the queues directly
+// and skips the costly statistics.
+const listQuery = "disable_stats=true&enable_queue_totals=true&columns=name,vhost,type,durable,auto_delete,exclusive,arguments,messages"
 
 type rawQueue struct {
 	Name       string         `json:"name"`
@@ -40,13 +45,12 @@ type rawQueue struct {
 	Exclusive  bool           `json:"exclusive"`
 	Arguments  map[string]any `json:"arguments"`
 	Messages   *json.Number   `json:"messages"`
-	Consumers  *json.Number   `json:"consumers"`
 }
 
 func (r rawQueue) queue() Queue {
 	q := Queue{
 		Name: r.Name, Vhost: r.Vhost, Type: r.Type, Durable: r.Durable, Exclusive: r.Exclusive,
-		Arguments: r.Arguments, Messages: count(r.Messages), Consumers: count(r.Consumers),
+		Arguments: r.Arguments, Messages: count(r.Messages),
 	}
 	// RabbitMQ reports auto_delete as a boolean, or as "undefined" for some queue types.
 	if b, ok := r.AutoDelete.(bool); ok {
@@ -73,7 +77,7 @@ func count(n *json.Number) *int64 {
 func (c *Client) listQueuesNow(ctx context.Context, vhost string) (map[string]Queue, error) {
 	var raw []rawQueue
 	op := fmt.Sprintf("listing queues in vhost %q", vhost)
-	if err := c.getJSON(ctx, op, "queues/"+url.PathEscape(vhost)+"?columns="+listColumns, &raw); err != nil {
+	if err := c.getJSON(ctx, op, "queues/"+url.PathEscape(vhost)+"?"+listQuery, &raw); err != nil {
 		return nil, err
 	}
 	out := make(map[string]Queue, len(raw))
@@ -154,7 +158,7 @@ func (c *Client) send(ctx context.Context, op, method, path string, body []byte)
 	if err != nil {
 		return c.unreachable(op, err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	if resp.StatusCode < 400 {
 		_, _ = io.Copy(io.Discard, resp.Body)
 		return nil
@@ -169,4 +173,33 @@ func (c *Client) send(ctx context.Context, op, method, path string, body []byte)
 		reason = eb.Error
 	}
 	return c.classify(op, resp.StatusCode, reason)
+}
+
+// ListQueuesWithConsumers is ListQueues with each queue's consumer count,
+// from the vhost's consumer list (one more request, never shared).
+func (c *Client) ListQueuesWithConsumers(ctx context.Context, vhost string) (map[string]Queue, error) {
+	queues, err := c.ListQueues(ctx, vhost)
+	if err != nil {
+		return nil, err
+	}
+	var consumers []struct {
+		Queue struct {
+			Name string `json:"name"`
+		} `json:"queue"`
+	}
+	op := fmt.Sprintf("listing consumers in vhost %q", vhost)
+	if err := c.getJSON(ctx, op, "consumers/"+url.PathEscape(vhost)+"?columns=queue.name", &consumers); err != nil {
+		return nil, err
+	}
+	counts := map[string]int64{}
+	for _, cs := range consumers {
+		counts[cs.Queue.Name]++
+	}
+	out := make(map[string]Queue, len(queues))
+	for name, q := range queues {
+		n := counts[name]
+		q.Consumers = &n
+		out[name] = q
+	}
+	return out, nil
 }

@@ -69,7 +69,13 @@ func ValidateHoldTTL(ttlMs int64) error {
 // MaxDeferralMs without a leading zero is recognised: not the bare prefix, not
 // orders.deferred.5000.bak, not another queue's hold queue.
 func ParseHoldQueueName(queue, name string, s Suffixes) (int64, bool) {
-	rest, ok := strings.CutPrefix(name, HoldQueuePrefix(queue, s))
+	return ParseHoldQueueNameWithPrefix(HoldQueuePrefix(queue, s), name)
+}
+
+// ParseHoldQueueNameWithPrefix is ParseHoldQueueName for a hold-queue prefix
+// (queue + deferred suffix) already computed, e.g. one kept in state.
+func ParseHoldQueueNameWithPrefix(prefix, name string) (int64, bool) {
+	rest, ok := strings.CutPrefix(name, prefix)
 	if !ok {
 		return 0, false
 	}

@@ -1,0 +1,159 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/topology"
+)
+
+var _ datasource.DataSourceWithConfigure = (*holdQueuesDataSource)(nil)
+
+// NewHoldQueuesDataSource returns the queuey_hold_queues data source, which
+// lists the hold queues of a queue that exist on the broker now.
+func NewHoldQueuesDataSource() datasource.DataSource { return &holdQueuesDataSource{} }
+
+type holdQueuesDataSource struct {
+	data *providerData
+}
+
+var holdQueueObjectType = types.ObjectType{AttrTypes: map[string]attr.Type{
+	"name":     types.StringType,
+	"ttl_ms":   types.Int64Type,
+	"messages": types.Int64Type,
+}}
+
+func (d *holdQueuesDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_hold_queues"
+}
+
+func (d *holdQueuesDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Lists the hold queues of a queue that exist on the broker now, read through the management API. " +
+			"Only names that are exactly the queue's name, the provider's `deferred_suffix` and a TTL (decimal digits without a " +
+			"leading zero, 1 to 2147483647) count: not `orders.deferred.`, `orders.deferred.x1`, `orders.deferred.5000.bak`, " +
+			"nor another queue's. Hold queues come and go with traffic (an idle one deletes itself), so the list is a snapshot.",
+		Attributes: map[string]schema.Attribute{
+			"queue": schema.StringAttribute{
+				MarkdownDescription: "Name of the logical (main) queue, e.g. `orders`.",
+				Required:            true,
+			},
+			"vhost": schema.StringAttribute{
+				MarkdownDescription: "Virtual host to look in. Defaults to the provider's `vhost`.",
+				Optional:            true,
+				Computed:            true,
+			},
+			"names": schema.ListAttribute{
+				MarkdownDescription: "Names of the hold queues, by ascending TTL.",
+				ElementType:         types.StringType,
+				Computed:            true,
+			},
+			"queues": schema.ListNestedAttribute{
+				MarkdownDescription: "The hold queues, by ascending TTL.",
+				Computed:            true,
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"name":   schema.StringAttribute{MarkdownDescription: "Queue name, e.g. `orders.deferred.30000`.", Computed: true},
+					"ttl_ms": schema.Int64Attribute{MarkdownDescription: "TTL of the hold queue in milliseconds, read from its name.", Computed: true},
+					"messages": schema.Int64Attribute{
+						MarkdownDescription: "Messages in the queue (ready and unacknowledged); null while the broker has not reported it.",
+						Computed:            true,
+					},
+				}},
+			},
+		},
+	}
+}
+
+func (d *holdQueuesDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	if req.ProviderData == nil {
+		return
+	}
+	data, ok := req.ProviderData.(*providerData)
+	if !ok {
+		resp.Diagnostics.AddError("Unexpected Provider Data", fmt.Sprintf("Expected *providerData, got %T; this is a bug in the provider.", req.ProviderData))
+		return
+	}
+	d.data = data
+}
+
+func (d *holdQueuesDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var m holdQueuesModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	resp.Diagnostics.Append(d.data.pureReady()...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	s := d.data.suffixes
+	queue := m.Queue.ValueString()
+	if err := topology.ValidateQueueName(queue, s); err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("queue"), "Invalid Queue Name", err.Error())
+		return
+	}
+	if m.Vhost.IsNull() {
+		m.Vhost = types.StringValue(d.data.vhost)
+	}
+	client, diags := d.data.brokerClient()
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	vhost := m.Vhost.ValueString()
+	all, err := client.ListQueues(ctx, vhost)
+	if errors.Is(err, broker.ErrNotFound) {
+		resp.Diagnostics.AddAttributeError(path.Root("vhost"), "Vhost Not Found",
+			fmt.Sprintf("Vhost %q does not exist at %s: check `vhost` (or the provider's vhost).", vhost, client.Endpoint()))
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot List Queues", err.Error())
+		return
+	}
+	type hold struct {
+		name     string
+		ttl      int64
+		messages *int64
+	}
+	var holds []hold
+	for name, q := range all {
+		if ttl, ok := topology.ParseHoldQueueName(queue, name, s); ok {
+			holds = append(holds, hold{name: name, ttl: ttl, messages: q.Messages})
+		}
+	}
+	sort.Slice(holds, func(i, j int) bool { return holds[i].ttl < holds[j].ttl })
+	names := make([]attr.Value, 0, len(holds))
+	objs := make([]attr.Value, 0, len(holds))
+	for _, h := range holds {
+		names = append(names, types.StringValue(h.name))
+		obj, diags := types.ObjectValue(holdQueueObjectType.AttrTypes, map[string]attr.Value{
+			"name":     types.StringValue(h.name),
+			"ttl_ms":   types.Int64Value(h.ttl),
+			"messages": types.Int64PointerValue(h.messages),
+		})
+		resp.Diagnostics.Append(diags...)
+		objs = append(objs, obj)
+	}
+	m.Names, diags = types.ListValue(types.StringType, names)
+	resp.Diagnostics.Append(diags...)
+	m.Queues, diags = types.ListValue(holdQueueObjectType, objs)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+type holdQueuesModel struct {
+	Queue  types.String `tfsdk:"queue"`
+	Vhost  types.String `tfsdk:"vhost"`
+	Names  types.List   `tfsdk:"names"`
+	Queues types.List   `tfsdk:"queues"`
+}

@@ -1,0 +1,350 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/topology"
+)
+
+var (
+	_ resource.ResourceWithConfigure   = (*queueResource)(nil)
+	_ resource.ResourceWithImportState = (*queueResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*queueResource)(nil)
+)
+
+// NewQueueResource returns the queuey_queue resource.
+func NewQueueResource() resource.Resource { return &queueResource{} }
+
+type queueResource struct {
+	data *providerData
+}
+
+func (r *queueResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_queue"
+}
+
+func (r *queueResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "One logical queue of the queuey backend: declares the main queue `q` and its dead-letter queue " +
+			"`q.dead` exactly as the application does (durable, not auto-delete, not exclusive, no `x-queue-type`). " +
+			"An identical existing queue is adopted; a different one is an error naming each difference. " +
+			"Destroy deletes `q`, `q.dead` and the hold queues of `q`, but refuses while any of them holds a message or " +
+			"has a consumer unless `force_destroy` is set. Every change but `force_destroy` replaces the queues, because " +
+			"RabbitMQ cannot change a queue's arguments.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				MarkdownDescription: "The vhost and the queue name, each escaped as a URL path segment, joined by a slash: " +
+					"`%2F/orders`. This is the import ID.",
+				Computed:      true,
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"name": schema.StringAttribute{
+				MarkdownDescription: "Name of the logical queue `q`: 1 to 235 bytes with the default suffixes (255 minus the " +
+					"longest derived suffix, a hold queue's with a 10-digit TTL), not starting with `amq.`. Changing it replaces the queues.",
+				Required:      true,
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				Validators:    []validator.String{queueNameValidator{}},
+			},
+			"vhost": schema.StringAttribute{
+				MarkdownDescription: "Virtual host of the queues. Defaults to the provider's `vhost`. Changing it, or the " +
+					"provider's `vhost` when this is unset, replaces the queues.",
+				Optional: true,
+				Computed: true,
+			},
+			"message_ttl": schema.StringAttribute{
+				CustomType: timetypes.GoDurationType{},
+				MarkdownDescription: "Queue-wide message TTL of `q` (`x-message-ttl`), as a Go duration such as `24h`: a whole number " +
+					"of milliseconds from `0s` to `4294967295ms` (about 49.7 days). Unset, `q` has no `x-message-ttl`. " +
+					"Compared by value: `\"60s\"` equals `\"1m\"`. Changing the value replaces the queues.",
+				Optional: true,
+				// Computed only so that the plan may keep the prior spelling of
+				// an equal duration ("5s" for "5000ms"); unset stays null.
+				Computed:      true,
+				Validators:    []validator.String{messageTTLValidator{}},
+				PlanModifiers: []planmodifier.String{durationByValue{}},
+			},
+			"max_priority": schema.Int64Attribute{
+				MarkdownDescription: "Number of priority levels of `q` (`x-max-priority`), from 1 to 255. Unset, `q` has no " +
+					"`x-max-priority`. Changing it replaces the queues.",
+				Optional:      true,
+				Validators:    []validator.Int64{int64validator.Between(topology.MinPriority, topology.MaxPriority)},
+				PlanModifiers: []planmodifier.Int64{int64planmodifier.RequiresReplace()},
+			},
+			"force_destroy": schema.BoolAttribute{
+				MarkdownDescription: "Delete the queues on destroy even when they hold messages or have consumers: " +
+					"**those messages are lost**. Defaults to `false`, when destroy refuses and lists each non-empty queue. " +
+					"Changes in place.",
+				Optional: true,
+				Computed: true,
+				Default:  booldefault.StaticBool(false),
+			},
+			"dead_queue": schema.StringAttribute{
+				MarkdownDescription: "Name of the dead-letter queue, e.g. `orders.dead`.",
+				Computed:            true,
+			},
+			"arguments_json": schema.StringAttribute{
+				MarkdownDescription: "Declaration arguments of `q` as a JSON object with sorted keys and integer values, e.g. " +
+					"`{\"x-max-priority\":10,\"x-message-ttl\":86400000}`; `{}` when there are none. Always the table the " +
+					"provider computes, which applications must declare identically.",
+				Computed: true,
+			},
+			"hold_queue_prefix": schema.StringAttribute{
+				MarkdownDescription: "What every hold queue of `q` starts with, e.g. `orders.deferred.`.",
+				Computed:            true,
+			},
+			"hold_queue_pattern": schema.StringAttribute{
+				MarkdownDescription: "Regular expression matching the names of the hold queues of `q`, e.g. `^orders\\.deferred\\.[0-9]+$`.",
+				Computed:            true,
+			},
+			"queues_pattern": schema.StringAttribute{
+				MarkdownDescription: "Regular expression matching `q`, `q.dead` and every hold queue of `q`, e.g. " +
+					"`^orders(\\.dead|\\.deferred\\.[0-9]+)?$`: for the `configure` and `read` permissions of an application.",
+				Computed: true,
+			},
+			"write_pattern": schema.StringAttribute{
+				MarkdownDescription: "Regular expression for the `write` permission of an application: the whole topology plus " +
+					"`amq.default`, which publishing through the default exchange and declaring a queue that dead-letters into `\"\"` " +
+					"both need, e.g. `^(amq\\.default|orders(\\.dead|\\.deferred\\.[0-9]+)?)$`.",
+				Computed: true,
+			},
+		},
+	}
+}
+
+func (r *queueResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	if req.ProviderData == nil {
+		return
+	}
+	data, ok := req.ProviderData.(*providerData)
+	if !ok {
+		resp.Diagnostics.AddError("Unexpected Provider Data", fmt.Sprintf("Expected *providerData, got %T; this is a bug in the provider.", req.ProviderData))
+		return
+	}
+	r.data = data
+}
+
+func (r *queueResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan queueModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	client, diags := r.data.brokerClient()
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	want, diags := r.wanted(plan)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	vhost := plan.Vhost.ValueString()
+	name := plan.Name.ValueString()
+
+	if err := checkVhost(ctx, client, vhost); err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("vhost"), "Cannot Use Vhost", err.Error())
+		return
+	}
+	// Check both queues before declaring either: adopt identical ones, refuse
+	// any other, change nothing on a refusal.
+	existing, err := client.ListQueues(ctx, vhost)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot List Queues", err.Error())
+		return
+	}
+	var conflicts []string
+	for _, q := range []topology.Queue{want.dead, want.main} {
+		if got, ok := existing[q.Name]; ok {
+			conflicts = append(conflicts, describeMismatch(got, q)...)
+		}
+	}
+	if len(conflicts) > 0 {
+		resp.Diagnostics.AddAttributeError(path.Root("name"), "Queue Exists With Different Settings",
+			fmt.Sprintf("Queue %q in vhost %q cannot be adopted: an existing queue differs from what the queuey backend declares, "+
+				"and RabbitMQ would refuse the application's declaration. Differences:\n  - %s\n"+
+				"Nothing was changed. Delete or rename the existing queue (after draining it), or change this resource to match.",
+				name, vhost, joinLines(conflicts)))
+		return
+	}
+	for _, q := range []topology.Queue{want.dead, want.main} {
+		if err := client.DeclareQueue(ctx, vhost, q.Name, q.Args.Map()); err != nil {
+			resp.Diagnostics.AddError("Cannot Declare Queue", declareErrorDetail(err, q))
+			return
+		}
+	}
+	plan.DeadQueue = types.StringValue(want.dead.Name)
+	plan.ArgumentsJSON = types.StringValue(want.main.Args.JSON())
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *queueResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state queueModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	client, diags := r.data.brokerClient()
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	vhost, name := state.Vhost.ValueString(), state.Name.ValueString()
+	queues, err := client.ListQueues(ctx, vhost)
+	if errors.Is(err, broker.ErrNotFound) {
+		// The vhost is gone, and the queues with it: plan to create them again.
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot Read Queue", err.Error())
+		return
+	}
+	main, ok := queues[name]
+	if !ok {
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	suffixes := r.suffixesFor(state)
+
+	// Reflect the broker's x-message-ttl and x-max-priority (so that an import,
+	// or a queue redeclared out of band, shows up as those attributes), keeping
+	// the prior spelling of a duration that is equal by value.
+	ttlMs, ttlOK := intArg(main.Arguments, topology.ArgMessageTTL)
+	switch {
+	case !ttlOK:
+		state.MessageTTL = timetypes.NewGoDurationNull()
+	case !sameDurationMs(state.MessageTTL, ttlMs):
+		state.MessageTTL = timetypes.NewGoDurationValueFromStringMust(shortDuration(time.Duration(ttlMs) * time.Millisecond))
+	}
+	if p, ok := intArg(main.Arguments, topology.ArgMaxPriority); ok {
+		state.MaxPriority = types.Int64Value(p)
+	} else {
+		state.MaxPriority = types.Int64Null()
+	}
+	want, diags := r.wantedWith(state, suffixes)
+	if diags.HasError() {
+		// The broker holds something this provider would never declare (a TTL
+		// out of range, a priority of 0): treat it as drift.
+		want = wantedQueues{main: topology.Queue{Name: name}, dead: topology.Queue{Name: topology.DeadQueueName(name, suffixes), Args: topology.DeadQueueArgs()}}
+	}
+	drift := describeMismatch(main, want.main)
+	if diags.HasError() {
+		drift = append(drift, fmt.Sprintf("queue %q: arguments %s cannot be expressed by this resource", name, renderArgs(main.Arguments)))
+	}
+	if len(drift) > 0 {
+		// Anything that message_ttl and max_priority cannot express: leave no
+		// arguments table in state, so that the plan replaces the queue.
+		state.ArgumentsJSON = types.StringNull()
+		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateDrift, encodeDrift(drift))...)
+	} else {
+		state.ArgumentsJSON = types.StringValue(want.main.Args.JSON())
+		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateDrift, nil)...)
+	}
+	if _, ok := queues[want.dead.Name]; ok {
+		state.DeadQueue = types.StringValue(want.dead.Name)
+	} else {
+		// Missing: the plan puts the name back and the update declares it.
+		state.DeadQueue = types.StringNull()
+	}
+	setDerived(&state, name, vhost, suffixes)
+	if state.ForceDestroy.IsNull() {
+		state.ForceDestroy = types.BoolValue(false)
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *queueResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state queueModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	want, diags := r.wanted(plan)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if state.DeadQueue.IsNull() || state.DeadQueue.ValueString() != want.dead.Name {
+		// The dead-letter queue went missing out of band: declare it again.
+		client, diags := r.data.brokerClient()
+		resp.Diagnostics.Append(diags...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		if err := client.DeclareQueue(ctx, plan.Vhost.ValueString(), want.dead.Name, want.dead.Args.Map()); err != nil {
+			resp.Diagnostics.AddError("Cannot Declare Queue", declareErrorDetail(err, want.dead))
+			return
+		}
+	}
+	plan.DeadQueue = types.StringValue(want.dead.Name)
+	plan.ArgumentsJSON = types.StringValue(want.main.Args.JSON())
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *queueResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state queueModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	client, diags := r.data.brokerClient()
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	t := r.targetOf(state)
+	if err := destroyTopology(ctx, client, t, state.ForceDestroy.ValueBool()); err != nil {
+		var refused *refusedError
+		if errors.As(err, &refused) {
+			resp.Diagnostics.AddError("Queue Not Empty: Destroy Refused", err.Error())
+			return
+		}
+		resp.Diagnostics.AddError("Cannot Delete Queue", err.Error())
+	}
+}
+
+func (r *queueResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	vhost, name, err := parseQueueID(req.ID)
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid Import ID", err.Error())
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), queueID(vhost, name))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("vhost"), vhost)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("force_destroy"), false)...)
+}
+
+// queueModel is the resource's state and plan.
+type queueModel struct {
+	ID               types.String         `tfsdk:"id"`
+	Name             types.String         `tfsdk:"name"`
+	Vhost            types.String         `tfsdk:"vhost"`
+	MessageTTL       timetypes.GoDuration `tfsdk:"message_ttl"`
+	MaxPriority      types.Int64          `tfsdk:"max_priority"`
+	ForceDestroy     types.Bool           `tfsdk:"force_destroy"`
+	DeadQueue        types.String         `tfsdk:"dead_queue"`
+	ArgumentsJSON    types.String         `tfsdk:"arguments_json"`
+	HoldQueuePrefix  types.String         `tfsdk:"hold_queue_prefix"`
+	HoldQueuePattern types.String         `tfsdk:"hold_queue_pattern"`
+	QueuesPattern    types.String         `tfsdk:"queues_pattern"`
+	WritePattern     types.String         `tfsdk:"write_pattern"`
+}

@@ -1,0 +1,87 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/queuey/terraform-provider-queuey/internal/broker"
+)
+
+// countWait bounds how long destroy waits for the management API to report
+// the counts of queues declared moments ago (it omits them for a few seconds).
+var countWait = 20 * time.Second
+
+// refusedError is a destroy refused because a queue holds messages or has
+// consumers.
+type refusedError struct {
+	vhost string
+	lines []string
+	done  []string
+}
+
+func (e *refusedError) Error() string {
+	var b strings.Builder
+	if len(e.done) == 0 {
+		fmt.Fprintf(&b, "Nothing was deleted: these queues in vhost %q hold messages or have consumers, and deleting them would lose messages "+
+			"(a message waiting in a hold queue would dead-letter into a deleted queue and vanish):\n  - %s\n",
+			e.vhost, joinLines(e.lines))
+	} else {
+		fmt.Fprintf(&b, "Deleted %s; then RabbitMQ refused to delete the rest in vhost %q:\n  - %s\n",
+			strings.Join(e.done, ", "), e.vhost, joinLines(e.lines))
+	}
+	b.WriteString("Drain them (let consumers finish, or move the messages), then run destroy again; or set force_destroy = true, " +
+		"apply, and destroy to delete them with their messages.")
+	return b.String()
+}
+
+// destroyTopology deletes the hold queues of t, then its main queue, then its
+// dead-letter queue. Unless force is set, it first checks them all and
+// deletes nothing while any holds a message or has a consumer, and each
+// delete is guarded with if-empty and if-unused.
+func destroyTopology(ctx context.Context, c *broker.Client, t destroyTarget, force bool) error {
+	queues, err := c.ListQueuesWithConsumers(ctx, t.vhost)
+	if errors.Is(err, broker.ErrNotFound) {
+		return nil // the vhost is gone and its queues with it
+	}
+	if err != nil {
+		return err
+	}
+	owned := t.owned(queues)
+	if !force {
+		lines, unknown := busy(owned, true)
+		deadline := time.Now().Add(countWait)
+		for unknown && time.Now().Before(deadline) {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(time.Second):
+			}
+			if queues, err = c.ListQueuesWithConsumers(ctx, t.vhost); err != nil {
+				return err
+			}
+			owned = t.owned(queues)
+			lines, unknown = busy(owned, true)
+		}
+		if len(lines) > 0 {
+			return &refusedError{vhost: t.vhost, lines: lines}
+		}
+	}
+	var done []string
+	for _, q := range owned {
+		err := c.DeleteQueue(ctx, t.vhost, q.Name, !force)
+		if errors.Is(err, broker.ErrNotEmpty) {
+			return &refusedError{vhost: t.vhost, done: done, lines: []string{q.Name + ": " + err.Error()}}
+		}
+		if err != nil {
+			if len(done) > 0 {
+				return fmt.Errorf("deleted %s, then: %w", strings.Join(done, ", "), err)
+			}
+			return err
+		}
+		done = append(done, q.Name)
+	}
+	return nil
+}

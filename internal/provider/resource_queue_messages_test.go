@@ -1,0 +1,312 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	amqp "github.com/rabbitmq/amqp091-go"
+)
+
+// These tests prove the no-data-loss rules with real messages over AMQP.
+
+func TestAccQueue_destroyRefusesWhileMessagesWait(t *testing.T) {
+	testAccPreCheck(t)
+	name := uniqueName("keep")
+	cleanupTopology(t, "/", name)
+	cfg := queueConfig(name, `  max_priority = 10`)
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkGone(t, "/", name, name+".dead"),
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			{
+				PreConfig: func() { publish(t, "/", name, 3) },
+				Config:    cfg,
+				Destroy:   true,
+				ExpectError: regexp.MustCompile(`(?s)Queue\s+Not\s+Empty.*Nothing\s+was\s+deleted.*` + regexp.QuoteMeta(name) +
+					`:\s+3\s+messages,\s+0\s+consumers.*force_destroy`),
+			},
+			{
+				// The refused destroy lost nothing.
+				PreConfig: func() {
+					if n := messageCount(t, "/", name); n != 3 {
+						t.Fatalf("after a refused destroy %s holds %d messages, want 3", name, n)
+					}
+					if !queueExists(t, "/", name+".dead") {
+						t.Fatalf("a refused destroy deleted %s.dead", name)
+					}
+				},
+				Config:   cfg,
+				PlanOnly: true,
+			},
+			{
+				// A message in q.dead blocks destroy too.
+				PreConfig: func() {
+					drain(t, "/", name, 3)
+					publish(t, "/", name+".dead", 1)
+				},
+				Config:      cfg,
+				Destroy:     true,
+				ExpectError: regexp.MustCompile(regexp.QuoteMeta(name) + `\.dead:\s+1\s+messages`),
+			},
+			{
+				PreConfig: func() {
+					if n := messageCount(t, "/", name+".dead"); n != 1 {
+						t.Fatalf("%s.dead holds %d messages, want 1", name, n)
+					}
+				},
+				// force_destroy changes in place, then the final destroy deletes everything.
+				Config: queueConfig(name, `  max_priority  = 10
+  force_destroy = true`),
+			},
+		},
+	})
+}
+
+func TestAccQueue_unackedAndConsumersBlockDestroy(t *testing.T) {
+	testAccPreCheck(t)
+	name := uniqueName("unacked")
+	cleanupTopology(t, "/", name)
+	cfg := queueConfig(name, "")
+	var ch *amqp.Channel
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkGone(t, "/", name, name+".dead"),
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			{
+				// One message delivered to a consumer and not acknowledged:
+				// if-empty alone would let the queue go.
+				PreConfig: func() {
+					publish(t, "/", name, 1)
+					ch = amqpChannel(t, "/")
+					deliveries, err := ch.Consume(name, "", false, false, false, false, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					select {
+					case <-deliveries:
+					case <-time.After(10 * time.Second):
+						t.Fatal("no delivery")
+					}
+					waitConsumers(t, "/", name, 1)
+				},
+				Config:      cfg,
+				Destroy:     true,
+				ExpectError: regexp.MustCompile(regexp.QuoteMeta(name) + `:\s+1\s+messages,\s+1\s+consumers`),
+			},
+			{
+				PreConfig: func() {
+					// Nack back to the queue and let the consumer go.
+					_ = ch.Close()
+					if n := messageCount(t, "/", name); n != 1 {
+						t.Fatalf("%s holds %d messages after the consumer left, want 1", name, n)
+					}
+					drain(t, "/", name, 1)
+				},
+				Config: cfg,
+			},
+		},
+	})
+}
+
+func TestAccQueue_holdQueueMessageBlocksDestroy(t *testing.T) {
+	testAccPreCheck(t)
+	name := uniqueName("hold")
+	cleanupTopology(t, "/", name)
+	cfg := queueConfig(name, "") + fmt.Sprintf(`
+data "queuey_hold_queue" "wait" {
+  queue = %q
+  delay = "10m"
+}
+`, name)
+	var holdName string
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkGone(t, "/", name, name+".dead", name+".deferred.600000"),
+		Steps: []resource.TestStep{
+			{
+				Config: cfg,
+				Check: func(s *terraform.State) error {
+					// What the application does: declare the hold queue from the
+					// computed arguments, then publish into it.
+					holdName = declareHoldFromState(t, s, "data.queuey_hold_queue.wait")
+					publish(t, "/", holdName, 1)
+					return nil
+				},
+			},
+			{
+				Config:      cfg,
+				Destroy:     true,
+				ExpectError: regexp.MustCompile(regexp.QuoteMeta(name) + `\.deferred\.600000:\s+1\s+messages`),
+			},
+			{
+				PreConfig: func() {
+					if n := messageCount(t, "/", holdName); n != 1 {
+						t.Fatalf("hold queue holds %d messages after a refused destroy, want 1", n)
+					}
+					for _, q := range []string{name, name + ".dead"} {
+						if !queueExists(t, "/", q) {
+							t.Fatalf("a refused destroy deleted %s", q)
+						}
+					}
+				},
+				Config: queueConfig(name, "  force_destroy = true") + fmt.Sprintf(`
+data "queuey_hold_queue" "wait" {
+  queue = %q
+  delay = "10m"
+}
+`, name),
+			},
+		},
+	})
+	// force_destroy removed the hold queue with the rest (CheckDestroy above).
+}
+
+func TestAccHoldQueue_roundTrip(t *testing.T) {
+	testAccPreCheck(t)
+	name := uniqueName("trip")
+	cleanupTopology(t, "/", name)
+	cfg := queueConfig(name, "") + fmt.Sprintf(`
+data "queuey_hold_queue" "retry" {
+  queue = %q
+  delay = "1.2s"
+}
+`, name)
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkGone(t, "/", name, name+".dead"),
+		Steps: []resource.TestStep{{
+			Config: cfg,
+			Check: func(s *terraform.State) error {
+				hold := declareHoldFromState(t, s, "data.queuey_hold_queue.retry")
+				if hold != name+".deferred.2000" {
+					return fmt.Errorf("hold queue %q, want %s.deferred.2000", hold, name)
+				}
+				sent := time.Now()
+				publish(t, "/", hold, 1)
+				if n := messageCount(t, "/", name); n != 0 {
+					return fmt.Errorf("%s already holds %d messages", name, n)
+				}
+				// After the 2s TTL the message dead-letters back to q.
+				ch := amqpChannel(t, "/")
+				deliveries, err := ch.Consume(name, "", true, false, false, false, nil)
+				if err != nil {
+					return err
+				}
+				select {
+				case d := <-deliveries:
+					waited := time.Since(sent)
+					if waited < 1900*time.Millisecond {
+						return fmt.Errorf("message came back after %s, before its 2s TTL", waited)
+					}
+					if d.RoutingKey != name {
+						return fmt.Errorf("message came back with routing key %q", d.RoutingKey)
+					}
+				case <-time.After(15 * time.Second):
+					return fmt.Errorf("message did not come back to %s within 15s", name)
+				}
+				_ = ch.Close()
+				// Idle, the hold queue deletes itself 2*TTL (4s) after its
+				// last declaration.
+				deadline := time.Now().Add(20 * time.Second)
+				// Polled through the management API: a passive declare over
+				// AMQP would restart the expiry timer.
+				for managementHas(t, "/", hold) {
+					if time.Now().After(deadline) {
+						return fmt.Errorf("idle hold queue %s still exists 20s later", hold)
+					}
+					time.Sleep(500 * time.Millisecond)
+				}
+				if waited := time.Since(sent); waited < 3500*time.Millisecond {
+					return fmt.Errorf("hold queue expired after %s, before its 4s x-expires", waited)
+				}
+				return nil
+			},
+		}},
+	})
+}
+
+// declareHoldFromState declares, over AMQP, the hold queue a queuey_hold_queue
+// data source describes, with exactly its arguments_json, and returns its name.
+func declareHoldFromState(t *testing.T, s *terraform.State, addr string) string {
+	t.Helper()
+	rs, ok := s.RootModule().Resources[addr]
+	if !ok {
+		t.Fatalf("%s not in state", addr)
+	}
+	name := rs.Primary.Attributes["name"]
+	var raw map[string]any
+	dec := json.NewDecoder(stringsReader(rs.Primary.Attributes["arguments_json"]))
+	dec.UseNumber()
+	if err := dec.Decode(&raw); err != nil {
+		t.Fatal(err)
+	}
+	args := amqp.Table{}
+	for k, v := range raw {
+		if n, ok := v.(json.Number); ok {
+			i, err := strconv.ParseInt(string(n), 10, 64)
+			if err != nil {
+				t.Fatalf("argument %s = %s is not an integer", k, n)
+			}
+			args[k] = i
+			continue
+		}
+		args[k] = v
+	}
+	ch := amqpChannel(t, "/")
+	if _, err := ch.QueueDeclare(name, true, false, false, false, args); err != nil {
+		t.Fatalf("declaring %s with %v: %v", name, args, err)
+	}
+	return name
+}
+
+// drain consumes n messages from queue, acknowledging them.
+func drain(t *testing.T, vhost, queue string, n int) {
+	t.Helper()
+	ch := amqpChannel(t, vhost)
+	for i := 0; i < n; i++ {
+		var got bool
+		for deadline := time.Now().Add(10 * time.Second); !got && time.Now().Before(deadline); {
+			_, ok, err := ch.Get(queue, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ok {
+				time.Sleep(100 * time.Millisecond)
+			}
+			got = ok
+		}
+		if !got {
+			t.Fatalf("queue %s: got %d messages, want %d", queue, i, n)
+		}
+	}
+}
+
+// waitConsumers waits until the management API lists n consumers on queue:
+// consumers appear in its list a moment after they subscribe.
+func waitConsumers(t *testing.T, vhost, queue string, n int64) {
+	t.Helper()
+	c := accClient(t)
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		all, err := c.ListQueuesWithConsumers(context.Background(), vhost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if q, ok := all[queue]; ok && q.Consumers != nil && *q.Consumers == n {
+			return
+		}
+	}
+	t.Fatalf("the management API did not list %d consumers on %s within 20s", n, queue)
+}

@@ -1,0 +1,230 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/queuey/terraform-provider-queuey/internal/topology"
+)
+
+// warnTimeout bounds the broker look-up behind the plan-time warning.
+const warnTimeout = 5 * time.Second
+
+// ModifyPlan fills in the vhost and the computed names, validates the name
+// against the provider's suffixes, decides replacement by value, and warns
+// when a planned destroy or replacement meets a queue that holds messages.
+// (A resource-level ModifyPlan does not see the attributes' RequiresReplace,
+// so the replacement is worked out here.)
+func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if r.data == nil {
+		return
+	}
+	var state *queueModel
+	if !req.State.Raw.IsNull() {
+		state = &queueModel{}
+		resp.Diagnostics.Append(req.State.Get(ctx, state)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+	}
+	if req.Plan.Raw.IsNull() {
+		if state != nil {
+			r.warnIfBusy(ctx, *state, "destroyed", &resp.Diagnostics)
+		}
+		return
+	}
+	var plan, config queueModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	if config.Vhost.IsNull() {
+		if r.data.vhostUnknown {
+			plan.Vhost = types.StringUnknown()
+		} else {
+			plan.Vhost = types.StringValue(r.data.vhost)
+		}
+	}
+	pureKnown := len(r.data.unknownPure) == 0
+	nameKnown := !plan.Name.IsUnknown()
+	name := plan.Name.ValueString()
+	s := r.data.suffixes
+	if pureKnown && nameKnown {
+		if err := topology.ValidateQueueName(name, s); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("name"), "Invalid Queue Name", err.Error())
+			return
+		}
+	}
+
+	// Computed values.
+	switch {
+	case pureKnown && nameKnown && !plan.Vhost.IsUnknown():
+		setDerived(&plan, name, plan.Vhost.ValueString(), s)
+	default:
+		plan.ID = types.StringUnknown()
+		plan.HoldQueuePrefix = types.StringUnknown()
+		plan.HoldQueuePattern = types.StringUnknown()
+		plan.QueuesPattern = types.StringUnknown()
+		plan.WritePattern = types.StringUnknown()
+	}
+	if pureKnown && nameKnown {
+		plan.DeadQueue = types.StringValue(topology.DeadQueueName(name, s))
+	} else {
+		plan.DeadQueue = types.StringUnknown()
+	}
+	if nameKnown && !plan.MessageTTL.IsUnknown() && !plan.MaxPriority.IsUnknown() {
+		want, diags := r.wanted(plan)
+		resp.Diagnostics.Append(diags...)
+		if diags.HasError() {
+			return
+		}
+		plan.ArgumentsJSON = types.StringValue(want.main.Args.JSON())
+	} else {
+		plan.ArgumentsJSON = types.StringUnknown()
+	}
+
+	if state != nil {
+		replace := replacementPaths(*state, plan)
+		resp.RequiresReplace = append(resp.RequiresReplace, replace...)
+		if drift := r.driftOf(ctx, req); len(drift) > 0 {
+			resp.Diagnostics.AddWarning("Queue Changed Outside Terraform",
+				fmt.Sprintf("Queue %q in vhost %q no longer matches what the queuey backend declares, so it will be replaced:\n  - %s",
+					state.Name.ValueString(), state.Vhost.ValueString(), joinLines(drift)))
+		}
+		if len(replace) > 0 {
+			r.warnIfBusy(ctx, *state, "replaced (destroyed, then created again)", &resp.Diagnostics)
+		}
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// replacementPaths lists the attributes whose change replaces the queue:
+// name, vhost, message_ttl and max_priority by value, arguments left out of
+// state by a Read that found drift, and names derived from changed suffixes.
+func replacementPaths(state, plan queueModel) path.Paths {
+	var out path.Paths
+	differ := func(a, b types.String) bool {
+		return !a.IsUnknown() && !b.IsUnknown() && !a.Equal(b)
+	}
+	if differ(state.Name, plan.Name) {
+		out = append(out, path.Root("name"))
+	}
+	if differ(state.Vhost, plan.Vhost) {
+		out = append(out, path.Root("vhost"))
+	}
+	if !plan.MessageTTL.IsUnknown() && !durationsEqual(state.MessageTTL, plan.MessageTTL) {
+		out = append(out, path.Root("message_ttl"))
+	}
+	if !plan.MaxPriority.IsUnknown() && !state.MaxPriority.Equal(plan.MaxPriority) {
+		out = append(out, path.Root("max_priority"))
+	}
+	if state.ArgumentsJSON.IsNull() && !plan.ArgumentsJSON.IsNull() {
+		out = append(out, path.Root("arguments_json"))
+	}
+	if differ(state.HoldQueuePrefix, plan.HoldQueuePrefix) && !state.HoldQueuePrefix.IsNull() {
+		out = append(out, path.Root("hold_queue_prefix"))
+	}
+	if !state.DeadQueue.IsNull() && differ(state.DeadQueue, plan.DeadQueue) {
+		out = append(out, path.Root("dead_queue"))
+	}
+	return out
+}
+
+// durationsEqual compares two durations by value; null equals only null.
+func durationsEqual(a, b timetypes.GoDuration) bool {
+	if a.IsNull() || b.IsNull() {
+		return a.IsNull() && b.IsNull()
+	}
+	da, errA := time.ParseDuration(a.ValueString())
+	db, errB := time.ParseDuration(b.ValueString())
+	if errA != nil || errB != nil {
+		return a.ValueString() == b.ValueString()
+	}
+	return da == db
+}
+
+func (r *queueResource) driftOf(ctx context.Context, req resource.ModifyPlanRequest) []string {
+	if req.Private == nil {
+		return nil
+	}
+	b, diags := req.Private.GetKey(ctx, privateDrift)
+	if diags.HasError() {
+		return nil
+	}
+	return decodeDrift(b)
+}
+
+// warnIfBusy adds a warning listing the queues of state that hold messages or
+// have consumers. It is best effort: skipped when the broker settings are
+// unknown or the broker does not answer quickly, and never an error.
+func (r *queueResource) warnIfBusy(ctx context.Context, state queueModel, fate string, diags *diag.Diagnostics) {
+	if !r.data.brokerReady() || !r.data.endpointSet {
+		return
+	}
+	client, d := r.data.brokerClient()
+	if d.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, warnTimeout)
+	defer cancel()
+	t := r.targetOf(state)
+	queues, err := client.ListQueuesWithConsumers(ctx, t.vhost)
+	if err != nil {
+		tflog.Debug(ctx, "skipping the plan-time message check", map[string]any{"error": err.Error()})
+		return
+	}
+	// Counts not reported yet are left to destroy, which waits for them.
+	known, _ := busy(t.owned(queues), false)
+	if len(known) == 0 {
+		return
+	}
+	outcome := "Destroy will refuse and delete nothing while they are not empty, unless force_destroy = true."
+	if state.ForceDestroy.ValueBool() {
+		outcome = "force_destroy = true: they will be deleted and THESE MESSAGES WILL BE LOST."
+	}
+	diags.AddWarning("Queue Holds Messages",
+		fmt.Sprintf("Queue %q in vhost %q will be %s, but these of its queues are in use:\n  - %s\n%s",
+			state.Name.ValueString(), t.vhost, fate, joinLines(known), outcome))
+}
+
+// durationByValue keeps the prior state's spelling of a duration that equals
+// the configured one by value ("5s" for "5000ms"), so that neither an import
+// nor a respelling shows a change, and keeps an unset value null.
+type durationByValue struct{}
+
+var _ planmodifier.String = durationByValue{}
+
+func (durationByValue) Description(context.Context) string {
+	return "Keeps the prior value when the configured duration is equal by value."
+}
+
+func (d durationByValue) MarkdownDescription(ctx context.Context) string { return d.Description(ctx) }
+
+func (durationByValue) PlanModifyString(_ context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
+	if req.ConfigValue.IsUnknown() {
+		return
+	}
+	if req.ConfigValue.IsNull() {
+		resp.PlanValue = types.StringNull()
+		return
+	}
+	if req.State.Raw.IsNull() || req.StateValue.IsNull() || req.StateValue.IsUnknown() {
+		return
+	}
+	cv, errC := time.ParseDuration(req.ConfigValue.ValueString())
+	sv, errS := time.ParseDuration(req.StateValue.ValueString())
+	if errC == nil && errS == nil && cv == sv {
+		resp.PlanValue = req.StateValue
+	}
+}

@@ -1,0 +1,426 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/queuey/terraform-provider-queuey/internal/topology"
+)
+
+func queueConfig(name, extra string) string {
+	return fmt.Sprintf(`
+provider "queuey" {}
+
+resource "queuey_queue" "test" {
+  name = %q
+%s
+}
+`, name, extra)
+}
+
+// checkBrokerQueue asserts that the broker holds queue name in vhost as the
+// backend declares it: classic, durable, not auto-delete, not exclusive, with
+// exactly the wanted arguments (a broker-added x-queue-type: classic aside).
+func checkBrokerQueue(t *testing.T, vhost, name string, want topology.Arguments) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		q, err := accClient(t).GetQueue(context.Background(), vhost, name)
+		if err != nil {
+			return err
+		}
+		if d := describeMismatch(q, topology.Queue{Name: name, Args: want}); len(d) > 0 {
+			return fmt.Errorf("broker queue differs: %v", d)
+		}
+		if _, ok := q.Arguments["x-queue-type"]; ok && q.Arguments["x-queue-type"] != "classic" {
+			return fmt.Errorf("queue %q has x-queue-type %v", name, q.Arguments["x-queue-type"])
+		}
+		return nil
+	}
+}
+
+// checkGone asserts that none of the names exists in vhost any more.
+func checkGone(t *testing.T, vhost string, names ...string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		all, err := accClient(t).ListQueues(context.Background(), vhost)
+		if err != nil {
+			return err
+		}
+		for _, n := range names {
+			if _, ok := all[n]; ok {
+				return fmt.Errorf("queue %q still exists in vhost %q", n, vhost)
+			}
+		}
+		return nil
+	}
+}
+
+func TestAccQueue_basic(t *testing.T) {
+	testAccPreCheck(t)
+	name := uniqueName("basic")
+	cleanupTopology(t, "/", name)
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkGone(t, "/", name, name+".dead"),
+		Steps: []resource.TestStep{
+			{
+				Config: queueConfig(name, `  message_ttl  = "24h"
+  max_priority = 10`),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("id"), knownvalue.StringExact("%2F/"+name)),
+					statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("vhost"), knownvalue.StringExact("/")),
+					statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("dead_queue"), knownvalue.StringExact(name+".dead")),
+					statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("arguments_json"),
+						knownvalue.StringExact(`{"x-max-priority":10,"x-message-ttl":86400000}`)),
+					statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("hold_queue_prefix"), knownvalue.StringExact(name+".deferred.")),
+					statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("hold_queue_pattern"),
+						knownvalue.StringExact(`^`+regexp.QuoteMeta(name)+`\.deferred\.[0-9]+$`)),
+					statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("queues_pattern"),
+						knownvalue.StringExact(`^`+regexp.QuoteMeta(name)+`(\.dead|\.deferred\.[0-9]+)?$`)),
+					statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("write_pattern"),
+						knownvalue.StringExact(`^(amq\.default|`+regexp.QuoteMeta(name)+`(\.dead|\.deferred\.[0-9]+)?)$`)),
+					statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("force_destroy"), knownvalue.Bool(false)),
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					checkBrokerQueue(t, "/", name, topology.Arguments{
+						topology.ArgMessageTTL: topology.Int(86400000), topology.ArgMaxPriority: topology.Int(10),
+					}),
+					checkBrokerQueue(t, "/", name+".dead", topology.Arguments{}),
+				),
+			},
+			{
+				// Same config again: nothing to do.
+				Config: queueConfig(name, `  message_ttl  = "24h"
+  max_priority = 10`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+			{
+				ResourceName:      "queuey_queue.test",
+				ImportState:       true,
+				ImportStateId:     "%2F/" + name,
+				ImportStateVerify: true,
+			},
+		},
+	})
+}
+
+func TestAccQueue_changes(t *testing.T) {
+	testAccPreCheck(t)
+	name := uniqueName("changes")
+	cleanupTopology(t, "/", name)
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkGone(t, "/", name, name+".dead"),
+		Steps: []resource.TestStep{
+			{
+				Config: queueConfig(name, `  message_ttl = "5s"`),
+				Check:  checkBrokerQueue(t, "/", name, topology.Arguments{topology.ArgMessageTTL: topology.Int(5000)}),
+			},
+			{
+				// The same duration spelt differently is no change.
+				Config:           queueConfig(name, `  message_ttl = "5000ms"`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+			{
+				Config: queueConfig(name, `  message_ttl = "10s"`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionReplace),
+				}},
+				Check: checkBrokerQueue(t, "/", name, topology.Arguments{topology.ArgMessageTTL: topology.Int(10000)}),
+			},
+			{
+				Config: queueConfig(name, `  message_ttl  = "10s"
+  max_priority = 5`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionReplace),
+				}},
+				Check: checkBrokerQueue(t, "/", name, topology.Arguments{
+					topology.ArgMessageTTL: topology.Int(10000), topology.ArgMaxPriority: topology.Int(5),
+				}),
+			},
+			{
+				Config: queueConfig(name, `  message_ttl   = "10s"
+  max_priority  = 5
+  force_destroy = true`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionUpdate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("force_destroy"), knownvalue.Bool(true)),
+				},
+			},
+			{
+				// Dropping the TTL replaces too.
+				Config: queueConfig(name, `  max_priority = 5`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionReplace),
+				}},
+				Check: checkBrokerQueue(t, "/", name, topology.Arguments{topology.ArgMaxPriority: topology.Int(5)}),
+			},
+		},
+	})
+}
+
+func TestAccQueue_drift(t *testing.T) {
+	testAccPreCheck(t)
+	name := uniqueName("drift")
+	cleanupTopology(t, "/", name)
+	cfg := queueConfig(name, `  message_ttl = "5s"`)
+	want := topology.Arguments{topology.ArgMessageTTL: topology.Int(5000)}
+	c := accClient(t)
+	ctx := context.Background()
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkGone(t, "/", name, name+".dead"),
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			{
+				// q.dead deleted out of band: declared again in place.
+				PreConfig: func() { forceDelete(t, "/", name+".dead") },
+				Config:    cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionUpdate),
+				}},
+				Check: checkBrokerQueue(t, "/", name+".dead", topology.Arguments{}),
+			},
+			{
+				// q deleted out of band: created again.
+				PreConfig: func() { forceDelete(t, "/", name) },
+				Config:    cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionCreate),
+				}},
+				Check: checkBrokerQueue(t, "/", name, want),
+			},
+			{
+				// q redeclared out of band with another TTL: replaced.
+				PreConfig: func() {
+					forceDelete(t, "/", name)
+					if err := c.DeclareQueue(ctx, "/", name, map[string]any{"x-message-ttl": 7000}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionReplace),
+				}},
+				Check: checkBrokerQueue(t, "/", name, want),
+			},
+			{
+				// q redeclared out of band with an extra argument: replaced.
+				PreConfig: func() {
+					forceDelete(t, "/", name)
+					if err := c.DeclareQueue(ctx, "/", name, map[string]any{"x-message-ttl": 5000, "x-max-length": 10}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionReplace),
+				}},
+				Check: checkBrokerQueue(t, "/", name, want),
+			},
+		},
+	})
+}
+
+func TestAccQueue_adoptAndConflict(t *testing.T) {
+	testAccPreCheck(t)
+	adopt, clash := uniqueName("adopt"), uniqueName("clash")
+	cleanupTopology(t, "/", adopt)
+	cleanupTopology(t, "/", clash)
+	c := accClient(t)
+	ctx := context.Background()
+	// What an application would already have declared.
+	for _, q := range []struct {
+		name string
+		args map[string]any
+	}{
+		{adopt, map[string]any{"x-message-ttl": 60000, "x-max-priority": 3}},
+		{adopt + ".dead", map[string]any{}},
+		{clash, map[string]any{"x-message-ttl": 1000, "x-max-length": 5}},
+	} {
+		if err := c.DeclareQueue(ctx, "/", q.name, q.args); err != nil {
+			t.Fatal(err)
+		}
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: queueConfig(adopt, `  message_ttl  = "1m"
+  max_priority = 3`),
+				Check: checkBrokerQueue(t, "/", adopt, topology.Arguments{
+					topology.ArgMessageTTL: topology.Int(60000), topology.ArgMaxPriority: topology.Int(3),
+				}),
+			},
+			{
+				Config: queueConfig(clash, `  message_ttl = "2s"`),
+				ExpectError: regexp.MustCompile(`(?s)Queue\s+Exists\s+With\s+Different\s+Settings.*x-max-length:\s+broker\s+has\s+5,\s+wanted\s+absent.*` +
+					`x-message-ttl:\s+broker\s+has\s+1000,\s+wanted\s+2000.*Nothing\s+was\s+changed`),
+				Check: func(*terraform.State) error {
+					// Nothing changed: the conflicting queue is as it was, and
+					// no dead-letter queue was declared.
+					return checkGone(t, "/", clash+".dead")(nil)
+				},
+			},
+		},
+	})
+	if q := getQueue(t, "/", clash); fmt.Sprint(q.Arguments["x-message-ttl"]) != "1000" {
+		t.Errorf("the conflicting queue was changed: %v", q.Arguments)
+	}
+	if queueExists(t, "/", clash+".dead") {
+		t.Errorf("a refused create declared %s.dead", clash)
+	}
+}
+
+func TestAccQueue_oddNamesAndImport(t *testing.T) {
+	testAccPreCheck(t)
+	vhost := uniqueName("team") + "/a b"
+	name := uniqueName("odd") + " name@x"
+	createVhost(t, vhost, "")
+	cfg := fmt.Sprintf(`
+provider "queuey" {}
+
+resource "queuey_queue" "test" {
+  name        = %q
+  vhost       = %q
+  message_ttl = "5000ms"
+}
+`, name, vhost)
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkGone(t, vhost, name, name+".dead"),
+		Steps: []resource.TestStep{
+			{
+				Config: cfg,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("id"), knownvalue.StringExact(queueID(vhost, name))),
+				},
+				Check: checkBrokerQueue(t, vhost, name, topology.Arguments{topology.ArgMessageTTL: topology.Int(5000)}),
+			},
+			{
+				ResourceName:            "queuey_queue.test",
+				ImportState:             true,
+				ImportStateId:           queueID(vhost, name),
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"message_ttl"}, // read back as "5s"; compared by value below
+			},
+			{
+				// An import block, then a plan that must be empty although the
+				// config spells the TTL "5000ms" and Read renders "5s".
+				Config: cfg + fmt.Sprintf(`
+import {
+  to = queuey_queue.again
+  id = %q
+}
+
+resource "queuey_queue" "again" {
+  name        = %q
+  vhost       = %q
+  message_ttl = "5000ms"
+}
+`, queueID(vhost, name), name, vhost),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("queuey_queue.again", plancheck.ResourceActionNoop),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("queuey_queue.again", tfjsonpath.New("force_destroy"), knownvalue.Bool(false)),
+				},
+			},
+			{
+				// Forget the second address again without destroying the queue.
+				Config: cfg + `
+removed {
+  from = queuey_queue.again
+  lifecycle {
+    destroy = false
+  }
+}
+`,
+			},
+		},
+	})
+}
+
+func TestAccQueue_vhostProblems(t *testing.T) {
+	testAccPreCheck(t)
+	quorum := uniqueName("quorum")
+	createVhost(t, quorum, "quorum")
+	missing := uniqueName("missing")
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:      queueConfig("q", fmt.Sprintf("  vhost = %q", missing)),
+				ExpectError: regexp.MustCompile(`vhost\s+"` + missing + `"\s+does\s+not\s+exist`),
+			},
+			{
+				Config:      queueConfig("q", fmt.Sprintf("  vhost = %q", quorum)),
+				ExpectError: regexp.MustCompile(`makes\s+quorum\s+queues\s+by\s+default`),
+			},
+		},
+	})
+	if queueExists(t, quorum, "q") || queueExists(t, quorum, "q.dead") {
+		t.Error("a refused create declared a queue in the quorum vhost")
+	}
+}
+
+func TestAccQueue_providerVhostChangeReplaces(t *testing.T) {
+	testAccPreCheck(t)
+	other := uniqueName("vh")
+	createVhost(t, other, "")
+	name := uniqueName("pvh")
+	cleanupTopology(t, "/", name)
+	cfg := func(vhost string) string {
+		return fmt.Sprintf(`
+provider "queuey" {
+  vhost = %q
+}
+
+resource "queuey_queue" "test" {
+  name = %q
+}
+`, vhost, name)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkGone(t, other, name, name+".dead"),
+		Steps: []resource.TestStep{
+			{
+				Config: cfg("/"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("vhost"), knownvalue.StringExact("/")),
+				},
+			},
+			{
+				Config: cfg(other),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionReplace),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("vhost"), knownvalue.StringExact(other)),
+					statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("id"), knownvalue.StringExact(other+"/"+name)),
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					checkGone(t, "/", name, name+".dead"),
+					checkBrokerQueue(t, other, name, topology.Arguments{}),
+				),
+			},
+		},
+	})
+}
