@@ -307,15 +307,26 @@ func (p *queueyProvider) Configure(ctx context.Context, req provider.ConfigureRe
 }
 
 func (p *queueyProvider) Resources(_ context.Context) []func() resource.Resource {
-	return []func() resource.Resource{}
+	return []func() resource.Resource{
+		NewQueueResource,
+	}
 }
 
 func (p *queueyProvider) DataSources(_ context.Context) []func() datasource.DataSource {
-	return []func() datasource.DataSource{}
+	return []func() datasource.DataSource{
+		NewHoldQueueDataSource,
+		NewTopologyDataSource,
+		NewHoldQueuesDataSource,
+	}
 }
 
 func (p *queueyProvider) Functions(_ context.Context) []func() function.Function {
-	return []func() function.Function{}
+	return []func() function.Function{
+		NewHoldQueueNameFunction,
+		NewDeadQueueNameFunction,
+		NewDeferredTTLMsFunction,
+		NewHoldQueueArgumentsFunction,
+	}
 }
 
 // checkEndpoint accepts an http or https URL with a host.

@@ -1,0 +1,238 @@
+package provider
+
+import (
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+)
+
+// clearBrokerEnv makes sure no RABBITMQ_* setting reaches the provider.
+func clearBrokerEnv(t *testing.T) {
+	t.Helper()
+	for _, env := range []string{EnvEndpoint, EnvUsername, EnvPassword, EnvVhost, EnvInsecure, EnvCACert, EnvClientCert, EnvClientKey} {
+		t.Setenv(env, "")
+	}
+}
+
+// A pure data source that makes Terraform configure the provider.
+const pureHoldQueue = `
+data "queuey_hold_queue" "x" {
+  queue = "orders"
+  delay = "30s"
+}
+`
+
+func TestProviderConfig_Invalid(t *testing.T) {
+	clearBrokerEnv(t)
+	tests := []struct {
+		name, provider string
+		want           []string
+	}{
+		{
+			name:     "deferred suffix ending in a digit",
+			provider: `deferred_suffix = ".deferred.1"`,
+			want:     []string{"Invalid Queue Name Suffixes", "deferred_suffix", `".deferred.1" must not end in a digit`},
+		},
+		{
+			name:     "equal suffixes",
+			provider: `dead_suffix = ".x."` + "\n" + `deferred_suffix = ".x."`,
+			want:     []string{"Invalid Queue Name Suffixes", `dead_suffix and deferred_suffix must differ; both are ".x."`},
+		},
+		{
+			name:     "empty dead suffix",
+			provider: `dead_suffix = ""`,
+			want:     []string{"Invalid Queue Name Suffixes", `dead_suffix must not be empty (the default is ".dead")`},
+		},
+		{
+			name:     "dead suffix that looks like a hold queue",
+			provider: `dead_suffix = ".deferred.5"`,
+			want:     []string{"Invalid Queue Name Suffixes", `dead_suffix ".deferred.5" would make dead-letter queue names look like hold queues`},
+		},
+		{
+			name:     "zero retry granularity",
+			provider: `retry_granularity = "0s"`,
+			want:     []string{"Invalid Granularity", "retry_granularity must be a positive whole number of milliseconds, from 1ms to 2147483647ms"},
+		},
+		{
+			name:     "sub-millisecond deferred granularity",
+			provider: `deferred_granularity = "1500us"`,
+			want:     []string{"Invalid Granularity", "deferred_granularity must be a whole number of milliseconds, from 1ms to 2147483647ms"},
+		},
+		{
+			name:     "granularity past the longest hold",
+			provider: `deferred_granularity = "2147483648ms"`,
+			want:     []string{"Invalid Granularity", "deferred_granularity must be at most 2147483647ms"},
+		},
+		{
+			name:     "malformed granularity",
+			provider: `retry_granularity = "a second"`,
+			want:     []string{"retry_granularity", `Given Value: a second`},
+		},
+		{
+			name:     "endpoint with another scheme",
+			provider: `endpoint = "amqp://127.0.0.1:5672"`,
+			want:     []string{"Invalid Endpoint", "endpoint", `"amqp://127.0.0.1:5672" has scheme "amqp"`},
+		},
+		{
+			name:     "endpoint without a host",
+			provider: `endpoint = "http://"`,
+			want:     []string{"Invalid Endpoint", "has no host"},
+		},
+		{
+			name:     "endpoint with a query",
+			provider: `endpoint = "http://127.0.0.1:15672/?vhost=x"`,
+			want:     []string{"Invalid Endpoint", "without a query or fragment"},
+		},
+		{
+			name:     "request timeout out of range",
+			provider: `request_timeout = "2h"`,
+			want:     []string{"request_timeout must be from 1ms to 1h0m0s; got 2h"},
+		},
+		{
+			name:     "client certificate without its key",
+			provider: `clientcert_file = "/tmp/client.pem"`,
+			want:     []string{"Incomplete Client Certificate", "set clientkey_file as well"},
+		},
+	}
+	steps := make([]resource.TestStep, 0, len(tests))
+	for _, tt := range tests {
+		steps = append(steps, resource.TestStep{
+			Config:      "provider \"queuey\" {\n" + tt.provider + "\n}\n" + pureHoldQueue,
+			ExpectError: errorMatching(tt.want...),
+		})
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps:                    steps,
+	})
+}
+
+func TestProviderConfig_InvalidEndpointFromEnvironment(t *testing.T) {
+	clearBrokerEnv(t)
+	t.Setenv(EnvEndpoint, "localhost:15672")
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      `provider "queuey" {}` + pureHoldQueue,
+			ExpectError: errorMatching("Invalid "+EnvEndpoint, "the endpoint must be an http or https URL"),
+		}},
+	})
+}
+
+// Suffixes that come from another resource are unknown when Terraform plans
+// the data source. Terraform still reads it during the plan (its own
+// arguments are known), so the read fails and names the setting.
+func TestProviderConfig_UnknownPureSettingAtPlanTime(t *testing.T) {
+	clearBrokerEnv(t)
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: `
+resource "terraform_data" "suffix" {
+  input = "-dlq"
+}
+
+provider "queuey" {
+  dead_suffix = terraform_data.suffix.output
+}
+` + pureHoldQueue,
+				ExpectError: errorMatching("Provider Setting Unknown At Plan Time", "dead_suffix come from values not known until apply"),
+			},
+			{
+				Config: `
+resource "terraform_data" "granularity" {
+  input = "5s"
+}
+
+provider "queuey" {
+  retry_granularity = terraform_data.granularity.output
+}
+
+data "queuey_topology" "x" {
+  queue = "orders"
+}
+`,
+				ExpectError: errorMatching("Provider Setting Unknown At Plan Time", "retry_granularity come from values not known until apply"),
+			},
+		},
+	})
+}
+
+// Broker settings that are unknown at plan time are accepted: the pure data
+// sources do not need them.
+func TestProviderConfig_UnknownBrokerSettingAtPlanTime(t *testing.T) {
+	clearBrokerEnv(t)
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: `
+resource "terraform_data" "endpoint" {
+  input = "http://127.0.0.1:15672"
+}
+
+provider "queuey" {
+  endpoint = terraform_data.endpoint.output
+  vhost    = terraform_data.endpoint.id
+}
+` + pureHoldQueue,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("data.queuey_hold_queue.x", tfjsonpath.New("name"), knownvalue.StringExact("orders.deferred.30000")),
+			},
+		}},
+	})
+}
+
+// With no endpoint anywhere, the pure data sources and the functions work.
+func TestProviderConfig_NoEndpointNeededForPureFeatures(t *testing.T) {
+	clearBrokerEnv(t)
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		TerraformVersionChecks:   functionsAvailable,
+		Steps: []resource.TestStep{{
+			Config: `
+provider "queuey" {}
+
+data "queuey_hold_queue" "x" {
+  queue = "orders"
+  delay = "30s"
+}
+
+data "queuey_topology" "x" {
+  queue        = "orders"
+  retry_delays = ["30s"]
+}
+
+output "hold" {
+  value = provider::queuey::hold_queue_name("orders", "30s")
+}
+
+output "dead" {
+  value = provider::queuey::dead_queue_name("orders")
+}
+
+output "ttl" {
+  value = provider::queuey::deferred_ttl_ms("30s", "1s")
+}
+
+output "arguments" {
+  value = provider::queuey::hold_queue_arguments("orders", 30000)
+}
+`,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("data.queuey_hold_queue.x", tfjsonpath.New("name"), knownvalue.StringExact("orders.deferred.30000")),
+				statecheck.ExpectKnownValue("data.queuey_topology.x", tfjsonpath.New("hold_queues").AtSliceIndex(0).AtMapKey("name"),
+					knownvalue.StringExact("orders.deferred.30000")),
+				statecheck.ExpectKnownValue("data.queuey_topology.x", tfjsonpath.New("dead_queue").AtMapKey("name"), knownvalue.StringExact("orders.dead")),
+				statecheck.ExpectKnownOutputValue("hold", knownvalue.StringExact("orders.deferred.30000")),
+				statecheck.ExpectKnownOutputValue("dead", knownvalue.StringExact("orders.dead")),
+				statecheck.ExpectKnownOutputValue("ttl", knownvalue.Int64Exact(30000)),
+				statecheck.ExpectKnownOutputValue("arguments", knownvalue.StringExact(
+					`{"x-dead-letter-exchange":"","x-dead-letter-routing-key":"orders","x-expires":60000,"x-message-ttl":30000}`)),
+			},
+		}},
+	})
+}

@@ -1,0 +1,261 @@
+package provider
+
+// Parsing shared by the provider functions and the pure data sources: Go
+// duration strings, the functions' options map, and the error texts that
+// state the range a value may take. Every rule itself lives in topology.
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/queuey/terraform-provider-queuey/internal/topology"
+)
+
+// Keys accepted in the functions' options map.
+const (
+	optionDeadSuffix     = "dead_suffix"
+	optionDeferredSuffix = "deferred_suffix"
+	optionGranularity    = "granularity"
+)
+
+// optionKeys lists the accepted keys in the order the docs give them.
+var optionKeys = []string{optionDeadSuffix, optionDeferredSuffix, optionGranularity}
+
+// functionOptions are the settings a function call computes names with: the
+// defaults, unless its options argument says otherwise.
+type functionOptions struct {
+	suffixes    topology.Suffixes
+	granularity time.Duration
+}
+
+// optionsParameter is the trailing, variadic options parameter of the
+// functions that compute names.
+func optionsParameter() function.MapParameter {
+	return function.MapParameter{
+		Name:        "options",
+		ElementType: types.StringType,
+		MarkdownDescription: "Optional map of settings, for deployments that do not use the defaults. Accepted keys: " +
+			"`dead_suffix` (defaults to `" + topology.DefaultDeadSuffix + "`), `deferred_suffix` (defaults to `" +
+			topology.DefaultDeferredSuffix + "`) and `granularity` (a Go duration, a whole number of milliseconds from `1ms` to `" +
+			fmt.Sprintf("%dms", topology.MaxDeferralMs) + "`; defaults to `1s`). Any other key is an error, a null value " +
+			"means the default, and at most one options map may be given. Set them to the values your application's " +
+			"backend uses.",
+	}
+}
+
+// parseFunctionOptions turns the variadic options arguments into settings.
+// first is the position of the first options argument in the call, so that
+// an error points at the right argument.
+func parseFunctionOptions(opts []map[string]*string, first int64) (functionOptions, *function.FuncError) {
+	o := functionOptions{suffixes: topology.DefaultSuffixes(), granularity: topology.DefaultGranularity}
+	if len(opts) == 0 {
+		return o, nil
+	}
+	if len(opts) > 1 {
+		return o, function.NewArgumentFuncError(first+1, fmt.Sprintf(
+			"options may be given at most once, but the call passes %d options maps; merge them into one map with the keys %s",
+			len(opts), strings.Join(optionKeys, ", ")))
+	}
+	m := opts[0]
+	var unknown []string
+	for k := range m {
+		if !isOptionKey(k) {
+			unknown = append(unknown, fmt.Sprintf("%q", k))
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return o, function.NewArgumentFuncError(first, fmt.Sprintf(
+			"options has the unknown key(s) %s; the keys accepted are %s", strings.Join(unknown, ", "), strings.Join(optionKeys, ", ")))
+	}
+	if v := m[optionDeadSuffix]; v != nil {
+		o.suffixes.Dead = *v
+	}
+	if v := m[optionDeferredSuffix]; v != nil {
+		o.suffixes.Deferred = *v
+	}
+	if err := o.suffixes.Validate(); err != nil {
+		return o, function.NewArgumentFuncError(first, "options: "+err.Error())
+	}
+	if v := m[optionGranularity]; v != nil {
+		g, err := parseGranularity("options.granularity", *v)
+		if err != nil {
+			return o, function.NewArgumentFuncError(first, err.Error())
+		}
+		o.granularity = g
+	}
+	return o, nil
+}
+
+func isOptionKey(k string) bool {
+	for _, known := range optionKeys {
+		if k == known {
+			return true
+		}
+	}
+	return false
+}
+
+// parseDuration parses a Go duration string. name is the attribute or
+// argument reported, and rangeText says which values it may take.
+func parseDuration(name, value, rangeText string) (time.Duration, error) {
+	d, err := time.ParseDuration(value)
+	if err != nil {
+		return 0, fmt.Errorf("%s must be a Go duration string such as \"30s\", \"1m30s\" or \"250ms\" (units ns, us, ms, s, m, h), %s; got %q",
+			name, rangeText, value)
+	}
+	return d, nil
+}
+
+// parseGranularity parses and checks a granularity.
+func parseGranularity(name, value string) (time.Duration, error) {
+	g, err := parseDuration(name, value, granularityRange())
+	if err != nil {
+		return 0, err
+	}
+	if err := topology.ValidateGranularity(name, g); err != nil {
+		return 0, err
+	}
+	return g, nil
+}
+
+// granularityRange states the values a granularity may take.
+func granularityRange() string {
+	return fmt.Sprintf("a whole number of milliseconds from 1ms to %dms", topology.MaxDeferralMs)
+}
+
+// messageTTLRange states the values a main queue's message TTL may take.
+func messageTTLRange() string {
+	return fmt.Sprintf("a whole number of milliseconds from 0ms to %dms", topology.MaxTTLMs)
+}
+
+// delayRange states the delays a hold queue accepts at granularity g.
+func delayRange(g time.Duration) string {
+	return fmt.Sprintf("from 0s to %s (the longest hold at granularity %s)",
+		topology.FormatWhole(topology.LongestDelay(g)), topology.FormatWhole(g))
+}
+
+// delayRangeAnyGranularity states the delays accepted before the granularity
+// is known.
+func delayRangeAnyGranularity() string {
+	return fmt.Sprintf("from 0s to the longest hold: %s at the default granularity of %s, and never more than %s",
+		topology.FormatWhole(topology.LongestDelay(topology.DefaultGranularity)),
+		topology.FormatWhole(topology.DefaultGranularity),
+		topology.FormatWhole(topology.LongestDelay(time.Millisecond)))
+}
+
+// holdTTL returns the TTL of the hold queue for delay at granularity g. name
+// is the attribute or argument reported when the delay is refused.
+func holdTTL(name string, delay, g time.Duration) (int64, error) {
+	ttl, err := topology.DeferredTTLMs(delay, g)
+	if err == nil {
+		return ttl, nil
+	}
+	if delay < 0 {
+		return 0, fmt.Errorf("%s must not be negative: it may be %s; got %s", name, delayRange(g), delay)
+	}
+	if name == "delay" {
+		return 0, err
+	}
+	return 0, fmt.Errorf("%s: %w", name, err)
+}
+
+// queueNameError explains a refused queue name and the names accepted with
+// these suffixes.
+func queueNameError(err error, s topology.Suffixes) string {
+	return fmt.Sprintf("%s. The queue name must be 1 to %d bytes long with dead_suffix %q and deferred_suffix %q "+
+		"(%d with the defaults), and must not start with %q.",
+		err, s.MaxNameBytes(), s.Dead, s.Deferred, topology.DefaultSuffixes().MaxNameBytes(), topology.ReservedPrefix)
+}
+
+// delayValidator accepts a Go duration string that can be a delay: well
+// formed and not negative. Whether it fits the longest hold depends on the
+// granularity, which is checked once that is known.
+type delayValidator struct{}
+
+var _ validator.String = delayValidator{}
+
+func (delayValidator) Description(context.Context) string {
+	return "value must be a Go duration " + delayRangeAnyGranularity()
+}
+
+func (v delayValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (delayValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	name := req.Path.String()
+	d, err := parseDuration(name, req.ConfigValue.ValueString(), delayRangeAnyGranularity())
+	if err == nil && d < 0 {
+		err = fmt.Errorf("%s must not be negative: it may be %s; got %s", name, delayRangeAnyGranularity(), d)
+	}
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Delay", err.Error()+".")
+	}
+}
+
+// durationSyntaxValidator reports a string that is not a Go duration, stating
+// the range the attribute accepts. Range checks are left to other validators.
+type durationSyntaxValidator struct{ rangeText string }
+
+var _ validator.String = durationSyntaxValidator{}
+
+func (v durationSyntaxValidator) Description(context.Context) string {
+	return "value must be a Go duration string, " + v.rangeText
+}
+
+func (v durationSyntaxValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (v durationSyntaxValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if _, err := parseDuration(req.Path.String(), req.ConfigValue.ValueString(), v.rangeText); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Duration", err.Error()+".")
+	}
+}
+
+// messageTTLValidator accepts a main queue's message TTL: a whole number of
+// milliseconds from 0 to topology.MaxTTLMs.
+type messageTTLValidator struct{}
+
+var _ validator.String = messageTTLValidator{}
+
+func (messageTTLValidator) Description(context.Context) string {
+	return "value must be " + messageTTLRange()
+}
+
+func (v messageTTLValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (messageTTLValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	d, ok := parseDurationAttr(req)
+	if !ok {
+		return
+	}
+	if _, err := topology.MessageTTLMs(d); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Message TTL",
+			fmt.Sprintf("%s is refused: %s. Give %s.", req.Path, err, messageTTLRange()))
+	}
+}
+
+// queueParameter is the queue parameter of the functions.
+func queueParameter() function.StringParameter {
+	return function.StringParameter{
+		Name: "queue",
+		MarkdownDescription: "Name of the logical (main) queue, e.g. `orders`: 1 to 235 bytes with the default suffixes " +
+			"(the limit follows the suffixes in use, so that every derived name fits RabbitMQ's 255 bytes), not starting " +
+			"with `amq.`.",
+	}
+}
