@@ -133,6 +133,9 @@ func forceDelete(t *testing.T, vhost string, names ...string) {
 func cleanupTopology(t *testing.T, vhost, q string) {
 	t.Helper()
 	t.Cleanup(func() {
+		if os.Getenv("TF_ACC") == "" || os.Getenv(EnvEndpoint) == "" {
+			return // the test was skipped before it touched a broker
+		}
 		c := accClient(t)
 		all, err := c.ListQueues(context.Background(), vhost)
 		if err != nil {

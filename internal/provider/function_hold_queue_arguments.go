@@ -77,5 +77,8 @@ func wholeInt64(n *big.Float) (int64, bool) {
 		return 0, false
 	}
 	i, acc := n.Int64()
-	return i, acc == big.Exact
+	if acc != big.Exact {
+		return 0, false
+	}
+	return i, true
 }

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -112,25 +111,31 @@ func (p *queueyProvider) Schema(_ context.Context, _ provider.SchemaRequest, res
 				Optional: true,
 			},
 			"request_timeout": schema.StringAttribute{
-				CustomType: timetypes.GoDurationType{},
 				MarkdownDescription: "Time limit of each attempt of a management API request, as a Go duration such as `10s`; " +
 					"from `1ms` to `1h`. Defaults to `30s`.",
-				Optional:   true,
-				Validators: []validator.String{durationBetween(time.Millisecond, time.Hour)},
+				Optional: true,
+				Validators: []validator.String{
+					durationSyntaxValidator{rangeText: "from 1ms to 1h"},
+					durationBetween(time.Millisecond, time.Hour),
+				},
 			},
 			"retry_granularity": schema.StringAttribute{
-				CustomType: timetypes.GoDurationType{},
 				MarkdownDescription: "Step to which retry backoffs and delayed enqueues are rounded up when naming hold queues, " +
 					"as a Go duration: a whole number of milliseconds from `1ms` to `2147483647ms`. Defaults to `1s`.",
-				Optional:   true,
-				Validators: []validator.String{granularityValidator{}},
+				Optional: true,
+				Validators: []validator.String{
+					durationSyntaxValidator{rangeText: granularityRange()},
+					granularityValidator{},
+				},
 			},
 			"deferred_granularity": schema.StringAttribute{
-				CustomType: timetypes.GoDurationType{},
 				MarkdownDescription: "Step to which deferrals are rounded up when naming hold queues, " +
 					"as a Go duration: a whole number of milliseconds from `1ms` to `2147483647ms`. Defaults to `1s`.",
-				Optional:   true,
-				Validators: []validator.String{granularityValidator{}},
+				Optional: true,
+				Validators: []validator.String{
+					durationSyntaxValidator{rangeText: granularityRange()},
+					granularityValidator{},
+				},
 			},
 			"dead_suffix": schema.StringAttribute{
 				MarkdownDescription: "Suffix appended to a queue's name to name its dead-letter queue. Must be non-empty, " +
@@ -213,7 +218,7 @@ func (p *queueyProvider) Configure(ctx context.Context, req provider.ConfigureRe
 			data.suffixes.Deferred = v.ValueString()
 		}
 	}
-	for name, v := range map[string]timetypes.GoDuration{"retry_granularity": m.RetryGranularity, "deferred_granularity": m.DeferredGranularity} {
+	for name, v := range map[string]types.String{"retry_granularity": m.RetryGranularity, "deferred_granularity": m.DeferredGranularity} {
 		if v.IsUnknown() {
 			data.unknownPure = append(data.unknownPure, name)
 			continue
@@ -221,9 +226,8 @@ func (p *queueyProvider) Configure(ctx context.Context, req provider.ConfigureRe
 		if v.IsNull() {
 			continue
 		}
-		d, diags := v.ValueGoDuration()
-		resp.Diagnostics.Append(diags...)
-		if err := topology.ValidateGranularity(name, d); err != nil {
+		d, err := parseGranularity(name, v.ValueString())
+		if err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root(name), "Invalid Granularity", err.Error())
 			continue
 		}
@@ -285,8 +289,10 @@ func (p *queueyProvider) Configure(ctx context.Context, req provider.ConfigureRe
 	case m.RequestTimeout.IsUnknown():
 		data.brokerUnknown = true
 	case !m.RequestTimeout.IsNull():
-		d, diags := m.RequestTimeout.ValueGoDuration()
-		resp.Diagnostics.Append(diags...)
+		d, err := parseDuration("request_timeout", m.RequestTimeout.ValueString(), "from 1ms to 1h")
+		if err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("request_timeout"), "Invalid Duration", err.Error())
+		}
 		cfg.RequestTimeout = d
 	}
 
@@ -348,17 +354,17 @@ func checkEndpoint(s string) error {
 }
 
 type providerModel struct {
-	Endpoint            types.String         `tfsdk:"endpoint"`
-	Username            types.String         `tfsdk:"username"`
-	Password            types.String         `tfsdk:"password"`
-	Vhost               types.String         `tfsdk:"vhost"`
-	Insecure            types.Bool           `tfsdk:"insecure"`
-	CACertFile          types.String         `tfsdk:"cacert_file"`
-	ClientCertFile      types.String         `tfsdk:"clientcert_file"`
-	ClientKeyFile       types.String         `tfsdk:"clientkey_file"`
-	RequestTimeout      timetypes.GoDuration `tfsdk:"request_timeout"`
-	RetryGranularity    timetypes.GoDuration `tfsdk:"retry_granularity"`
-	DeferredGranularity timetypes.GoDuration `tfsdk:"deferred_granularity"`
-	DeadSuffix          types.String         `tfsdk:"dead_suffix"`
-	DeferredSuffix      types.String         `tfsdk:"deferred_suffix"`
+	Endpoint            types.String `tfsdk:"endpoint"`
+	Username            types.String `tfsdk:"username"`
+	Password            types.String `tfsdk:"password"`
+	Vhost               types.String `tfsdk:"vhost"`
+	Insecure            types.Bool   `tfsdk:"insecure"`
+	CACertFile          types.String `tfsdk:"cacert_file"`
+	ClientCertFile      types.String `tfsdk:"clientcert_file"`
+	ClientKeyFile       types.String `tfsdk:"clientkey_file"`
+	RequestTimeout      types.String `tfsdk:"request_timeout"`
+	RetryGranularity    types.String `tfsdk:"retry_granularity"`
+	DeferredGranularity types.String `tfsdk:"deferred_granularity"`
+	DeadSuffix          types.String `tfsdk:"dead_suffix"`
+	DeferredSuffix      types.String `tfsdk:"deferred_suffix"`
 }

@@ -69,7 +69,7 @@ func TestProviderConfig_Invalid(t *testing.T) {
 		{
 			name:     "malformed granularity",
 			provider: `retry_granularity = "a second"`,
-			want:     []string{"retry_granularity", `Given Value: a second`},
+			want:     []string{"retry_granularity", "from 1ms to 2147483647ms", `got "a second"`},
 		},
 		{
 			name:     "endpoint with another scheme",

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -68,7 +67,6 @@ func (r *queueResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 				Computed: true,
 			},
 			"message_ttl": schema.StringAttribute{
-				CustomType: timetypes.GoDurationType{},
 				MarkdownDescription: "Queue-wide message TTL of `q` (`x-message-ttl`), as a Go duration such as `24h`: a whole number " +
 					"of milliseconds from `0s` to `4294967295ms` (about 49.7 days). Unset, `q` has no `x-message-ttl`. " +
 					"Compared by value: `\"60s\"` equals `\"1m\"`. Changing the value replaces the queues.",
@@ -76,7 +74,7 @@ func (r *queueResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 				// Computed only so that the plan may keep the prior spelling of
 				// an equal duration ("5s" for "5000ms"); unset stays null.
 				Computed:      true,
-				Validators:    []validator.String{messageTTLValidator{}},
+				Validators:    []validator.String{durationSyntaxValidator{rangeText: messageTTLRange()}, messageTTLValidator{}},
 				PlanModifiers: []planmodifier.String{durationByValue{}},
 			},
 			"max_priority": schema.Int64Attribute{
@@ -229,9 +227,9 @@ func (r *queueResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	ttlMs, ttlOK := intArg(main.Arguments, topology.ArgMessageTTL)
 	switch {
 	case !ttlOK:
-		state.MessageTTL = timetypes.NewGoDurationNull()
+		state.MessageTTL = types.StringNull()
 	case !sameDurationMs(state.MessageTTL, ttlMs):
-		state.MessageTTL = timetypes.NewGoDurationValueFromStringMust(shortDuration(time.Duration(ttlMs) * time.Millisecond))
+		state.MessageTTL = types.StringValue(shortDuration(time.Duration(ttlMs) * time.Millisecond))
 	}
 	if p, ok := intArg(main.Arguments, topology.ArgMaxPriority); ok {
 		state.MaxPriority = types.Int64Value(p)
@@ -335,16 +333,16 @@ func (r *queueResource) ImportState(ctx context.Context, req resource.ImportStat
 
 // queueModel is the resource's state and plan.
 type queueModel struct {
-	ID               types.String         `tfsdk:"id"`
-	Name             types.String         `tfsdk:"name"`
-	Vhost            types.String         `tfsdk:"vhost"`
-	MessageTTL       timetypes.GoDuration `tfsdk:"message_ttl"`
-	MaxPriority      types.Int64          `tfsdk:"max_priority"`
-	ForceDestroy     types.Bool           `tfsdk:"force_destroy"`
-	DeadQueue        types.String         `tfsdk:"dead_queue"`
-	ArgumentsJSON    types.String         `tfsdk:"arguments_json"`
-	HoldQueuePrefix  types.String         `tfsdk:"hold_queue_prefix"`
-	HoldQueuePattern types.String         `tfsdk:"hold_queue_pattern"`
-	QueuesPattern    types.String         `tfsdk:"queues_pattern"`
-	WritePattern     types.String         `tfsdk:"write_pattern"`
+	ID               types.String `tfsdk:"id"`
+	Name             types.String `tfsdk:"name"`
+	Vhost            types.String `tfsdk:"vhost"`
+	MessageTTL       types.String `tfsdk:"message_ttl"`
+	MaxPriority      types.Int64  `tfsdk:"max_priority"`
+	ForceDestroy     types.Bool   `tfsdk:"force_destroy"`
+	DeadQueue        types.String `tfsdk:"dead_queue"`
+	ArgumentsJSON    types.String `tfsdk:"arguments_json"`
+	HoldQueuePrefix  types.String `tfsdk:"hold_queue_prefix"`
+	HoldQueuePattern types.String `tfsdk:"hold_queue_pattern"`
+	QueuesPattern    types.String `tfsdk:"queues_pattern"`
+	WritePattern     types.String `tfsdk:"write_pattern"`
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -17,7 +16,7 @@ import (
 )
 
 // warnTimeout bounds the broker look-up behind the plan-time warning.
-const warnTimeout = 5 * time.Second
+const warnTimeout = 10 * time.Second
 
 // ModifyPlan fills in the vhost and the computed names, validates the name
 // against the provider's suffixes, decides replacement by value, and warns
@@ -142,7 +141,7 @@ func replacementPaths(state, plan queueModel) path.Paths {
 }
 
 // durationsEqual compares two durations by value; null equals only null.
-func durationsEqual(a, b timetypes.GoDuration) bool {
+func durationsEqual(a, b types.String) bool {
 	if a.IsNull() || b.IsNull() {
 		return a.IsNull() && b.IsNull()
 	}

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -34,9 +33,9 @@ func (r *queueResource) wantedWith(m queueModel, s topology.Suffixes) (wantedQue
 	name := m.Name.ValueString()
 	var ttl, prio *int64
 	if !m.MessageTTL.IsNull() && !m.MessageTTL.IsUnknown() {
-		d, ds := m.MessageTTL.ValueGoDuration()
-		diags.Append(ds...)
-		if ds.HasError() {
+		d, err := parseDuration("message_ttl", m.MessageTTL.ValueString(), messageTTLRange())
+		if err != nil {
+			diags.AddAttributeError(path.Root("message_ttl"), "Invalid Duration", err.Error())
 			return wantedQueues{}, diags
 		}
 		ms, err := topology.MessageTTLMs(d)
@@ -157,7 +156,7 @@ func intArg(args map[string]any, key string) (int64, bool) {
 }
 
 // sameDurationMs reports whether a duration value equals ms milliseconds.
-func sameDurationMs(v timetypes.GoDuration, ms int64) bool {
+func sameDurationMs(v types.String, ms int64) bool {
 	if v.IsNull() || v.IsUnknown() {
 		return false
 	}

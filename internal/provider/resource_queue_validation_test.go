@@ -25,7 +25,7 @@ func TestQueue_planTimeValidation(t *testing.T) {
 		{"sub-millisecond ttl", "", "name = \"q\"\nmessage_ttl = \"1500us\"", `(?s)message_ttl.*whole\s+number\s+of\s+milliseconds`},
 		{"ttl too long", "", "name = \"q\"\nmessage_ttl = \"4294967296ms\"", `(?s)message_ttl.*4294967295ms`},
 		{"negative ttl", "", "name = \"q\"\nmessage_ttl = \"-1s\"", `(?s)message_ttl.*0\s+to\s+4294967295ms`},
-		{"malformed ttl", "", "name = \"q\"\nmessage_ttl = \"5 seconds\"", `(?s)message_ttl.*(Invalid\s+Time\s+Duration|duration)`},
+		{"malformed ttl", "", "name = \"q\"\nmessage_ttl = \"5 seconds\"", `(?s)message_ttl.*0ms\s+to\s+4294967295ms`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -52,4 +52,26 @@ func TestQueue_missingEndpoint(t *testing.T) {
 			ExpectError: regexp.MustCompile(`(?s)Missing\s+Management\s+API\s+Endpoint.*endpoint.*RABBITMQ_ENDPOINT`),
 		}},
 	})
+}
+
+// A malformed duration names the attribute and the range it accepts, on the
+// provider as on the resource.
+func TestProvider_malformedDurations(t *testing.T) {
+	t.Setenv(EnvEndpoint, "")
+	tests := []struct{ provider, want string }{
+		{`request_timeout = "soon"`, `(?s)request_timeout.*from\s+1ms\s+to\s+1h`},
+		{`retry_granularity = "1 second"`, `(?s)retry_granularity.*from\s+1ms\s+to\s+2147483647ms`},
+		{`deferred_granularity = "x"`, `(?s)deferred_granularity.*from\s+1ms\s+to\s+2147483647ms`},
+		{`request_timeout = "0s"`, `(?s)request_timeout.*from\s+1ms\s+to\s+1h`},
+	}
+	for _, tt := range tests {
+		resource.UnitTest(t, resource.TestCase{
+			ProtoV6ProviderFactories: testProviderFactories,
+			Steps: []resource.TestStep{{
+				Config:      "provider \"queuey\" {\n" + tt.provider + "\n}\nresource \"queuey_queue\" \"q\" {\n  name = \"q\"\n}\n",
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(tt.want),
+			}},
+		})
+	}
 }
