@@ -67,6 +67,7 @@ func (d *holdQueueDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 					"backoffs and delayed enqueues, rounded to the provider's `retry_granularity`) or `deferral` (rounded to " +
 					"the provider's `deferred_granularity`). Defaults to `retry`. Both kinds of wait share the same hold queues.",
 				Optional:   true,
+				Computed:   true,
 				Validators: []validator.String{stringvalidator.OneOf(purposeRetry, purposeDeferral)},
 			},
 			"granularity": schema.StringAttribute{
@@ -152,6 +153,9 @@ func (d *holdQueueDataSource) Read(ctx context.Context, req datasource.ReadReque
 		return
 	}
 	s := d.data.suffixes
+	if m.Purpose.IsNull() {
+		m.Purpose = types.StringValue(purposeRetry)
+	}
 
 	g, from := d.data.retryGranularity, "the provider's retry_granularity"
 	if m.Purpose.ValueString() == purposeDeferral {

@@ -95,10 +95,15 @@ func (d *holdQueuesDataSource) Read(ctx context.Context, req datasource.ReadRequ
 	s := d.data.suffixes
 	queue := m.Queue.ValueString()
 	if err := topology.ValidateQueueName(queue, s); err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("queue"), "Invalid Queue Name", err.Error())
+		resp.Diagnostics.AddAttributeError(path.Root("queue"), "Invalid Queue Name", queueNameError(err, s))
 		return
 	}
 	if m.Vhost.IsNull() {
+		if d.data.vhostUnknown {
+			resp.Diagnostics.AddAttributeError(path.Root("vhost"), "Vhost Unknown",
+				"The provider's vhost is not known until apply, so this data source cannot tell where to look. Set `vhost` here, or give the provider a known vhost.")
+			return
+		}
 		m.Vhost = types.StringValue(d.data.vhost)
 	}
 	client, diags := d.data.brokerClient()

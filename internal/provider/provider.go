@@ -212,6 +212,7 @@ func (p *queueyProvider) Configure(ctx context.Context, req provider.ConfigureRe
 		switch {
 		case v.IsUnknown():
 			data.unknownPure = append(data.unknownPure, name)
+			data.suffixesUnknown = true
 		case !v.IsNull() && name == "dead_suffix":
 			data.suffixes.Dead = v.ValueString()
 		case !v.IsNull():

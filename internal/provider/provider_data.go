@@ -19,6 +19,8 @@ type providerData struct {
 	deferredGranularity time.Duration
 	// unknownPure names the pure settings whose values are unknown at plan time.
 	unknownPure []string
+	// suffixesUnknown says whether dead_suffix or deferred_suffix is among them.
+	suffixesUnknown bool
 
 	vhost        string
 	vhostUnknown bool

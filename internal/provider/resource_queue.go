@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
@@ -156,13 +157,17 @@ func (r *queueResource) Create(ctx context.Context, req resource.CreateRequest, 
 	vhost := plan.Vhost.ValueString()
 	name := plan.Name.ValueString()
 
-	if err := checkVhost(ctx, client, vhost); err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("vhost"), "Cannot Use Vhost", err.Error())
-		return
-	}
+	// The vhost check and the listing go out together, each shared with the
+	// Creates running at the same time.
+	vhostErr := make(chan error, 1)
+	go func() { vhostErr <- checkVhost(ctx, client, vhost) }()
 	// Check both queues before declaring either: adopt identical ones, refuse
 	// any other, change nothing on a refusal.
-	existing, err := client.ListQueues(ctx, vhost)
+	existing, err := client.ListQueueDeclarations(ctx, vhost)
+	if verr := <-vhostErr; verr != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("vhost"), "Cannot Use Vhost", verr.Error())
+		return
+	}
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot List Queues", err.Error())
 		return
@@ -198,13 +203,19 @@ func (r *queueResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if !r.data.brokerReady() {
+		// The endpoint or credentials come from something not known until
+		// apply: keep the prior state; apply reads with the real values.
+		tflog.Debug(ctx, "broker settings unknown at plan time: keeping the prior state of the queue")
+		return
+	}
 	client, diags := r.data.brokerClient()
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	vhost, name := state.Vhost.ValueString(), state.Name.ValueString()
-	queues, err := client.ListQueues(ctx, vhost)
+	queues, err := client.ListQueueDeclarations(ctx, vhost)
 	if errors.Is(err, broker.ErrNotFound) {
 		// The vhost is gone, and the queues with it: plan to create them again.
 		resp.State.RemoveResource(ctx)

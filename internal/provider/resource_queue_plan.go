@@ -55,15 +55,23 @@ func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 			plan.Vhost = types.StringValue(r.data.vhost)
 		}
 	}
-	pureKnown := len(r.data.unknownPure) == 0
+	// Only the suffixes enter a queue's names; the granularities do not.
+	pureKnown := !r.data.suffixesUnknown
 	nameKnown := !plan.Name.IsUnknown()
 	name := plan.Name.ValueString()
 	s := r.data.suffixes
 	if pureKnown && nameKnown {
 		if err := topology.ValidateQueueName(name, s); err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("name"), "Invalid Queue Name", err.Error())
+			resp.Diagnostics.AddAttributeError(path.Root("name"), "Invalid Queue Name", queueNameError(err, s))
 			return
 		}
+	}
+	if state == nil && r.data.brokerReady() && !r.data.endpointSet {
+		// Nothing can be created without the management API: say so now
+		// rather than at apply.
+		_, diags := r.data.brokerClient()
+		resp.Diagnostics.Append(diags...)
+		return
 	}
 
 	// Computed values.
@@ -113,8 +121,11 @@ func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 // state by a Read that found drift, and names derived from changed suffixes.
 func replacementPaths(state, plan queueModel) path.Paths {
 	var out path.Paths
+	// A value unknown until apply may turn out different: replace, as the
+	// framework's RequiresReplace does, so that apply never has to change
+	// the planned action.
 	differ := func(a, b types.String) bool {
-		return !a.IsUnknown() && !b.IsUnknown() && !a.Equal(b)
+		return b.IsUnknown() || !a.Equal(b)
 	}
 	if differ(state.Name, plan.Name) {
 		out = append(out, path.Root("name"))
@@ -122,16 +133,16 @@ func replacementPaths(state, plan queueModel) path.Paths {
 	if differ(state.Vhost, plan.Vhost) {
 		out = append(out, path.Root("vhost"))
 	}
-	if !plan.MessageTTL.IsUnknown() && !durationsEqual(state.MessageTTL, plan.MessageTTL) {
+	if plan.MessageTTL.IsUnknown() || !durationsEqual(state.MessageTTL, plan.MessageTTL) {
 		out = append(out, path.Root("message_ttl"))
 	}
-	if !plan.MaxPriority.IsUnknown() && !state.MaxPriority.Equal(plan.MaxPriority) {
+	if plan.MaxPriority.IsUnknown() || !state.MaxPriority.Equal(plan.MaxPriority) {
 		out = append(out, path.Root("max_priority"))
 	}
 	if state.ArgumentsJSON.IsNull() && !plan.ArgumentsJSON.IsNull() {
 		out = append(out, path.Root("arguments_json"))
 	}
-	if differ(state.HoldQueuePrefix, plan.HoldQueuePrefix) && !state.HoldQueuePrefix.IsNull() {
+	if !state.HoldQueuePrefix.IsNull() && differ(state.HoldQueuePrefix, plan.HoldQueuePrefix) {
 		out = append(out, path.Root("hold_queue_prefix"))
 	}
 	if !state.DeadQueue.IsNull() && differ(state.DeadQueue, plan.DeadQueue) {

@@ -3,7 +3,9 @@ package provider
 import (
 	"context"
 	"fmt"
+	"os"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -420,6 +422,64 @@ resource "queuey_queue" "test" {
 					checkGone(t, "/", name, name+".dead"),
 					checkBrokerQueue(t, other, name, topology.Arguments{}),
 				),
+			},
+		},
+	})
+}
+
+// Values known only at apply: an endpoint and a message TTL that come from
+// another resource. Planning must neither fail nor promise an action that
+// apply then has to change.
+func TestAccQueue_valuesUnknownAtPlan(t *testing.T) {
+	testAccPreCheck(t)
+	name := uniqueName("unknown")
+	cleanupTopology(t, "/", name)
+	endpoint := os.Getenv(EnvEndpoint)
+	cfg := func(ep, ttl string) string {
+		return fmt.Sprintf(`
+resource "terraform_data" "endpoint" {
+  input = %q
+}
+
+resource "terraform_data" "ttl" {
+  input = %q
+}
+
+provider "queuey" {
+  endpoint = terraform_data.endpoint.output
+}
+
+resource "queuey_queue" "test" {
+  name        = %q
+  message_ttl = terraform_data.ttl.output
+}
+`, ep, ttl, name)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkGone(t, "/", name, name+".dead"),
+		Steps: []resource.TestStep{
+			{
+				Config: cfg(endpoint, "5s"),
+				Check:  checkBrokerQueue(t, "/", name, topology.Arguments{topology.ArgMessageTTL: topology.Int(5000)}),
+			},
+			{
+				// The endpoint changes spelling (a trailing slash), so it is
+				// unknown while planning: the queue keeps its state.
+				Config: cfg(strings.TrimRight(endpoint, "/")+"/", "5s"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionNoop),
+				}},
+			},
+			{
+				// The TTL is unknown while planning and turns out different:
+				// planned as a replacement, applied as one.
+				Config: cfg(strings.TrimRight(endpoint, "/")+"/", "6s"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionReplace),
+				}},
+				Check: checkBrokerQueue(t, "/", name, topology.Arguments{topology.ArgMessageTTL: topology.Int(6000)}),
 			},
 		},
 	})

@@ -113,7 +113,7 @@ func (queueNameValidator) ValidateString(_ context.Context, req validator.String
 	loose := topology.Suffixes{Dead: ".", Deferred: "."}
 	if name == "" || strings.HasPrefix(name, topology.ReservedPrefix) || len(name) > loose.MaxNameBytes() {
 		if err := topology.ValidateQueueName(name, topology.DefaultSuffixes()); err != nil {
-			resp.Diagnostics.AddAttributeError(req.Path, "Invalid Queue Name", err.Error())
+			resp.Diagnostics.AddAttributeError(req.Path, "Invalid Queue Name", queueNameError(err, topology.DefaultSuffixes()))
 		}
 	}
 }

@@ -60,8 +60,9 @@ type clashExample struct{ dead, holdOf string }
 // end in a digit can never clash. Otherwise split the dead suffix into a head
 // and its trailing digits: when the head is empty the digits can extend a
 // queue name that already ends in the deferred suffix; else a clash needs the
-// digits to be a valid TTL and the head to line up with the end of the
-// deferred suffix.
+// head to line up with the end of the deferred suffix. Any run of digits
+// counts, leading zeros and all, because permissions and policies use the
+// pattern [0-9]+, not the stricter rule by which hold queues are recognised.
 func (s Suffixes) deadLooksLikeHold() (clashExample, bool) {
 	i := len(s.Dead)
 	for i > 0 && isDigit(s.Dead[i-1]) {
@@ -74,9 +75,6 @@ func (s Suffixes) deadLooksLikeHold() (clashExample, bool) {
 	if head == "" {
 		q := "q" + s.Deferred + "1"
 		return clashExample{dead: q + s.Dead, holdOf: "q"}, true
-	}
-	if _, ok := parseTTL(digits); !ok {
-		return clashExample{}, false
 	}
 	switch {
 	case strings.HasSuffix(head, s.Deferred):
