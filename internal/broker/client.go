@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 
 	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
 )
@@ -23,8 +22,10 @@ type Client struct {
 	http             *http.Client
 	transport        *retryTransport
 
-	listsMu sync.Mutex
-	lists   map[string]*vhostLists
+	// Batched reads by vhost (see batch.go).
+	queueLists    gatherer[map[string]Queue]
+	consumerLists gatherer[map[string]int64]
+	vhosts        gatherer[Vhost]
 }
 
 // New builds a client. It validates the settings and reads certificate files
@@ -72,7 +73,6 @@ func New(cfg Config) (*Client, error) {
 		rh:               rh,
 		http:             &http.Client{Transport: rt, Timeout: overall},
 		transport:        rt,
-		lists:            map[string]*vhostLists{},
 	}, nil
 }
 
@@ -113,10 +113,13 @@ func (c *Client) unreachable(op string, err error) error {
 	if errors.As(err, &ue) {
 		reason = ue.Err.Error()
 	}
-	return &Error{
-		Op: op, Endpoint: c.endpointRedacted, Reason: reason, Kind: ErrUnreachable,
-		Hint: fmt.Sprintf("Check that the management API answers at %s (the rabbitmq_management plugin enabled, the port open), or raise request_timeout", c.endpointRedacted),
+	hint := fmt.Sprintf("Check that the management API answers at %s (the rabbitmq_management plugin enabled, the port open), or raise request_timeout", c.endpointRedacted)
+	if certificateError(err) {
+		hint = "The TLS handshake failed over a certificate: set cacert_file (or RABBITMQ_CACERT) to the CA that signed the " +
+			"management API's certificate (insecure = true skips that check), and clientcert_file and clientkey_file when the " +
+			"server asks for a client certificate"
 	}
+	return &Error{Op: op, Endpoint: c.endpointRedacted, Reason: reason, Kind: ErrUnreachable, Hint: hint}
 }
 
 // getJSON performs a GET of path (below /api/) and decodes the answer.

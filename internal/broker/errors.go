@@ -48,7 +48,7 @@ func (e *Error) Error() string {
 		fmt.Fprintf(&b, " failed: HTTP %d", e.Status)
 		if e.Reason != "" {
 			b.WriteString(": ")
-			b.WriteString(e.Reason)
+			b.WriteString(strings.TrimSuffix(e.Reason, "."))
 		}
 	default:
 		b.WriteString(" failed: ")
@@ -69,11 +69,13 @@ func (c *Client) classify(op string, status int, reason string) *Error {
 	e := &Error{Op: op, Endpoint: c.endpointRedacted, Status: status, Reason: reason}
 	lower := strings.ToLower(reason)
 	switch {
-	case status == 401:
+	case status == 401 && (reason == "" || strings.Contains(lower, "login failed")):
 		e.Kind = ErrUnauthorized
 		e.Hint = fmt.Sprintf("Authentication failed for user %q: check username and password (or %s and %s)",
 			c.cfg.Username, "RABBITMQ_USERNAME", "RABBITMQ_PASSWORD")
-	case status == 403:
+	case status == 401 || status == 403:
+		// RabbitMQ answers 401, not 403, to a user it knows but does not
+		// allow: "Not management user", "Access refused.", ...
 		e.Kind = ErrUnauthorized
 		e.Hint = fmt.Sprintf("User %q lacks permission for this: it needs the management (or administrator) tag and configure, write and read permissions on the vhost", c.cfg.Username)
 	case status == 404:

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 )
 
@@ -108,7 +109,8 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			lastErr = fmt.Errorf("HTTP %d", resp.StatusCode)
 			continue
 		}
-		if req.Context().Err() != nil {
+		if req.Context().Err() != nil || certificateError(err) {
+			// A refused certificate stays refused: no retry.
 			return nil, err
 		}
 		lastErr = err
@@ -141,6 +143,18 @@ func (t *retryTransport) attempt(req *http.Request) (*http.Response, error) {
 	}
 	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
 	return resp, nil
+}
+
+// certificateError reports whether err is a TLS certificate refusal, by this
+// client (the server's certificate does not verify) or by the server (a TLS
+// alert about the client's certificate, which crypto/tls does not export).
+func certificateError(err error) bool {
+	var verr *tls.CertificateVerificationError
+	if errors.As(err, &verr) {
+		return true
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "x509: ") || (strings.Contains(msg, "tls: ") && strings.Contains(msg, "certificate"))
 }
 
 func retryableStatus(code int) bool {

@@ -1,0 +1,555 @@
+package provider
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	amqp "github.com/rabbitmq/amqp091-go"
+
+	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/topology"
+)
+
+// retryBound is the longest one management API request may take with the
+// given per-attempt timeout and the provider's attempts: every attempt times
+// out, with the backoff pauses (100ms, 200ms, ...) between them. It mirrors
+// maxElapsed in internal/broker/transport.go.
+func retryBound(timeout time.Duration) time.Duration {
+	total := time.Duration(broker.DefaultAttempts) * timeout
+	for n := 1; n < broker.DefaultAttempts; n++ {
+		total += 100 * time.Millisecond << (n - 1)
+	}
+	return total
+}
+
+// testUser is the management API user of the acceptance tests.
+func testUser() string {
+	if u := os.Getenv(EnvUsername); u != "" {
+		return u
+	}
+	return "guest"
+}
+
+// TestAccFaults_burst runs a plan, apply, refresh and destroy while the
+// management API answers 500, 502, 503 and 504, drops connections, loses
+// answers (the broker acts, the answer never arrives) and answers slowly:
+// the first two attempts of every request fail, within the retry budget of
+// broker.DefaultAttempts (3) attempts, so everything succeeds.
+func TestAccFaults_burst(t *testing.T) {
+	name := uniqueName("burst")
+	cleanupTopology(t, "/", name)
+	p := newFaultProxy(t)
+	p.Set(twoFaultsThenPass(status503, drop, status500, lost, status502, slow, status504, drop, lost))
+	cfg := fmt.Sprintf(`
+provider "queuey" {
+  endpoint        = %q
+  request_timeout = "2s"
+}
+
+resource "queuey_queue" "test" {
+  name        = %q
+  message_ttl = "30s"
+}
+`, p.URL, name)
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy: resource.ComposeAggregateTestCheckFunc(
+			checkGone(t, "/", name, name+".dead"),
+			func(*terraform.State) error {
+				// The destroy went through the faults too.
+				for _, r := range p.Records() {
+					if r.Method == "DELETE" && r.Fault != pass {
+						return nil
+					}
+				}
+				return fmt.Errorf("no DELETE met a fault: %s", p.Summary())
+			},
+		),
+		Steps: []resource.TestStep{
+			{
+				Config: cfg,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					checkBrokerQueue(t, "/", name, topology.Arguments{topology.ArgMessageTTL: topology.Int(30000)}),
+					checkBrokerQueue(t, "/", name+".dead", topology.Arguments{}),
+				),
+			},
+			{
+				// Refresh and plan through the faults: nothing to do.
+				Config:           cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+		},
+	})
+	faults := 0
+	for _, r := range p.Records() {
+		if r.Fault != pass && r.Fault != slow {
+			faults++
+		}
+	}
+	t.Logf("fault proxy: %s", p.Summary())
+	if faults < 10 {
+		t.Fatalf("only %d requests met a fault; the test proves little: %s", faults, p.Summary())
+	}
+}
+
+// TestAccFaults_unresponsive points the provider at a management API that
+// accepts requests and never answers: the apply fails within the documented
+// bound (request_timeout × attempts + backoff) with an error naming the
+// endpoint.
+func TestAccFaults_unresponsive(t *testing.T) {
+	name := uniqueName("hang")
+	cleanupTopology(t, "/", name)
+	p := newFaultProxy(t)
+	p.Set(always(hang))
+	const timeout = time.Second
+	bound := retryBound(timeout) // 3.3s
+	var start time.Time
+	resource.ParallelTest(t, resource.TestCase{
+		// Timed from here: ParallelTest may first wait for other tests.
+		PreCheck:                 func() { testAccPreCheck(t); start = time.Now() },
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: fmt.Sprintf(`
+provider "queuey" {
+  endpoint        = %q
+  request_timeout = "1s"
+}
+
+resource "queuey_queue" "test" {
+  name = %q
+}
+`, p.URL, name),
+				ExpectError: regexp.MustCompile(`at\s+` + regexp.QuoteMeta(p.URL) + `\s+failed:\s+no\s+usable\s+answer\s+after\s+3\s+attempts\s+` +
+					`\(request_timeout\s+1s\s+each\):\s+no\s+answer\s+within\s+request_timeout\s+1s[\s\S]*` +
+					`Check\s+that\s+the\s+management\s+API\s+answers\s+at\s+` + regexp.QuoteMeta(p.URL)),
+			},
+		},
+	})
+	total := time.Since(start)
+	recs := p.Records()
+	t.Logf("fault proxy: %s; test wall time %s", p.Summary(), total)
+	if len(recs) == 0 {
+		t.Error("no request reached the proxy")
+	}
+	// Every request the provider sent (it may send a few at once) was tried
+	// exactly DefaultAttempts times.
+	for req, n := range p.Attempts() {
+		if n != broker.DefaultAttempts {
+			t.Errorf("%s: %d attempts, want %d", req, n, broker.DefaultAttempts)
+		}
+	}
+	if len(recs) > 0 {
+		first, last := recs[0].Start, recs[0].End
+		for _, r := range recs {
+			if r.End.After(last) {
+				last = r.End
+			}
+		}
+		// Observed by the proxy: from the first attempt's arrival to the
+		// moment the last attempt gave up.
+		held := last.Sub(first)
+		t.Logf("the provider gave up on the unresponsive broker after %s (bound %s)", held, bound)
+		if held > bound+2*time.Second {
+			t.Errorf("the provider waited %s for an unresponsive broker; the bound is %s", held, bound)
+		}
+	}
+	// The whole test (terraform init, plan, apply, destroy) on a shared
+	// machine: a generous margin, still well below one default 30s attempt.
+	if total > bound+25*time.Second {
+		t.Errorf("the test took %s; an unresponsive broker must fail within %s per request", total, bound)
+	}
+}
+
+// TestAccFaults_wrongPassword: a refused password is an authentication error
+// naming the user, never the password, and is not retried. It captures the
+// logs, where the framework records the full error diagnostic, to check the
+// whole message for the password. The password comes from a sensitive
+// variable: terraform-plugin-testing logs each step's configuration text at
+// TRACE, so a literal in the configuration would show up in its own log lines.
+func TestAccFaults_wrongPassword(t *testing.T) {
+	const password = "wrong-password-xyz"
+	logFile := filepath.Join(t.TempDir(), "terraform.log")
+	t.Setenv("TF_ACC_LOG_PATH", logFile)
+	t.Setenv("TF_VAR_queuey_password", password)
+	name := uniqueName("authn")
+	cleanupTopology(t, "/", name)
+	p := newFaultProxy(t)
+	user := testUser()
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: fmt.Sprintf(`
+variable "queuey_password" {
+  type      = string
+  sensitive = true
+}
+
+provider "queuey" {
+  endpoint        = %q
+  request_timeout = "2s"
+  password        = var.queuey_password
+}
+
+resource "queuey_queue" "test" {
+  name = %q
+}
+`, p.URL, name),
+				ExpectError: regexp.MustCompile(`at\s+` + regexp.QuoteMeta(p.URL) + `\s+failed:\s+HTTP\s+401[\s\S]*` +
+					`Authentication\s+failed\s+for\s+user\s+"` + regexp.QuoteMeta(user) + `":\s+check\s+username\s+and\s+password`),
+			},
+		},
+	})
+	recs := p.Records()
+	if len(recs) == 0 {
+		t.Error("no request reached the proxy")
+	}
+	for _, r := range recs {
+		if r.Status != 401 {
+			t.Errorf("%s %s: answered %d, want 401", r.Method, r.URL, r.Status)
+		}
+	}
+	for req, n := range p.Attempts() {
+		if n != 1 {
+			t.Errorf("%s was sent %d times: a 4xx answer must not be retried", req, n)
+		}
+	}
+	b, err := os.ReadFile(logFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := string(b)
+	if !strings.Contains(logs, "Authentication failed for user") {
+		t.Fatalf("the log %s does not hold the error diagnostic, so it cannot show that the password stays out of it", logFile)
+	}
+	auth := base64.StdEncoding.EncodeToString([]byte(user + ":" + password))
+	for what, secret := range map[string]string{"the password": password, "the Authorization header value": auth} {
+		if strings.Contains(logs, secret) {
+			t.Errorf("the logs (error diagnostics included) contain %s", what)
+		}
+	}
+}
+
+// TestAccFaults_cutOff cuts the management API off in the middle of an apply
+// of 20 queues: the apply fails saying what it could not do, and once the API
+// is back the same apply converges, each q with its q.dead, nothing left
+// half-declared.
+func TestAccFaults_cutOff(t *testing.T) {
+	const n = 20
+	base := uniqueName("cut")
+	cleanupPrefix(t, "/", base+"-")
+	p := newFaultProxy(t)
+	cfg := proxiedQueuesConfig(p.URL, `  request_timeout = "2s"`, base, n, `  message_ttl = "1m"`)
+	var checks []resource.TestCheckFunc
+	for i := range n {
+		q := fmt.Sprintf("%s-%d", base, i)
+		checks = append(checks,
+			checkBrokerQueue(t, "/", q, topology.Arguments{topology.ArgMessageTTL: topology.Int(60000)}),
+			checkBrokerQueue(t, "/", q+".dead", topology.Arguments{}))
+	}
+	checks = append(checks, checkStateCount("queuey_queue", n))
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkGone(t, "/", queueNames(base, n)...),
+		Steps: []resource.TestStep{
+			{
+				// Planning a create needs no broker; the apply meets the cut.
+				PreConfig: func() { p.Set(passThenDrop(30)) },
+				Config:    cfg,
+				ExpectError: regexp.MustCompile(`Cannot\s+(Use\s+Vhost|List\s+Queues|Declare\s+Queue)[\s\S]*` +
+					`at\s+` + regexp.QuoteMeta(p.URL) + `\s+failed:\s+no\s+usable\s+answer\s+after\s+3\s+attempts`),
+			},
+			{
+				PreConfig: func() {
+					mains, deads, half := brokerTopology(t, base, n)
+					t.Logf("after the cut: %d of %d main queues, %d dead-letter queues, %d dead-letter queues without their main queue; %s",
+						mains, n, deads, half, p.Summary())
+					if mains == n {
+						t.Errorf("the cut came too late: all %d queues were declared", n)
+					}
+					p.Set(always(pass))
+				},
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					onlyCreatesOrNoOps{},
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(checks...),
+			},
+			{
+				Config:           cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+		},
+	})
+}
+
+// brokerTopology counts the main and dead-letter queues <base>-i that exist,
+// and the dead-letter queues whose main queue does not.
+func brokerTopology(t *testing.T, base string, n int) (mains, deads, half int) {
+	t.Helper()
+	all, err := accClient(t).ListQueues(context.Background(), "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		q := fmt.Sprintf("%s-%d", base, i)
+		_, m := all[q]
+		_, d := all[q+".dead"]
+		if m {
+			mains++
+		}
+		if d {
+			deads++
+		}
+		if d && !m {
+			half++
+		}
+	}
+	return mains, deads, half
+}
+
+// onlyCreatesOrNoOps asserts that a plan creates what is missing and leaves
+// the rest alone: no update, replacement or destroy.
+type onlyCreatesOrNoOps struct{}
+
+func (onlyCreatesOrNoOps) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	creates := 0
+	for _, rc := range req.Plan.ResourceChanges {
+		a := rc.Change.Actions
+		switch {
+		case a.Create():
+			creates++
+		case a.NoOp(), a.Read():
+		default:
+			resp.Error = fmt.Errorf("%s: planned %v, want create or no-op", rc.Address, a)
+			return
+		}
+	}
+	if creates == 0 {
+		resp.Error = fmt.Errorf("nothing to create: the failed apply left nothing to do, so it proved nothing")
+	}
+}
+
+var _ plancheck.PlanCheck = onlyCreatesOrNoOps{}
+
+// TestFaults_missingEndpoint: what needs the broker, with no endpoint
+// configured anywhere, says which setting or environment variable to give
+// (resource_queue_validation_test.go has a looser check of the resource).
+// No broker is needed.
+func TestFaults_missingEndpoint(t *testing.T) {
+	t.Setenv(EnvEndpoint, "")
+	want := regexp.MustCompile("Missing\\s+Management\\s+API\\s+Endpoint[\\s\\S]*Set\\s+`endpoint`\\s+in\\s+the\\s+provider\\s+\"queuey\"\\s+block,\\s+or\\s+the\\s+" +
+		EnvEndpoint + "\\s+environment\\s+variable")
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				// The plan of a new queue needs no broker; the apply does.
+				Config: `
+provider "queuey" {}
+
+resource "queuey_queue" "test" {
+  name = "orders"
+}
+`,
+				ExpectError: want,
+			},
+			{
+				// The live data source reads at plan time.
+				Config: `
+provider "queuey" {}
+
+data "queuey_hold_queues" "test" {
+  queue = "orders"
+}
+`,
+				ExpectError: want,
+			},
+		},
+	})
+}
+
+// TestAccFaults_permissionDenied: RabbitMQ answers 401 both for a wrong
+// password and for a user it knows but does not allow (no management tag, no
+// permission on the queue); the last two are permission errors naming the
+// user and what it lacks, not "check the password".
+func TestAccFaults_permissionDenied(t *testing.T) {
+	testAccPreCheck(t)
+	c := accClient(t)
+	ctx := context.Background()
+	password := "perm-" + uniqueName("pw")
+	noTag := uniqueName("notag-user")
+	restricted := uniqueName("restricted-user")
+	for user, tags := range map[string]string{noTag: "", restricted: "management"} {
+		if err := c.AdminPut(ctx, "users/"+url.PathEscape(user), map[string]any{"password": password, "tags": tags}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.AdminDelete(context.Background(), "users/"+url.PathEscape(user)) })
+		// Permission only on queues no test declares.
+		if err := c.AdminPut(ctx, "permissions/"+url.PathEscape("/")+"/"+url.PathEscape(user),
+			map[string]any{"configure": "^nothing-here$", "write": "^nothing-here$", "read": "^nothing-here$"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	name := uniqueName("perm")
+	cleanupTopology(t, "/", name)
+	cfg := func(user string) string {
+		return fmt.Sprintf(`
+provider "queuey" {
+  endpoint        = %q
+  username        = %q
+  password        = %q
+  request_timeout = "5s"
+}
+
+resource "queuey_queue" "test" {
+  name = %q
+}
+`, os.Getenv(EnvEndpoint), user, password, name)
+	}
+	lacks := func(user, reason string) *regexp.Regexp {
+		return regexp.MustCompile(`HTTP\s+401:\s+` + strings.ReplaceAll(regexp.QuoteMeta(reason), " ", `\s+`) + `[\s\S]*User\s+"` +
+			regexp.QuoteMeta(user) + `"\s+lacks\s+permission`)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkGone(t, "/", name, name+".dead"),
+		Steps: []resource.TestStep{
+			{Config: cfg(noTag), ExpectError: lacks(noTag, "Not management user")},
+			{Config: cfg(restricted), ExpectError: lacks(restricted, "Access refused")},
+		},
+	})
+}
+
+// TestAccFaults_leastPrivilege backs the operating guide's permission advice:
+// a Terraform user with the management tag and only configure permission on
+// queues_pattern (no write, no read, no administrator tag) creates, reads and
+// destroys a queue with its hold queues; an application user with configure
+// and read on queues_pattern and write on write_pattern declares all three
+// kinds of queue exactly as the backend does, publishes into a hold queue
+// through the default exchange and gets the message back from q.
+func TestAccFaults_leastPrivilege(t *testing.T) {
+	testAccPreCheck(t)
+	c := accClient(t)
+	ctx := context.Background()
+	name := uniqueName("least")
+	cleanupTopology(t, "/", name)
+	s := topology.DefaultSuffixes()
+	queuesPattern, writePattern := topology.QueuesPattern(name, s), topology.WritePattern(name, s)
+	tfUser, appUser := uniqueName("tf-user"), uniqueName("app-user")
+	password := "least-" + uniqueName("pw")
+	for user, grant := range map[string][4]string{
+		tfUser:  {"management", queuesPattern, "^$", "^$"},
+		appUser: {"", queuesPattern, writePattern, queuesPattern},
+	} {
+		if err := c.AdminPut(ctx, "users/"+url.PathEscape(user), map[string]any{"password": password, "tags": grant[0]}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.AdminDelete(context.Background(), "users/"+url.PathEscape(user)) })
+		if err := c.AdminPut(ctx, "permissions/"+url.PathEscape("/")+"/"+url.PathEscape(user),
+			map[string]any{"configure": grant[1], "write": grant[2], "read": grant[3]}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hold := topology.HoldQueueName(name, 1000, s)
+	cfg := fmt.Sprintf(`
+provider "queuey" {
+  endpoint = %q
+  username = %q
+  password = %q
+}
+
+resource "queuey_queue" "test" {
+  name        = %q
+  message_ttl = "1h"
+}
+
+data "queuey_hold_queues" "test" {
+  queue = queuey_queue.test.name
+}
+`, os.Getenv(EnvEndpoint), tfUser, password, name)
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testProviderFactories,
+		// Destroy, as the Terraform user, deleted the hold queue too.
+		CheckDestroy: checkGone(t, "/", name, name+".dead", hold),
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			{
+				PreConfig: func() { applicationRoundTrip(t, appUser, password, name, hold) },
+				Config:    cfg,
+			},
+		},
+	})
+}
+
+// applicationRoundTrip does what the backend does as user: declares q.dead,
+// q and a 1s hold queue with the computed arguments, publishes into the hold
+// queue through the default exchange and waits for the message in q.
+func applicationRoundTrip(t *testing.T, user, password, name, hold string) {
+	t.Helper()
+	u := &url.URL{Scheme: "amqp", User: url.UserPassword(user, password), Host: "127.0.0.1:5672", Path: "/"}
+	if base := os.Getenv("RABBITMQ_AMQP_URL"); base != "" {
+		if b, err := url.Parse(base); err == nil {
+			u.Host = b.Host
+		}
+	}
+	conn, err := amqp.Dial(u.String())
+	if err != nil {
+		t.Fatalf("AMQP as %s: %v", user, err)
+	}
+	defer func() { _ = conn.Close() }()
+	ch, err := conn.Channel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := topology.DefaultSuffixes()
+	ttl := int64(3600000)
+	mainArgs, err := topology.QueueArgs(&ttl, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	holdArgs, err := topology.HoldQueueArgs(name, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []topology.Queue{
+		{Name: topology.DeadQueueName(name, s), Args: topology.DeadQueueArgs()},
+		{Name: name, Args: mainArgs},
+		{Name: hold, Args: holdArgs},
+	} {
+		if _, err := ch.QueueDeclare(q.Name, true, false, false, false, amqp.Table(q.Args.Map())); err != nil {
+			t.Fatalf("the application user cannot declare %q: %v", q.Name, err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := ch.PublishWithContext(ctx, "", hold, true, false, amqp.Publishing{Body: []byte("later")}); err != nil {
+		t.Fatalf("the application user cannot publish to %q: %v", hold, err)
+	}
+	for ctx.Err() == nil {
+		if _, ok, err := ch.Get(name, true); err != nil {
+			t.Fatalf("the application user cannot get from %q: %v", name, err)
+		} else if ok {
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("the message published into %q never reached %q", hold, name)
+}

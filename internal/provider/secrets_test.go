@@ -1,0 +1,167 @@
+package provider
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+
+	"github.com/queuey/terraform-provider-queuey/internal/topology"
+)
+
+// TestProviderSchema_passwordSensitive: Terraform hides the password in plan
+// output and state only when the schema marks it sensitive.
+func TestProviderSchema_passwordSensitive(t *testing.T) {
+	var resp provider.SchemaResponse
+	New("test")().Schema(context.Background(), provider.SchemaRequest{}, &resp)
+	if resp.Diagnostics.HasError() {
+		t.Fatal(resp.Diagnostics)
+	}
+	attr, ok := resp.Schema.Attributes["password"]
+	if !ok {
+		t.Fatal("the provider schema has no password attribute")
+	}
+	if !attr.IsSensitive() {
+		t.Error("the provider's password attribute is not Sensitive")
+	}
+	for _, name := range []string{"username", "endpoint"} {
+		if a, ok := resp.Schema.Attributes[name]; ok && a.IsSensitive() {
+			t.Errorf("%s is Sensitive; it should stay readable in plans and errors", name)
+		}
+	}
+}
+
+// TestAccSecrets_notLogged runs a whole plan, apply, refresh and destroy as a
+// dedicated broker user with a long random password and every log turned up
+// to TRACE, then searches the logs for the password and for the
+// Authorization header value.
+//
+// Where the logs go: TF_LOG_PATH alone reaches only the provider under test
+// (the terraform-plugin-log sink that terraform-plugin-testing installs for
+// in-process providers), because terraform-exec strips TF_LOG* from the
+// Terraform CLI's environment. TF_ACC_LOG_PATH is what terraform-plugin-testing
+// hands to the Terraform CLI (as TF_LOG_PATH, level TRACE), and it also takes
+// precedence over TF_LOG_PATH for the provider's sink: with both set, the
+// CLI's and the provider's logs all land in the TF_ACC_LOG_PATH file and the
+// TF_LOG_PATH file stays empty. Both are searched; the markers below prove
+// that what was searched holds both Terraform's and the provider's logs.
+func TestAccSecrets_notLogged(t *testing.T) {
+	testAccPreCheck(t)
+	c := accClient(t)
+	ctx := context.Background()
+	user := uniqueName("secrets-user")
+	b := make([]byte, 24)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	password := "QueueySecret-" + hex.EncodeToString(b)
+	if err := c.AdminPut(ctx, "users/"+url.PathEscape(user), map[string]any{"password": password, "tags": "management"}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.AdminDelete(context.Background(), "users/"+url.PathEscape(user)) })
+	if err := c.AdminPut(ctx, "permissions/"+url.PathEscape("/")+"/"+url.PathEscape(user),
+		map[string]any{"configure": ".*", "write": ".*", "read": ".*"}); err != nil {
+		t.Fatal(err)
+	}
+
+	dir := t.TempDir()
+	tfLogPath := filepath.Join(dir, "tf-log-path.log")
+	accLogPath := filepath.Join(dir, "tf-acc-log-path.log")
+	t.Setenv("TF_LOG", "TRACE")
+	t.Setenv("TF_LOG_PATH", tfLogPath)
+	t.Setenv("TF_ACC_LOG_PATH", accLogPath)
+	// Through a sensitive variable, as an operator would pass it:
+	// terraform-plugin-testing logs each step's configuration text itself.
+	t.Setenv("TF_VAR_queuey_password", password)
+
+	name := uniqueName("secrets")
+	cleanupTopology(t, "/", name)
+	cfg := fmt.Sprintf(`
+variable "queuey_password" {
+  type      = string
+  sensitive = true
+}
+
+provider "queuey" {
+  endpoint = %q
+  username = %q
+  password = var.queuey_password
+}
+
+resource "queuey_queue" "test" {
+  name         = %q
+  max_priority = 3
+}
+
+data "queuey_hold_queues" "test" {
+  queue = queuey_queue.test.name
+}
+`, os.Getenv(EnvEndpoint), user, name)
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkGone(t, "/", name, name+".dead"),
+		Steps: []resource.TestStep{
+			{
+				Config: cfg,
+				Check:  checkBrokerQueue(t, "/", name, topology.Arguments{topology.ArgMaxPriority: topology.Int(3)}),
+			},
+			{
+				Config:           cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+		},
+	})
+
+	secrets := map[string]string{
+		"the password": password,
+		"the Authorization header value (base64 of user:password)": base64.StdEncoding.EncodeToString([]byte(user + ":" + password)),
+	}
+	var all strings.Builder
+	for _, f := range []string{tfLogPath, accLogPath} {
+		b, err := os.ReadFile(f)
+		if os.IsNotExist(err) {
+			t.Logf("%s: not written", filepath.Base(f))
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %d bytes", filepath.Base(f), len(b))
+		for what, s := range secrets {
+			if strings.Contains(string(b), s) {
+				t.Errorf("%s contains %s", filepath.Base(f), what)
+			}
+		}
+		all.Write(b)
+	}
+	logs := all.String()
+	if len(logs) == 0 {
+		t.Fatal("no log was written")
+	}
+	// Both Terraform's and the provider's logs were captured, at TRACE, so
+	// the search above covered them.
+	for what, marker := range map[string]string{
+		"Terraform CLI log lines":                      "Terraform version:",
+		"the provider's protocol log lines (TRACE)":    "sdk.proto: Received request: tf_proto_version=6",
+		"the provider's framework log lines (TRACE)":   "Calling provider defined Resource Create",
+		"the provider's Configure":                     "Calling provider defined Provider Configure",
+		"the provider's data source read":              "Calling provider defined DataSource Read",
+		"the provider's destroy (Resource Delete)":     "Calling provider defined Resource Delete",
+		"the dedicated user's name in the test config": user,
+	} {
+		if !strings.Contains(logs, marker) {
+			t.Errorf("the logs lack %s (%q): the search for secrets did not cover them", what, marker)
+		}
+	}
+}

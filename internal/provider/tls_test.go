@@ -1,0 +1,221 @@
+package provider
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/topology"
+)
+
+// tlsQueueConfig is a provider pointed at an HTTPS endpoint with the given TLS
+// settings, and one queuey_queue.
+func tlsQueueConfig(endpoint, tlsSettings, name string) string {
+	return fmt.Sprintf(`
+provider "queuey" {
+  endpoint        = %q
+  request_timeout = "5s"
+%s
+}
+
+resource "queuey_queue" "test" {
+  name = %q
+}
+`, endpoint, tlsSettings, name)
+}
+
+// certificateHint is the advice that comes with a refused certificate.
+const certificateHint = `The\s+TLS\s+handshake\s+failed\s+over\s+a\s+certificate:\s+set\s+cacert_file`
+
+// checkProxied asserts that the HTTPS front answered requests (the provider
+// did not reach the broker some other way).
+func checkProxied(p *faultProxy) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		if len(p.Records()) == 0 {
+			return fmt.Errorf("no request reached the HTTPS front at %s", p.URL)
+		}
+		return nil
+	}
+}
+
+// TestAccTLS_serverCertificate: an HTTPS management API whose certificate
+// comes from a private CA is refused with a certificate error when
+// cacert_file names another CA, reached with insecure = true, and verified
+// with cacert_file naming its CA.
+func TestAccTLS_serverCertificate(t *testing.T) {
+	dir := t.TempDir()
+	ca := newTestCA(t, dir, "queuey-test")
+	other := newTestCA(t, dir, "other")
+	server := ca.issue(t, "server", true)
+	p := newTLSFaultProxy(t, &tls.Config{Certificates: []tls.Certificate{server.TLS}, MinVersion: tls.VersionTLS12})
+	name := uniqueName("tls")
+	cleanupTopology(t, "/", name)
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkGone(t, "/", name, name+".dead"),
+		Steps: []resource.TestStep{
+			{
+				Config: tlsQueueConfig(p.URL, fmt.Sprintf("  cacert_file = %q", other.CertFile), name),
+				ExpectError: regexp.MustCompile(`at\s+` + regexp.QuoteMeta(p.URL) + `\s+failed:\s+tls:\s+failed\s+to\s+verify\s+certificate:\s+` +
+					`x509:\s+certificate\s+signed\s+by\s+unknown\s+authority\.\s+` + certificateHint),
+			},
+			{
+				Config: tlsQueueConfig(p.URL, "  insecure = true", name),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					checkBrokerQueue(t, "/", name, topology.Arguments{}),
+					checkProxied(p),
+				),
+			},
+			{
+				// Verified this time: the refresh and plan go through, nothing to do.
+				Config:           tlsQueueConfig(p.URL, fmt.Sprintf("  cacert_file = %q", ca.CertFile), name),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+		},
+	})
+}
+
+// TestAccTLS_clientCertificate: a management API front that requires and
+// verifies a client certificate is refused without one, or with one from
+// another CA, and reached with clientcert_file and clientkey_file.
+func TestAccTLS_clientCertificate(t *testing.T) {
+	dir := t.TempDir()
+	ca := newTestCA(t, dir, "queuey-test")
+	other := newTestCA(t, dir, "other")
+	server := ca.issue(t, "server", true)
+	client := ca.issue(t, "terraform", false)
+	stranger := other.issue(t, "stranger", false)
+	p := newTLSFaultProxy(t, &tls.Config{
+		Certificates: []tls.Certificate{server.TLS},
+		ClientAuth:   tls.RequireAndVerifyClientCert,
+		ClientCAs:    ca.Pool,
+		MinVersion:   tls.VersionTLS12,
+	})
+	name := uniqueName("mtls")
+	cleanupTopology(t, "/", name)
+	withCA := fmt.Sprintf("  cacert_file = %q\n", ca.CertFile)
+	refused := regexp.MustCompile(`at\s+` + regexp.QuoteMeta(p.URL) + `\s+failed:\s+remote\s+error:\s+tls:\s+[a-z ]*certificate[a-z ]*\.\s+` + certificateHint)
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkGone(t, "/", name, name+".dead"),
+		Steps: []resource.TestStep{
+			{
+				// No client certificate.
+				Config:      tlsQueueConfig(p.URL, withCA, name),
+				ExpectError: refused,
+			},
+			{
+				// A client certificate the front does not trust.
+				Config: tlsQueueConfig(p.URL, withCA+fmt.Sprintf("  clientcert_file = %q\n  clientkey_file  = %q",
+					stranger.CertFile, stranger.KeyFile), name),
+				ExpectError: refused,
+			},
+			{
+				Config: tlsQueueConfig(p.URL, withCA+fmt.Sprintf("  clientcert_file = %q\n  clientkey_file  = %q",
+					client.CertFile, client.KeyFile), name),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					checkBrokerQueue(t, "/", name, topology.Arguments{}),
+					checkBrokerQueue(t, "/", name+".dead", topology.Arguments{}),
+					checkProxied(p),
+				),
+			},
+		},
+	})
+}
+
+// TestTLS_certificateRefusal checks the management API client against HTTPS
+// servers with certificates from a private CA, without a broker: a refused
+// certificate, either way, is reported with advice on the TLS settings after
+// one connection (no retry), and the right settings connect.
+func TestTLS_certificateRefusal(t *testing.T) {
+	dir := t.TempDir()
+	ca := newTestCA(t, dir, "queuey-test")
+	other := newTestCA(t, dir, "other")
+	server := ca.issue(t, "server", true)
+	client := ca.issue(t, "terraform", false)
+	stranger := other.issue(t, "stranger", false)
+	start := func(clientAuth tls.ClientAuthType) (string, func() int) {
+		var mu sync.Mutex
+		conns := 0
+		srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `{"name":"/","default_queue_type":"undefined"}`)
+		}))
+		srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+		srv.Config.ConnState = func(_ net.Conn, state http.ConnState) {
+			if state == http.StateNew {
+				mu.Lock()
+				conns++
+				mu.Unlock()
+			}
+		}
+		srv.TLS = &tls.Config{Certificates: []tls.Certificate{server.TLS}, ClientAuth: clientAuth, ClientCAs: ca.Pool, MinVersion: tls.VersionTLS12}
+		srv.StartTLS()
+		t.Cleanup(srv.Close)
+		return srv.URL, func() int { mu.Lock(); defer mu.Unlock(); return conns }
+	}
+	plain, plainConns := start(tls.NoClientCert)
+	mutual, mutualConns := start(tls.RequireAndVerifyClientCert)
+
+	for _, tc := range []struct {
+		name     string
+		cfg      broker.Config
+		conns    func() int
+		wantErr  string // empty: must succeed
+		wantConn int
+	}{
+		{"unknown CA", broker.Config{Endpoint: plain, CACertFile: other.CertFile}, plainConns,
+			"x509: certificate signed by unknown authority", 1},
+		{"insecure", broker.Config{Endpoint: plain, Insecure: true}, plainConns, "", 2},
+		{"right CA", broker.Config{Endpoint: plain, CACertFile: ca.CertFile}, plainConns, "", 3},
+		{"no client certificate", broker.Config{Endpoint: mutual, CACertFile: ca.CertFile}, mutualConns,
+			"certificate", 1},
+		{"client certificate from another CA", broker.Config{Endpoint: mutual, CACertFile: ca.CertFile,
+			ClientCertFile: stranger.CertFile, ClientKeyFile: stranger.KeyFile}, mutualConns,
+			"certificate", 2},
+		{"client certificate", broker.Config{Endpoint: mutual, CACertFile: ca.CertFile,
+			ClientCertFile: client.CertFile, ClientKeyFile: client.KeyFile}, mutualConns, "", 3},
+	} {
+		tc.cfg.RequestTimeout = 5 * time.Second
+		c, err := broker.New(tc.cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		_, err = c.GetVhost(context.Background(), "/")
+		switch {
+		case tc.wantErr == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.wantErr != "" && err == nil:
+			t.Errorf("%s: connected, want a refusal", tc.name)
+		case tc.wantErr != "":
+			msg := err.Error()
+			if !strings.Contains(msg, tc.wantErr) || !strings.Contains(msg, "set cacert_file") || !errors.Is(err, broker.ErrUnreachable) {
+				t.Errorf("%s: got %q, want %q with advice on the TLS settings", tc.name, msg, tc.wantErr)
+			}
+			if strings.Contains(msg, "attempts") {
+				t.Errorf("%s: a refused certificate was retried: %s", tc.name, msg)
+			}
+		}
+		if got := tc.conns(); got != tc.wantConn {
+			t.Errorf("%s: the server has accepted %d connections in all, want %d (a refused certificate is not retried)", tc.name, got, tc.wantConn)
+		}
+	}
+}
