@@ -23,9 +23,9 @@ type Client struct {
 	transport        *retryTransport
 
 	// Batched reads by vhost (see batch.go).
-	queueLists    gatherer[map[string]Queue]
-	consumerLists gatherer[map[string]int64]
-	vhosts        gatherer[Vhost]
+	queueLists gatherer[map[string]Queue]
+	checks     gatherer[map[string]Queue] // queues with message and consumer counts
+	vhosts     gatherer[Vhost]
 }
 
 // New builds a client. It validates the settings and reads certificate files

@@ -29,12 +29,32 @@ type Queue struct {
 	Consumers *int64
 }
 
-// listQuery asks for the only fields the provider reads, with live message
-// totals: the statistics-based counts lag the queue by several seconds
-// (long enough to report an empty queue that just received a message), while
-// enable_queue_totals with disable_stats reads them from the queues directly
-// and skips the costly statistics.
-const listQuery = "disable_stats=true&enable_queue_totals=true&columns=name,vhost,type,durable,auto_delete,exclusive,arguments,messages"
+// Listings ask for the only fields their callers read, skip the costly
+// statistics (disable_stats) and the broker's sorting (sort=, an empty sort
+// list: the answer becomes a map anyway). A listing costs the broker time in
+// proportion to the number of queues in the vhost, and more with counts: live
+// message totals (enable_queue_totals) are asked of every queue, where the
+// statistics-based counts would lag the queue by several seconds (long
+// enough to report an empty queue that just received a message). So each
+// listing carries counts only when a caller sharing it needs them.
+const (
+	withCounts       uint = 1 << iota // messages (ready plus unacknowledged)
+	withDeclarations                  // type, durable, auto_delete, exclusive, arguments
+)
+
+func listQuery(flags uint) string {
+	q := "disable_stats=true&sort=&columns=name"
+	if flags&withDeclarations != 0 {
+		q += ",type,durable,auto_delete,exclusive,arguments"
+	}
+	if flags&withCounts != 0 {
+		q = "enable_queue_totals=true&" + q + ",messages"
+	}
+	return q
+}
+
+// getQuery asks for one queue without statistics.
+const getQuery = "disable_stats=true&columns=name,type,durable,auto_delete,exclusive,arguments"
 
 type rawQueue struct {
 	Name       string         `json:"name"`
@@ -73,16 +93,38 @@ func count(n *json.Number) *int64 {
 	return &i
 }
 
+// ListQueues returns every queue of vhost by name, with message counts.
+// Concurrent callers share one request (see batch.go); the answer comes from
+// a request sent after the call began. The map is shared: do not modify it.
+func (c *Client) ListQueues(ctx context.Context, vhost string) (map[string]Queue, error) {
+	return c.queueLists.do(ctx, vhost, withCounts|withDeclarations, c.listQueuesFetch(vhost))
+}
+
+// ListQueueDeclarations is ListQueues without message counts (Messages is
+// nil unless a caller sharing the request asked for them): what each queue
+// was declared with, at a lower cost to the broker.
+func (c *Client) ListQueueDeclarations(ctx context.Context, vhost string) (map[string]Queue, error) {
+	return c.queueLists.do(ctx, vhost, withDeclarations, c.listQueuesFetch(vhost))
+}
+
+func (c *Client) listQueuesFetch(vhost string) func(context.Context, uint) (map[string]Queue, error) {
+	return func(ctx context.Context, flags uint) (map[string]Queue, error) {
+		return c.listQueuesNow(ctx, vhost, flags)
+	}
+}
+
 // listQueuesNow fetches every queue of vhost in one request.
-func (c *Client) listQueuesNow(ctx context.Context, vhost string) (map[string]Queue, error) {
+func (c *Client) listQueuesNow(ctx context.Context, vhost string, flags uint) (map[string]Queue, error) {
 	var raw []rawQueue
 	op := fmt.Sprintf("listing queues in vhost %q", vhost)
-	if err := c.getJSON(ctx, op, "queues/"+url.PathEscape(vhost)+"?"+listQuery, &raw); err != nil {
+	if err := c.getJSON(ctx, op, "queues/"+url.PathEscape(vhost)+"?"+listQuery(flags), &raw); err != nil {
 		return nil, err
 	}
 	out := make(map[string]Queue, len(raw))
 	for _, r := range raw {
-		out[r.Name] = r.queue()
+		q := r.queue()
+		q.Vhost = vhost
+		out[r.Name] = q
 	}
 	return out, nil
 }
@@ -103,6 +145,22 @@ func (c *Client) GetQueue(ctx context.Context, vhost, name string) (Queue, error
 	return q, nil
 }
 
+// GetQueueDeclaration returns what one queue was declared with (no message
+// counts), from a GET of that queue alone, or an error wrapping ErrNotFound
+// when the queue or its vhost does not exist. The broker answers it in time
+// independent of the number of queues in the vhost, where a listing costs it
+// time in proportion to that number.
+func (c *Client) GetQueueDeclaration(ctx context.Context, vhost, name string) (Queue, error) {
+	var raw rawQueue
+	op := fmt.Sprintf("reading queue %q in vhost %q", name, vhost)
+	if err := c.getJSON(ctx, op, "queues/"+url.PathEscape(vhost)+"/"+url.PathEscape(name)+"?"+getQuery, &raw); err != nil {
+		return Queue{}, err
+	}
+	q := raw.queue()
+	q.Vhost, q.Messages = vhost, nil
+	return q, nil
+}
+
 // DeclareQueue declares a durable, non-auto-delete, non-exclusive queue with
 // exactly these arguments, as an application does: no x-queue-type is added.
 // It fails with ErrArgumentsConflict when the queue exists with other
@@ -120,7 +178,6 @@ func (c *Client) DeclareQueue(ctx context.Context, vhost, name string, args map[
 	if err != nil {
 		return &Error{Op: op, Endpoint: c.endpointRedacted, Reason: err.Error()}
 	}
-	defer c.wrote(vhost)
 	return c.send(ctx, op, http.MethodPut, "queues/"+url.PathEscape(vhost)+"/"+url.PathEscape(name), body)
 }
 
@@ -129,7 +186,6 @@ func (c *Client) DeclareQueue(ctx context.Context, vhost, name string, args map[
 // consumer. A queue already gone counts as deleted.
 func (c *Client) DeleteQueue(ctx context.Context, vhost, name string, guarded bool) error {
 	op := fmt.Sprintf("deleting queue %q in vhost %q", name, vhost)
-	defer c.wrote(vhost)
 	var opts []rabbithole.QueueDeleteOptions
 	if guarded {
 		opts = append(opts, rabbithole.QueueDeleteOptions{IfEmpty: true, IfUnused: true})
@@ -175,13 +231,41 @@ func (c *Client) send(ctx context.Context, op, method, path string, body []byte)
 	return c.classify(op, resp.StatusCode, reason)
 }
 
-// ListQueuesWithConsumers is ListQueues with each queue's consumer count,
-// from the vhost's consumer list (one more request, never shared).
+// ListQueuesWithConsumers returns every queue of vhost by name with its
+// message count and its consumer count (from the vhost's consumer list), for
+// the checks before a destroy. Only Name, Vhost, Messages and Consumers are
+// filled in. The two lists are fetched at the same time, both shared by the
+// concurrent callers like ListQueues.
 func (c *Client) ListQueuesWithConsumers(ctx context.Context, vhost string) (map[string]Queue, error) {
-	queues, err := c.ListQueues(ctx, vhost)
-	if err != nil {
-		return nil, err
-	}
+	return c.checks.do(ctx, vhost, 0, func(ctx context.Context, _ uint) (map[string]Queue, error) {
+		type answer struct {
+			counts map[string]int64
+			err    error
+		}
+		ch := make(chan answer, 1)
+		go func() {
+			counts, err := c.consumerCountsNow(ctx, vhost)
+			ch <- answer{counts, err}
+		}()
+		queues, err := c.listQueuesNow(ctx, vhost, withCounts)
+		cs := <-ch
+		if err != nil {
+			return nil, err
+		}
+		if cs.err != nil {
+			return nil, cs.err
+		}
+		for name, q := range queues {
+			n := cs.counts[name]
+			q.Consumers = &n
+			queues[name] = q
+		}
+		return queues, nil
+	})
+}
+
+// consumerCountsNow counts the consumers of each queue of vhost in one request.
+func (c *Client) consumerCountsNow(ctx context.Context, vhost string) (map[string]int64, error) {
 	var consumers []struct {
 		Queue struct {
 			Name string `json:"name"`
@@ -195,11 +279,5 @@ func (c *Client) ListQueuesWithConsumers(ctx context.Context, vhost string) (map
 	for _, cs := range consumers {
 		counts[cs.Queue.Name]++
 	}
-	out := make(map[string]Queue, len(queues))
-	for name, q := range queues {
-		n := counts[name]
-		q.Consumers = &n
-		out[name] = q
-	}
-	return out, nil
+	return counts, nil
 }

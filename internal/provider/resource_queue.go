@@ -157,19 +157,20 @@ func (r *queueResource) Create(ctx context.Context, req resource.CreateRequest, 
 	vhost := plan.Vhost.ValueString()
 	name := plan.Name.ValueString()
 
-	// The vhost check and the listing go out together, each shared with the
-	// Creates running at the same time.
+	// Check both queues before declaring either: adopt identical ones, refuse
+	// any other, change nothing on a refusal. The vhost check (shared with
+	// the Creates running at the same time) goes out alongside the look-ups
+	// of the two queues; a look-up of one queue costs the broker the same
+	// whatever the size of the vhost, where a listing grows with it.
 	vhostErr := make(chan error, 1)
 	go func() { vhostErr <- checkVhost(ctx, client, vhost) }()
-	// Check both queues before declaring either: adopt identical ones, refuse
-	// any other, change nothing on a refusal.
-	existing, err := client.ListQueueDeclarations(ctx, vhost)
+	existing, err := lookUpQueues(ctx, client, vhost, want.dead.Name, want.main.Name)
 	if verr := <-vhostErr; verr != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("vhost"), "Cannot Use Vhost", verr.Error())
+		resp.Diagnostics.AddAttributeError(path.Root("vhost"), brokerErrorSummary(verr, "Cannot Use Vhost"), verr.Error())
 		return
 	}
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot List Queues", err.Error())
+		resp.Diagnostics.AddError("Cannot Read Queue", err.Error())
 		return
 	}
 	var conflicts []string

@@ -41,14 +41,17 @@ func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 		}
 		return
 	}
-	var plan, config queueModel
+	var plan queueModel
+	var configVhost types.String
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
+	// Only the configured vhost is needed: reading one attribute costs far
+	// less than converting the whole configuration.
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("vhost"), &configVhost)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 
-	if config.Vhost.IsNull() {
+	if configVhost.IsNull() {
 		if r.data.vhostUnknown {
 			plan.Vhost = types.StringUnknown()
 		} else {

@@ -120,8 +120,8 @@ func joinLines(lines []string) string { return strings.Join(lines, "\n  - ") }
 func checkVhost(ctx context.Context, c *broker.Client, vhost string) error {
 	v, err := c.GetVhost(ctx, vhost)
 	if errors.Is(err, broker.ErrNotFound) {
-		return fmt.Errorf("vhost %q does not exist at %s. Create it first (for example `rabbitmqctl add_vhost %q`) "+
-			"or set `vhost` to an existing one", vhost, c.Endpoint(), vhost)
+		return fmt.Errorf("vhost %q does not exist at %s (or the user has no permissions in it). Create it first "+
+			"(for example `rabbitmqctl add_vhost %q`) or set `vhost` to an existing one", vhost, c.Endpoint(), vhost)
 	}
 	if err != nil {
 		return err
@@ -132,6 +132,24 @@ func checkVhost(ctx context.Context, c *broker.Client, vhost string) error {
 			"Use a vhost whose default queue type is classic", vhost, v.DefaultQueueType)
 	}
 	return nil
+}
+
+// lookUpQueues reads the named queues of vhost one after the other (one
+// connection per resource, so that a Create holds no more connections than
+// Terraform has operations running) and returns those that exist.
+func lookUpQueues(ctx context.Context, c *broker.Client, vhost string, names ...string) (map[string]broker.Queue, error) {
+	out := map[string]broker.Queue{}
+	for _, name := range names {
+		q, err := c.GetQueueDeclaration(ctx, vhost, name)
+		switch {
+		case err == nil:
+			out[name] = q
+		case errors.Is(err, broker.ErrNotFound):
+		default:
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 func declareErrorDetail(err error, q topology.Queue) string {
@@ -272,4 +290,17 @@ func shortDuration(d time.Duration) string {
 		s = strings.TrimSuffix(s, "0m")
 	}
 	return s
+}
+
+// brokerErrorSummary picks a diagnostic summary for a failed broker call:
+// what went wrong with the connection or credentials when that is the cause,
+// else fallback.
+func brokerErrorSummary(err error, fallback string) string {
+	switch {
+	case errors.Is(err, broker.ErrUnreachable):
+		return "Management API Unreachable"
+	case errors.Is(err, broker.ErrUnauthorized):
+		return "Not Authorized By The Management API"
+	}
+	return fallback
 }

@@ -1,0 +1,130 @@
+// Command bench measures terraform-provider-queuey at scale against
+// Terraform's own floor: N queuey_queue resources and N terraform_data
+// resources go through apply, plan, a refresh-only plan and destroy, run
+// after run, interleaved. Between the provider and the management API sits a
+// counting proxy on loopback (requests and TCP connections); the provider
+// runs under a shim that records its peak RSS and CPU time. `make bench`
+// runs it; see README.md, "Performance".
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+type options struct {
+	n           int
+	runs        int
+	parallelism int
+	provider    string
+	terraform   string
+	dir         string
+	endpoint    string
+	username    string
+	password    string
+	vhost       string
+	ttl         string
+	priority    int
+}
+
+func main() {
+	if target := os.Getenv(envShimTarget); target != "" {
+		runShim(target, os.Getenv(envShimLog))
+	}
+	var o options
+	flag.IntVar(&o.n, "n", 300, "logical queues (and terraform_data resources) per run")
+	flag.IntVar(&o.runs, "runs", 3, "runs of each kind; the table shows the median")
+	flag.IntVar(&o.parallelism, "parallelism", 10, "terraform -parallelism")
+	flag.StringVar(&o.provider, "provider", "build/terraform-provider-queuey", "the provider binary to measure")
+	flag.StringVar(&o.terraform, "terraform", "terraform", "the terraform binary")
+	flag.StringVar(&o.dir, "dir", "build/bench", "work directory (CLI config, state, logs)")
+	flag.StringVar(&o.endpoint, "endpoint", os.Getenv("RABBITMQ_ENDPOINT"), "management API base URL (default $RABBITMQ_ENDPOINT)")
+	flag.StringVar(&o.username, "username", envOr("RABBITMQ_USERNAME", "guest"), "management API user (default $RABBITMQ_USERNAME)")
+	flag.StringVar(&o.password, "password", envOr("RABBITMQ_PASSWORD", "guest"), "management API password (default $RABBITMQ_PASSWORD)")
+	flag.StringVar(&o.vhost, "vhost", "", "existing vhost to use (default: a fresh vhost made for this run and deleted after it)")
+	flag.StringVar(&o.ttl, "message-ttl", "24h", "message_ttl of every queue")
+	flag.IntVar(&o.priority, "max-priority", 10, "max_priority of every queue")
+	flag.Parse()
+	if o.endpoint == "" {
+		fmt.Fprintln(os.Stderr, "bench: no management API: set RABBITMQ_ENDPOINT or -endpoint (make bench runs scripts/broker-ready.sh first)")
+		os.Exit(2)
+	}
+	if o.n < 1 || o.runs < 1 || o.parallelism < 1 {
+		fmt.Fprintln(os.Stderr, "bench: -n, -runs and -parallelism must be at least 1")
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, o); err != nil {
+		fmt.Fprintln(os.Stderr, "bench: FAIL:", err)
+		stop()
+		os.Exit(1)
+	}
+}
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
+
+func runID() string {
+	b := make([]byte, 3)
+	_, _ = rand.Read(b)
+	return time.Now().UTC().Format("0102t1504") + hex.EncodeToString(b)
+}
+
+func run(ctx context.Context, o options) (err error) {
+	var e env
+	e.o = o
+	e.id = runID()
+	if e.o.dir, err = filepath.Abs(o.dir); err != nil {
+		return err
+	}
+	if e.o.provider, err = filepath.Abs(o.provider); err != nil {
+		return err
+	}
+	if _, err := os.Stat(e.o.provider); err != nil {
+		return fmt.Errorf("provider binary: %w (run make build)", err)
+	}
+	if err := e.setup(ctx); err != nil {
+		_ = e.cleanup()
+		return err
+	}
+	// Whatever happens from here on, every queue made is deleted.
+	defer func() {
+		if cerr := e.cleanup(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+	fmt.Printf("bench %s: N=%d, %d runs of each kind, -parallelism=%d, vhost %q, provider %s\n",
+		e.id, o.n, o.runs, o.parallelism, e.vhost, e.o.provider)
+	fmt.Printf("machine: %s\n", machineLine(&e))
+	loadBefore := loadavg()
+
+	var results = map[string][]runResult{}
+	for r := 1; r <= o.runs; r++ {
+		for _, kind := range []string{kindQueuey, kindFloor} {
+			res, err := e.runOnce(ctx, kind, r)
+			if err != nil {
+				return fmt.Errorf("%s run %d: %w", kind, r, err)
+			}
+			results[kind] = append(results[kind], res)
+			fmt.Println(res.line(o.n))
+		}
+	}
+	fmt.Println()
+	fmt.Print(report(e, results, loadBefore, loadavg()))
+	// Keep the work directory (state, logs) only when something failed.
+	_ = os.RemoveAll(filepath.Join(e.o.dir, e.id))
+	return nil
+}

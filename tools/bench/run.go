@@ -1,0 +1,423 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/queuey/terraform-provider-queuey/internal/broker"
+)
+
+const (
+	kindQueuey = "queuey_queue"
+	kindFloor  = "terraform_data"
+)
+
+var phases = []string{"apply", "plan", "refresh", "destroy"}
+
+// env is one bench invocation: the proxy, the shim, the broker and the vhost.
+type env struct {
+	o         options
+	id        string
+	vhost     string
+	madeVhost bool
+	admin     *broker.Client
+	proxy     *countingProxy
+	rc        string
+	shimLog   string
+	shimOff   int64
+	tfVersion string
+	brokerVer string
+}
+
+func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
+
+func (e *env) setup(ctx context.Context) error {
+	var err error
+	if err := os.MkdirAll(filepath.Join(e.o.dir, e.id), 0o755); err != nil {
+		return err
+	}
+	e.admin, err = broker.New(broker.Config{Endpoint: e.o.endpoint, Username: e.o.username, Password: e.o.password})
+	if err != nil {
+		return err
+	}
+	out, err := exec.CommandContext(ctx, e.o.terraform, "version").Output()
+	if err != nil {
+		return fmt.Errorf("%s version: %w", e.o.terraform, err)
+	}
+	e.tfVersion = strings.TrimPrefix(strings.SplitN(string(out), "\n", 2)[0], "Terraform ")
+	e.brokerVer = e.overviewVersion(ctx)
+
+	e.vhost = e.o.vhost
+	if e.vhost == "" {
+		e.vhost = "queuey-bench-" + e.id
+		if err := e.admin.AdminPut(ctx, "vhosts/"+url.PathEscape(e.vhost), map[string]any{}); err != nil {
+			return fmt.Errorf("creating vhost %q: %w", e.vhost, err)
+		}
+		e.madeVhost = true
+		if err := e.admin.AdminPut(ctx, "permissions/"+url.PathEscape(e.vhost)+"/"+url.PathEscape(e.o.username),
+			map[string]any{"configure": ".*", "write": ".*", "read": ".*"}); err != nil {
+			return fmt.Errorf("permissions on vhost %q: %w", e.vhost, err)
+		}
+	}
+
+	e.proxy, err = startProxy(e.o.endpoint)
+	if err != nil {
+		return err
+	}
+
+	// The provider Terraform starts is the shim, which starts the real one.
+	shimDir := filepath.Join(e.o.dir, "plugin")
+	if err := installShim(shimDir); err != nil {
+		return fmt.Errorf("installing the rusage shim: %w", err)
+	}
+	e.shimLog = filepath.Join(e.o.dir, e.id, "provider-rusage.jsonl")
+	e.rc = filepath.Join(e.o.dir, "terraformrc")
+	rc := fmt.Sprintf(`# Written by tools/bench: the provider comes from %s (a shim that runs %s).
+provider_installation {
+  dev_overrides {
+    "registry.terraform.io/queuey/queuey" = %q
+  }
+  direct {}
+}
+`, shimDir, e.o.provider, shimDir)
+	return os.WriteFile(e.rc, []byte(rc), 0o644)
+}
+
+func (e *env) overviewVersion(ctx context.Context) string {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(e.o.endpoint, "/")+"/api/overview", nil)
+	if err != nil {
+		return "unknown"
+	}
+	req.SetBasicAuth(e.o.username, e.o.password)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "unknown"
+	}
+	defer func() { _ = resp.Body.Close() }()
+	var ov struct {
+		RabbitMQ   string `json:"rabbitmq_version"`
+		Management string `json:"management_version"`
+		Erlang     string `json:"erlang_version"`
+	}
+	if json.NewDecoder(resp.Body).Decode(&ov) != nil {
+		return "unknown"
+	}
+	v := ov.RabbitMQ
+	if v == "" {
+		v = ov.Management
+	}
+	return v + " (Erlang " + ov.Erlang + ")"
+}
+
+// cleanup deletes every queue this invocation made, and its vhost.
+func (e *env) cleanup() error {
+	if e.proxy != nil {
+		e.proxy.Close()
+	}
+	if e.admin == nil || e.vhost == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	n, err := e.deleteLeftovers(ctx, "bench-"+e.id+"-")
+	if n > 0 {
+		fmt.Fprintf(os.Stderr, "bench: cleanup deleted %d queues left in vhost %q\n", n, e.vhost)
+	}
+	if e.madeVhost {
+		if derr := e.admin.AdminDelete(ctx, "vhosts/"+url.PathEscape(e.vhost)); derr != nil && !errors.Is(derr, broker.ErrNotFound) && err == nil {
+			err = derr
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("cleanup of vhost %q: %w", e.vhost, err)
+	}
+	return nil
+}
+
+// deleteLeftovers deletes the queues whose names start with prefix.
+func (e *env) deleteLeftovers(ctx context.Context, prefix string) (int, error) {
+	all, err := e.admin.ListQueues(ctx, e.vhost)
+	if errors.Is(err, broker.ErrNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for name := range all {
+		if strings.HasPrefix(name, prefix) {
+			if err := e.admin.DeleteQueue(ctx, e.vhost, name, false); err != nil {
+				return n, err
+			}
+			n++
+		}
+	}
+	return n, nil
+}
+
+func (e *env) countQueues(ctx context.Context, prefix string) (int, error) {
+	all, err := e.admin.ListQueues(ctx, e.vhost)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for name := range all {
+		if strings.HasPrefix(name, prefix) {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// phaseResult is one terraform command.
+type phaseResult struct {
+	wall       time.Duration
+	tfCPU      time.Duration // terraform with the plugins it reaped
+	provCPU    time.Duration
+	provRSSKiB int64
+	provProcs  int
+	brokerCPU  time.Duration
+	counts     counters
+}
+
+type runResult struct {
+	kind   string
+	run    int
+	phases map[string]phaseResult
+}
+
+func (r runResult) line(n int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "  %-14s run %d:", r.kind, r.run)
+	for _, p := range phases {
+		pr := r.phases[p]
+		fmt.Fprintf(&b, "  %s %.2fs", p, pr.wall.Seconds())
+		if r.kind == kindQueuey {
+			fmt.Fprintf(&b, " (%.2f req/q, %d conns)", float64(pr.counts.requests())/float64(n), pr.counts.conns)
+		}
+	}
+	return b.String()
+}
+
+func (e *env) config(kind, prefix string) string {
+	if kind == kindFloor {
+		return fmt.Sprintf(`resource "terraform_data" "q" {
+  count = %d
+  input = {
+    name         = "%s${count.index}"
+    message_ttl  = %q
+    max_priority = %d
+  }
+}
+`, e.o.n, prefix, e.o.ttl, e.o.priority)
+	}
+	return fmt.Sprintf(`terraform {
+  required_providers {
+    queuey = { source = "queuey/queuey" }
+  }
+}
+
+provider "queuey" {}
+
+resource "queuey_queue" "q" {
+  count        = %d
+  name         = "%s${count.index}"
+  message_ttl  = %q
+  max_priority = %d
+}
+`, e.o.n, prefix, e.o.ttl, e.o.priority)
+}
+
+func (e *env) runOnce(ctx context.Context, kind string, r int) (runResult, error) {
+	res := runResult{kind: kind, run: r, phases: map[string]phaseResult{}}
+	prefix := fmt.Sprintf("bench-%s-r%d-", e.id, r)
+	dir := filepath.Join(e.o.dir, e.id, fmt.Sprintf("%s-r%d", kind, r))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return res, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(e.config(kind, prefix)), 0o644); err != nil {
+		return res, err
+	}
+	for _, phase := range phases {
+		pr, err := e.phase(ctx, dir, phase)
+		if err != nil {
+			return res, fmt.Errorf("%s: %w", phase, err)
+		}
+		res.phases[phase] = pr
+		if kind != kindQueuey {
+			continue
+		}
+		switch phase {
+		case "apply":
+			if n, err := e.countQueues(ctx, prefix); err != nil || n != 2*e.o.n {
+				return res, fmt.Errorf("after apply the broker holds %d queues named %s*, want %d (%v)", n, prefix, 2*e.o.n, err)
+			}
+		case "destroy":
+			if n, err := e.deleteLeftovers(ctx, prefix); err != nil || n != 0 {
+				return res, fmt.Errorf("destroy left %d queues named %s* (deleted now) (%v)", n, prefix, err)
+			}
+		}
+	}
+	return res, nil
+}
+
+func (e *env) phase(ctx context.Context, dir, phase string) (phaseResult, error) {
+	par := fmt.Sprintf("-parallelism=%d", e.o.parallelism)
+	var args []string
+	switch phase {
+	case "apply":
+		args = []string{"apply", "-auto-approve", par}
+	case "plan":
+		args = []string{"plan", "-detailed-exitcode", par}
+	case "refresh":
+		// Not -detailed-exitcode: with it, Terraform 1.11 exits 2 from a
+		// refresh-only plan of this provider even when Read returns the prior
+		// state unchanged (terraform_data exits 0); the output is checked.
+		args = []string{"plan", "-refresh-only", par}
+	case "destroy":
+		args = []string{"destroy", "-auto-approve", par}
+	}
+	args = append(args, "-input=false", "-no-color")
+	logPath := filepath.Join(dir, phase+".log")
+	logf, err := os.Create(logPath)
+	if err != nil {
+		return phaseResult{}, err
+	}
+	defer func() { _ = logf.Close() }()
+
+	cmd := exec.CommandContext(ctx, e.o.terraform, args...)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = time.Minute
+	cmd.Env = append(filterEnv(os.Environ()),
+		"TF_CLI_CONFIG_FILE="+e.rc,
+		"TF_IN_AUTOMATION=1",
+		"CHECKPOINT_DISABLE=1",
+		"RABBITMQ_ENDPOINT="+e.proxy.URL(),
+		"RABBITMQ_USERNAME="+e.o.username,
+		"RABBITMQ_PASSWORD="+e.o.password,
+		"RABBITMQ_VHOST="+e.vhost,
+		envShimTarget+"="+e.o.provider,
+		envShimLog+"="+e.shimLog,
+	)
+	before := e.proxy.snapshot()
+	cpu0 := brokerCPU()
+	start := time.Now()
+	runErr := cmd.Run()
+	pr := phaseResult{wall: time.Since(start)}
+	pr.brokerCPU = brokerCPU() - cpu0
+	pr.counts = e.proxy.snapshot().sub(before)
+	if cmd.ProcessState != nil {
+		pr.tfCPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
+	var recs []shimRecord
+	recs, e.shimOff = readShimLog(e.shimLog, e.shimOff)
+	for _, rec := range recs {
+		pr.provProcs++
+		pr.provCPU += time.Duration((rec.UserS + rec.SysS) * float64(time.Second))
+		pr.provRSSKiB = max(pr.provRSSKiB, rec.MaxRSSKiB)
+	}
+	if runErr != nil {
+		var ee *exec.ExitError
+		if phase == "plan" {
+			if errors.As(runErr, &ee) && ee.ExitCode() == 2 {
+				return pr, fmt.Errorf("terraform %s is not empty (exit 2); see %s", strings.Join(args, " "), logPath)
+			}
+		}
+		return pr, fmt.Errorf("terraform %s: %v; last lines of %s:\n%s", strings.Join(args, " "), runErr, logPath, tail(logPath, 30))
+	}
+	if phase == "refresh" {
+		if b, _ := os.ReadFile(logPath); !bytes.Contains(b, []byte("No changes.")) {
+			return pr, fmt.Errorf("terraform %s found changes; see %s", strings.Join(args, " "), logPath)
+		}
+	}
+	return pr, nil
+}
+
+// filterEnv drops settings that would change what is measured.
+func filterEnv(in []string) []string {
+	var out []string
+	for _, kv := range in {
+		k, _, _ := strings.Cut(kv, "=")
+		switch {
+		case k == "TF_CLI_CONFIG_FILE", k == "TF_CLI_ARGS", strings.HasPrefix(k, "TF_CLI_ARGS_"),
+			strings.HasPrefix(k, "TF_LOG"), k == "TF_REATTACH_PROVIDERS", k == "GOGC", k == "GOMAXPROCS",
+			strings.HasPrefix(k, "RABBITMQ_"):
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+func tail(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// brokerCPU returns the CPU time used so far by the RabbitMQ node(s) on this
+// machine (beam.smp processes), or 0 when none is visible.
+func brokerCPU() time.Duration {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0
+	}
+	var total time.Duration
+	for _, ent := range ents {
+		if ent.Name()[0] < '0' || ent.Name()[0] > '9' {
+			continue
+		}
+		comm, err := os.ReadFile(filepath.Join("/proc", ent.Name(), "comm"))
+		if err != nil || !strings.HasPrefix(strings.TrimSpace(string(comm)), "beam") {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", ent.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// Fields after the command name: state is field 3, utime 14, stime 15.
+		s := string(stat)
+		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(fields) < 13 {
+			continue
+		}
+		var ut, st int64
+		_, _ = fmt.Sscan(fields[11], &ut)
+		_, _ = fmt.Sscan(fields[12], &st)
+		total += time.Duration(ut+st) * time.Second / clockTicks
+	}
+	return total
+}
+
+// clockTicks is USER_HZ, 100 on every Linux architecture Go supports.
+const clockTicks = 100
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}

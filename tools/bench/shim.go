@@ -1,0 +1,128 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// The bench measures the provider's peak memory and CPU time exactly: the
+// dev_overrides directory holds a copy of the bench binary named like the
+// provider. Started by Terraform, that copy runs in shim mode: it starts the
+// real provider with the same arguments, environment and standard streams
+// (so the plugin handshake passes straight through), forwards signals, and
+// when the provider exits appends the provider's rusage (ru_maxrss, user and
+// system time) to a log as one JSON line.
+const (
+	envShimTarget = "QUEUEY_BENCH_SHIM_TARGET"
+	envShimLog    = "QUEUEY_BENCH_SHIM_LOG"
+)
+
+type shimRecord struct {
+	Pid       int     `json:"pid"`
+	MaxRSSKiB int64   `json:"max_rss_kib"`
+	UserS     float64 `json:"user_s"`
+	SysS      float64 `json:"sys_s"`
+	WallS     float64 `json:"wall_s"`
+	Exit      int     `json:"exit"`
+}
+
+// runShim runs the provider as a child and never returns.
+func runShim(target, logPath string) {
+	cmd := exec.Command(target, os.Args[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintf(os.Stderr, "queuey bench shim: starting %s: %v\n", target, err)
+		os.Exit(1)
+	}
+	go func() {
+		for s := range sigs {
+			_ = cmd.Process.Signal(s)
+		}
+	}()
+	_ = cmd.Wait()
+	rec := shimRecord{Pid: cmd.Process.Pid, WallS: time.Since(start).Seconds(), Exit: cmd.ProcessState.ExitCode()}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rec.MaxRSSKiB = ru.Maxrss
+		rec.UserS = time.Duration(ru.Utime.Nano()).Seconds()
+		rec.SysS = time.Duration(ru.Stime.Nano()).Seconds()
+	}
+	if b, err := json.Marshal(rec); err == nil {
+		if f, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644); err == nil {
+			_, _ = f.Write(append(b, '\n'))
+			_ = f.Close()
+		}
+	}
+	code := rec.Exit
+	if code < 0 {
+		code = 1
+	}
+	os.Exit(code)
+}
+
+// installShim copies the running bench binary into dir under the provider's
+// binary name.
+func installShim(dir string) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	in, err := os.Open(self)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = in.Close() }()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	dst := filepath.Join(dir, "terraform-provider-queuey")
+	tmp := dst + ".tmp"
+	out, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		_ = out.Close()
+		return err
+	}
+	if err := out.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, dst)
+}
+
+// readShimLog reads the records appended since offset and returns the new
+// offset.
+func readShimLog(path string, offset int64) ([]shimRecord, int64) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, offset
+	}
+	defer func() { _ = f.Close() }()
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return nil, offset
+	}
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return nil, offset
+	}
+	var out []shimRecord
+	dec := json.NewDecoder(bytesReader(b))
+	for {
+		var r shimRecord
+		if err := dec.Decode(&r); err != nil {
+			break
+		}
+		out = append(out, r)
+	}
+	return out, offset + int64(len(b))
+}
