@@ -4,11 +4,14 @@
 #
 # Terraform finds the fresh build through a dev_overrides CLI configuration
 # written to build/terraformrc and passed in TF_CLI_CONFIG_FILE; ~/.terraformrc
-# is never read or written. The example is copied to build/quickstart and
-# applied there, so its state stays out of the source tree; a second run
-# finds nothing to change.
+# is never read or written. The quickstart's source "queuey/queuey" means
+# registry.terraform.io/queuey/queuey to Terraform and
+# registry.opentofu.org/queuey/queuey to OpenTofu, so the override names both.
+# The example is copied to build/quickstart and applied there, so its state
+# stays out of the source tree; a second run finds nothing to change.
 #
-# TF names the Terraform binary (default: terraform), e.g. TF=tofu.
+# TF names the Terraform binary (default: terraform), e.g. TF=tofu (make demo
+# TF=tofu builds OpenTofu into build/bin/tofu first when tofu is not on PATH).
 # The provider is built first unless SKIP_BUILD=1 (make demo builds it).
 set -euo pipefail
 
@@ -21,6 +24,10 @@ work_dir="$build_dir/quickstart"
 
 log() { printf 'demo: %s\n' "$*" >&2; }
 
+if [[ "$tf" == tofu ]] && ! command -v tofu >/dev/null; then
+	log "tofu not on PATH: scripts/tofu.sh provides OpenTofu in build/bin/tofu"
+	tf="$("$repo_root/scripts/tofu.sh" | tail -n 1)"
+fi
 if ! command -v "$tf" >/dev/null; then
 	log "'$tf' not found on PATH: install Terraform >= 1.8 (or OpenTofu), or set TF to the binary's path"
 	exit 1
@@ -50,6 +57,7 @@ cat >"$build_dir/terraformrc" <<EOF
 provider_installation {
   dev_overrides {
     "registry.terraform.io/queuey/queuey" = "$build_dir"
+    "registry.opentofu.org/queuey/queuey" = "$build_dir"
   }
   direct {}
 }

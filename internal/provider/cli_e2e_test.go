@@ -13,7 +13,8 @@ import (
 	"time"
 )
 
-// These tests run the real terraform CLI against the provider binary built
+// These tests run the real terraform CLI (or OpenTofu's, whichever
+// TF_ACC_TERRAFORM_PATH names) against the provider binary built
 // from this tree, through a dev_overrides CLI configuration, as a user does:
 // they see what terraform-plugin-testing cannot show, such as warnings.
 
@@ -57,9 +58,12 @@ func newTerraformCLI(t *testing.T, config string) *terraformCLI {
 	bin := builtProvider(t)
 	dir := t.TempDir()
 	rc := filepath.Join(dir, "terraformrc")
+	// "queuey/queuey" means registry.terraform.io/queuey/queuey to Terraform
+	// and registry.opentofu.org/queuey/queuey to OpenTofu: override both.
 	if err := os.WriteFile(rc, []byte(fmt.Sprintf(`provider_installation {
   dev_overrides {
-    "registry.terraform.io/queuey/queuey" = %q
+    "registry.terraform.io/queuey/queuey" = %[1]q
+    "registry.opentofu.org/queuey/queuey" = %[1]q
   }
   direct {}
 }
@@ -118,10 +122,13 @@ func TestAccCLI_planWarnsBeforeLosingMessages(t *testing.T) {
 	t.Parallel()
 	name := uniqueName("warn")
 	cleanupTopology(t, "/", name)
-	tf := newTerraformCLI(t, e2eConfig(name))
+	// An hour's message TTL (not e2eConfig's 5s) keeps the published messages
+	// for the whole test however slowly the CLI runs on a busy machine.
+	config := strings.Replace(e2eConfig(name), `"5000ms"`, `"1h"`, 1)
+	tf := newTerraformCLI(t, config)
 	tf.mustRun("apply", "-auto-approve")
 	t.Cleanup(func() {
-		_ = os.WriteFile(filepath.Join(tf.dir, "main.tf"), []byte(strings.Replace(e2eConfig(name), "max_priority = 10", "max_priority = 10\n  force_destroy = true", 1)), 0o600)
+		_ = os.WriteFile(filepath.Join(tf.dir, "main.tf"), []byte(strings.Replace(config, "max_priority = 10", "max_priority = 10\n  force_destroy = true", 1)), 0o600)
 		_, _ = tf.run("apply", "-auto-approve")
 		_, _ = tf.run("destroy", "-auto-approve")
 	})
@@ -134,7 +141,7 @@ func TestAccCLI_planWarnsBeforeLosingMessages(t *testing.T) {
 		t.Fatalf("plan -destroy output lacks the warning:\n%s", out)
 	}
 	// So does a planned replacement.
-	if err := os.WriteFile(filepath.Join(tf.dir, "main.tf"), []byte(strings.Replace(e2eConfig(name), `"5000ms"`, `"6s"`, 1)), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(tf.dir, "main.tf"), []byte(strings.Replace(config, `"1h"`, `"2h"`, 1)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	out = tf.mustRun("plan")

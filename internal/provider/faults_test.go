@@ -271,7 +271,7 @@ func TestAccFaults_cutOff(t *testing.T) {
 				// Planning a create needs no broker; the apply meets the cut.
 				PreConfig: func() { p.Set(passThenDrop(30)) },
 				Config:    cfg,
-				ExpectError: regexp.MustCompile(`Cannot\s+(Use\s+Vhost|List\s+Queues|Declare\s+Queue)[\s\S]*` +
+				ExpectError: regexp.MustCompile(`(Cannot\s+(Use\s+Vhost|List\s+Queues|Declare\s+Queue)|Management\s+API\s+Unreachable)[\s\S]*` +
 					`at\s+` + regexp.QuoteMeta(p.URL) + `\s+failed:\s+no\s+usable\s+answer\s+after\s+3\s+attempts`),
 			},
 			{

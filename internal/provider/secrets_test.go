@@ -151,8 +151,11 @@ data "queuey_hold_queues" "test" {
 	}
 	// Both Terraform's and the provider's logs were captured, at TRACE, so
 	// the search above covered them.
+	// The CLI's own log: "Terraform version: ..." or "OpenTofu version: ...".
+	if !strings.Contains(logs, "Terraform version:") && !strings.Contains(logs, "OpenTofu version:") {
+		t.Errorf(`the logs lack the CLI's log lines ("Terraform version:" or "OpenTofu version:"): the search for secrets did not cover them`)
+	}
 	for what, marker := range map[string]string{
-		"Terraform CLI log lines":                      "Terraform version:",
 		"the provider's protocol log lines (TRACE)":    "sdk.proto: Received request: tf_proto_version=6",
 		"the provider's framework log lines (TRACE)":   "Calling provider defined Resource Create",
 		"the provider's Configure":                     "Calling provider defined Provider Configure",
