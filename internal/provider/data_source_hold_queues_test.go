@@ -16,6 +16,9 @@ import (
 
 func TestAccHoldQueues_recognisesOnlyHoldQueues(t *testing.T) {
 	testAccPreCheck(t)
+	// Pause for a parallel slot before declaring anything: the hold queues
+	// below expire if they wait too long.
+	t.Parallel()
 	q := uniqueName("list")
 	cleanupTopology(t, "/", q)
 	c := accClient(t)
@@ -42,7 +45,7 @@ func TestAccHoldQueues_recognisesOnlyHoldQueues(t *testing.T) {
 		}
 	}
 	publish(t, "/", q+".deferred.30000", 2)
-	resource.ParallelTest(t, resource.TestCase{
+	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
