@@ -68,9 +68,10 @@ func amqpChannel(t *testing.T, vhost string) *amqp.Channel {
 	return ch
 }
 
-// publish sends n persistent messages to queue through the default exchange
+// publish sends n persistent messages to queue in vhost "/" through the default exchange
 // and waits for the broker's confirms.
-func publish(t *testing.T, vhost, queue string, n int) {
+func publish(t *testing.T, queue string, n int) {
+	const vhost = "/"
 	t.Helper()
 	ch := amqpChannel(t, vhost)
 	if err := ch.Confirm(false); err != nil {
@@ -94,7 +95,8 @@ func publish(t *testing.T, vhost, queue string, n int) {
 
 // messageCount returns the exact number of ready messages in queue, asked over
 // AMQP (a passive declare), so it does not lag like the management API.
-func messageCount(t *testing.T, vhost, queue string) int {
+func messageCount(t *testing.T, queue string) int {
+	const vhost = "/"
 	t.Helper()
 	ch := amqpChannel(t, vhost)
 	q, err := ch.QueueDeclarePassive(queue, true, false, false, false, nil)
@@ -120,7 +122,8 @@ func queueExists(t *testing.T, vhost, queue string) bool {
 }
 
 // forceDelete removes queues left by a failed test.
-func forceDelete(t *testing.T, vhost string, names ...string) {
+func forceDelete(t *testing.T, names ...string) {
+	const vhost = "/"
 	t.Helper()
 	c := accClient(t)
 	for _, n := range names {

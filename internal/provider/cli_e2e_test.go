@@ -29,7 +29,8 @@ var (
 func builtProvider(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
-		buildDir, buildErr = os.MkdirTemp("", "queuey-e2e-")
+		// Shared by every test of the binary, so not a t.TempDir.
+		buildDir, buildErr = os.MkdirTemp("", "queuey-e2e-") //nolint:usetesting // outlives any one test
 		if buildErr != nil {
 			return
 		}
@@ -132,7 +133,7 @@ func TestAccCLI_planWarnsBeforeLosingMessages(t *testing.T) {
 		_, _ = tf.run("apply", "-auto-approve")
 		_, _ = tf.run("destroy", "-auto-approve")
 	})
-	publish(t, "/", name, 2)
+	publish(t, name, 2)
 
 	// A planned destroy shows the counts and what will happen.
 	out := tf.mustRun("plan", "-destroy")
@@ -153,7 +154,7 @@ func TestAccCLI_planWarnsBeforeLosingMessages(t *testing.T) {
 	if err == nil || !strings.Contains(out, "Queue Not Empty: Destroy Refused") {
 		t.Fatalf("destroy of a queue holding messages did not refuse: %v\n%s", err, out)
 	}
-	if n := messageCount(t, "/", name); n != 2 {
+	if n := messageCount(t, name); n != 2 {
 		t.Fatalf("after a refused destroy the queue holds %d messages, want 2", n)
 	}
 	t.Logf("a refused destroy prints:\n%s", out)

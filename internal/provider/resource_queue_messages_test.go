@@ -28,7 +28,7 @@ func TestAccQueue_destroyRefusesWhileMessagesWait(t *testing.T) {
 		Steps: []resource.TestStep{
 			{Config: cfg},
 			{
-				PreConfig: func() { publish(t, "/", name, 3) },
+				PreConfig: func() { publish(t, name, 3) },
 				Config:    cfg,
 				Destroy:   true,
 				ExpectError: regexp.MustCompile(`(?s)Queue\s+Not\s+Empty.*Nothing\s+was\s+deleted.*` + regexp.QuoteMeta(name) +
@@ -37,7 +37,7 @@ func TestAccQueue_destroyRefusesWhileMessagesWait(t *testing.T) {
 			{
 				// The refused destroy lost nothing.
 				PreConfig: func() {
-					if n := messageCount(t, "/", name); n != 3 {
+					if n := messageCount(t, name); n != 3 {
 						t.Fatalf("after a refused destroy %s holds %d messages, want 3", name, n)
 					}
 					if !queueExists(t, "/", name+".dead") {
@@ -51,7 +51,7 @@ func TestAccQueue_destroyRefusesWhileMessagesWait(t *testing.T) {
 				// A message in q.dead blocks destroy too.
 				PreConfig: func() {
 					drain(t, "/", name, 3)
-					publish(t, "/", name+".dead", 1)
+					publish(t, name+".dead", 1)
 				},
 				Config:      cfg,
 				Destroy:     true,
@@ -59,7 +59,7 @@ func TestAccQueue_destroyRefusesWhileMessagesWait(t *testing.T) {
 			},
 			{
 				PreConfig: func() {
-					if n := messageCount(t, "/", name+".dead"); n != 1 {
+					if n := messageCount(t, name+".dead"); n != 1 {
 						t.Fatalf("%s.dead holds %d messages, want 1", name, n)
 					}
 				},
@@ -87,7 +87,7 @@ func TestAccQueue_unackedAndConsumersBlockDestroy(t *testing.T) {
 				// One message delivered to a consumer and not acknowledged:
 				// if-empty alone would let the queue go.
 				PreConfig: func() {
-					publish(t, "/", name, 1)
+					publish(t, name, 1)
 					ch = amqpChannel(t, "/")
 					deliveries, err := ch.Consume(name, "", false, false, false, false, nil)
 					if err != nil {
@@ -108,7 +108,7 @@ func TestAccQueue_unackedAndConsumersBlockDestroy(t *testing.T) {
 				PreConfig: func() {
 					// Nack back to the queue and let the consumer go.
 					_ = ch.Close()
-					if n := messageCount(t, "/", name); n != 1 {
+					if n := messageCount(t, name); n != 1 {
 						t.Fatalf("%s holds %d messages after the consumer left, want 1", name, n)
 					}
 					drain(t, "/", name, 1)
@@ -141,7 +141,7 @@ data "queuey_hold_queue" "wait" {
 					// What the application does: declare the hold queue from the
 					// computed arguments, then publish into it.
 					holdName = declareHoldFromState(t, s, "data.queuey_hold_queue.wait")
-					publish(t, "/", holdName, 1)
+					publish(t, holdName, 1)
 					return nil
 				},
 			},
@@ -152,7 +152,7 @@ data "queuey_hold_queue" "wait" {
 			},
 			{
 				PreConfig: func() {
-					if n := messageCount(t, "/", holdName); n != 1 {
+					if n := messageCount(t, holdName); n != 1 {
 						t.Fatalf("hold queue holds %d messages after a refused destroy, want 1", n)
 					}
 					for _, q := range []string{name, name + ".dead"} {
@@ -195,8 +195,8 @@ data "queuey_hold_queue" "retry" {
 					return fmt.Errorf("hold queue %q, want %s.deferred.2000", hold, name)
 				}
 				sent := time.Now()
-				publish(t, "/", hold, 1)
-				if n := messageCount(t, "/", name); n != 0 {
+				publish(t, hold, 1)
+				if n := messageCount(t, name); n != 0 {
 					return fmt.Errorf("%s already holds %d messages", name, n)
 				}
 				// After the 2s TTL the message dead-letters back to q.

@@ -188,7 +188,7 @@ func TestAccQueue_drift(t *testing.T) {
 			{Config: cfg},
 			{
 				// q.dead deleted out of band: declared again in place.
-				PreConfig: func() { forceDelete(t, "/", name+".dead") },
+				PreConfig: func() { forceDelete(t, name+".dead") },
 				Config:    cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionUpdate),
@@ -197,7 +197,7 @@ func TestAccQueue_drift(t *testing.T) {
 			},
 			{
 				// q deleted out of band: created again.
-				PreConfig: func() { forceDelete(t, "/", name) },
+				PreConfig: func() { forceDelete(t, name) },
 				Config:    cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionCreate),
@@ -207,7 +207,7 @@ func TestAccQueue_drift(t *testing.T) {
 			{
 				// q redeclared out of band with another TTL: replaced.
 				PreConfig: func() {
-					forceDelete(t, "/", name)
+					forceDelete(t, name)
 					if err := c.DeclareQueue(ctx, "/", name, map[string]any{"x-message-ttl": 7000}); err != nil {
 						t.Fatal(err)
 					}
@@ -221,7 +221,7 @@ func TestAccQueue_drift(t *testing.T) {
 			{
 				// q redeclared out of band with an extra argument: replaced.
 				PreConfig: func() {
-					forceDelete(t, "/", name)
+					forceDelete(t, name)
 					if err := c.DeclareQueue(ctx, "/", name, map[string]any{"x-message-ttl": 5000, "x-max-length": 10}); err != nil {
 						t.Fatal(err)
 					}
@@ -292,6 +292,7 @@ func TestAccQueue_oddNamesAndImport(t *testing.T) {
 	vhost := uniqueName("team") + "/a b"
 	name := uniqueName("odd") + " name@x"
 	createVhost(t, vhost, "")
+	cleanupTopology(t, vhost, name)
 	cfg := fmt.Sprintf(`
 provider "queuey" {}
 
