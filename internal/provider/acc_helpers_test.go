@@ -168,24 +168,17 @@ func getQueue(t *testing.T, vhost, name string) broker.Queue {
 func createVhost(t *testing.T, name, defaultQueueType string) {
 	t.Helper()
 	c := accClient(t)
-	body := map[string]any{}
-	if defaultQueueType != "" {
-		// RabbitMQ 3.x reads "defaultqueuetype", newer versions "default_queue_type".
-		body["default_queue_type"] = defaultQueueType
-		body["defaultqueuetype"] = defaultQueueType
-	}
-	if err := c.AdminPut(context.Background(), "vhosts/"+url.PathEscape(name), body); err != nil {
+	if err := c.PutVhost(context.Background(), name, defaultQueueType); err != nil {
 		t.Fatal(err)
 	}
 	user := os.Getenv(EnvUsername)
 	if user == "" {
 		user = "guest"
 	}
-	if err := c.AdminPut(context.Background(), "permissions/"+url.PathEscape(name)+"/"+url.PathEscape(user),
-		map[string]any{"configure": ".*", "write": ".*", "read": ".*"}); err != nil {
+	if err := c.SetPermissions(context.Background(), name, user, broker.Permissions{Configure: ".*", Write: ".*", Read: ".*"}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = c.AdminDelete(context.Background(), "vhosts/"+url.PathEscape(name)) })
+	t.Cleanup(func() { _ = c.DeleteVhost(context.Background(), name) })
 }
 
 func stringsReader(s string) *strings.Reader { return strings.NewReader(s) }

@@ -109,16 +109,7 @@ func (d *holdQueueDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 }
 
 func (d *holdQueueDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	if req.ProviderData == nil {
-		return
-	}
-	data, ok := req.ProviderData.(*providerData)
-	if !ok {
-		resp.Diagnostics.AddError("Unexpected Provider Data",
-			fmt.Sprintf("Expected *providerData, got %T. This is a bug in the provider; please report it.", req.ProviderData))
-		return
-	}
-	d.data = data
+	d.data, resp.Diagnostics = configuredData(req.ProviderData, resp.Diagnostics)
 }
 
 // ValidateConfig checks what does not depend on the provider's settings: a

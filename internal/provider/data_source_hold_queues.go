@@ -74,15 +74,7 @@ func (d *holdQueuesDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 }
 
 func (d *holdQueuesDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	if req.ProviderData == nil {
-		return
-	}
-	data, ok := req.ProviderData.(*providerData)
-	if !ok {
-		resp.Diagnostics.AddError("Unexpected Provider Data", fmt.Sprintf("Expected *providerData, got %T; this is a bug in the provider.", req.ProviderData))
-		return
-	}
-	d.data = data
+	d.data, resp.Diagnostics = configuredData(req.ProviderData, resp.Diagnostics)
 }
 
 func (d *holdQueuesDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {

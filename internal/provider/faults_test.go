@@ -396,13 +396,12 @@ func TestAccFaults_permissionDenied(t *testing.T) {
 	noTag := uniqueName("notag-user")
 	restricted := uniqueName("restricted-user")
 	for user, tags := range map[string]string{noTag: "", restricted: "management"} {
-		if err := c.AdminPut(ctx, "users/"+url.PathEscape(user), map[string]any{"password": password, "tags": tags}); err != nil {
+		if err := c.PutUser(ctx, user, password, tags); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { _ = c.AdminDelete(context.Background(), "users/"+url.PathEscape(user)) })
+		t.Cleanup(func() { _ = c.DeleteUser(context.Background(), user) })
 		// Permission only on queues no test declares.
-		if err := c.AdminPut(ctx, "permissions/"+url.PathEscape("/")+"/"+url.PathEscape(user),
-			map[string]any{"configure": "^nothing-here$", "write": "^nothing-here$", "read": "^nothing-here$"}); err != nil {
+		if err := c.SetPermissions(ctx, "/", user, broker.Permissions{Configure: "^nothing-here$", Write: "^nothing-here$", Read: "^nothing-here$"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -458,12 +457,11 @@ func TestAccFaults_leastPrivilege(t *testing.T) {
 		tfUser:  {"management", queuesPattern, "^$", "^$"},
 		appUser: {"", queuesPattern, writePattern, queuesPattern},
 	} {
-		if err := c.AdminPut(ctx, "users/"+url.PathEscape(user), map[string]any{"password": password, "tags": grant[0]}); err != nil {
+		if err := c.PutUser(ctx, user, password, grant[0]); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { _ = c.AdminDelete(context.Background(), "users/"+url.PathEscape(user)) })
-		if err := c.AdminPut(ctx, "permissions/"+url.PathEscape("/")+"/"+url.PathEscape(user),
-			map[string]any{"configure": grant[1], "write": grant[2], "read": grant[3]}); err != nil {
+		t.Cleanup(func() { _ = c.DeleteUser(context.Background(), user) })
+		if err := c.SetPermissions(ctx, "/", user, broker.Permissions{Configure: grant[1], Write: grant[2], Read: grant[3]}); err != nil {
 			t.Fatal(err)
 		}
 	}

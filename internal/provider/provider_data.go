@@ -86,3 +86,17 @@ func (d *providerData) brokerClient() (*broker.Client, diag.Diagnostics) {
 	}
 	return d.client, diags
 }
+
+// configuredData takes the providerData that Configure handed to a resource or
+// data source; nil while the provider is not configured yet (validation).
+func configuredData(v any, diags diag.Diagnostics) (*providerData, diag.Diagnostics) {
+	if v == nil {
+		return nil, diags
+	}
+	data, ok := v.(*providerData)
+	if !ok {
+		diags.AddError("Unexpected Provider Data",
+			fmt.Sprintf("Expected *providerData, got %T. This is a bug in the provider; please report it.", v))
+	}
+	return data, diags
+}

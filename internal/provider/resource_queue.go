@@ -127,15 +127,7 @@ func (r *queueResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 }
 
 func (r *queueResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	if req.ProviderData == nil {
-		return
-	}
-	data, ok := req.ProviderData.(*providerData)
-	if !ok {
-		resp.Diagnostics.AddError("Unexpected Provider Data", fmt.Sprintf("Expected *providerData, got %T; this is a bug in the provider.", req.ProviderData))
-		return
-	}
-	r.data = data
+	r.data, resp.Diagnostics = configuredData(req.ProviderData, resp.Diagnostics)
 }
 
 func (r *queueResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {

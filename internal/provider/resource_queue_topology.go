@@ -162,15 +162,11 @@ func declareErrorDetail(err error, q topology.Queue) string {
 
 // intArg returns an integer argument of a queue as reported by the broker.
 func intArg(args map[string]any, key string) (int64, bool) {
-	switch v := args[key].(type) {
-	case json.Number:
-		i, err := v.Int64()
-		return i, err == nil
-	case float64:
-		i := int64(v)
-		return i, float64(i) == v
+	v, ok := args[key]
+	if !ok {
+		return 0, false
 	}
-	return 0, false
+	return topology.AsInt(v)
 }
 
 // sameDurationMs reports whether a duration value equals ms milliseconds.

@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +16,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
+
+	"github.com/queuey/terraform-provider-queuey/internal/broker"
 )
 
 // TestProviderSchema_passwordSensitive: Terraform hides the password in plan
@@ -65,12 +66,11 @@ func TestAccSecrets_notLogged(t *testing.T) {
 		t.Fatal(err)
 	}
 	password := "QueueySecret-" + hex.EncodeToString(b)
-	if err := c.AdminPut(ctx, "users/"+url.PathEscape(user), map[string]any{"password": password, "tags": "management"}); err != nil {
+	if err := c.PutUser(ctx, user, password, "management"); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = c.AdminDelete(context.Background(), "users/"+url.PathEscape(user)) })
-	if err := c.AdminPut(ctx, "permissions/"+url.PathEscape("/")+"/"+url.PathEscape(user),
-		map[string]any{"configure": ".*", "write": ".*", "read": ".*"}); err != nil {
+	t.Cleanup(func() { _ = c.DeleteUser(context.Background(), user) })
+	if err := c.SetPermissions(ctx, "/", user, broker.Permissions{Configure: ".*", Write: ".*", Read: ".*"}); err != nil {
 		t.Fatal(err)
 	}
 

@@ -177,6 +177,11 @@ func equalValue(actual any, wanted Value) bool {
 	return ok && i == wanted.Int64()
 }
 
+// AsInt returns a broker-reported argument value (decoded from JSON: a
+// float64 or a json.Number, or a Go integer) as an int64, when it is a whole
+// number.
+func AsInt(v any) (int64, bool) { return asInt(v) }
+
 func asInt(v any) (int64, bool) {
 	switch n := v.(type) {
 	case int:

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -60,12 +59,11 @@ func (e *env) setup(ctx context.Context) error {
 	e.vhost = e.o.vhost
 	if e.vhost == "" {
 		e.vhost = "queuey-bench-" + e.id
-		if err := e.admin.AdminPut(ctx, "vhosts/"+url.PathEscape(e.vhost), map[string]any{}); err != nil {
+		if err := e.admin.PutVhost(ctx, e.vhost, ""); err != nil {
 			return fmt.Errorf("creating vhost %q: %w", e.vhost, err)
 		}
 		e.madeVhost = true
-		if err := e.admin.AdminPut(ctx, "permissions/"+url.PathEscape(e.vhost)+"/"+url.PathEscape(e.o.username),
-			map[string]any{"configure": ".*", "write": ".*", "read": ".*"}); err != nil {
+		if err := e.admin.SetPermissions(ctx, e.vhost, e.o.username, broker.Permissions{Configure: ".*", Write: ".*", Read: ".*"}); err != nil {
 			return fmt.Errorf("permissions on vhost %q: %w", e.vhost, err)
 		}
 	}
@@ -134,7 +132,7 @@ func (e *env) cleanup() error {
 		fmt.Fprintf(os.Stderr, "bench: cleanup deleted %d queues left in vhost %q\n", n, e.vhost)
 	}
 	if e.madeVhost {
-		if derr := e.admin.AdminDelete(ctx, "vhosts/"+url.PathEscape(e.vhost)); derr != nil && !errors.Is(derr, broker.ErrNotFound) && err == nil {
+		if derr := e.admin.DeleteVhost(ctx, e.vhost); derr != nil && !errors.Is(derr, broker.ErrNotFound) && err == nil {
 			err = derr
 		}
 	}
