@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
 )
@@ -150,4 +151,44 @@ func (c *Client) getJSON(ctx context.Context, op, path string, out any) error {
 		return &Error{Op: op, Endpoint: c.endpointRedacted, Status: resp.StatusCode, Reason: "unreadable answer: " + err.Error()}
 	}
 	return nil
+}
+
+// writeFailed turns the failure of a write (a declaration or a delete) into
+// an *Error. A write that got no answer in time is most often one the
+// cluster's metadata store could not commit: when the broker answers that
+// most of its nodes are down, the error says so (ErrUnavailable).
+func (c *Client) writeFailed(ctx context.Context, op string, err error) error {
+	var na *noAnswerError
+	if errors.As(err, &na) && ctx.Err() == nil {
+		if down, total := c.nodesDown(ctx); total > 0 && 2*len(down) >= total {
+			return &Error{Op: op, Endpoint: c.endpointRedacted, Reason: err.Error(), Kind: ErrUnavailable,
+				Hint: fmt.Sprintf("%d of the cluster's %d nodes are not running (%s): without a majority the cluster's metadata store "+
+					"cannot take declarations or deletions, and this one may still take effect once the majority is back. Bring them "+
+					"back (check `rabbitmqctl cluster_status`), then try again",
+					len(down), total, strings.Join(down, ", "))}
+		}
+	}
+	return c.fail(op, err)
+}
+
+// nodesDown asks the broker, in one short attempt, for the cluster nodes that
+// are not running and the number of nodes; 0 nodes when it cannot tell (the
+// user may lack the monitoring tag that reading nodes needs).
+func (c *Client) nodesDown(ctx context.Context) ([]string, int) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	var nodes []struct {
+		Name    string `json:"name"`
+		Running bool   `json:"running"`
+	}
+	if err := c.getJSON(ctx, "reading cluster nodes", "nodes?columns=name,running", &nodes); err != nil {
+		return nil, 0
+	}
+	var down []string
+	for _, n := range nodes {
+		if !n.Running {
+			down = append(down, n.Name)
+		}
+	}
+	return down, len(nodes)
 }

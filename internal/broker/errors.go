@@ -84,7 +84,8 @@ func (c *Client) classify(op string, status int, reason string) *Error {
 	case MetadataStoreTimeout(lower):
 		e.Kind = ErrUnavailable
 		e.Hint = "The cluster's metadata store did not answer in time: most likely a majority of the cluster's nodes is down or " +
-			"cannot reach each other, and nothing can be declared or deleted until it is back (check `rabbitmqctl cluster_status`)"
+			"cannot reach each other, and nothing can be declared or deleted until it is back (check `rabbitmqctl cluster_status`). " +
+			"The declaration may still take effect once the majority is back"
 	case QueueProcessDown(lower):
 		e.Kind = ErrUnavailable
 		e.Hint = "The queue's node is down or restarting: bring it back (check `rabbitmqctl cluster_status`), then try again"

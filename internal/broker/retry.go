@@ -165,7 +165,7 @@ func (t *retryTransport) attempt(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		cancel()
 		if errors.Is(err, context.DeadlineExceeded) && req.Context().Err() == nil {
-			return nil, fmt.Errorf("no answer within request_timeout %s", t.timeout)
+			return nil, &noAnswerError{timeout: t.timeout}
 		}
 		return nil, err
 	}
@@ -198,3 +198,10 @@ func (e *budgetError) Error() string {
 }
 
 func (e *budgetError) Unwrap() error { return e.last }
+
+// noAnswerError is an attempt that got no answer within request_timeout.
+type noAnswerError struct{ timeout time.Duration }
+
+func (e *noAnswerError) Error() string {
+	return fmt.Sprintf("no answer within request_timeout %s", e.timeout)
+}

@@ -264,3 +264,26 @@ func TestRetryHonoursCancellation(t *testing.T) {
 		t.Errorf("%d attempts, want none after the cancellation", got)
 	}
 }
+
+// A declaration that gets no answer in time, from a cluster that reports most
+// of its nodes down, is a cluster without a majority.
+func TestWriteTimeoutWithoutMajority(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && r.URL.Path == "/api/nodes" {
+			_, _ = io.WriteString(w, `[{"name":"a@h","running":true},{"name":"b@h","running":false},{"name":"c@h","running":false}]`)
+			return
+		}
+		<-release // the metadata store never answers in time
+	}))
+	defer srv.Close()
+	defer close(release)
+	c, err := New(Config{Endpoint: srv.URL, RequestTimeout: 50 * time.Millisecond, RetryBudget: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = c.DeclareQueue(context.Background(), "/", "q", nil)
+	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "2 of the cluster's 3 nodes are not running (b@h, c@h)") {
+		t.Fatalf("got %v, want ErrUnavailable naming the nodes down", err)
+	}
+}
