@@ -197,7 +197,7 @@ func sharedTokenFor(cfg Config, tokenBase *http.Transport) *sharedToken {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	parts := []string{o.TokenURL, o.ClientID, o.ClientSecret, strings.Join(o.Scopes, " "), fmt.Sprint(cfg.Insecure), cfg.CACertFile, cfg.RequestTimeout.String()}
+	parts := []string{o.TokenURL, o.ClientID, o.ClientSecret, strings.Join(o.Scopes, " "), fmt.Sprint(cfg.Insecure), cfg.CACertFile, cfg.RequestTimeout.String(), cfg.retryBudget().String()}
 	for _, k := range keys {
 		parts = append(parts, k+"="+o.EndpointParams[k])
 	}
@@ -223,8 +223,8 @@ func sharedTokenFor(cfg Config, tokenBase *http.Transport) *sharedToken {
 		// Connection errors and 5xx answers of the token endpoint are retried
 		// like the management API's; its refusals (4xx) are not.
 		client: &http.Client{
-			Transport: &retryTransport{base: tokenBase, timeout: cfg.RequestTimeout, attempts: cfg.Attempts},
-			Timeout:   maxElapsed(cfg.RequestTimeout, cfg.Attempts) + cfg.RequestTimeout,
+			Transport: &retryTransport{base: tokenBase, timeout: cfg.RequestTimeout, budget: cfg.retryBudget()},
+			Timeout:   cfg.MaxRequestTime() + cfg.RequestTimeout,
 		},
 		tokenURL: redact(o.TokenURL),
 	}

@@ -107,7 +107,7 @@ func (a *authAPI) authorizations() []string {
 
 func newAuthClient(t *testing.T, cfg Config) *Client {
 	t.Helper()
-	cfg.Attempts = 1
+	cfg.RetryBudget = -1
 	cfg.RequestTimeout = 5 * time.Second
 	c, err := New(cfg)
 	if err != nil {
