@@ -36,7 +36,7 @@ func (vb versionBroker) client(t *testing.T) (*Client, map[string]int) {
 		_, _ = w.Write([]byte(a.body))
 	}))
 	t.Cleanup(srv.Close)
-	c, err := New(Config{Endpoint: srv.URL, Username: "u", Password: "p", RequestTimeout: 5 * time.Second, Attempts: 1})
+	c, err := New(Config{Endpoint: srv.URL, Username: "u", Password: "p", RequestTimeout: 5 * time.Second, RetryBudget: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -90,8 +90,9 @@ func (c *Client) NodeDefaultQueueType(ctx context.Context) (string, error) {
 	defer c.nodeMu.Unlock()
 	if c.nodeDefault == nil {
 		// RabbitMQ 3.10, which has no such column, answers [].
+		// A management API without /api/overview (404) sets none either.
 		var o any
-		if err := c.getJSON(ctx, "reading the node's default queue type", "overview?columns=default_queue_type", &o); err != nil {
+		if err := c.getJSON(ctx, "reading the node's default queue type", "overview?columns=default_queue_type", &o); err != nil && !errors.Is(err, ErrNotFound) {
 			return "", err
 		}
 		t := ""
