@@ -59,7 +59,11 @@ func New(cfg Config) (*Client, error) {
 		return nil, err
 	}
 	rt := &retryTransport{base: base, timeout: cfg.RequestTimeout, budget: cfg.retryBudget()}
-	rh, err := rabbithole.NewTLSClient(endpoint, cfg.Username, cfg.Password, rt)
+	auth, err := newAuthTransport(cfg, rt, tokenTransport(cfg, base))
+	if err != nil {
+		return nil, err
+	}
+	rh, err := rabbithole.NewTLSClient(endpoint, cfg.Username, cfg.Password, auth)
 	if err != nil {
 		return nil, fmt.Errorf("endpoint %q: %w", endpoint, err)
 	}
@@ -71,7 +75,7 @@ func New(cfg Config) (*Client, error) {
 		endpoint:         endpoint,
 		endpointRedacted: endpoint,
 		rh:               rh,
-		http:             &http.Client{Transport: rt, Timeout: overall},
+		http:             &http.Client{Transport: auth, Timeout: overall},
 		transport:        rt,
 	}, nil
 }
@@ -109,6 +113,9 @@ func (c *Client) fail(ctx context.Context, op string, err error) error {
 }
 
 func (c *Client) unreachable(op string, err error) error {
+	if e := c.authError(op, err); e != nil {
+		return e
+	}
 	reason := err.Error()
 	var ue *url.Error
 	if errors.As(err, &ue) {

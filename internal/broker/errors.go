@@ -82,6 +82,9 @@ func (c *Client) classify(ctx context.Context, op string, status int, reason str
 	e := &Error{Op: op, Endpoint: c.endpointRedacted, Status: status, Reason: reason}
 	lower := strings.ToLower(reason)
 	switch {
+	case (status == 401 || status == 403) && c.cfg.Method() != AuthBasic:
+		e.Kind = ErrUnauthorized
+		e.Hint = c.tokenRefusalHint(reason)
 	case status == 401 || status == 403:
 		e.Kind = ErrUnauthorized
 		e.Hint = c.authHint(c.authProblem(ctx, status, reason))
