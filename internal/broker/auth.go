@@ -150,9 +150,10 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // tokenRefused reports whether a 401's body says the token itself was not
-// accepted ("Login failed" on 3.x, "Not_Authorized" on 4.x), as opposed to a
-// valid token that lacks a tag or a permission ("Not management user", "Not
-// administrator user", "Access refused.").
+// accepted ("Login failed" on 3.x, "Not_Authorized" on 4.x: the reasons
+// classify takes for wrong credentials), as opposed to a valid token that
+// lacks a tag or a permission ("Not management user", "Not administrator
+// user", "Access refused.").
 func tokenRefused(body string) bool {
 	var answer struct {
 		Reason string `json:"reason"`
@@ -161,9 +162,12 @@ func tokenRefused(body string) bool {
 		return strings.TrimSpace(body) == ""
 	}
 	lower := strings.ToLower(answer.Reason)
-	for _, s := range []string{"login failed", "not_authorized", "invalid token", "expired"} {
-		if strings.Contains(lower, s) {
-			return true
+	if strings.Contains(lower, "invalid token") || strings.Contains(lower, "expired") {
+		return true
+	}
+	for _, r := range authReasons {
+		if strings.Contains(lower, r.substr) {
+			return r.kind == authCredentials
 		}
 	}
 	return false

@@ -199,6 +199,20 @@ func (ti *tokenIssuer) tokens() []string {
 	return append([]string(nil), ti.issued...)
 }
 
+// newOAuthTest checks that the test can run (oauthPreCheck) and starts a
+// token issuer for it with a fresh client secret.
+func newOAuthTest(t *testing.T, life time.Duration) (*oauthBroker, *tokenIssuer) {
+	t.Helper()
+	b := oauthPreCheck(t)
+	return b, newTokenIssuer(t, b, randomSecret("cs-"), life)
+}
+
+// block is the provider's oauth2 block for this issuer, with the right
+// secret written out.
+func (ti *tokenIssuer) block(scopes ...string) string {
+	return ti.oauth2Block(fmt.Sprintf("%q", ti.secret), scopes...)
+}
+
 // oauth2Block is the provider's oauth2 block for this issuer.
 func (ti *tokenIssuer) oauth2Block(secretExpr string, scopes ...string) string {
 	s := fmt.Sprintf("  oauth2 {\n    token_url     = %q\n    client_id     = \"terraform\"\n    client_secret = %s\n", ti.URL, secretExpr)

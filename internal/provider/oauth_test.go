@@ -40,18 +40,11 @@ func (b *oauthBroker) checkQueues(t *testing.T, prefix string, want ...string) r
 	}
 }
 
-// apply, plan and destroy with only endpoint and oauth2 in the provider block;
-// RABBITMQ_USERNAME and RABBITMQ_PASSWORD in the environment are ignored.
-func TestAccOAuth2_applyPlanDestroy(t *testing.T) {
-	b := oauthPreCheck(t)
-	secret := randomSecret("cs-")
-	issuer := newTokenIssuer(t, b, secret, 10*time.Minute)
-	proxy := newRecordingProxy(t, b.endpoint, 0)
-	t.Setenv(EnvUsername, "guest")
-	t.Setenv(EnvPassword, "guest")
-	name := uniqueName("oauth")
-	b.cleanup(t, name)
-	cfg := fmt.Sprintf(`
+// queueAndHoldQueuesConfig is a provider block with endpoint and the given
+// lines, a queue with a message TTL and a maximum priority, and the live
+// data source of its hold queues.
+func queueAndHoldQueuesConfig(endpoint, providerLines, name string) string {
+	return fmt.Sprintf(`
 provider "queuey" {
   endpoint = %q
 %s}
@@ -65,7 +58,19 @@ resource "queuey_queue" "q" {
 data "queuey_hold_queues" "q" {
   queue = queuey_queue.q.name
 }
-`, proxy.URL, issuer.oauth2Block(fmt.Sprintf("%q", secret)), name)
+`, endpoint, providerLines, name)
+}
+
+// apply, plan and destroy with only endpoint and oauth2 in the provider block;
+// RABBITMQ_USERNAME and RABBITMQ_PASSWORD in the environment are ignored.
+func TestAccOAuth2_applyPlanDestroy(t *testing.T) {
+	b, issuer := newOAuthTest(t, 10*time.Minute)
+	proxy := newRecordingProxy(t, b.endpoint, 0)
+	t.Setenv(EnvUsername, "guest")
+	t.Setenv(EnvPassword, "guest")
+	name := uniqueName("oauth")
+	b.cleanup(t, name)
+	cfg := queueAndHoldQueuesConfig(proxy.URL, issuer.block(), name)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             b.checkQueues(t, name),
@@ -99,15 +104,13 @@ data "queuey_hold_queues" "q" {
 // The provider block names only the endpoint; the oauth2 settings come from
 // the environment.
 func TestAccOAuth2_fromEnvironment(t *testing.T) {
-	b := oauthPreCheck(t)
-	secret := randomSecret("cs-")
-	issuer := newTokenIssuer(t, b, secret, 10*time.Minute)
+	b, issuer := newOAuthTest(t, 10*time.Minute)
 	proxy := newRecordingProxy(t, b.endpoint, 0)
 	t.Setenv(EnvUsername, "")
 	t.Setenv(EnvPassword, "")
 	t.Setenv(EnvOAuth2TokenURL, issuer.URL)
 	t.Setenv(EnvOAuth2ClientID, "terraform")
-	t.Setenv(EnvOAuth2ClientSecret, secret)
+	t.Setenv(EnvOAuth2ClientSecret, issuer.secret)
 	name := uniqueName("oauth-env")
 	b.cleanup(t, name)
 	resource.Test(t, resource.TestCase{
@@ -125,13 +128,11 @@ func TestAccOAuth2_fromEnvironment(t *testing.T) {
 // holds each request, so that the apply outlasts several tokens: every token
 // is replaced before it expires and nothing fails.
 func TestAccOAuth2_shortLivedTokens(t *testing.T) {
-	b := oauthPreCheck(t)
-	secret := randomSecret("cs-")
-	issuer := newTokenIssuer(t, b, secret, 3*time.Second)
+	b, issuer := newOAuthTest(t, 3*time.Second)
 	proxy := newRecordingProxy(t, b.endpoint, 300*time.Millisecond)
 	base := uniqueName("oauth-short")
 	b.cleanup(t, base)
-	cfg := proxiedQueuesConfig(proxy.URL, issuer.oauth2Block(fmt.Sprintf("%q", secret)), base, 30, `  message_ttl = "10m"`)
+	cfg := proxiedQueuesConfig(proxy.URL, issuer.block(), base, 30, `  message_ttl = "10m"`)
 	start := time.Now()
 	var applied time.Duration
 	resource.Test(t, resource.TestCase{
@@ -176,6 +177,24 @@ func TestAccOAuth2_shortLivedTokens(t *testing.T) {
 	proxy.checkAllBearer(t, issuer.tokens()...)
 }
 
+// The least a token needs, as the operating guide says: the management tag
+// and configure on the queues of the topology, in vhost "/" only (%2F).
+func TestAccOAuth2_minimalScopes(t *testing.T) {
+	b, issuer := newOAuthTest(t, 10*time.Minute)
+	name := uniqueName("oauth-min")
+	b.cleanup(t, name)
+	scopes := []string{b.rsid + ".tag:management", b.rsid + ".configure:%2F/" + name + "*"}
+	cfg := queueAndHoldQueuesConfig(b.endpoint, issuer.block(scopes...), name)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             b.checkQueues(t, name),
+		Steps: []resource.TestStep{
+			{Config: cfg, Check: b.checkQueues(t, name, name, name+".dead")},
+			{Config: cfg, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+		},
+	})
+}
+
 // A wrong client secret: an error naming token_url and the identity
 // provider's error code, and no storm of token requests.
 func TestAccOAuth2_wrongClientSecret(t *testing.T) {
@@ -208,16 +227,14 @@ func TestAccOAuth2_wrongClientSecret(t *testing.T) {
 // A token without the management tag scope: the refusal explained, with the
 // scope needed.
 func TestAccOAuth2_noManagementScope(t *testing.T) {
-	b := oauthPreCheck(t)
-	secret := randomSecret("cs-")
-	issuer := newTokenIssuer(t, b, secret, 10*time.Minute)
+	b, issuer := newOAuthTest(t, 10*time.Minute)
 	base := uniqueName("oauth-notag")
 	b.cleanup(t, base)
 	scopes := []string{b.rsid + ".configure:*/*", b.rsid + ".write:*/*", b.rsid + ".read:*/*"}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
-			Config:      proxiedQueuesConfig(b.endpoint, issuer.oauth2Block(fmt.Sprintf("%q", secret), scopes...), base, 1, ""),
+			Config:      proxiedQueuesConfig(b.endpoint, issuer.block(scopes...), base, 1, ""),
 			ExpectError: errorMatching("HTTP 401", "Not management user", "rabbitmq.tag:management", "oauth2.client_id"),
 		}},
 	})
@@ -287,15 +304,13 @@ func TestAccBearerToken_expired(t *testing.T) {
 // No secret — the client secret, a token, a header value — in the output or
 // in the TRACE logs of Terraform and the provider.
 func TestAccOAuth2_secretsNotLogged(t *testing.T) {
-	b := oauthPreCheck(t)
-	secret := randomSecret("cs-")
-	issuer := newTokenIssuer(t, b, secret, 10*time.Minute)
+	b, issuer := newOAuthTest(t, 10*time.Minute)
 	headerValue := randomSecret("hv-")
 	proxy := newRecordingProxy(t, b.endpoint, 0)
 	logPath := filepath.Join(t.TempDir(), "trace.log")
 	t.Setenv("TF_LOG", "TRACE")
 	t.Setenv("TF_ACC_LOG_PATH", logPath)
-	t.Setenv("TF_VAR_client_secret", secret)
+	t.Setenv("TF_VAR_client_secret", issuer.secret)
 	// Through sensitive variables, as an operator would pass them:
 	// terraform-plugin-testing logs each step's configuration text itself.
 	t.Setenv("TF_VAR_header_value", headerValue)
@@ -338,7 +353,7 @@ output "dead" {
 		t.Fatal(err)
 	}
 	logs := string(raw)
-	secrets := map[string]string{"the client secret": secret, "the header value": headerValue}
+	secrets := map[string]string{"the client secret": issuer.secret, "the header value": headerValue}
 	for i, tok := range issuer.tokens() {
 		secrets[fmt.Sprintf("token %d", i+1)] = tok
 		// The signature alone identifies a token.
@@ -353,14 +368,16 @@ output "dead" {
 			t.Errorf("the TRACE logs contain %s: …%s…", what, strings.ReplaceAll(logs[from:to], s, "<"+what+">"))
 		}
 	}
+	if !strings.Contains(logs, "Terraform version:") && !strings.Contains(logs, "OpenTofu version:") {
+		t.Error("the logs lack the CLI's log lines: the search did not cover them")
+	}
 	for what, marker := range map[string]string{
-		"the CLI's log lines":                  "Terraform version:",
 		"the provider's Configure":             "Calling provider defined Provider Configure",
 		"the provider's Create":                "Calling provider defined Resource Create",
 		"the provider's Delete":                "Calling provider defined Resource Delete",
 		"the test's configuration (token_url)": issuer.URL,
 	} {
-		if !strings.Contains(logs, marker) && !(what == "the CLI's log lines" && strings.Contains(logs, "OpenTofu version:")) {
+		if !strings.Contains(logs, marker) {
 			t.Errorf("the logs lack %s (%q): the search did not cover them", what, marker)
 		}
 	}
