@@ -97,13 +97,10 @@ func TestProviderConfig_Invalid(t *testing.T) {
 			want:     []string{"Incomplete Client Certificate", "set clientkey_file as well"},
 		},
 	}
-	steps := make([]resource.TestStep, 0, len(tests))
-	for _, tt := range tests {
-		steps = append(steps, resource.TestStep{
-			Config:      "provider \"queuey\" {\n" + tt.provider + "\n}\n" + pureHoldQueue,
-			ExpectError: errorMatching(tt.want...),
-		})
-	}
+	steps := errorSteps(len(tests), func(i int) (string, []string) {
+		tt := tests[i]
+		return "provider \"queuey\" {\n" + tt.provider + "\n}\n" + pureHoldQueue, tt.want
+	})
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps:                    steps,
