@@ -59,3 +59,37 @@ func (c *Client) putJSON(ctx context.Context, op, path string, body any) error {
 	}
 	return c.send(ctx, op, http.MethodPut, path, b)
 }
+
+// Overview is what the management API says of the broker as a whole.
+type Overview struct {
+	RabbitMQVersion   string `json:"rabbitmq_version"`
+	ManagementVersion string `json:"management_version"`
+	ErlangVersion     string `json:"erlang_version"`
+}
+
+// Overview returns the broker's versions.
+func (c *Client) Overview(ctx context.Context) (Overview, error) {
+	var ov Overview
+	err := c.getJSON(ctx, "reading the overview", "overview?columns=rabbitmq_version,management_version,erlang_version", &ov)
+	return ov, err
+}
+
+// NodePids returns the operating-system process id of each node of the
+// cluster, by node name (for the benchmark, which reads their CPU time).
+func (c *Client) NodePids(ctx context.Context) (map[string]int, error) {
+	var nodes []struct {
+		Name  string      `json:"name"`
+		OSPid json.Number `json:"os_pid"`
+	}
+	if err := c.getJSON(ctx, "listing nodes", "nodes?columns=name,os_pid", &nodes); err != nil {
+		return nil, err
+	}
+	out := make(map[string]int, len(nodes))
+	for _, n := range nodes {
+		// RabbitMQ reports os_pid as a string of digits.
+		if pid, err := n.OSPid.Int64(); err == nil {
+			out[n.Name] = int(pid)
+		}
+	}
+	return out, nil
+}

@@ -50,7 +50,7 @@ func newFakeBroker(t *testing.T) *fakeBroker {
 
 func (b *fakeBroker) client(t *testing.T) *Client {
 	t.Helper()
-	c, err := New(Config{Endpoint: b.srv.URL, Username: "u", Password: "p", RequestTimeout: 5 * time.Second, Attempts: 1})
+	c, err := New(Config{Endpoint: b.srv.URL, Username: "u", Password: "p", RequestTimeout: 5 * time.Second, RetryBudget: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,9 +34,6 @@ func New(cfg Config) (*Client, error) {
 	if cfg.RequestTimeout <= 0 {
 		cfg.RequestTimeout = DefaultRequestTimeout
 	}
-	if cfg.Attempts <= 0 {
-		cfg.Attempts = DefaultAttempts
-	}
 	endpoint := strings.TrimRight(strings.TrimSpace(cfg.Endpoint), "/")
 	u, err := url.Parse(endpoint)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -58,13 +55,13 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	rt := &retryTransport{base: base, timeout: cfg.RequestTimeout, attempts: cfg.Attempts}
+	rt := &retryTransport{base: base, timeout: cfg.RequestTimeout, budget: cfg.retryBudget()}
 	rh, err := rabbithole.NewTLSClient(endpoint, cfg.Username, cfg.Password, rt)
 	if err != nil {
 		return nil, fmt.Errorf("endpoint %q: %w", endpoint, err)
 	}
 	// A backstop: every attempt already has its own timeout.
-	overall := maxElapsed(cfg.RequestTimeout, cfg.Attempts) + cfg.RequestTimeout
+	overall := cfg.MaxRequestTime() + cfg.RequestTimeout
 	rh.SetTimeout(overall)
 	return &Client{
 		cfg:              cfg,

@@ -19,13 +19,39 @@ type Config struct {
 	ClientKeyFile  string
 	// RequestTimeout bounds each HTTP attempt. Zero means DefaultRequestTimeout.
 	RequestTimeout time.Duration
-	// Attempts is how many times a request is tried on connection errors and
-	// 5xx answers. Zero means DefaultAttempts.
-	Attempts int
+	// RetryBudget is how long after its first attempt a request may still be
+	// tried again after a transient failure (see retry.go). Zero means
+	// DefaultRetryBudget; a negative value means a single attempt. A request
+	// ends at the latest RetryBudget + RequestTimeout after it began.
+	RetryBudget time.Duration
 }
 
-// Defaults.
+// Defaults and limits.
 const (
 	DefaultRequestTimeout = 30 * time.Second
-	DefaultAttempts       = 3
+	DefaultRetryBudget    = 60 * time.Second
+	// MaxRetryBudget is the largest retry budget the provider accepts.
+	MaxRetryBudget = time.Hour
 )
+
+// retryBudget returns the budget that cfg means.
+func (cfg Config) retryBudget() time.Duration {
+	switch {
+	case cfg.RetryBudget == 0:
+		return DefaultRetryBudget
+	case cfg.RetryBudget < 0:
+		return 0
+	}
+	return cfg.RetryBudget
+}
+
+// MaxRequestTime is the longest one request may take with cfg, all attempts
+// and pauses included: the retry budget plus one request timeout (the last
+// attempt may begin just before the budget runs out).
+func (cfg Config) MaxRequestTime() time.Duration {
+	timeout := cfg.RequestTimeout
+	if timeout <= 0 {
+		timeout = DefaultRequestTimeout
+	}
+	return cfg.retryBudget() + timeout
+}

@@ -18,8 +18,11 @@ var (
 	ErrNotEmpty = errors.New("queue not empty or in use")
 	// ErrUnauthorized: the credentials were refused (401) or lack permission (403).
 	ErrUnauthorized = errors.New("not authorized")
-	// ErrUnreachable: no answer within the attempts allowed.
+	// ErrUnreachable: no answer within the retry budget.
 	ErrUnreachable = errors.New("management API unreachable")
+	// ErrUnavailable: the broker answered, but the cluster cannot do it now:
+	// the node of the queue is down, or the metadata store has no quorum.
+	ErrUnavailable = errors.New("cluster unavailable")
 )
 
 // Error is a failed management API call.
@@ -78,6 +81,13 @@ func (c *Client) classify(op string, status int, reason string) *Error {
 		// allow: "Not management user", "Access refused.", ...
 		e.Kind = ErrUnauthorized
 		e.Hint = fmt.Sprintf("User %q lacks permission for this: it needs the management (or administrator) tag and configure, write and read permissions on the vhost", c.cfg.Username)
+	case MetadataStoreTimeout(lower):
+		e.Kind = ErrUnavailable
+		e.Hint = "The cluster's metadata store did not answer in time: most likely a majority of the cluster's nodes is down or " +
+			"cannot reach each other, and nothing can be declared or deleted until it is back (check `rabbitmqctl cluster_status`)"
+	case QueueProcessDown(lower):
+		e.Kind = ErrUnavailable
+		e.Hint = "The queue's node is down or restarting: bring it back (check `rabbitmqctl cluster_status`), then try again"
 	case status == 404:
 		e.Kind = ErrNotFound
 	case strings.Contains(lower, "inequivalent arg") || strings.Contains(lower, "precondition_failed"):

@@ -24,8 +24,8 @@ import (
 // TestAccFaults_burst runs a plan, apply, refresh and destroy while the
 // management API answers 500, 502, 503 and 504, drops connections, loses
 // answers (the broker acts, the answer never arrives) and answers slowly:
-// the first two attempts of every request fail, within the retry budget of
-// broker.DefaultAttempts (3) attempts, so everything succeeds.
+// the first two attempts of every request fail, well within the default
+// retry budget, so everything succeeds.
 func TestAccFaults_burst(t *testing.T) {
 	name := uniqueName("burst")
 	cleanupQueues(t, "/", name)
@@ -86,16 +86,15 @@ resource "queuey_queue" "test" {
 
 // TestAccFaults_unresponsive points the provider at a management API that
 // accepts requests and never answers: the apply fails within the documented
-// bound (request_timeout × attempts + backoff) with an error naming the
-// endpoint.
+// bound (retry_budget + request_timeout) with an error naming the endpoint.
 func TestAccFaults_unresponsive(t *testing.T) {
 	name := uniqueName("hang")
 	cleanupQueues(t, "/", name)
 	p := newFaultProxy(t)
 	p.Set(always(hang))
-	// Three attempts of request_timeout 1s, with pauses of 100ms and 200ms
-	// between them: written out, not computed by the code under test.
-	const bound = 3300 * time.Millisecond
+	// retry_budget 2s plus one last request_timeout of 1s: written out, not
+	// computed by the code under test.
+	const bound = 3 * time.Second
 	var start time.Time
 	resource.ParallelTest(t, resource.TestCase{
 		// Timed from here: ParallelTest may first wait for other tests.
@@ -107,14 +106,15 @@ func TestAccFaults_unresponsive(t *testing.T) {
 provider "queuey" {
   endpoint        = %q
   request_timeout = "1s"
+  retry_budget    = "2s"
 }
 
 resource "queuey_queue" "test" {
   name = %q
 }
 `, p.URL, name),
-				ExpectError: regexp.MustCompile(`at\s+` + regexp.QuoteMeta(p.URL) + `\s+failed:\s+no\s+usable\s+answer\s+after\s+3\s+attempts\s+` +
-					`\(request_timeout\s+1s\s+each\):\s+no\s+answer\s+within\s+request_timeout\s+1s[\s\S]*` +
+				ExpectError: regexp.MustCompile(`at\s+` + regexp.QuoteMeta(p.URL) + `\s+failed:\s+no\s+usable\s+answer\s+within\s+retry_budget\s+2s\s+` +
+					`\([0-9]+\s+attempts,\s+request_timeout\s+1s\s+each\):\s+no\s+answer\s+within\s+request_timeout\s+1s[\s\S]*` +
 					`Check\s+that\s+the\s+management\s+API\s+answers\s+at\s+` + regexp.QuoteMeta(p.URL)),
 			},
 		},
@@ -126,10 +126,10 @@ resource "queuey_queue" "test" {
 		t.Error("no request reached the proxy")
 	}
 	// Every request the provider sent (it may send a few at once) was tried
-	// exactly DefaultAttempts times.
+	// again within the budget.
 	for req, n := range p.Attempts() {
-		if n != broker.DefaultAttempts {
-			t.Errorf("%s: %d attempts, want %d", req, n, broker.DefaultAttempts)
+		if n < 2 {
+			t.Errorf("%s: %d attempts, want at least 2 within retry_budget 2s", req, n)
 		}
 	}
 	if len(recs) > 0 {
@@ -234,7 +234,7 @@ func TestAccFaults_cutOff(t *testing.T) {
 	base := uniqueName("cut")
 	cleanupQueues(t, "/", base+"-")
 	p := newFaultProxy(t)
-	cfg := proxiedQueuesConfig(p.URL, `  request_timeout = "2s"`, base, n, `  message_ttl = "1m"`)
+	cfg := proxiedQueuesConfig(p.URL, "  request_timeout = \"2s\"\n  retry_budget    = \"1s\"", base, n, `  message_ttl = "1m"`)
 	var checks []resource.TestCheckFunc
 	for i := range n {
 		q := fmt.Sprintf("%s-%d", base, i)
@@ -253,7 +253,7 @@ func TestAccFaults_cutOff(t *testing.T) {
 				PreConfig: func() { p.Set(passThenDrop(30)) },
 				Config:    cfg,
 				ExpectError: regexp.MustCompile(`(Cannot\s+(Use\s+Vhost|List\s+Queues|Declare\s+Queue)|Management\s+API\s+Unreachable)[\s\S]*` +
-					`at\s+` + regexp.QuoteMeta(p.URL) + `\s+failed:\s+no\s+usable\s+answer\s+after\s+3\s+attempts`),
+					`at\s+` + regexp.QuoteMeta(p.URL) + `\s+failed:\s+no\s+usable\s+answer\s+within\s+retry_budget`),
 			},
 			{
 				PreConfig: func() {

@@ -119,6 +119,19 @@ func (p *queueyProvider) Schema(_ context.Context, _ provider.SchemaRequest, res
 					durationBetween(time.Millisecond, time.Hour),
 				},
 			},
+			"retry_budget": schema.StringAttribute{
+				MarkdownDescription: "How long a management API request keeps being tried again after transient failures " +
+					"(refused or reset connections, answers 500, 502, 503 and 504, the broker's metadata store timing out, " +
+					"a queue whose node is restarting), as a Go duration from `0s` (one attempt only) to `1h`. " +
+					"Pauses start at 250ms and double up to 5s. A request gives up at the latest `retry_budget` + " +
+					"`request_timeout` after it began: 90s with the defaults. Refused credentials and permissions are never " +
+					"tried again. Defaults to `60s`, enough to ride through a broker restart.",
+				Optional: true,
+				Validators: []validator.String{
+					durationSyntaxValidator{rangeText: "from 0s to 1h"},
+					durationBetween(0, broker.MaxRetryBudget),
+				},
+			},
 			"retry_granularity": schema.StringAttribute{
 				MarkdownDescription: "Step to which retry backoffs and delayed enqueues are rounded up when naming hold queues, " +
 					"as a Go duration: a whole number of milliseconds from `1ms` to `2147483647ms`. Defaults to `1s`.",
@@ -297,6 +310,20 @@ func (p *queueyProvider) Configure(ctx context.Context, req provider.ConfigureRe
 		cfg.RequestTimeout = d
 	}
 
+	switch {
+	case m.RetryBudget.IsUnknown():
+		data.brokerUnknown = true
+	case !m.RetryBudget.IsNull():
+		d, err := parseDuration("retry_budget", m.RetryBudget.ValueString(), "from 0s to 1h")
+		if err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("retry_budget"), "Invalid Duration", err.Error())
+		}
+		cfg.RetryBudget = d
+		if d == 0 {
+			cfg.RetryBudget = -1 // one attempt only
+		}
+	}
+
 	if !data.brokerUnknown && cfg.Endpoint != "" && m.Endpoint.IsNull() {
 		// The attribute's validator did not see a value taken from the environment.
 		if err := checkEndpoint(cfg.Endpoint); err != nil {
@@ -364,6 +391,7 @@ type providerModel struct {
 	ClientCertFile      types.String `tfsdk:"clientcert_file"`
 	ClientKeyFile       types.String `tfsdk:"clientkey_file"`
 	RequestTimeout      types.String `tfsdk:"request_timeout"`
+	RetryBudget         types.String `tfsdk:"retry_budget"`
 	RetryGranularity    types.String `tfsdk:"retry_granularity"`
 	DeferredGranularity types.String `tfsdk:"deferred_granularity"`
 	DeadSuffix          types.String `tfsdk:"dead_suffix"`

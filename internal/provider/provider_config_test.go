@@ -92,6 +92,21 @@ func TestProviderConfig_Invalid(t *testing.T) {
 			want:     []string{"request_timeout must be from 1ms to 1h0m0s; got 2h"},
 		},
 		{
+			name:     "retry budget out of range",
+			provider: `retry_budget = "61m"`,
+			want:     []string{"retry_budget must be from 0s to 1h0m0s; got 61m"},
+		},
+		{
+			name:     "negative retry budget",
+			provider: `retry_budget = "-1s"`,
+			want:     []string{"retry_budget must be from 0s to 1h0m0s; got -1s"},
+		},
+		{
+			name:     "malformed retry budget",
+			provider: `retry_budget = "a minute"`,
+			want:     []string{"retry_budget", "from 0s to 1h", `got "a minute"`},
+		},
+		{
 			name:     "client certificate without its key",
 			provider: `clientcert_file = "/tmp/client.pem"`,
 			want:     []string{"Incomplete Client Certificate", "set clientkey_file as well"},

@@ -66,7 +66,7 @@ func (d *providerData) brokerClient() (*broker.Client, diag.Diagnostics) {
 	}
 	if d.brokerUnknown {
 		diags.AddError("Broker Settings Unknown",
-			"The provider's management API settings (endpoint, credentials, TLS or request_timeout) are not known yet, "+
+			"The provider's management API settings (endpoint, credentials, TLS, request_timeout or retry_budget) are not known yet, "+
 				"so the broker cannot be reached. They must be known when this operation runs.")
 		return nil, diags
 	}

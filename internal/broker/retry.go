@@ -1,0 +1,200 @@
+package broker
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+)
+
+// Retries.
+//
+// A request is tried again after a transient failure: one a restarting
+// broker or node gives for a few seconds and then stops giving. Those are
+// connection errors (refused, reset, closed, an attempt that got no answer
+// within request_timeout), 500, 502, 503 and 504, the broker's "metadata
+// store operation timed out" (a cluster without quorum, or one still
+// forming), and a 404 to a declaration whose reason says the queue's process
+// is down (its node is restarting). Credentials, permissions and every other
+// refusal are final, and so is a certificate the TLS handshake refused.
+//
+// Pauses start at backoffFirst and double up to backoffMax, each drawn at
+// random from its upper half so that clients restarted together do not
+// retry in step. No attempt starts later than the retry budget after the
+// first one began, and the last pause is shortened to end at the budget, so
+// a request ends within budget + request_timeout.
+
+const (
+	backoffFirst = 250 * time.Millisecond
+	backoffMax   = 5 * time.Second
+	// bodyPeek is how much of an error answer is read to classify it.
+	bodyPeek = 64 << 10
+)
+
+// backoff returns the pause before retry number n (1-based): from 125-250ms
+// at first, doubling, never more than backoffMax.
+func backoff(n int) time.Duration {
+	d := backoffMax
+	if n < 16 {
+		d = min(backoffFirst<<(n-1), backoffMax)
+	}
+	return d/2 + rand.N(d/2+1) //nolint:gosec // jitter needs no cryptographic randomness
+}
+
+// retryTransport gives every attempt its own timeout, tries a request again
+// after transient failures within the retry budget, and undoes the Close flag
+// rabbit-hole sets on every request so that connections are reused.
+type retryTransport struct {
+	base    http.RoundTripper
+	timeout time.Duration
+	budget  time.Duration
+	// pause, when set, replaces backoff (unit tests).
+	pause func(n int) time.Duration
+	// onAttempt, when set, observes every attempt (tests and benchmarks).
+	onAttempt func(*http.Request)
+}
+
+func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	deadline := time.Now().Add(t.budget)
+	pause := t.pause
+	if pause == nil {
+		pause = backoff
+	}
+	for n := 1; ; n++ {
+		resp, err := t.attempt(req)
+		why := transient(req, resp, err)
+		if why == "" || ctx.Err() != nil {
+			return resp, err
+		}
+		wait := min(pause(n), time.Until(deadline))
+		if wait < 0 {
+			// Out of budget: the last answer, or why there was none.
+			if resp != nil {
+				return resp, nil
+			}
+			return nil, &budgetError{attempts: n, budget: t.budget, timeout: t.timeout, last: err}
+		}
+		if resp != nil {
+			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, bodyPeek))
+			_ = resp.Body.Close()
+		}
+		tflog.Warn(ctx, "management API request failed, trying again", map[string]any{
+			"method": req.Method, "path": req.URL.Path, "attempt": n, "cause": why, "pause": wait.String(),
+		})
+		timer := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return nil, ctx.Err()
+		case <-timer.C:
+		}
+	}
+}
+
+// transient says why a failed attempt is worth repeating, or "" when it is
+// not (it succeeded, or its failure is final). It may read an error answer's
+// body and put it back.
+func transient(req *http.Request, resp *http.Response, err error) string {
+	if err != nil {
+		if errors.Is(err, context.Canceled) || certificateError(err) {
+			return ""
+		}
+		return err.Error()
+	}
+	switch resp.StatusCode {
+	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return resp.Status
+	case http.StatusBadRequest, http.StatusNotFound, http.StatusInternalServerError:
+	default:
+		return ""
+	}
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, bodyPeek))
+	_ = resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	reason := strings.ToLower(string(body))
+	switch {
+	case resp.StatusCode == http.StatusInternalServerError:
+		return resp.Status
+	case MetadataStoreTimeout(reason):
+		return resp.Status + ": metadata store timed out"
+	case resp.StatusCode == http.StatusNotFound && req.Method == http.MethodPut && QueueProcessDown(reason):
+		return resp.Status + ": queue process down"
+	}
+	return ""
+}
+
+// MetadataStoreTimeout reports whether a broker's reason (lower case) says
+// that an operation on its metadata store timed out: a cluster that has lost
+// its majority, or one still starting.
+func MetadataStoreTimeout(reason string) bool {
+	return strings.Contains(reason, "timed out") && (strings.Contains(reason, "metadata store") || strings.Contains(reason, "khepri")) ||
+		strings.Contains(reason, "timeout_waiting_for_tables")
+}
+
+// QueueProcessDown reports whether a broker's reason (lower case) says that
+// the process of a queue is not running: its node is down or restarting.
+func QueueProcessDown(reason string) bool {
+	return strings.Contains(reason, "stopped by supervisor") || strings.Contains(reason, "noproc") ||
+		strings.Contains(reason, "nodedown")
+}
+
+func (t *retryTransport) attempt(req *http.Request) (*http.Response, error) {
+	ctx, cancel := context.WithTimeout(req.Context(), t.timeout)
+	r := req.Clone(ctx)
+	r.Close = false
+	if req.Body != nil && req.GetBody != nil {
+		body, err := req.GetBody()
+		if err != nil {
+			cancel()
+			return nil, err
+		}
+		r.Body = body
+	}
+	if t.onAttempt != nil {
+		t.onAttempt(r)
+	}
+	resp, err := t.base.RoundTrip(r)
+	if err != nil {
+		cancel()
+		if errors.Is(err, context.DeadlineExceeded) && req.Context().Err() == nil {
+			return nil, fmt.Errorf("no answer within request_timeout %s", t.timeout)
+		}
+		return nil, err
+	}
+	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+	return resp, nil
+}
+
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (c *cancelOnClose) Close() error {
+	err := c.ReadCloser.Close()
+	c.cancel()
+	return err
+}
+
+// budgetError says that no attempt got an answer within the retry budget.
+type budgetError struct {
+	attempts int
+	budget   time.Duration
+	timeout  time.Duration
+	last     error
+}
+
+func (e *budgetError) Error() string {
+	return fmt.Sprintf("no usable answer within retry_budget %s (%d attempts, request_timeout %s each): %v",
+		e.budget, e.attempts, e.timeout, e.last)
+}
+
+func (e *budgetError) Unwrap() error { return e.last }

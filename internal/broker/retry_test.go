@@ -1,0 +1,266 @@
+package broker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestBackoffBounds(t *testing.T) {
+	for n := 1; n <= 64; n++ {
+		ceiling := backoffMax
+		if n < 16 {
+			ceiling = min(backoffFirst<<(n-1), backoffMax)
+		}
+		for range 50 {
+			d := backoff(n)
+			if d < ceiling/2 || d > ceiling {
+				t.Fatalf("backoff(%d) = %s, want from %s to %s", n, d, ceiling/2, ceiling)
+			}
+		}
+	}
+	if got := backoff(1); got > backoffFirst {
+		t.Errorf("first pause %s, want at most %s", got, backoffFirst)
+	}
+}
+
+func TestMaxRequestTime(t *testing.T) {
+	for _, tc := range []struct {
+		cfg  Config
+		want time.Duration
+	}{
+		{Config{}, 90 * time.Second},
+		{Config{RequestTimeout: time.Second, RetryBudget: 2 * time.Second}, 3 * time.Second},
+		{Config{RequestTimeout: time.Second, RetryBudget: -1}, time.Second},
+	} {
+		if got := tc.cfg.MaxRequestTime(); got != tc.want {
+			t.Errorf("%+v: MaxRequestTime %s, want %s", tc.cfg, got, tc.want)
+		}
+	}
+}
+
+func TestTransientClassification(t *testing.T) {
+	answer := func(status int, body string) *http.Response {
+		return &http.Response{StatusCode: status, Status: fmt.Sprintf("%d %s", status, http.StatusText(status)),
+			Body: io.NopCloser(strings.NewReader(body))}
+	}
+	get, _ := http.NewRequest(http.MethodGet, "http://x/api/queues/%2F/q", nil)
+	put, _ := http.NewRequest(http.MethodPut, "http://x/api/queues/%2F/q", nil)
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+	for _, tc := range []struct {
+		name  string
+		req   *http.Request
+		resp  *http.Response
+		err   error
+		retry bool
+	}{
+		{"200", get, answer(200, `[]`), nil, false},
+		{"connection refused", get, nil, refused, true},
+		{"connection reset", get, nil, &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}, true},
+		{"EOF", get, nil, io.ErrUnexpectedEOF, true},
+		{"no answer in time", get, nil, errors.New("no answer within request_timeout 1s"), true},
+		{"cancelled", get, nil, context.Canceled, false},
+		{"certificate", get, nil, errors.New("tls: failed to verify certificate: x509: certificate signed by unknown authority"), false},
+		{"500", get, answer(500, `{"error":"Internal Server Error"}`), nil, true},
+		{"502", get, answer(502, ``), nil, true},
+		{"503", get, answer(503, ``), nil, true},
+		{"504", put, answer(504, ``), nil, true},
+		{"401", get, answer(401, `{"error":"not_authorized","reason":"Login failed"}`), nil, false},
+		{"401 access refused", put, answer(401, `{"error":"not_authorized","reason":"Access refused."}`), nil, false},
+		{"403", put, answer(403, `{"error":"forbidden"}`), nil, false},
+		{"400 conflict", put, answer(400, `{"error":"bad_request","reason":"PRECONDITION_FAILED - inequivalent arg 'x-message-ttl'"}`), nil, false},
+		{"400 metadata store", put, answer(400, `{"error":"bad_request","reason":"cannot declare queue 'q' in vhost '/' because the metadata store operation timed out"}`), nil, true},
+		{"500 metadata store", get, answer(500, `{"error":"timeout","reason":"the metadata store operation timed out"}`), nil, true},
+		{"404 get", get, answer(404, `{"error":"Object Not Found","reason":"Not Found"}`), nil, false},
+		{"404 put vhost", put, answer(404, `{"error":"Object Not Found","reason":"Not Found"}`), nil, false},
+		{"404 put node down", put, answer(404, `{"error":"Object Not Found","reason":"process is stopped by supervisor"}`), nil, true},
+		{"404 get node down", get, answer(404, `{"error":"Object Not Found","reason":"process is stopped by supervisor"}`), nil, false},
+	} {
+		why := transient(tc.req, tc.resp, tc.err)
+		if (why != "") != tc.retry {
+			t.Errorf("%s: transient = %q, want retry %v", tc.name, why, tc.retry)
+		}
+		if tc.resp != nil {
+			// The body is still there for the caller to read.
+			b, _ := io.ReadAll(tc.resp.Body)
+			if tc.resp.StatusCode != 200 && tc.resp.StatusCode >= 400 && len(b) == 0 && tc.name != "502" && tc.name != "503" && tc.name != "504" {
+				t.Errorf("%s: the answer's body was lost", tc.name)
+			}
+		}
+	}
+}
+
+// scripted serves the given statuses and bodies in turn, then 200 with
+// body ok; it counts the requests.
+type scripted struct {
+	n       atomic.Int64
+	answers []struct {
+		status int
+		body   string
+	}
+	ok string
+}
+
+func (s *scripted) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
+	i := int(s.n.Add(1)) - 1
+	w.Header().Set("Content-Type", "application/json")
+	if i < len(s.answers) {
+		w.WriteHeader(s.answers[i].status)
+		_, _ = io.WriteString(w, s.answers[i].body)
+		return
+	}
+	_, _ = io.WriteString(w, s.ok)
+}
+
+func fastClient(t *testing.T, endpoint string, budget time.Duration) *Client {
+	t.Helper()
+	c, err := New(Config{Endpoint: endpoint, Username: "u", Password: "p", RequestTimeout: 5 * time.Second, RetryBudget: budget})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.transport.pause = func(int) time.Duration { return time.Millisecond }
+	return c
+}
+
+func TestRetryRidesThroughTransientAnswers(t *testing.T) {
+	s := &scripted{ok: `{"name":"/"}`}
+	for _, a := range []struct {
+		status int
+		body   string
+	}{
+		{503, ``},
+		{502, ``},
+		{500, `{"error":"timeout","reason":"the metadata store operation timed out"}`},
+	} {
+		s.answers = append(s.answers, a)
+	}
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	if _, err := fastClient(t, srv.URL, time.Minute).GetVhost(context.Background(), "/"); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.n.Load(); got != 4 {
+		t.Errorf("%d requests, want 4", got)
+	}
+}
+
+func TestRetryDeclareOnRestartingNode(t *testing.T) {
+	s := &scripted{}
+	s.answers = append(s.answers,
+		struct {
+			status int
+			body   string
+		}{404, `{"error":"Object Not Found","reason":"process is stopped by supervisor"}`},
+		struct {
+			status int
+			body   string
+		}{400, `{"error":"bad_request","reason":"cannot declare queue 'q' because the metadata store operation timed out"}`})
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	if err := fastClient(t, srv.URL, time.Minute).DeclareQueue(context.Background(), "/", "q", nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.n.Load(); got != 3 {
+		t.Errorf("%d requests, want 3", got)
+	}
+}
+
+func TestNoRetryOfRefusals(t *testing.T) {
+	for _, a := range []struct {
+		status int
+		body   string
+		kind   error
+	}{
+		{401, `{"error":"not_authorized","reason":"Login failed"}`, ErrUnauthorized},
+		{403, `{"error":"forbidden","reason":"Access refused."}`, ErrUnauthorized},
+		{404, `{"error":"Object Not Found","reason":"Not Found"}`, ErrNotFound},
+		{400, `{"error":"bad_request","reason":"PRECONDITION_FAILED - inequivalent arg 'x-max-priority'"}`, ErrArgumentsConflict},
+	} {
+		s := &scripted{}
+		s.answers = append(s.answers, struct {
+			status int
+			body   string
+		}{a.status, a.body})
+		srv := httptest.NewServer(s)
+		err := fastClient(t, srv.URL, time.Minute).DeclareQueue(context.Background(), "/", "q", nil)
+		srv.Close()
+		if !errors.Is(err, a.kind) {
+			t.Errorf("HTTP %d: got %v, want %v", a.status, err, a.kind)
+		}
+		if got := s.n.Load(); got != 1 {
+			t.Errorf("HTTP %d was sent %d times: a refusal must not be retried", a.status, got)
+		}
+	}
+}
+
+func TestRetryBudgetRunsOut(t *testing.T) {
+	// A port nobody listens on: every connection is refused.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	endpoint := "http://" + l.Addr().String()
+	_ = l.Close()
+	const budget = 100 * time.Millisecond
+	c := fastClient(t, endpoint, budget)
+	var attempts atomic.Int64
+	c.ObserveAttempts(func(*http.Request) { attempts.Add(1) })
+	start := time.Now()
+	_, err = c.GetVhost(context.Background(), "/")
+	took := time.Since(start)
+	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "no usable answer within retry_budget 100ms") ||
+		!strings.Contains(err.Error(), "connection refused") {
+		t.Fatalf("got %v, want an unreachable error naming the budget and the cause", err)
+	}
+	if attempts.Load() < 2 {
+		t.Errorf("%d attempts, want the request tried again within the budget", attempts.Load())
+	}
+	if took < budget {
+		t.Errorf("gave up after %s, before the budget of %s ran out", took, budget)
+	}
+
+	// The budget spent on answers: the last one is reported with its kind.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = io.WriteString(w, `{"error":"bad_request","reason":"cannot declare queue 'q' in vhost '/' because the metadata store operation timed out"}`)
+	}))
+	defer srv.Close()
+	err = fastClient(t, srv.URL, budget).DeclareQueue(context.Background(), "/", "q", nil)
+	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "majority") {
+		t.Fatalf("got %v, want ErrUnavailable about the cluster's majority", err)
+	}
+}
+
+func TestRetryHonoursCancellation(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	defer srv.Close()
+	c, err := New(Config{Endpoint: srv.URL, Username: "u", Password: "p", RetryBudget: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var attempts atomic.Int64
+	ctx, cancel := context.WithCancel(context.Background())
+	c.ObserveAttempts(func(*http.Request) {
+		if attempts.Add(1) == 3 {
+			cancel() // Ctrl-C while the broker keeps failing
+		}
+	})
+	_, err = c.GetVhost(ctx, "/")
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want the cancellation", err)
+	}
+	if got := attempts.Load(); got != 3 {
+		t.Errorf("%d attempts, want none after the cancellation", got)
+	}
+}
