@@ -12,6 +12,7 @@ require (
 	github.com/hashicorp/terraform-plugin-testing v1.16.0
 	github.com/michaelklishin/rabbit-hole/v2 v2.16.0
 	github.com/rabbitmq/amqp091-go v1.16.0
+	golang.org/x/oauth2 v0.38.0
 )
 
 require (

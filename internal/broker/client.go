@@ -56,7 +56,11 @@ func New(cfg Config) (*Client, error) {
 		return nil, err
 	}
 	rt := &retryTransport{base: base, timeout: cfg.RequestTimeout, budget: cfg.retryBudget()}
-	rh, err := rabbithole.NewTLSClient(endpoint, cfg.Username, cfg.Password, rt)
+	auth, err := newAuthTransport(cfg, rt, tokenTransport(cfg, base))
+	if err != nil {
+		return nil, err
+	}
+	rh, err := rabbithole.NewTLSClient(endpoint, cfg.Username, cfg.Password, auth)
 	if err != nil {
 		return nil, fmt.Errorf("endpoint %q: %w", endpoint, err)
 	}
@@ -68,7 +72,7 @@ func New(cfg Config) (*Client, error) {
 		endpoint:         endpoint,
 		endpointRedacted: endpoint,
 		rh:               rh,
-		http:             &http.Client{Transport: rt, Timeout: overall},
+		http:             &http.Client{Transport: auth, Timeout: overall},
 		transport:        rt,
 	}, nil
 }
@@ -105,6 +109,9 @@ func (c *Client) fail(op string, err error) error {
 }
 
 func (c *Client) unreachable(op string, err error) error {
+	if e := c.authError(op, err); e != nil {
+		return e
+	}
 	reason := err.Error()
 	var ue *url.Error
 	if errors.As(err, &ue) {

@@ -72,6 +72,9 @@ func (c *Client) classify(op string, status int, reason string) *Error {
 	e := &Error{Op: op, Endpoint: c.endpointRedacted, Status: status, Reason: reason}
 	lower := strings.ToLower(reason)
 	switch {
+	case (status == 401 || status == 403) && c.cfg.Method() != AuthBasic:
+		e.Kind = ErrUnauthorized
+		e.Hint = c.tokenRefusalHint(reason)
 	case status == 401 && (reason == "" || strings.Contains(lower, "login failed")):
 		e.Kind = ErrUnauthorized
 		e.Hint = fmt.Sprintf("Authentication failed for user %q: check username and password (or %s and %s)",

@@ -12,7 +12,8 @@ import (
 // clearBrokerEnv makes sure no RABBITMQ_* setting reaches the provider.
 func clearBrokerEnv(t *testing.T) {
 	t.Helper()
-	for _, env := range []string{EnvEndpoint, EnvUsername, EnvPassword, EnvVhost, EnvInsecure, EnvCACert, EnvClientCert, EnvClientKey} {
+	for _, env := range []string{EnvEndpoint, EnvUsername, EnvPassword, EnvVhost, EnvInsecure, EnvCACert, EnvClientCert, EnvClientKey,
+		EnvBearerToken, EnvOAuth2TokenURL, EnvOAuth2ClientID, EnvOAuth2ClientSecret} {
 		t.Setenv(env, "")
 	}
 }
@@ -111,6 +112,27 @@ func TestProviderConfig_Invalid(t *testing.T) {
 			provider: `clientcert_file = "/tmp/client.pem"`,
 			want:     []string{"Incomplete Client Certificate", "set clientkey_file as well"},
 		},
+		{
+			name:     "basic auth and a bearer token",
+			provider: `username = "u"` + "\n" + `password = "p"` + "\n" + `bearer_token = "t"`,
+			want: []string{"Conflicting Authentication Settings", "Set exactly one way to authenticate",
+				"sets `username` (username and password) and `bearer_token` (bearer_token)"},
+		},
+		{
+			name:     "a bearer token and oauth2",
+			provider: `bearer_token = "t"` + "\n" + `oauth2 {` + "\n" + `token_url = "http://127.0.0.1:1/token"` + "\n" + `}`,
+			want:     []string{"Conflicting Authentication Settings", "`bearer_token` (bearer_token) and `oauth2` (the oauth2 block)"},
+		},
+		{
+			name:     "a password and oauth2",
+			provider: `password = "p"` + "\n" + `oauth2 {}`,
+			want:     []string{"Conflicting Authentication Settings", "`password` (username and password) and `oauth2`"},
+		},
+		{
+			name:     "oauth2 without client credentials",
+			provider: `oauth2 {` + "\n" + `token_url = "http://127.0.0.1:1/token"` + "\n" + `}`,
+			want:     []string{"Missing OAuth 2.0 Setting", "needs client_id", "RABBITMQ_OAUTH2_CLIENT_ID", "needs client_secret"},
+		},
 	}
 	steps := errorSteps(len(tests), func(i int) (string, []string) {
 		tt := tests[i]
@@ -131,6 +153,27 @@ func TestProviderConfig_InvalidEndpointFromEnvironment(t *testing.T) {
 			Config:      `provider "queuey" {}` + pureHoldQueue,
 			ExpectError: errorMatching("Invalid "+EnvEndpoint, "the endpoint must be an http or https URL"),
 		}},
+	})
+}
+
+// The environment alone may not mix ways to authenticate either; a way chosen
+// in the provider block takes precedence over the environment's.
+func TestProviderConfig_AuthFromEnvironment(t *testing.T) {
+	clearBrokerEnv(t)
+	t.Setenv(EnvUsername, "u")
+	t.Setenv(EnvBearerToken, "t")
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: `provider "queuey" {}` + pureHoldQueue,
+				ExpectError: errorMatching("Conflicting Authentication Settings", "the environment sets `RABBITMQ_USERNAME` (username and password) and",
+					"`RABBITMQ_BEARER_TOKEN`"),
+			},
+			{
+				Config: `provider "queuey" {` + "\n" + `bearer_token = "config"` + "\n" + `}` + pureHoldQueue,
+			},
+		},
 	})
 }
 
