@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 
 	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
 )
@@ -26,6 +26,9 @@ type Client struct {
 	queueLists gatherer[map[string]Queue]
 	checks     gatherer[map[string]Queue] // queues with message and consumer counts
 	vhosts     gatherer[Vhost]
+
+	nodeMu      sync.Mutex
+	nodeDefault *string // the node's default queue type, once read ("" for none)
 }
 
 // New builds a client. It validates the settings and reads certificate files
@@ -93,7 +96,7 @@ func redact(s string) string {
 }
 
 // fail turns an error from rabbit-hole or the transport into an *Error.
-func (c *Client) fail(op string, err error) error {
+func (c *Client) fail(ctx context.Context, op string, err error) error {
 	var rhe rabbithole.ErrorResponse
 	switch {
 	case errors.As(err, &rhe):
@@ -101,9 +104,10 @@ func (c *Client) fail(op string, err error) error {
 		if reason == "" {
 			reason = rhe.Message
 		}
-		return c.classify(op, rhe.StatusCode, reason)
+		return c.classify(ctx, op, rhe.StatusCode, reason)
 	case strings.Contains(err.Error(), "401 Unauthorized"):
-		return c.classify(op, http.StatusUnauthorized, "login failed")
+		// rabbit-hole drops the reason of a 401: authProblem finds it out.
+		return c.classify(ctx, op, http.StatusUnauthorized, "")
 	}
 	return c.unreachable(op, err)
 }
@@ -140,16 +144,7 @@ func (c *Client) getJSON(ctx context.Context, op, path string, out any) error {
 	}
 	defer func() { _ = resp.Body.Close() }()
 	if resp.StatusCode >= 400 {
-		var body struct {
-			Error  string `json:"error"`
-			Reason string `json:"reason"`
-		}
-		_ = json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&body)
-		reason := body.Reason
-		if reason == "" {
-			reason = body.Error
-		}
-		return c.classify(op, resp.StatusCode, reason)
+		return c.classify(ctx, op, resp.StatusCode, readReason(resp.Body))
 	}
 	dec := json.NewDecoder(resp.Body)
 	dec.UseNumber()
