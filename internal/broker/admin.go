@@ -54,6 +54,12 @@ func (c *Client) SetPermissions(ctx context.Context, vhost, user string, p Permi
 		"permissions/"+url.PathEscape(vhost)+"/"+url.PathEscape(user), p)
 }
 
+// DeletePermissions takes away every permission of user in vhost.
+func (c *Client) DeletePermissions(ctx context.Context, vhost, user string) error {
+	return c.send(ctx, fmt.Sprintf("deleting permissions of user %q in vhost %q", user, vhost), http.MethodDelete,
+		"permissions/"+url.PathEscape(vhost)+"/"+url.PathEscape(user), nil)
+}
+
 func (c *Client) putJSON(ctx context.Context, op, path string, body any) error {
 	b, err := json.Marshal(body)
 	if err != nil {

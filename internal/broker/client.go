@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 
 	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
 )
@@ -27,6 +27,9 @@ type Client struct {
 	counted  flight[map[string]Queue] // the same, with message counts
 	checks   flight[map[string]Queue] // message and consumer counts
 	vhosts   flight[Vhost]
+
+	nodeMu      sync.Mutex
+	nodeDefault *string // the node's default queue type, once read ("" for none)
 }
 
 // wrote tells the shared queue reads that this client changed something:
@@ -102,7 +105,7 @@ func redact(s string) string {
 }
 
 // fail turns an error from rabbit-hole or the transport into an *Error.
-func (c *Client) fail(op string, err error) error {
+func (c *Client) fail(ctx context.Context, op string, err error) error {
 	var rhe rabbithole.ErrorResponse
 	switch {
 	case errors.As(err, &rhe):
@@ -110,9 +113,10 @@ func (c *Client) fail(op string, err error) error {
 		if reason == "" {
 			reason = rhe.Message
 		}
-		return c.classify(op, rhe.StatusCode, reason)
+		return c.classify(ctx, op, rhe.StatusCode, reason)
 	case strings.Contains(err.Error(), "401 Unauthorized"):
-		return c.classify(op, http.StatusUnauthorized, "login failed")
+		// rabbit-hole drops the reason of a 401: authProblem finds it out.
+		return c.classify(ctx, op, http.StatusUnauthorized, "")
 	}
 	return c.unreachable(op, err)
 }
@@ -149,16 +153,7 @@ func (c *Client) getJSON(ctx context.Context, op, path string, out any) error {
 	}
 	defer func() { _ = resp.Body.Close() }()
 	if resp.StatusCode >= 400 {
-		var body struct {
-			Error  string `json:"error"`
-			Reason string `json:"reason"`
-		}
-		_ = json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&body)
-		reason := body.Reason
-		if reason == "" {
-			reason = body.Error
-		}
-		return c.classify(op, resp.StatusCode, reason)
+		return c.classify(ctx, op, resp.StatusCode, readReason(resp.Body))
 	}
 	dec := json.NewDecoder(resp.Body)
 	dec.UseNumber()

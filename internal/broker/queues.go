@@ -118,7 +118,7 @@ func (c *Client) listQueuesNow(ctx context.Context, vhost string, flags uint) (m
 	var raw []rawQueue
 	op := fmt.Sprintf("listing queues in vhost %q", vhost)
 	if err := c.getJSON(ctx, op, "queues/"+url.PathEscape(vhost)+"?"+listQuery(flags), &raw); err != nil {
-		return nil, err
+		return nil, c.confirmNotFound(ctx, vhost, err)
 	}
 	out := make(map[string]Queue, len(raw))
 	for _, r := range raw {
@@ -196,7 +196,7 @@ func (c *Client) DeleteQueue(ctx context.Context, vhost, name string, guarded bo
 	}
 	resp, err := c.rh.DeleteQueue(vhost, name, opts...)
 	if err != nil {
-		return c.fail(op, err)
+		return c.fail(ctx, op, err)
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
 	_ = resp.Body.Close()
@@ -221,16 +221,7 @@ func (c *Client) send(ctx context.Context, op, method, path string, body []byte)
 		_, _ = io.Copy(io.Discard, resp.Body)
 		return nil
 	}
-	var eb struct {
-		Error  string `json:"error"`
-		Reason string `json:"reason"`
-	}
-	_ = json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&eb)
-	reason := eb.Reason
-	if reason == "" {
-		reason = eb.Error
-	}
-	return c.classify(op, resp.StatusCode, reason)
+	return c.classify(ctx, op, resp.StatusCode, readReason(resp.Body))
 }
 
 // ListQueuesWithConsumers returns every queue of vhost by name with its
@@ -287,7 +278,7 @@ func (c *Client) consumerCountsNow(ctx context.Context, vhost string) (map[strin
 	}
 	op := fmt.Sprintf("listing consumers in vhost %q", vhost)
 	if err := c.getJSON(ctx, op, "consumers/"+url.PathEscape(vhost)+"?columns=queue.name", &consumers); err != nil {
-		return nil, err
+		return nil, c.confirmNotFound(ctx, vhost, err)
 	}
 	counts := map[string]int64{}
 	for _, cs := range consumers {

@@ -127,9 +127,14 @@ func checkVhost(ctx context.Context, c *broker.Client, vhost string) error {
 		return err
 	}
 	if !v.IsClassic() {
-		return fmt.Errorf("vhost %q makes %s queues by default (default_queue_type), but the queuey backend declares its queues "+
+		setting := "its default_queue_type"
+		if node, err := c.NodeDefaultQueueType(ctx); v.FromNode || (err == nil && node == v.DefaultQueueType) {
+			setting = "its default_queue_type, which a vhost that sets none takes from the node's default_queue_type in rabbitmq.conf"
+		}
+		return fmt.Errorf("vhost %q makes %s queues by default (%s), but the queuey backend declares its queues "+
 			"without x-queue-type and its hold queues rely on classic-queue expiry (x-expires, x-message-ttl dead-lettering). "+
-			"Use a vhost whose default queue type is classic", vhost, v.DefaultQueueType)
+			"Use a vhost whose default queue type is classic (`rabbitmqctl add_vhost NAME --default-queue-type classic`, "+
+			"or `rabbitmqctl update_vhost_metadata %s --default-queue-type classic`)", vhost, v.DefaultQueueType, setting, vhost)
 	}
 	return nil
 }
