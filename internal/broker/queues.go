@@ -10,6 +10,8 @@ import (
 	"net/url"
 
 	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
+
+	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
 // Queue is what the management API reports of a queue.
@@ -161,8 +163,9 @@ func (c *Client) GetQueueDeclaration(ctx context.Context, vhost, name string) (Q
 	return q, nil
 }
 
-// DeclareQueue declares a durable, non-auto-delete, non-exclusive queue with
-// exactly these arguments, as an application does: no x-queue-type is added.
+// DeclareQueue declares a queue with the backend's flags (durable, not
+// auto-delete, not exclusive: see topology.Durable) and exactly these
+// arguments, as an application does: no x-queue-type is added.
 // It fails with ErrArgumentsConflict when the queue exists with other
 // arguments, and with ErrNotFound when the vhost does not exist.
 func (c *Client) DeclareQueue(ctx context.Context, vhost, name string, args map[string]any) error {
@@ -173,7 +176,7 @@ func (c *Client) DeclareQueue(ctx context.Context, vhost, name string, args map[
 		Durable    bool           `json:"durable"`
 		AutoDelete bool           `json:"auto_delete"`
 		Arguments  map[string]any `json:"arguments"`
-	}{Durable: true, AutoDelete: false, Arguments: args})
+	}{Durable: topology.Durable, AutoDelete: topology.AutoDelete, Arguments: args})
 	op := fmt.Sprintf("declaring queue %q in vhost %q", name, vhost)
 	if err != nil {
 		return &Error{Op: op, Endpoint: c.endpointRedacted, Reason: err.Error()}

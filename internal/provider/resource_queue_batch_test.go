@@ -33,7 +33,7 @@ func TestAccQueue_batchedReadSeesOutOfBandDelete(t *testing.T) {
 	base := uniqueName("oob")
 	names := []string{base + "-0", base + "-1", base + "-2", base + "-3", base + "-4"}
 	for _, n := range names {
-		cleanupTopology(t, "/", n)
+		cleanupQueues(t, "/", n)
 	}
 	cfg := batchQueuesConfig(names...)
 	resource.ParallelTest(t, resource.TestCase{
@@ -80,9 +80,9 @@ func TestAccQueue_createdQueueReadBackInSameApply(t *testing.T) {
 	base := uniqueName("readback")
 	holds := []string{base + ".deferred.5000", base + ".deferred.60000", base + ".deferred.700"}
 	for _, n := range holds {
-		cleanupTopology(t, "/", n)
+		cleanupQueues(t, "/", n)
 	}
-	cleanupTopology(t, "/", base)
+	cleanupQueues(t, "/", base)
 	cfg := "provider \"queuey\" {}\n"
 	for i, n := range holds {
 		cfg += fmt.Sprintf(`
