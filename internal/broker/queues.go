@@ -164,7 +164,7 @@ func (c *Client) GetQueueDeclaration(ctx context.Context, vhost, name string) (Q
 }
 
 // DeclareQueue declares a queue with the backend's flags (durable, not
-// auto-delete, not exclusive: see topology.Durable) and exactly these
+// auto-delete, not exclusive: see topology.Declared) and exactly these
 // arguments, as an application does: no x-queue-type is added.
 // It fails with ErrArgumentsConflict when the queue exists with other
 // arguments, and with ErrNotFound when the vhost does not exist.
@@ -176,7 +176,7 @@ func (c *Client) DeclareQueue(ctx context.Context, vhost, name string, args map[
 		Durable    bool           `json:"durable"`
 		AutoDelete bool           `json:"auto_delete"`
 		Arguments  map[string]any `json:"arguments"`
-	}{Durable: topology.Durable, AutoDelete: topology.AutoDelete, Arguments: args})
+	}{Durable: topology.Declared.Durable, AutoDelete: topology.Declared.AutoDelete, Arguments: args})
 	op := fmt.Sprintf("declaring queue %q in vhost %q", name, vhost)
 	if err != nil {
 		return &Error{Op: op, Endpoint: c.endpointRedacted, Reason: err.Error()}
