@@ -7,15 +7,18 @@ import (
 	"strconv"
 )
 
-// Every queue of the backend is declared durable, not auto-delete and not
-// exclusive, with no x-queue-type argument: a classic queue.
+// Flags are the declaration flags of a queue.
+type Flags struct {
+	Durable    bool
+	AutoDelete bool
+	Exclusive  bool
+}
+
+// Declared holds the flags of every queue the backend declares: durable, not
+// auto-delete, not exclusive (and no x-queue-type argument: a classic queue).
+var Declared = Flags{Durable: true, AutoDelete: false, Exclusive: false}
+
 const (
-	// Durable is the durable flag of every queue the backend declares.
-	Durable = true
-	// AutoDelete is the auto-delete flag of every queue the backend declares.
-	AutoDelete = false
-	// Exclusive is the exclusive flag of every queue the backend declares.
-	Exclusive = false
 	// ClassicType is the queue type the backend relies on (hold queues need
 	// classic-queue expiry).
 	ClassicType = "classic"
@@ -73,9 +76,9 @@ func Mismatches(got Existing, want Arguments) []Mismatch {
 			out = append(out, Mismatch{Field: field, Broker: strconv.FormatBool(has), Wanted: strconv.FormatBool(wanted)})
 		}
 	}
-	flag("durable", got.Durable, Durable)
-	flag("auto_delete", got.AutoDelete, AutoDelete)
-	flag("exclusive", got.Exclusive, Exclusive)
+	flag("durable", got.Durable, Declared.Durable)
+	flag("auto_delete", got.AutoDelete, Declared.AutoDelete)
+	flag("exclusive", got.Exclusive, Declared.Exclusive)
 	for _, d := range compareArgs(got.Arguments, want, ignoredArguments) {
 		m := Mismatch{Field: d.Key, Broker: "absent", Wanted: "absent"}
 		if d.HasActual {
@@ -108,13 +111,13 @@ func ObservedJSON(got Existing) string {
 		}
 		m[k] = v
 	}
-	if got.Durable != Durable {
+	if got.Durable != Declared.Durable {
 		m["durable"] = got.Durable
 	}
-	if got.AutoDelete != AutoDelete {
+	if got.AutoDelete != Declared.AutoDelete {
 		m["auto_delete"] = got.AutoDelete
 	}
-	if got.Exclusive != Exclusive {
+	if got.Exclusive != Declared.Exclusive {
 		m["exclusive"] = got.Exclusive
 	}
 	if _, ok := m[ArgQueueType]; !ok && got.Type != "" && got.Type != ClassicType {
@@ -155,10 +158,10 @@ func DestroyOrder(queue string, s Suffixes, existing []string) []string {
 	hasMain, hasDead := false, false
 	dead := DeadQueueName(queue, s)
 	for _, name := range existing {
-		switch {
-		case name == queue:
+		switch name {
+		case queue:
 			hasMain = true
-		case name == dead:
+		case dead:
 			hasDead = true
 		default:
 			if ttl, ok := ParseHoldQueueName(queue, name, s); ok {

@@ -123,7 +123,7 @@ func FuzzDestroyOrder(f *testing.F) {
 			}
 			switch name {
 			case queue:
-				if i != len(order)-1 && !(i == len(order)-2 && order[i+1] == DeadQueueName(queue, s)) {
+				if i != len(order)-1 && (i != len(order)-2 || order[i+1] != DeadQueueName(queue, s)) {
 					t.Fatalf("q not after the hold queues: %q", order)
 				}
 			case DeadQueueName(queue, s):
