@@ -19,6 +19,8 @@
 #                      of internal/provider (-skip TestAcc) run too: the unit
 #                      stage of make test ran those that drive a CLI (functions,
 #                      pure data sources) with Terraform only.
+#   ACC_SKIP           go test -skip pattern (default: the OAuth 2.0 tests,
+#                      which need a broker of their own: scripts/testacc-oauth.sh)
 #   ACC_PARALLEL       go test -parallel (default 2)
 #   ACC_TIMEOUT        go test -timeout (default 60m)
 #   ACC_SUMMARY_FILE   if set, the one-line summary is also written there
@@ -32,6 +34,7 @@ mkdir -p "$build_dir"
 
 clis="${TF_ACC_CLIS:-terraform opentofu}"
 run="${ACC_RUN:-TestAcc}"
+skip="${ACC_SKIP:-^(TestAccOAuth2_|TestAccBearerToken_)}"
 parallel="${ACC_PARALLEL:-2}"
 timeout="${ACC_TIMEOUT:-60m}"
 summary=()
@@ -114,11 +117,11 @@ for cli in $clis; do
 	result=PASS
 	log="$build_dir/acc-$name.log"
 	echo "==> acceptance tests ($label, $bin) against $RABBITMQ_ENDPOINT:" \
-		"TF_ACC=1 go test ./internal/provider/ -count=1 -timeout $timeout -run $run -parallel $parallel -v"
+		"TF_ACC=1 go test ./internal/provider/ -count=1 -timeout $timeout -run $run -skip '$skip' -parallel $parallel -v"
 	if ! TF_ACC=1 TF_ACC_TERRAFORM_PATH="$bin" \
 		TF_ACC_PROVIDER_HOST="$host" TF_ACC_PROVIDER_NAMESPACE=queuey \
 		TF_CLI_CONFIG_FILE="$build_dir/acc.terraformrc" CHECKPOINT_DISABLE=1 \
-		go test ./internal/provider/ -count=1 -timeout "$timeout" -run "$run" -parallel "$parallel" -v 2>&1 |
+		go test ./internal/provider/ -count=1 -timeout "$timeout" -run "$run" -skip "$skip" -parallel "$parallel" -v 2>&1 |
 		tee "$log"; then
 		result=FAIL
 	fi
