@@ -196,7 +196,7 @@ cmd_start() {
 	log "starting $name@localhost (RabbitMQ $version) on AMQP $amqp, management $mgmt, distribution $dist"
 	local root_cmd=()
 	[[ -n "$root" ]] && root_cmd=(chroot "$root")
-	as_root setsid "${root_cmd[@]}" setpriv --reuid=rabbitmq --regid=rabbitmq --init-groups \
+	as_root setsid --wait "${root_cmd[@]}" setpriv --reuid=rabbitmq --regid=rabbitmq --init-groups \
 		env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/var/lib/rabbitmq LANG=C.UTF-8 LC_ALL=C.UTF-8 \
 		ERL_EPMD_ADDRESS=127.0.0.1 \
 		RABBITMQ_NODENAME="$name@localhost" \

@@ -19,9 +19,11 @@
 #                      of internal/provider (-skip TestAcc) run too: the unit
 #                      stage of make test ran those that drive a CLI (functions,
 #                      pure data sources) with Terraform only.
+#   ACC_SKIP           go test -skip pattern (default: the OAuth 2.0 tests,
+#                      which need a broker of their own: scripts/testacc-oauth.sh;
+#                      and the restart and cluster tests, which need nodes of
+#                      their own: make testresil)
 #   ACC_PARALLEL       go test -parallel (default 2)
-#   ACC_SKIP           go test -skip pattern (default 'TestAccRestart_|TestAccCluster_':
-#                      the restart and cluster tests of make testresil)
 #   ACC_TIMEOUT        go test -timeout (default 60m)
 #   ACC_SUMMARY_FILE   if set, the one-line summary is also written there
 # Exits non-zero when any run fails.
@@ -34,9 +36,8 @@ mkdir -p "$build_dir"
 
 clis="${TF_ACC_CLIS:-terraform opentofu}"
 run="${ACC_RUN:-TestAcc}"
+skip="${ACC_SKIP:-^(TestAccOAuth2_|TestAccBearerToken_|TestAccRestart_|TestAccCluster_)}"
 parallel="${ACC_PARALLEL:-2}"
-# The restart and cluster tests need nodes of their own: make testresil.
-skip="${ACC_SKIP:-TestAccRestart_|TestAccCluster_}"
 timeout="${ACC_TIMEOUT:-60m}"
 summary=()
 failed=0

@@ -21,6 +21,7 @@ type Permissions struct {
 
 // PutVhost creates (or updates) a vhost; defaultQueueType may be "".
 func (c *Client) PutVhost(ctx context.Context, name, defaultQueueType string) error {
+	defer c.vhosts.wrote()
 	body := map[string]any{}
 	if defaultQueueType != "" {
 		// RabbitMQ 3.x reads "defaultqueuetype", newer versions "default_queue_type".
@@ -32,6 +33,7 @@ func (c *Client) PutVhost(ctx context.Context, name, defaultQueueType string) er
 
 // DeleteVhost deletes a vhost and everything in it.
 func (c *Client) DeleteVhost(ctx context.Context, name string) error {
+	defer c.vhosts.wrote()
 	return c.send(ctx, fmt.Sprintf("deleting vhost %q", name), http.MethodDelete, "vhosts/"+url.PathEscape(name), nil)
 }
 
@@ -52,10 +54,50 @@ func (c *Client) SetPermissions(ctx context.Context, vhost, user string, p Permi
 		"permissions/"+url.PathEscape(vhost)+"/"+url.PathEscape(user), p)
 }
 
+// DeletePermissions takes away every permission of user in vhost.
+func (c *Client) DeletePermissions(ctx context.Context, vhost, user string) error {
+	return c.send(ctx, fmt.Sprintf("deleting permissions of user %q in vhost %q", user, vhost), http.MethodDelete,
+		"permissions/"+url.PathEscape(vhost)+"/"+url.PathEscape(user), nil)
+}
+
 func (c *Client) putJSON(ctx context.Context, op, path string, body any) error {
 	b, err := json.Marshal(body)
 	if err != nil {
 		return &Error{Op: op, Endpoint: c.endpointRedacted, Reason: err.Error()}
 	}
 	return c.send(ctx, op, http.MethodPut, path, b)
+}
+
+// Overview is what the management API says of the broker as a whole.
+type Overview struct {
+	RabbitMQVersion   string `json:"rabbitmq_version"`
+	ManagementVersion string `json:"management_version"`
+	ErlangVersion     string `json:"erlang_version"`
+}
+
+// Overview returns the broker's versions.
+func (c *Client) Overview(ctx context.Context) (Overview, error) {
+	var ov Overview
+	err := c.getJSON(ctx, "reading the overview", "overview?columns=rabbitmq_version,management_version,erlang_version", &ov)
+	return ov, err
+}
+
+// NodePids returns the operating-system process id of each node of the
+// cluster, by node name (for the benchmark, which reads their CPU time).
+func (c *Client) NodePids(ctx context.Context) (map[string]int, error) {
+	var nodes []struct {
+		Name  string      `json:"name"`
+		OSPid json.Number `json:"os_pid"`
+	}
+	if err := c.getJSON(ctx, "listing nodes", "nodes?columns=name,os_pid", &nodes); err != nil {
+		return nil, err
+	}
+	out := make(map[string]int, len(nodes))
+	for _, n := range nodes {
+		// RabbitMQ reports os_pid as a string of digits.
+		if pid, err := n.OSPid.Int64(); err == nil {
+			out[n.Name] = int(pid)
+		}
+	}
+	return out, nil
 }

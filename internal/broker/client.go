@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
@@ -23,10 +23,22 @@ type Client struct {
 	http             *http.Client
 	transport        *retryTransport
 
-	// Batched reads by vhost (see batch.go).
-	queueLists gatherer[map[string]Queue]
-	checks     gatherer[map[string]Queue] // queues with message and consumer counts
-	vhosts     gatherer[Vhost]
+	// Reads by vhost shared by concurrent callers (see reads.go).
+	declared flight[map[string]Queue] // what each queue was declared with
+	counted  flight[map[string]Queue] // the same, with message counts
+	checks   flight[map[string]Queue] // message and consumer counts
+	vhosts   flight[Vhost]
+
+	nodeMu      sync.Mutex
+	nodeDefault *string // the node's default queue type, once read ("" for none)
+}
+
+// wrote tells the shared queue reads that this client changed something:
+// none of them answers a later caller with what it read before.
+func (c *Client) wrote() {
+	c.declared.wrote()
+	c.counted.wrote()
+	c.checks.wrote()
 }
 
 // New builds a client. It validates the settings and reads certificate files
@@ -57,7 +69,11 @@ func New(cfg Config) (*Client, error) {
 		return nil, err
 	}
 	rt := &retryTransport{base: base, timeout: cfg.RequestTimeout, budget: cfg.retryBudget()}
-	rh, err := rabbithole.NewTLSClient(endpoint, cfg.Username, cfg.Password, rt)
+	auth, err := newAuthTransport(cfg, rt, tokenTransport(cfg, base))
+	if err != nil {
+		return nil, err
+	}
+	rh, err := rabbithole.NewTLSClient(endpoint, cfg.Username, cfg.Password, auth)
 	if err != nil {
 		return nil, fmt.Errorf("endpoint %q: %w", endpoint, err)
 	}
@@ -69,7 +85,7 @@ func New(cfg Config) (*Client, error) {
 		endpoint:         endpoint,
 		endpointRedacted: endpoint,
 		rh:               rh,
-		http:             &http.Client{Transport: rt, Timeout: overall},
+		http:             &http.Client{Transport: auth, Timeout: overall},
 		transport:        rt,
 	}, nil
 }
@@ -90,7 +106,7 @@ func redact(s string) string {
 }
 
 // fail turns an error from rabbit-hole or the transport into an *Error.
-func (c *Client) fail(op string, err error) error {
+func (c *Client) fail(ctx context.Context, op string, err error) error {
 	var rhe rabbithole.ErrorResponse
 	switch {
 	case errors.As(err, &rhe):
@@ -98,19 +114,19 @@ func (c *Client) fail(op string, err error) error {
 		if reason == "" {
 			reason = rhe.Message
 		}
-		return c.classify(op, rhe.StatusCode, reason)
+		return c.classify(ctx, op, rhe.StatusCode, reason)
 	case strings.Contains(err.Error(), "401 Unauthorized"):
-		return c.classify(op, http.StatusUnauthorized, "login failed")
+		// rabbit-hole drops the reason of a 401: authProblem finds it out.
+		return c.classify(ctx, op, http.StatusUnauthorized, "")
 	}
 	return c.unreachable(op, err)
 }
 
 func (c *Client) unreachable(op string, err error) error {
-	reason := err.Error()
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		reason = ue.Err.Error()
+	if e := c.authError(op, err); e != nil {
+		return e
 	}
+	reason := transportReason(err)
 	hint := fmt.Sprintf("Check that the management API answers at %s (the rabbitmq_management plugin enabled, the port open), or raise request_timeout", c.endpointRedacted)
 	if certificateError(err) {
 		hint = "The TLS handshake failed over a certificate: set cacert_file (or RABBITMQ_CACERT) to the CA that signed the " +
@@ -134,16 +150,7 @@ func (c *Client) getJSON(ctx context.Context, op, path string, out any) error {
 	}
 	defer func() { _ = resp.Body.Close() }()
 	if resp.StatusCode >= 400 {
-		var body struct {
-			Error  string `json:"error"`
-			Reason string `json:"reason"`
-		}
-		_ = json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&body)
-		reason := body.Reason
-		if reason == "" {
-			reason = body.Error
-		}
-		return c.classify(op, resp.StatusCode, reason)
+		return c.classify(ctx, op, resp.StatusCode, readReason(resp.Body))
 	}
 	dec := json.NewDecoder(resp.Body)
 	dec.UseNumber()
@@ -161,14 +168,14 @@ func (c *Client) writeFailed(ctx context.Context, op string, err error) error {
 	var na *noAnswerError
 	if errors.As(err, &na) && ctx.Err() == nil {
 		if down, total := c.nodesDown(ctx); total > 0 && 2*len(down) >= total {
-			return &Error{Op: op, Endpoint: c.endpointRedacted, Reason: err.Error(), Kind: ErrUnavailable,
+			return &Error{Op: op, Endpoint: c.endpointRedacted, Reason: transportReason(err), Kind: ErrUnavailable,
 				Hint: fmt.Sprintf("%d of the cluster's %d nodes are not running (%s): without a majority the cluster's metadata store "+
 					"cannot take declarations or deletions, and this one may still take effect once the majority is back. Bring them "+
 					"back (check `rabbitmqctl cluster_status`), then try again",
 					len(down), total, strings.Join(down, ", "))}
 		}
 	}
-	return c.fail(op, err)
+	return c.fail(ctx, op, err)
 }
 
 // nodesDown asks the broker, in one short attempt, for the cluster nodes that
@@ -191,4 +198,14 @@ func (c *Client) nodesDown(ctx context.Context) ([]string, int) {
 		}
 	}
 	return down, len(nodes)
+}
+
+// transportReason is the cause of a transport error without the method and
+// URL that net/http puts before it.
+func transportReason(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err.Error()
+	}
+	return err.Error()
 }

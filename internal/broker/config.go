@@ -11,6 +11,16 @@ type Config struct {
 	Username string
 	// Password is never written to an error or a log.
 	Password string
+	// BearerToken, when set, is sent as "Authorization: Bearer" instead of
+	// basic auth. Never written to an error or a log.
+	BearerToken string
+	// OAuth2, when set, gets the bearer tokens through the client-credentials
+	// grant instead. At most one of Username/Password, BearerToken and OAuth2
+	// is meant to be set; OAuth2 wins, then BearerToken.
+	OAuth2 *OAuth2Config
+	// Headers are added to every request. Their values are never written to
+	// an error or a log.
+	Headers map[string]string
 	// Insecure skips TLS certificate verification.
 	Insecure bool
 	// CACertFile, ClientCertFile and ClientKeyFile are PEM files.

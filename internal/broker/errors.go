@@ -1,8 +1,12 @@
 package broker
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"strings"
 )
 
@@ -67,20 +71,23 @@ func (e *Error) Error() string {
 // Unwrap lets errors.Is see the kind.
 func (e *Error) Unwrap() error { return e.Kind }
 
-// classify picks the kind and hint of an HTTP failure.
-func (c *Client) classify(op string, status int, reason string) *Error {
+// classify picks the kind and hint of an HTTP failure. A 401 or 403 is told
+// apart by what went wrong, since each needs its own fix: the credentials,
+// the user's tags, its access to the vhost, or its permissions on the queues.
+// RabbitMQ words these differently from one version to the next (a wrong
+// password is "Login failed" on 3.x and "Not_Authorized" on 4.x), so the
+// reason is matched against every spelling known, and a reason not known is
+// settled by asking /api/whoami with the same credentials (see authProblem).
+func (c *Client) classify(ctx context.Context, op string, status int, reason string) *Error {
 	e := &Error{Op: op, Endpoint: c.endpointRedacted, Status: status, Reason: reason}
 	lower := strings.ToLower(reason)
 	switch {
-	case status == 401 && (reason == "" || strings.Contains(lower, "login failed")):
+	case (status == 401 || status == 403) && c.cfg.Method() != AuthBasic:
 		e.Kind = ErrUnauthorized
-		e.Hint = fmt.Sprintf("Authentication failed for user %q: check username and password (or %s and %s)",
-			c.cfg.Username, "RABBITMQ_USERNAME", "RABBITMQ_PASSWORD")
+		e.Hint = c.tokenRefusalHint(reason)
 	case status == 401 || status == 403:
-		// RabbitMQ answers 401, not 403, to a user it knows but does not
-		// allow: "Not management user", "Access refused.", ...
 		e.Kind = ErrUnauthorized
-		e.Hint = fmt.Sprintf("User %q lacks permission for this: it needs the management (or administrator) tag and configure, write and read permissions on the vhost", c.cfg.Username)
+		e.Hint = c.authHint(c.authProblem(ctx, status, reason))
 	case MetadataStoreTimeout(lower):
 		e.Kind = ErrUnavailable
 		e.Hint = "The cluster's metadata store did not answer in time: most likely a majority of the cluster's nodes is down or " +
@@ -97,4 +104,113 @@ func (c *Client) classify(op string, status int, reason string) *Error {
 		e.Kind = ErrNotEmpty
 	}
 	return e
+}
+
+// What a 401 or 403 is about.
+type authProblemKind int
+
+const (
+	authCredentials authProblemKind = iota // wrong username or password
+	authTag                                // no management (or administrator) tag
+	authVhost                              // no access to the vhost
+	authPermissions                        // configure/write/read patterns do not cover the queue
+)
+
+// Reasons RabbitMQ gives, lower case, by what they mean. 3.10 to 4.3 answer a
+// wrong password "Login failed" or "Not_Authorized"; a user without a tag
+// "Not management user" (or "Not administrator user" where only
+// administrators may go); no access to the vhost "User not authorised to
+// access virtual host" (4.3 answers 404 instead: see vhostVisible); a
+// pattern that does not match "Access refused".
+var authReasons = []struct {
+	substr string
+	kind   authProblemKind
+}{
+	{"login failed", authCredentials},
+	{"not_authorized", authCredentials},
+	{"invalid credentials", authCredentials},
+	{"bad credentials", authCredentials},
+	{"not management user", authTag},
+	{"not administrator user", authTag},
+	{"not monitor user", authTag},
+	{"not policymaker user", authTag},
+	{"virtual host", authVhost},
+	{"vhost", authVhost},
+	{"access refused", authPermissions},
+	{"access_refused", authPermissions},
+}
+
+// authProblem says what a 401 or 403 is about: from the reason when it is one
+// known, else from GET /api/whoami with the same credentials: answered, they
+// are right and the user lacks a permission; refused for a missing tag, the
+// tag; refused otherwise, the credentials.
+func (c *Client) authProblem(ctx context.Context, status int, reason string) authProblemKind {
+	lower := strings.ToLower(reason)
+	for _, r := range authReasons {
+		if strings.Contains(lower, r.substr) {
+			return r.kind
+		}
+	}
+	whoStatus, whoReason := c.whoami(ctx)
+	switch {
+	case whoStatus >= 200 && whoStatus < 300:
+		return authPermissions
+	case whoStatus == 401 || whoStatus == 403:
+		if strings.Contains(strings.ToLower(whoReason), " user") && !strings.Contains(strings.ToLower(whoReason), "login") {
+			return authTag // "Not management user"
+		}
+		return authCredentials
+	case status == 403:
+		return authPermissions
+	}
+	return authCredentials
+}
+
+// whoami asks GET /api/whoami once and returns the status and reason (status
+// 0 when there was no answer).
+func (c *Client) whoami(ctx context.Context) (int, string) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.endpoint+"/api/whoami", nil)
+	if err != nil {
+		return 0, ""
+	}
+	req.SetBasicAuth(c.cfg.Username, c.cfg.Password)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return 0, ""
+	}
+	defer func() { _ = resp.Body.Close() }()
+	return resp.StatusCode, readReason(resp.Body)
+}
+
+// readReason reads the reason (else the error) of an error answer.
+func readReason(r io.Reader) string {
+	var body struct {
+		Error  string `json:"error"`
+		Reason string `json:"reason"`
+	}
+	_ = json.NewDecoder(io.LimitReader(r, 64<<10)).Decode(&body)
+	if body.Reason != "" {
+		return body.Reason
+	}
+	return body.Error
+}
+
+func (c *Client) authHint(k authProblemKind) string {
+	u := c.cfg.Username
+	switch k {
+	case authTag:
+		return fmt.Sprintf("User %q lacks permission for this: it needs the management (or administrator) tag, "+
+			"e.g. `rabbitmqctl set_user_tags %s management`", u, u)
+	case authVhost:
+		return fmt.Sprintf("User %q lacks permission for this: it has no access to the vhost; grant it configure, write and read "+
+			"permissions there (`rabbitmqctl set_permissions -p VHOST %s ...`)", u, u)
+	case authPermissions:
+		return fmt.Sprintf("User %q lacks permission for this: its configure, write and read permissions in the vhost "+
+			"must match the queues it declares (see the resource's queues_pattern and write_pattern)", u)
+	}
+	return fmt.Sprintf("Authentication failed for user %q: check username and password (or %s and %s)",
+		u, "RABBITMQ_USERNAME", "RABBITMQ_PASSWORD")
 }

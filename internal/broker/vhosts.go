@@ -12,9 +12,14 @@ import (
 // Vhost is what the provider needs to know of a virtual host.
 type Vhost struct {
 	Name string
-	// DefaultQueueType is "classic", "quorum", "stream", or "" when the vhost
-	// sets none (RabbitMQ 3.10 reports "undefined"), which means classic.
+	// DefaultQueueType is "classic", "quorum", "stream", or "" when neither
+	// the vhost nor the node sets one (RabbitMQ 3.10 reports "undefined"),
+	// which means classic.
 	DefaultQueueType string
+	// FromNode: the vhost sets no default queue type and DefaultQueueType is
+	// the node's (default_queue_type in rabbitmq.conf, RabbitMQ 3.13 and
+	// later), which then applies to the vhost's queues.
+	FromNode bool
 }
 
 // IsClassic reports whether queues declared without x-queue-type become
@@ -26,10 +31,11 @@ func (v Vhost) IsClassic() bool {
 // GetVhost returns the vhost, or an error wrapping ErrNotFound. RabbitMQ lets
 // only administrators read one vhost (anyone else gets 401 "Not administrator
 // user"), but lets a management user list the vhosts it has permissions in:
-// for such a user the vhost is looked up in that list. Concurrent calls for
-// the same vhost share one request sent after they began (see batch.go).
+// for such a user the vhost is looked up in that list. The answer is kept
+// and shared by every later caller until this client creates or deletes a
+// vhost (see reads.go): a process checks each vhost once.
 func (c *Client) GetVhost(ctx context.Context, name string) (Vhost, error) {
-	return c.vhosts.do(ctx, name, 0, func(ctx context.Context, _ uint) (Vhost, error) {
+	return c.vhosts.do(ctx, name, true, func(ctx context.Context) (Vhost, error) {
 		return c.getVhostNow(ctx, name)
 	})
 }
@@ -46,17 +52,96 @@ func (c *Client) getVhostNow(ctx context.Context, name string) (Vhost, error) {
 		}
 		for _, v := range all {
 			if v.Name == name {
-				return v.vhost(), nil
+				return c.withNodeDefault(ctx, v.vhost())
 			}
 		}
 		return Vhost{}, &Error{Op: op, Endpoint: c.endpointRedacted, Status: http.StatusNotFound, Kind: ErrNotFound,
-			Reason: fmt.Sprintf("no such vhost among those user %q has permissions in", c.cfg.Username)}
+			Reason: notVisible}
 	}
 	if err != nil {
 		return Vhost{}, err
 	}
-	return raw.vhost(), nil
+	return c.withNodeDefault(ctx, raw.vhost())
 }
+
+// withNodeDefault fills in the node's default queue type for a vhost that
+// sets none. RabbitMQ 4.x already reports the node's for such a vhost; a
+// vhost created before the node's setting, or a version that reports
+// "undefined", leaves it to /api/overview (which RabbitMQ 3.10 answers
+// without default_queue_type: classic).
+func (c *Client) withNodeDefault(ctx context.Context, v Vhost) (Vhost, error) {
+	if v.DefaultQueueType != "" {
+		return v, nil
+	}
+	t, err := c.NodeDefaultQueueType(ctx)
+	if err != nil {
+		return Vhost{}, err
+	}
+	if t != "" {
+		v.DefaultQueueType, v.FromNode = t, true
+	}
+	return v, nil
+}
+
+// NodeDefaultQueueType returns the node's default_queue_type as /api/overview
+// reports it (RabbitMQ 3.13 and later), or "" when it reports none. It is
+// read once per client: the setting changes only with a restart.
+func (c *Client) NodeDefaultQueueType(ctx context.Context) (string, error) {
+	c.nodeMu.Lock()
+	defer c.nodeMu.Unlock()
+	if c.nodeDefault == nil {
+		// RabbitMQ 3.10, which has no such column, answers [].
+		// A management API without /api/overview (404) sets none either.
+		var o any
+		if err := c.getJSON(ctx, "reading the node's default queue type", "overview?columns=default_queue_type", &o); err != nil && !errors.Is(err, ErrNotFound) {
+			return "", err
+		}
+		t := ""
+		if m, ok := o.(map[string]any); ok {
+			t, _ = m["default_queue_type"].(string)
+		}
+		if t == "undefined" {
+			t = ""
+		}
+		c.nodeDefault = &t
+	}
+	return *c.nodeDefault, nil
+}
+
+// confirmNotFound checks a 404 of a call in vhost before it is taken to mean
+// that the vhost (and its queues) is gone. RabbitMQ up to 4.0 answers a user
+// without access to the vhost 401 ("User not authorised to access virtual
+// host"), but 4.3 answers it 404, as if the vhost did not exist. So after a
+// 404 the vhost is looked up: an administrator sees every vhost (and needs no
+// permissions to read queues), a management user the vhosts it has access
+// to. A vhost that exists, or one an administrator cannot find, confirms the
+// 404; a vhost a management user cannot see may exist without its access, so
+// the 404 becomes an ErrUnauthorized error that names both causes.
+func (c *Client) confirmNotFound(ctx context.Context, vhost string, err error) error {
+	var e *Error
+	if !errors.As(err, &e) || !errors.Is(err, ErrNotFound) {
+		return err
+	}
+	_, verr := c.getVhostNow(ctx, vhost)
+	var ve *Error
+	switch {
+	case verr == nil:
+		return err // the vhost is there: the 404 is about a queue
+	case errors.As(verr, &ve) && ve.Kind == ErrNotFound && ve.Status == http.StatusNotFound && ve.Reason != notVisible:
+		return err // an administrator found no such vhost
+	case errors.Is(verr, ErrNotFound):
+		return &Error{Op: e.Op, Endpoint: e.Endpoint, Status: e.Status, Reason: e.Reason, Kind: ErrUnauthorized,
+			Hint: fmt.Sprintf("Vhost %q is not among the vhosts user %q can access: either it does not exist, or the user has no "+
+				"permissions in it (RabbitMQ 4.3 answers 404 to both). Grant the user configure, write and read permissions there "+
+				"(`rabbitmqctl set_permissions -p %s %s ...`), or create the vhost", vhost, c.cfg.Username, vhost, c.cfg.Username)}
+	default:
+		return verr
+	}
+}
+
+// notVisible is the reason of the ErrNotFound of a vhost a management user
+// cannot see.
+const notVisible = "not among the vhosts this user has permissions in"
 
 type rawVhost struct {
 	Name             string `json:"name"`

@@ -41,6 +41,11 @@ const (
 	EnvCACert     = "RABBITMQ_CACERT"
 	EnvClientCert = "RABBITMQ_CLIENTCERT"
 	EnvClientKey  = "RABBITMQ_CLIENTKEY"
+
+	EnvBearerToken        = "RABBITMQ_BEARER_TOKEN"
+	EnvOAuth2TokenURL     = "RABBITMQ_OAUTH2_TOKEN_URL"
+	EnvOAuth2ClientID     = "RABBITMQ_OAUTH2_CLIENT_ID"
+	EnvOAuth2ClientSecret = "RABBITMQ_OAUTH2_CLIENT_SECRET"
 )
 
 const defaultVhost = "/"
@@ -76,14 +81,31 @@ func (p *queueyProvider) Schema(_ context.Context, _ provider.SchemaRequest, res
 				Validators: []validator.String{endpointValidator{}},
 			},
 			"username": schema.StringAttribute{
-				MarkdownDescription: "Management API user. Defaults to the `" + EnvUsername + "` environment variable.",
-				Optional:            true,
+				MarkdownDescription: "Management API user, for basic auth. Defaults to the `" + EnvUsername + "` environment variable. " +
+					"Goes with `password`; not with `bearer_token` or `oauth2`.",
+				Optional: true,
 			},
 			"password": schema.StringAttribute{
 				MarkdownDescription: "Management API password. Defaults to the `" + EnvPassword + "` environment variable. " +
 					"Never written to an error or a log.",
 				Optional:  true,
 				Sensitive: true,
+			},
+			"bearer_token": schema.StringAttribute{
+				MarkdownDescription: "A token sent as `Authorization: Bearer <token>` instead of basic auth, for a broker with the " +
+					"`rabbitmq_auth_backend_oauth2` plugin. The provider does not renew it: when it expires, requests fail with an " +
+					"error saying so (the `oauth2` block fetches and renews tokens itself). Defaults to the `" + EnvBearerToken +
+					"` environment variable. Never written to an error or a log. Not with `username`/`password` or `oauth2`.",
+				Optional:  true,
+				Sensitive: true,
+			},
+			"headers": schema.MapAttribute{
+				MarkdownDescription: "Extra HTTP headers added to every management API request, e.g. the service token of an " +
+					"access proxy in front of the broker. The values are sensitive: never shown in plans or written to an error " +
+					"or a log. The `Authorization` header of the configured way to authenticate takes precedence over one given here.",
+				ElementType: types.StringType,
+				Optional:    true,
+				Sensitive:   true,
 			},
 			"vhost": schema.StringAttribute{
 				MarkdownDescription: "Virtual host used by resources and live data sources that do not set their own. " +
@@ -162,6 +184,46 @@ func (p *queueyProvider) Schema(_ context.Context, _ provider.SchemaRequest, res
 				Optional: true,
 			},
 		},
+		Blocks: map[string]schema.Block{
+			"oauth2": schema.SingleNestedBlock{
+				MarkdownDescription: "OAuth 2.0 client credentials grant: the provider asks `token_url` for a token on its first " +
+					"management API request (configuring the provider contacts nothing), sends it as `Authorization: Bearer`, " +
+					"shares it between all requests of the provider process and replaces it before it expires. For a broker " +
+					"with the `rabbitmq_auth_backend_oauth2` plugin. Each attribute defaults to its environment variable. " +
+					"Not with `username`/`password` or `bearer_token`.",
+				Attributes: map[string]schema.Attribute{
+					"token_url": schema.StringAttribute{
+						MarkdownDescription: "Token endpoint of the identity provider, e.g. " +
+							"`https://keycloak.example.com/realms/ops/protocol/openid-connect/token`. Defaults to the `" +
+							EnvOAuth2TokenURL + "` environment variable. Required in the block or the environment.",
+						Optional: true,
+					},
+					"client_id": schema.StringAttribute{
+						MarkdownDescription: "Client ID of Terraform's client at the identity provider. Defaults to the `" +
+							EnvOAuth2ClientID + "` environment variable. Required in the block or the environment.",
+						Optional: true,
+					},
+					"client_secret": schema.StringAttribute{
+						MarkdownDescription: "Client secret. Defaults to the `" + EnvOAuth2ClientSecret + "` environment variable. " +
+							"Required in the block or the environment. Never written to an error or a log.",
+						Optional:  true,
+						Sensitive: true,
+					},
+					"scopes": schema.ListAttribute{
+						MarkdownDescription: "Scopes to ask for, e.g. `[\"rabbitmq.tag:management\", \"rabbitmq.configure:*/*\", " +
+							"\"rabbitmq.write:*/*\", \"rabbitmq.read:*/*\"]` (Microsoft Entra ID: `[\"api://<app-id>/.default\"]`). " +
+							"Defaults to none: the identity provider's defaults for the client.",
+						ElementType: types.StringType,
+						Optional:    true,
+					},
+					"endpoint_params": schema.MapAttribute{
+						MarkdownDescription: "Extra form parameters of the token request, e.g. `{ audience = \"rabbitmq\" }` for Auth0.",
+						ElementType:         types.StringType,
+						Optional:            true,
+					},
+				},
+			},
+		},
 	}
 }
 
@@ -189,6 +251,11 @@ func (p *queueyProvider) ValidateConfig(ctx context.Context, req provider.Valida
 			at = path.Root("deferred_suffix")
 		}
 		resp.Diagnostics.AddAttributeError(at, "Invalid Queue Name Suffixes", err.Error())
+	}
+	if methods := configuredAuthMethods(m); len(methods) > 1 {
+		resp.Diagnostics.AddAttributeError(path.Root(methods[1].attr), "Conflicting Authentication Settings",
+			fmt.Sprintf("Set exactly one way to authenticate to the management API: %s. This configuration sets %s.",
+				authMethodsText, joinMethods(methods)))
 	}
 	certSet := !m.ClientCertFile.IsNull() && !m.ClientCertFile.IsUnknown()
 	keySet := !m.ClientKeyFile.IsNull() && !m.ClientKeyFile.IsUnknown()
@@ -259,19 +326,8 @@ func (p *queueyProvider) Configure(ctx context.Context, req provider.ConfigureRe
 
 	// Broker settings.
 	cfg := broker.Config{RequestTimeout: broker.DefaultRequestTimeout}
-	str := func(v types.String, env string, dst *string) {
-		switch {
-		case v.IsUnknown():
-			data.brokerUnknown = true
-		case !v.IsNull():
-			*dst = v.ValueString()
-		default:
-			*dst = os.Getenv(env)
-		}
-	}
+	str := data.setting
 	str(m.Endpoint, EnvEndpoint, &cfg.Endpoint)
-	str(m.Username, EnvUsername, &cfg.Username)
-	str(m.Password, EnvPassword, &cfg.Password)
 	str(m.CACertFile, EnvCACert, &cfg.CACertFile)
 	str(m.ClientCertFile, EnvClientCert, &cfg.ClientCertFile)
 	str(m.ClientKeyFile, EnvClientKey, &cfg.ClientKeyFile)
@@ -323,6 +379,8 @@ func (p *queueyProvider) Configure(ctx context.Context, req provider.ConfigureRe
 			cfg.RetryBudget = -1 // one attempt only
 		}
 	}
+
+	resolveAuth(ctx, m, &cfg, data, &resp.Diagnostics)
 
 	if !data.brokerUnknown && cfg.Endpoint != "" && m.Endpoint.IsNull() {
 		// The attribute's validator did not see a value taken from the environment.
@@ -396,4 +454,15 @@ type providerModel struct {
 	DeferredGranularity types.String `tfsdk:"deferred_granularity"`
 	DeadSuffix          types.String `tfsdk:"dead_suffix"`
 	DeferredSuffix      types.String `tfsdk:"deferred_suffix"`
+	BearerToken         types.String `tfsdk:"bearer_token"`
+	Headers             types.Map    `tfsdk:"headers"`
+	OAuth2              types.Object `tfsdk:"oauth2"`
+}
+
+type oauth2Model struct {
+	TokenURL       types.String `tfsdk:"token_url"`
+	ClientID       types.String `tfsdk:"client_id"`
+	ClientSecret   types.String `tfsdk:"client_secret"`
+	Scopes         types.List   `tfsdk:"scopes"`
+	EndpointParams types.Map    `tfsdk:"endpoint_params"`
 }

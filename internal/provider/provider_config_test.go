@@ -12,7 +12,8 @@ import (
 // clearBrokerEnv makes sure no RABBITMQ_* setting reaches the provider.
 func clearBrokerEnv(t *testing.T) {
 	t.Helper()
-	for _, env := range []string{EnvEndpoint, EnvUsername, EnvPassword, EnvVhost, EnvInsecure, EnvCACert, EnvClientCert, EnvClientKey} {
+	for _, env := range []string{EnvEndpoint, EnvUsername, EnvPassword, EnvVhost, EnvInsecure, EnvCACert, EnvClientCert, EnvClientKey,
+		EnvBearerToken, EnvOAuth2TokenURL, EnvOAuth2ClientID, EnvOAuth2ClientSecret} {
 		t.Setenv(env, "")
 	}
 }
@@ -111,14 +112,32 @@ func TestProviderConfig_Invalid(t *testing.T) {
 			provider: `clientcert_file = "/tmp/client.pem"`,
 			want:     []string{"Incomplete Client Certificate", "set clientkey_file as well"},
 		},
+		{
+			name:     "basic auth and a bearer token",
+			provider: `username = "u"` + "\n" + `password = "p"` + "\n" + `bearer_token = "t"`,
+			want: []string{"Conflicting Authentication Settings", "Set exactly one way to authenticate",
+				"sets `username` (username and password) and `bearer_token` (bearer_token)"},
+		},
+		{
+			name:     "a bearer token and oauth2",
+			provider: `bearer_token = "t"` + "\n" + `oauth2 {` + "\n" + `token_url = "http://127.0.0.1:1/token"` + "\n" + `}`,
+			want:     []string{"Conflicting Authentication Settings", "`bearer_token` (bearer_token) and `oauth2` (the oauth2 block)"},
+		},
+		{
+			name:     "a password and oauth2",
+			provider: `password = "p"` + "\n" + `oauth2 {}`,
+			want:     []string{"Conflicting Authentication Settings", "`password` (username and password) and `oauth2`"},
+		},
+		{
+			name:     "oauth2 without client credentials",
+			provider: `oauth2 {` + "\n" + `token_url = "http://127.0.0.1:1/token"` + "\n" + `}`,
+			want:     []string{"Missing OAuth 2.0 Setting", "needs client_id", "RABBITMQ_OAUTH2_CLIENT_ID", "needs client_secret"},
+		},
 	}
-	steps := make([]resource.TestStep, 0, len(tests))
-	for _, tt := range tests {
-		steps = append(steps, resource.TestStep{
-			Config:      "provider \"queuey\" {\n" + tt.provider + "\n}\n" + pureHoldQueue,
-			ExpectError: errorMatching(tt.want...),
-		})
-	}
+	steps := errorSteps(len(tests), func(i int) (string, []string) {
+		tt := tests[i]
+		return "provider \"queuey\" {\n" + tt.provider + "\n}\n" + pureHoldQueue, tt.want
+	})
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps:                    steps,
@@ -133,6 +152,46 @@ func TestProviderConfig_InvalidEndpointFromEnvironment(t *testing.T) {
 		Steps: []resource.TestStep{{
 			Config:      `provider "queuey" {}` + pureHoldQueue,
 			ExpectError: errorMatching("Invalid "+EnvEndpoint, "the endpoint must be an http or https URL"),
+		}},
+	})
+}
+
+// The environment alone may not mix ways to authenticate either; a way chosen
+// in the provider block takes precedence over the environment's.
+func TestProviderConfig_AuthFromEnvironment(t *testing.T) {
+	clearBrokerEnv(t)
+	t.Setenv(EnvUsername, "u")
+	t.Setenv(EnvBearerToken, "t")
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: `provider "queuey" {}` + pureHoldQueue,
+				ExpectError: errorMatching("Conflicting Authentication Settings", "the environment sets `RABBITMQ_USERNAME` (username and password) and",
+					"`RABBITMQ_BEARER_TOKEN`"),
+			},
+			{
+				Config: `provider "queuey" {` + "\n" + `bearer_token = "config"` + "\n" + `}` + pureHoldQueue,
+			},
+		},
+	})
+}
+
+// An oauth2 block may leave its credentials to the environment.
+func TestProviderConfig_OAuth2CredentialsFromEnvironment(t *testing.T) {
+	clearBrokerEnv(t)
+	t.Setenv(EnvUsername, "ignored")
+	t.Setenv(EnvOAuth2ClientID, "terraform")
+	t.Setenv(EnvOAuth2ClientSecret, "from-env")
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: `provider "queuey" {
+  oauth2 {
+    token_url = "http://127.0.0.1:1/token"
+  }
+}
+` + pureHoldQueue,
 		}},
 	})
 }
@@ -192,6 +251,13 @@ resource "terraform_data" "endpoint" {
 provider "queuey" {
   endpoint = terraform_data.endpoint.output
   vhost    = terraform_data.endpoint.id
+  headers  = { "X-Team" = terraform_data.endpoint.id }
+
+  oauth2 {
+    token_url     = terraform_data.endpoint.output
+    client_id     = "terraform"
+    client_secret = terraform_data.endpoint.id
+  }
 }
 ` + pureHoldQueue,
 			ConfigStateChecks: []statecheck.StateCheck{

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
 // countWait bounds how long destroy waits for the management API to report
@@ -144,7 +145,7 @@ func (t destroyTarget) list(ctx context.Context, c *broker.Client) ([]broker.Que
 		return nil, err
 	}
 	var extra map[string]broker.Queue
-	for _, name := range []string{t.main, t.dead} {
+	for _, name := range []string{t.queue, topology.DeadQueueName(t.queue, t.suffixes)} {
 		if _, ok := queues[name]; ok {
 			continue
 		}
@@ -166,4 +167,58 @@ func (t destroyTarget) list(ctx context.Context, c *broker.Client) ([]broker.Que
 		queues = extra
 	}
 	return t.owned(queues), nil
+}
+
+// destroyTarget names the logical queue a queuey_queue owns, with the
+// suffixes it was created with.
+type destroyTarget struct {
+	vhost    string
+	queue    string
+	suffixes topology.Suffixes
+}
+
+func (r *queueResource) targetOf(m queueModel) destroyTarget {
+	return destroyTarget{vhost: m.Vhost.ValueString(), queue: m.Name.ValueString(), suffixes: r.suffixesFor(m)}
+}
+
+// owned returns the queues of t that exist, in deletion order (see
+// topology.DestroyOrder).
+func (t destroyTarget) owned(queues map[string]broker.Queue) []broker.Queue {
+	names := make([]string, 0, len(queues))
+	for name := range queues {
+		names = append(names, name)
+	}
+	order := topology.DestroyOrder(t.queue, t.suffixes, names)
+	out := make([]broker.Queue, 0, len(order))
+	for _, name := range order {
+		out = append(out, queues[name])
+	}
+	return out
+}
+
+// busy describes each queue that holds a message or has a consumer, and, with
+// withUnknown, each whose counts the broker has not reported yet.
+func busy(queues []broker.Queue, withUnknown bool) (lines []string, unknown bool) {
+	for _, q := range queues {
+		if q.Messages == nil || q.Consumers == nil {
+			unknown = true
+			if !withUnknown {
+				continue
+			}
+			lines = append(lines, fmt.Sprintf("%s: %s messages, %s consumers (not reported by the management API yet)",
+				q.Name, countText(q.Messages), countText(q.Consumers)))
+			continue
+		}
+		if *q.Messages > 0 || *q.Consumers > 0 {
+			lines = append(lines, fmt.Sprintf("%s: %d messages, %d consumers", q.Name, *q.Messages, *q.Consumers))
+		}
+	}
+	return lines, unknown
+}
+
+func countText(n *int64) string {
+	if n == nil {
+		return "unknown"
+	}
+	return fmt.Sprint(*n)
 }

@@ -1,7 +1,8 @@
-// Command bench measures terraform-provider-queuey at scale against
-// Terraform's own floor: N queuey_queue resources and N terraform_data
-// resources go through apply, plan, a refresh-only plan and destroy, run
-// after run, interleaved. Between the provider and the management API sits a
+// Command bench measures terraform-provider-queuey at scale against two
+// floors: N queuey_queue resources, N resources of a do-nothing provider on
+// the same framework (tools/bench/noop: the floor of any plugin) and N
+// terraform_data resources (Terraform's own, no plugin) go through apply,
+// plan, a refresh-only plan and destroy, run after run, interleaved. Between the provider and the management API sits a
 // counting proxy on loopback (requests and TCP connections); the provider
 // runs under a shim that records its peak RSS and CPU time. `make bench`
 // runs it; see README.md, "Performance".
@@ -25,6 +26,9 @@ type options struct {
 	runs        int
 	parallelism int
 	provider    string
+	noop        string
+	profile     bool
+	profileTop  int
 	terraform   string
 	dir         string
 	endpoint    string
@@ -44,6 +48,9 @@ func main() {
 	flag.IntVar(&o.runs, "runs", 3, "runs of each kind; the table shows the median")
 	flag.IntVar(&o.parallelism, "parallelism", 10, "terraform -parallelism")
 	flag.StringVar(&o.provider, "provider", "build/terraform-provider-queuey", "the provider binary to measure")
+	flag.StringVar(&o.noop, "noop", "build/bench/terraform-provider-noop", "the do-nothing provider binary (go build ./tools/bench/noop)")
+	flag.BoolVar(&o.profile, "profile", false, "have the providers write CPU profiles per phase (QUEUEY_CPUPROFILE) and print the top of each")
+	flag.IntVar(&o.profileTop, "profile-top", 20, "lines of each profile's top to print")
 	flag.StringVar(&o.terraform, "terraform", "terraform", "the terraform binary")
 	flag.StringVar(&o.dir, "dir", "build/bench", "work directory (CLI config, state, logs)")
 	flag.StringVar(&o.endpoint, "endpoint", os.Getenv("RABBITMQ_ENDPOINT"), "management API base URL (default $RABBITMQ_ENDPOINT)")
@@ -96,6 +103,12 @@ func run(ctx context.Context, o options) (err error) {
 	if _, err := os.Stat(e.o.provider); err != nil {
 		return fmt.Errorf("provider binary: %w (run make build)", err)
 	}
+	if e.o.noop, err = filepath.Abs(o.noop); err != nil {
+		return err
+	}
+	if _, err := os.Stat(e.o.noop); err != nil {
+		return fmt.Errorf("do-nothing provider binary: %w (go build -o %s ./tools/bench/noop)", err, o.noop)
+	}
 	if err := e.setup(ctx); err != nil {
 		_ = e.cleanup()
 		return err
@@ -113,7 +126,7 @@ func run(ctx context.Context, o options) (err error) {
 
 	var results = map[string][]runResult{}
 	for r := 1; r <= o.runs; r++ {
-		for _, kind := range []string{kindQueuey, kindFloor} {
+		for _, kind := range kinds {
 			res, err := e.runOnce(ctx, kind, r)
 			if err != nil {
 				return fmt.Errorf("%s run %d: %w", kind, r, err)
@@ -124,6 +137,9 @@ func run(ctx context.Context, o options) (err error) {
 	}
 	fmt.Println()
 	fmt.Print(report(e, results, loadBefore, loadavg()))
+	if e.profiles != "" {
+		fmt.Print(e.profileTops(ctx))
+	}
 	// Keep the work directory (state, logs) only when something failed.
 	_ = os.RemoveAll(filepath.Join(e.o.dir, e.id))
 	return nil

@@ -44,34 +44,47 @@ func collect(rs []runResult, phase string, f func(phaseResult) float64) []float6
 	return out
 }
 
+// targets are SPEC §5's ceilings on queuey's time over the plugin floor's.
+var targets = map[string]float64{"apply": 1.5, "plan": 1.25, "destroy": 1.5}
+
 func report(e env, results map[string][]runResult, loadBefore, loadAfter string) string {
 	var w strings.Builder
 	n := float64(e.o.n)
-	q, fl := results[kindQueuey], results[kindFloor]
-	fmt.Fprintf(&w, "N=%d queuey_queue vs N terraform_data (Terraform's floor), -parallelism=%d, median of %d interleaved runs\n",
+	q, no, fl := results[kindQueuey], results[kindNoop], results[kindFloor]
+	wall := func(rs []runResult, p string) float64 {
+		return median(collect(rs, p, func(r phaseResult) float64 { return r.wall.Seconds() }))
+	}
+	cpu := func(rs []runResult, p string, f func(phaseResult) time.Duration) float64 {
+		return median(collect(rs, p, func(r phaseResult) float64 { return f(r).Seconds() }))
+	}
+	fmt.Fprintf(&w, "N=%d: queuey_queue vs noop_queue (a do-nothing provider on the same framework: the plugin floor) "+
+		"vs terraform_data (Terraform's floor), -parallelism=%d, median of %d interleaved runs\n",
 		e.o.n, e.o.parallelism, len(q))
 	fmt.Fprintf(&w, "load average before %s, after %s\n\n", loadBefore, loadAfter)
-	fmt.Fprintln(&w, "| phase | queuey s | floor s | queuey/floor | queuey ms/queue | requests/queue | TCP conns | provider peak RSS | provider CPU s | terraform CPU s (queuey / floor) | broker CPU s |")
-	fmt.Fprintln(&w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(&w, "| phase | queuey s | noop s | terraform_data s | queuey/noop | target | queuey/terraform_data | queuey ms/queue | requests/queue | TCP conns | provider peak RSS | provider CPU s (queuey / noop) | terraform CPU s (queuey / noop / terraform_data) | broker CPU s |")
+	fmt.Fprintln(&w, "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, p := range phases {
-		qs := median(collect(q, p, func(r phaseResult) float64 { return r.wall.Seconds() }))
-		fs := median(collect(fl, p, func(r phaseResult) float64 { return r.wall.Seconds() }))
+		qs, ns, fs := wall(q, p), wall(no, p), wall(fl, p)
 		req := median(collect(q, p, func(r phaseResult) float64 { return float64(r.counts.requests()) / n }))
 		conns := median(collect(q, p, func(r phaseResult) float64 { return float64(r.counts.conns) }))
 		rss := 0.0
 		for _, v := range collect(q, p, func(r phaseResult) float64 { return float64(r.provRSSKiB) }) {
 			rss = max(rss, v)
 		}
-		pcpu := median(collect(q, p, func(r phaseResult) float64 { return r.provCPU.Seconds() }))
-		tcpu := median(collect(q, p, func(r phaseResult) float64 { return (r.tfCPU - r.provCPU).Seconds() }))
-		fcpu := median(collect(fl, p, func(r phaseResult) float64 { return r.tfCPU.Seconds() }))
-		bcpu := median(collect(q, p, func(r phaseResult) float64 { return r.brokerCPU.Seconds() }))
-		ratio := 0.0
-		if fs > 0 {
-			ratio = qs / fs
+		provCPU := func(r phaseResult) time.Duration { return r.provCPU }
+		tfOnly := func(r phaseResult) time.Duration { return r.tfCPU - r.provCPU }
+		target := "—"
+		if t, ok := targets[p]; ok {
+			verdict := "met"
+			if ns <= 0 || qs/ns > t {
+				verdict = "NOT met"
+			}
+			target = fmt.Sprintf("≤ %.2f× %s", t, verdict)
 		}
-		fmt.Fprintf(&w, "| %s | %.2f | %.2f | %.2f× | %.1f | %.3f | %.0f | %.0f MiB | %.2f | %.2f / %.2f | %.2f |\n",
-			p, qs, fs, ratio, 1000*qs/n, req, conns, rss/1024, pcpu, tcpu, fcpu, bcpu)
+		fmt.Fprintf(&w, "| %s | %.2f | %.2f | %.2f | %s | %s | %s | %.1f | %.3f | %.0f | %.0f MiB | %.2f / %.2f | %.2f / %.2f / %.2f | %.2f |\n",
+			p, qs, ns, fs, ratio(qs, ns), target, ratio(qs, fs), 1000*qs/n, req, conns, rss/1024,
+			cpu(q, p, provCPU), cpu(no, p, provCPU), cpu(q, p, tfOnly), cpu(no, p, tfOnly), cpu(fl, p, tfOnly),
+			cpu(q, p, func(r phaseResult) time.Duration { return r.brokerCPU }))
 	}
 	fmt.Fprintln(&w)
 	fmt.Fprintln(&w, "management API requests per run (mean over runs; time = until the answer was read whole, through the proxy):")
@@ -100,4 +113,11 @@ func report(e env, results map[string][]runResult, loadBefore, loadAfter string)
 		fmt.Fprintf(&w, "  %-8s %s; provider processes %.0f\n", p, strings.Join(parts, ", "), procs)
 	}
 	return w.String()
+}
+
+func ratio(a, b float64) string {
+	if b <= 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.2f×", a/b)
 }

@@ -3,10 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,12 +12,16 @@ import (
 	"time"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/plugintune"
 )
 
 const (
 	kindQueuey = "queuey_queue"
-	kindFloor  = "terraform_data"
+	kindNoop   = "noop_queue"     // the plugin floor: tools/bench/noop
+	kindFloor  = "terraform_data" // Terraform's floor: no plugin at all
 )
+
+var kinds = []string{kindQueuey, kindNoop, kindFloor}
 
 var phases = []string{"apply", "plan", "refresh", "destroy"}
 
@@ -36,6 +38,10 @@ type env struct {
 	shimOff   int64
 	tfVersion string
 	brokerVer string
+	// brokerPids are the operating-system processes of the broker's nodes.
+	brokerPids []int
+	// profiles is where the providers write CPU profiles (-profile), or "".
+	profiles string
 }
 
 func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
@@ -54,7 +60,22 @@ func (e *env) setup(ctx context.Context) error {
 		return fmt.Errorf("%s version: %w", e.o.terraform, err)
 	}
 	e.tfVersion = strings.TrimPrefix(strings.SplitN(string(out), "\n", 2)[0], "Terraform ")
-	e.brokerVer = e.overviewVersion(ctx)
+	e.brokerVer = "unknown"
+	if ov, err := e.admin.Overview(ctx); err == nil {
+		e.brokerVer = ov.RabbitMQVersion + " (Erlang " + ov.ErlangVersion + ")"
+	}
+	pids, err := e.admin.NodePids(ctx)
+	if err != nil {
+		return fmt.Errorf("finding the broker's processes: %w", err)
+	}
+	for _, pid := range pids {
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
+			e.brokerPids = append(e.brokerPids, pid)
+		}
+	}
+	if e.o.profile {
+		e.profiles = filepath.Join(e.o.dir, "profiles-"+e.id)
+	}
 
 	e.vhost = e.o.vhost
 	if e.vhost == "" {
@@ -75,46 +96,21 @@ func (e *env) setup(ctx context.Context) error {
 
 	// The provider Terraform starts is the shim, which starts the real one.
 	shimDir := filepath.Join(e.o.dir, "plugin")
-	if err := installShim(shimDir); err != nil {
+	if err := installShim(shimDir, "terraform-provider-queuey", "terraform-provider-noop"); err != nil {
 		return fmt.Errorf("installing the rusage shim: %w", err)
 	}
 	e.shimLog = filepath.Join(e.o.dir, e.id, "provider-rusage.jsonl")
 	e.rc = filepath.Join(e.o.dir, "terraformrc")
-	rc := fmt.Sprintf(`# Written by tools/bench: the provider comes from %s (a shim that runs %s).
+	rc := fmt.Sprintf(`# Written by tools/bench: the providers come from %s (a shim that runs %s or %s).
 provider_installation {
   dev_overrides {
     "registry.terraform.io/queuey/queuey" = %q
+    "registry.terraform.io/queuey/noop"   = %q
   }
   direct {}
 }
-`, shimDir, e.o.provider, shimDir)
+`, shimDir, e.o.provider, e.o.noop, shimDir, shimDir)
 	return os.WriteFile(e.rc, []byte(rc), 0o644)
-}
-
-func (e *env) overviewVersion(ctx context.Context) string {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(e.o.endpoint, "/")+"/api/overview", nil)
-	if err != nil {
-		return "unknown"
-	}
-	req.SetBasicAuth(e.o.username, e.o.password)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return "unknown"
-	}
-	defer func() { _ = resp.Body.Close() }()
-	var ov struct {
-		RabbitMQ   string `json:"rabbitmq_version"`
-		Management string `json:"management_version"`
-		Erlang     string `json:"erlang_version"`
-	}
-	if json.NewDecoder(resp.Body).Decode(&ov) != nil {
-		return "unknown"
-	}
-	v := ov.RabbitMQ
-	if v == "" {
-		v = ov.Management
-	}
-	return v + " (Erlang " + ov.Erlang + ")"
 }
 
 // cleanup deletes every queue this invocation made, and its vhost.
@@ -208,6 +204,21 @@ func (r runResult) line(n int) string {
 }
 
 func (e *env) config(kind, prefix string) string {
+	if kind == kindNoop {
+		return fmt.Sprintf(`terraform {
+  required_providers {
+    noop = { source = "queuey/noop" }
+  }
+}
+
+resource "noop_queue" "q" {
+  count        = %d
+  name         = "%s${count.index}"
+  message_ttl  = %q
+  max_priority = %d
+}
+`, e.o.n, prefix, e.o.ttl, e.o.priority)
+	}
 	if kind == kindFloor {
 		return fmt.Sprintf(`resource "terraform_data" "q" {
   count = %d
@@ -247,7 +258,7 @@ func (e *env) runOnce(ctx context.Context, kind string, r int) (runResult, error
 		return res, err
 	}
 	for _, phase := range phases {
-		pr, err := e.phase(ctx, dir, phase)
+		pr, err := e.phase(ctx, dir, kind, phase)
 		if err != nil {
 			return res, fmt.Errorf("%s: %w", phase, err)
 		}
@@ -269,7 +280,7 @@ func (e *env) runOnce(ctx context.Context, kind string, r int) (runResult, error
 	return res, nil
 }
 
-func (e *env) phase(ctx context.Context, dir, phase string) (phaseResult, error) {
+func (e *env) phase(ctx context.Context, dir, kind, phase string) (phaseResult, error) {
 	par := fmt.Sprintf("-parallelism=%d", e.o.parallelism)
 	var args []string
 	switch phase {
@@ -306,15 +317,27 @@ func (e *env) phase(ctx context.Context, dir, phase string) (phaseResult, error)
 		"RABBITMQ_USERNAME="+e.o.username,
 		"RABBITMQ_PASSWORD="+e.o.password,
 		"RABBITMQ_VHOST="+e.vhost,
-		envShimTarget+"="+e.o.provider,
 		envShimLog+"="+e.shimLog,
 	)
+	switch kind {
+	case kindQueuey:
+		cmd.Env = append(cmd.Env, envShimTarget+"="+e.o.provider)
+	case kindNoop:
+		cmd.Env = append(cmd.Env, envShimTarget+"="+e.o.noop)
+	}
+	if kind != kindFloor && e.profiles != "" {
+		pdir := e.profileDir(kind, phase)
+		if err := os.MkdirAll(pdir, 0o755); err != nil {
+			return phaseResult{}, err
+		}
+		cmd.Env = append(cmd.Env, plugintune.EnvCPUProfile+"="+pdir)
+	}
 	before := e.proxy.snapshot()
-	cpu0 := brokerCPU()
+	cpu0 := e.brokerCPU()
 	start := time.Now()
 	runErr := cmd.Run()
 	pr := phaseResult{wall: time.Since(start)}
-	pr.brokerCPU = brokerCPU() - cpu0
+	pr.brokerCPU = e.brokerCPU() - cpu0
 	pr.counts = e.proxy.snapshot().sub(before)
 	if cmd.ProcessState != nil {
 		pr.tfCPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
@@ -371,23 +394,13 @@ func tail(path string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-// brokerCPU returns the CPU time used so far by the RabbitMQ node(s) on this
-// machine (beam.smp processes), or 0 when none is visible.
-func brokerCPU() time.Duration {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return 0
-	}
+// brokerCPU returns the CPU time used so far by the broker's nodes, from
+// the kernel's accounting of their processes (the pids the management API
+// reports), or 0 when none is visible (a broker on another machine).
+func (e *env) brokerCPU() time.Duration {
 	var total time.Duration
-	for _, ent := range ents {
-		if ent.Name()[0] < '0' || ent.Name()[0] > '9' {
-			continue
-		}
-		comm, err := os.ReadFile(filepath.Join("/proc", ent.Name(), "comm"))
-		if err != nil || !strings.HasPrefix(strings.TrimSpace(string(comm)), "beam") {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", ent.Name(), "stat"))
+	for _, pid := range e.brokerPids {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 		if err != nil {
 			continue
 		}

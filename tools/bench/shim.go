@@ -69,9 +69,18 @@ func runShim(target, logPath string) {
 	os.Exit(code)
 }
 
-// installShim copies the running bench binary into dir under the provider's
-// binary name.
-func installShim(dir string) error {
+// installShim copies the running bench binary into dir under each of the
+// providers' binary names.
+func installShim(dir string, names ...string) error {
+	for _, name := range names {
+		if err := copySelf(filepath.Join(dir, name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func copySelf(dst string) error {
 	self, err := os.Executable()
 	if err != nil {
 		return err
@@ -81,10 +90,9 @@ func installShim(dir string) error {
 		return err
 	}
 	defer func() { _ = in.Close() }()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
 	}
-	dst := filepath.Join(dir, "terraform-provider-queuey")
 	tmp := dst + ".tmp"
 	out, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o755)
 	if err != nil {

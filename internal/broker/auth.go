@@ -1,0 +1,470 @@
+package broker
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/oauth2"
+	"golang.org/x/oauth2/clientcredentials"
+)
+
+// OAuth2Config is the client-credentials grant that yields the bearer tokens
+// sent to the management API.
+type OAuth2Config struct {
+	TokenURL string
+	ClientID string
+	// ClientSecret is never written to an error or a log.
+	ClientSecret string
+	Scopes       []string
+	// EndpointParams are extra form values of the token request, such as
+	// audience (Auth0) or resource (Microsoft Entra ID v1).
+	EndpointParams map[string]string
+}
+
+// AuthMethod says how requests authenticate.
+type AuthMethod int
+
+// The ways to authenticate.
+const (
+	AuthBasic AuthMethod = iota
+	AuthBearerToken
+	AuthOAuth2
+)
+
+// Method returns how requests made with cfg authenticate.
+func (cfg Config) Method() AuthMethod {
+	switch {
+	case cfg.OAuth2 != nil:
+		return AuthOAuth2
+	case cfg.BearerToken != "":
+		return AuthBearerToken
+	}
+	return AuthBasic
+}
+
+// authTransport sets the Authorization header (basic, a static bearer token or
+// an OAuth 2.0 token) and the extra headers on every request. With OAuth 2.0 a
+// 401 that says the token was not accepted (rather than "not a management
+// user" or "access refused") drops the cached token and tries once more with
+// a new one.
+type authTransport struct {
+	next     http.RoundTripper
+	method   AuthMethod
+	username string
+	password string
+	bearer   string
+	tokens   *sharedToken
+	headers  map[string]string
+}
+
+func newAuthTransport(cfg Config, next http.RoundTripper, tokenBase *http.Transport) (*authTransport, error) {
+	for name := range cfg.Headers {
+		if !validHeaderName(name) {
+			return nil, fmt.Errorf("headers: %q is not a valid HTTP header name", name)
+		}
+	}
+	t := &authTransport{
+		next: next, method: cfg.Method(), username: cfg.Username, password: cfg.Password,
+		bearer: cfg.BearerToken, headers: cfg.Headers,
+	}
+	if t.method == AuthOAuth2 {
+		o := cfg.OAuth2
+		var missing []string
+		for _, f := range []struct{ name, v string }{{"token_url", o.TokenURL}, {"client_id", o.ClientID}, {"client_secret", o.ClientSecret}} {
+			if f.v == "" {
+				missing = append(missing, f.name)
+			}
+		}
+		if len(missing) > 0 {
+			return nil, fmt.Errorf("the oauth2 block needs %s (or the RABBITMQ_OAUTH2_* environment variables)", strings.Join(missing, ", "))
+		}
+		u, err := url.Parse(o.TokenURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("oauth2.token_url must be an http or https URL; got %q", redact(o.TokenURL))
+		}
+		t.tokens = sharedTokenFor(cfg, tokenBase)
+	}
+	return t, nil
+}
+
+func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	r := req.Clone(req.Context())
+	for k, v := range t.headers {
+		r.Header.Set(k, v)
+	}
+	switch t.method {
+	case AuthBasic:
+		if t.username != "" || t.password != "" {
+			r.SetBasicAuth(t.username, t.password)
+		}
+		return t.next.RoundTrip(r)
+	case AuthBearerToken:
+		r.Header.Set("Authorization", "Bearer "+t.bearer)
+		return t.next.RoundTrip(r)
+	}
+
+	tok, err := t.tokens.token(req.Context())
+	if err != nil {
+		return nil, err
+	}
+	r.Header.Set("Authorization", "Bearer "+tok)
+	resp, err := t.next.RoundTrip(r)
+	if err != nil || resp.StatusCode != http.StatusUnauthorized || (req.Body != nil && req.GetBody == nil) {
+		return resp, err
+	}
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	_ = resp.Body.Close()
+	if !tokenRefused(string(body)) {
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		return resp, nil
+	}
+	// The broker did not accept the token (expired early, revoked, or the
+	// broker's keys rotated): take a new one and try once more.
+	t.tokens.invalidate(tok)
+	if tok, err = t.tokens.token(req.Context()); err != nil {
+		return nil, err
+	}
+	r = r.Clone(req.Context())
+	if req.GetBody != nil {
+		if r.Body, err = req.GetBody(); err != nil {
+			return nil, err
+		}
+	}
+	r.Header.Set("Authorization", "Bearer "+tok)
+	return t.next.RoundTrip(r)
+}
+
+// tokenRefused reports whether a 401's body says the token itself was not
+// accepted ("Login failed" on 3.x, "Not_Authorized" on 4.x: the reasons
+// classify takes for wrong credentials), as opposed to a valid token that
+// lacks a tag or a permission ("Not management user", "Not administrator
+// user", "Access refused.").
+func tokenRefused(body string) bool {
+	var answer struct {
+		Reason string `json:"reason"`
+	}
+	if json.Unmarshal([]byte(body), &answer) != nil || answer.Reason == "" {
+		return strings.TrimSpace(body) == ""
+	}
+	lower := strings.ToLower(answer.Reason)
+	if strings.Contains(lower, "invalid token") || strings.Contains(lower, "expired") {
+		return true
+	}
+	for _, r := range authReasons {
+		if strings.Contains(lower, r.substr) {
+			return r.kind == authCredentials
+		}
+	}
+	return false
+}
+
+func validHeaderName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for _, c := range name {
+		if c > 0x7e || c <= ' ' || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, c) {
+			return false
+		}
+	}
+	return true
+}
+
+// sharedToken is one cached OAuth 2.0 token for one set of oauth2 settings,
+// shared by every client of the process. Fetches are serialised, so however
+// many requests need a token at once, the token endpoint sees one request.
+type sharedToken struct {
+	conf     *clientcredentials.Config
+	client   *http.Client
+	tokenURL string // without credentials, for errors
+
+	mu        sync.Mutex
+	tok       string
+	refreshAt time.Time // zero: no known expiry
+	failure   error     // a refusal by the token endpoint: final for this process
+}
+
+var sharedTokens = struct {
+	sync.Mutex
+	m map[string]*sharedToken
+}{m: map[string]*sharedToken{}}
+
+// sharedTokenFor returns the process-wide token source of cfg's oauth2
+// settings (and of the TLS settings used to reach the token endpoint).
+func sharedTokenFor(cfg Config, tokenBase *http.Transport) *sharedToken {
+	o := cfg.OAuth2
+	h := sha256.New()
+	keys := make([]string, 0, len(o.EndpointParams))
+	for k := range o.EndpointParams {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := []string{o.TokenURL, o.ClientID, o.ClientSecret, strings.Join(o.Scopes, " "), fmt.Sprint(cfg.Insecure), cfg.CACertFile, cfg.RequestTimeout.String(), cfg.retryBudget().String()}
+	for _, k := range keys {
+		parts = append(parts, k+"="+o.EndpointParams[k])
+	}
+	for _, p := range parts {
+		_, _ = fmt.Fprintf(h, "%d:%s;", len(p), p)
+	}
+	key := hex.EncodeToString(h.Sum(nil))
+
+	sharedTokens.Lock()
+	defer sharedTokens.Unlock()
+	if s, ok := sharedTokens.m[key]; ok {
+		return s
+	}
+	params := url.Values{}
+	for k, v := range o.EndpointParams {
+		params.Set(k, v)
+	}
+	s := &sharedToken{
+		conf: &clientcredentials.Config{
+			ClientID: o.ClientID, ClientSecret: o.ClientSecret, TokenURL: o.TokenURL,
+			Scopes: o.Scopes, EndpointParams: params,
+		},
+		// Connection errors and 5xx answers of the token endpoint are retried
+		// like the management API's; its refusals (4xx) are not.
+		client: &http.Client{
+			Transport: &retryTransport{base: tokenBase, timeout: cfg.RequestTimeout, budget: cfg.retryBudget()},
+			Timeout:   cfg.MaxRequestTime() + cfg.RequestTimeout,
+		},
+		tokenURL: redact(o.TokenURL),
+	}
+	sharedTokens.m[key] = s
+	return s
+}
+
+// token returns a token that is not about to expire, fetching one when needed.
+func (s *sharedToken) token(ctx context.Context) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.failure != nil {
+		return "", s.failure
+	}
+	now := time.Now()
+	if s.tok != "" && (s.refreshAt.IsZero() || now.Before(s.refreshAt)) {
+		return s.tok, nil
+	}
+	tok, err := s.conf.Token(context.WithValue(ctx, oauth2.HTTPClient, s.client))
+	if err != nil {
+		terr := s.tokenError(err)
+		if terr.Status >= 400 && terr.Status < 500 {
+			s.failure = terr
+		}
+		return "", terr
+	}
+	s.tok = tok.AccessToken
+	// The answer's expires_in, or a JWT's exp claim when it is earlier (or
+	// when expires_in is missing): exp is what the broker checks, and it is
+	// in whole seconds.
+	expiry := tok.Expiry
+	if exp := jwtExpiry(tok.AccessToken); !exp.IsZero() && (expiry.IsZero() || exp.Before(expiry)) {
+		expiry = exp
+	}
+	s.refreshAt = refreshTime(now, expiry)
+	return s.tok, nil
+}
+
+// refreshTime is when a token fetched at now and expiring at expiry should be
+// replaced: a quarter of its lifetime early, at most a minute early.
+func refreshTime(now, expiry time.Time) time.Time {
+	if expiry.IsZero() {
+		return time.Time{}
+	}
+	early := expiry.Sub(now) / 4
+	if early > time.Minute {
+		early = time.Minute
+	}
+	if early < 0 {
+		early = 0
+	}
+	return expiry.Add(-early)
+}
+
+// invalidate forgets tok, unless a newer token already replaced it.
+func (s *sharedToken) invalidate(tok string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.tok == tok {
+		s.tok = ""
+	}
+}
+
+// TokenError is a failure to get an OAuth 2.0 token from the token endpoint.
+type TokenError struct {
+	// TokenURL is the token endpoint, without credentials.
+	TokenURL string
+	// Status is the token endpoint's HTTP status, or 0 when it did not answer.
+	Status int
+	// Code and Description are the OAuth 2.0 error and error_description.
+	Code        string
+	Description string
+	// Err is the underlying error when the endpoint did not answer.
+	Err error
+}
+
+func (s *sharedToken) tokenError(err error) *TokenError {
+	e := &TokenError{TokenURL: s.tokenURL}
+	var re *oauth2.RetrieveError
+	if errors.As(err, &re) {
+		e.Code, e.Description = re.ErrorCode, re.ErrorDescription
+		if re.Response != nil {
+			e.Status = re.Response.StatusCode
+		}
+		return e
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	e.Err = err
+	return e
+}
+
+func (e *TokenError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "getting an OAuth 2.0 token from oauth2.token_url %s failed: ", e.TokenURL)
+	switch {
+	case e.Status != 0:
+		fmt.Fprintf(&b, "HTTP %d", e.Status)
+		if e.Code != "" {
+			fmt.Fprintf(&b, ", error %q", e.Code)
+		}
+		if e.Description != "" {
+			fmt.Fprintf(&b, " (%s)", strings.TrimSuffix(e.Description, "."))
+		}
+	case e.Err != nil:
+		b.WriteString(e.Err.Error())
+	default:
+		b.WriteString("no token in the answer")
+	}
+	return b.String()
+}
+
+// Hint says what to do about the failure.
+func (e *TokenError) Hint() string {
+	switch e.Code {
+	case "invalid_client":
+		return "The identity provider did not accept the client: check oauth2.client_id and oauth2.client_secret " +
+			"(or RABBITMQ_OAUTH2_CLIENT_ID and RABBITMQ_OAUTH2_CLIENT_SECRET). Not retried"
+	case "unauthorized_client":
+		return "The client may not use the client credentials grant: allow it in the identity provider (a confidential client with service accounts or client credentials enabled)"
+	case "invalid_scope":
+		return "The identity provider refused the requested scopes: check oauth2.scopes against the scopes the client may request"
+	case "invalid_request", "invalid_target":
+		return "The identity provider refused the request: check oauth2.endpoint_params (audience or resource) and oauth2.scopes"
+	}
+	if e.Status == 0 {
+		return "Check that oauth2.token_url (or RABBITMQ_OAUTH2_TOKEN_URL) is the identity provider's token endpoint and that it answers"
+	}
+	return "Check oauth2.token_url, oauth2.client_id and oauth2.client_secret"
+}
+
+// jwtExpiry reads the exp claim of a JWT without verifying it (the broker
+// verifies tokens; the client only needs to know when to replace one). It
+// returns the zero time when tok is not a JWT or has no exp.
+func jwtExpiry(tok string) time.Time {
+	claims := jwtClaims(tok)
+	if claims == nil {
+		return time.Time{}
+	}
+	var exp float64
+	if err := json.Unmarshal(claims["exp"], &exp); err != nil || exp <= 0 {
+		return time.Time{}
+	}
+	return time.Unix(int64(exp), 0)
+}
+
+func jwtClaims(tok string) map[string]json.RawMessage {
+	parts := strings.Split(tok, ".")
+	if len(parts) != 3 {
+		return nil
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[1], "="))
+	if err != nil {
+		return nil
+	}
+	var claims map[string]json.RawMessage
+	if json.Unmarshal(payload, &claims) != nil {
+		return nil
+	}
+	return claims
+}
+
+// tokenTransport is the transport to the token endpoint: the management API's
+// TLS settings, except that the system's CAs stay trusted beside cacert_file
+// (identity providers usually have public certificates) and no client
+// certificate is presented.
+func tokenTransport(cfg Config, base *http.Transport) *http.Transport {
+	t := base.Clone()
+	tc := t.TLSClientConfig.Clone()
+	tc.Certificates = nil
+	if cfg.CACertFile != "" {
+		if pool, err := x509.SystemCertPool(); err == nil {
+			if pem, err := os.ReadFile(cfg.CACertFile); err == nil && pool.AppendCertsFromPEM(pem) {
+				tc.RootCAs = pool
+			}
+		}
+	}
+	t.TLSClientConfig = tc
+	return t
+}
+
+// authError turns a token failure into an *Error; nil for other errors.
+func (c *Client) authError(op string, err error) *Error {
+	var te *TokenError
+	if !errors.As(err, &te) {
+		return nil
+	}
+	return &Error{Op: op, Endpoint: c.endpointRedacted, Reason: te.Error(), Kind: ErrUnauthorized, Hint: te.Hint()}
+}
+
+// tokenRefusalHint explains a 401 or 403 to a request that carried a bearer
+// token (static or OAuth 2.0).
+func (c *Client) tokenRefusalHint(reason string) string {
+	lower := strings.ToLower(reason)
+	switch {
+	case strings.Contains(lower, "not management user"):
+		return "The broker accepted the token but it carries no management tag: the management API needs the scope " +
+			"`<resource_server_id>.tag:management` (with RabbitMQ's default settings and resource_server_id rabbitmq: " +
+			"`rabbitmq.tag:management`; brokers with auth_oauth2.scope_prefix set use that prefix instead), " +
+			c.grantHint()
+	case strings.Contains(lower, "access refused"):
+		return "The token lacks a permission on the vhost: it needs the scopes `<resource_server_id>.configure:<vhost>/<queues>`, " +
+			"`.write:` and `.read:` for the queues, e.g. `rabbitmq.configure:*/*`, `rabbitmq.write:*/*` and `rabbitmq.read:*/*`, " +
+			c.grantHint()
+	}
+	if c.cfg.Method() == AuthBearerToken {
+		if exp := jwtExpiry(c.cfg.BearerToken); !exp.IsZero() && time.Now().After(exp) {
+			return fmt.Sprintf("The bearer_token expired at %s (%s ago): get a new token and set bearer_token (or RABBITMQ_BEARER_TOKEN) again, "+
+				"or use the oauth2 block so that the provider fetches and renews tokens itself", exp.UTC().Format(time.RFC3339), time.Since(exp).Round(time.Second))
+		}
+		return "The broker did not accept the bearer_token: check that it has not expired, that its audience (aud) includes the " +
+			"broker's resource_server_id and that the broker knows the key it is signed with"
+	}
+	return "The broker did not accept a freshly fetched token: check that its audience (aud) includes the broker's " +
+		"resource_server_id (oauth2.endpoint_params audience or resource, depending on the identity provider) and that the " +
+		"broker knows the identity provider's signing keys (auth_oauth2.jwks_url or signing keys)"
+}
+
+func (c *Client) grantHint() string {
+	if c.cfg.Method() == AuthOAuth2 {
+		return "granted to oauth2.client_id by the identity provider (or asked for in oauth2.scopes)"
+	}
+	return "in the bearer_token"
+}

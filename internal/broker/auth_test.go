@@ -1,0 +1,366 @@
+package broker
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// fakeJWT is an unsigned token with the given claims; the client never
+// verifies tokens, it only reads exp.
+func fakeJWT(claims map[string]any) string {
+	enc := func(v any) string {
+		b, _ := json.Marshal(v)
+		return base64.RawURLEncoding.EncodeToString(b)
+	}
+	return enc(map[string]string{"alg": "HS256", "typ": "JWT"}) + "." + enc(claims) + ".c2ln"
+}
+
+// tokenServer is a token endpoint: it checks the client credentials and hands
+// out numbered tokens ("tok-1", "tok-2", ...) or JWTs.
+type tokenServer struct {
+	*httptest.Server
+	hits      atomic.Int64
+	expiresIn int           // seconds; 0 leaves expires_in out
+	jwtLife   time.Duration // when set, the tokens are JWTs with this lifetime
+	lastForm  atomic.Value
+}
+
+func newTokenServer(t *testing.T, secret string) *tokenServer {
+	ts := &tokenServer{}
+	ts.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := ts.hits.Add(1)
+		_ = r.ParseForm()
+		ts.lastForm.Store(r.PostForm.Encode())
+		id, sec, ok := r.BasicAuth()
+		if !ok {
+			id, sec = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
+		}
+		w.Header().Set("Content-Type", "application/json")
+		if id != "terraform" || sec != secret {
+			w.WriteHeader(http.StatusUnauthorized)
+			_, _ = w.Write([]byte(`{"error":"invalid_client","error_description":"Invalid client credentials"}`))
+			return
+		}
+		body := map[string]any{"access_token": fmt.Sprintf("tok-%d", n), "token_type": "Bearer"}
+		if ts.jwtLife > 0 {
+			body["access_token"] = fakeJWT(map[string]any{"n": n, "exp": time.Now().Add(ts.jwtLife).Unix()})
+		}
+		if ts.expiresIn > 0 {
+			body["expires_in"] = ts.expiresIn
+		}
+		_ = json.NewEncoder(w).Encode(body)
+	}))
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+// authAPI is a management API that records the Authorization header and the
+// extra headers of every request, and answers 401 to tokens listed in refuse.
+type authAPI struct {
+	*httptest.Server
+	mu      sync.Mutex
+	auth    []string
+	headers []http.Header
+	refuse  map[string]string // Authorization value → 401 reason
+}
+
+func newAuthAPI(t *testing.T) *authAPI {
+	a := &authAPI{refuse: map[string]string{}}
+	a.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a.mu.Lock()
+		a.auth = append(a.auth, r.Header.Get("Authorization"))
+		a.headers = append(a.headers, r.Header.Clone())
+		reason, refused := a.refuse[r.Header.Get("Authorization")]
+		a.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		if refused {
+			w.WriteHeader(http.StatusUnauthorized)
+			_, _ = fmt.Fprintf(w, `{"error":"not_authorized","reason":%q}`, reason)
+			return
+		}
+		if r.Method == http.MethodPut {
+			w.WriteHeader(http.StatusCreated)
+			return
+		}
+		if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/api/queues/") {
+			// An empty vhost: a 404 would make the client look the vhost up
+			// too (RabbitMQ 4.3 answers 404 to a user without access).
+			_, _ = w.Write([]byte(`[]`))
+			return
+		}
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = w.Write([]byte(`{"error":"Object Not Found","reason":"Not Found"}`))
+	}))
+	t.Cleanup(a.Close)
+	return a
+}
+
+func (a *authAPI) authorizations() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]string(nil), a.auth...)
+}
+
+func newAuthClient(t *testing.T, cfg Config) *Client {
+	t.Helper()
+	cfg.RetryBudget = -1
+	cfg.RequestTimeout = 5 * time.Second
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// get makes one request through getJSON (the provider's own path) and one
+// through rabbit-hole (a declaration).
+func get(t *testing.T, c *Client) error {
+	t.Helper()
+	_, err := c.GetQueue(context.Background(), "/", "q")
+	if errors.Is(err, ErrNotFound) {
+		err = nil
+	}
+	if err != nil {
+		return err
+	}
+	return c.DeclareQueue(context.Background(), "/", "q", nil)
+}
+
+func TestAuth_basicAndHeaders(t *testing.T) {
+	api := newAuthAPI(t)
+	c := newAuthClient(t, Config{Endpoint: api.URL, Username: "u", Password: "p", Headers: map[string]string{"X-Team": "blue", "cf-access-client-id": "abc"}})
+	if err := get(t, c); err != nil {
+		t.Fatal(err)
+	}
+	want := "Basic " + base64.StdEncoding.EncodeToString([]byte("u:p"))
+	for i, h := range api.headers {
+		if h.Get("Authorization") != want {
+			t.Errorf("request %d: Authorization %q, want %q", i, h.Get("Authorization"), want)
+		}
+		if h.Get("X-Team") != "blue" || h.Get("Cf-Access-Client-Id") != "abc" {
+			t.Errorf("request %d: extra headers missing: %v", i, h)
+		}
+	}
+}
+
+func TestAuth_staticBearerReplacesBasic(t *testing.T) {
+	api := newAuthAPI(t)
+	// A username from the environment must not leak into the requests.
+	c := newAuthClient(t, Config{Endpoint: api.URL, Username: "u", Password: "p", BearerToken: "static-token"})
+	if err := get(t, c); err != nil {
+		t.Fatal(err)
+	}
+	for i, a := range api.authorizations() {
+		if a != "Bearer static-token" {
+			t.Errorf("request %d: Authorization %q, want the bearer token only", i, a)
+		}
+	}
+}
+
+func TestAuth_expiredBearerExplained(t *testing.T) {
+	api := newAuthAPI(t)
+	tok := fakeJWT(map[string]any{"exp": time.Now().Add(-time.Hour).Unix()})
+	api.refuse["Bearer "+tok] = "Login failed"
+	c := newAuthClient(t, Config{Endpoint: api.URL, BearerToken: tok})
+	err := get(t, c)
+	if !errors.Is(err, ErrUnauthorized) || !strings.Contains(err.Error(), "bearer_token expired at") {
+		t.Fatalf("got %v, want an error saying the bearer_token expired", err)
+	}
+	if strings.Contains(err.Error(), tok) {
+		t.Error("the error contains the token")
+	}
+}
+
+func TestAuth_oauth2SharedToken(t *testing.T) {
+	ts := newTokenServer(t, "s3cret")
+	ts.expiresIn = 3600
+	api := newAuthAPI(t)
+	cfg := Config{Endpoint: api.URL, Username: "ignored", OAuth2: &OAuth2Config{
+		TokenURL: ts.URL, ClientID: "terraform", ClientSecret: "s3cret",
+		Scopes: []string{"rabbitmq.tag:management"}, EndpointParams: map[string]string{"audience": "rabbitmq"},
+	}}
+	if ts.hits.Load() != 0 {
+		t.Fatal("building the client contacted the token endpoint")
+	}
+	// Two clients with the same settings (as two resources' clients would
+	// be) and many concurrent requests: one token.
+	c1, c2 := newAuthClient(t, cfg), newAuthClient(t, cfg)
+	if ts.hits.Load() != 0 {
+		t.Fatal("building the client contacted the token endpoint")
+	}
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Go(func() {
+			c := c1
+			if i%2 == 1 {
+				c = c2
+			}
+			if err := get(t, c); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if n := ts.hits.Load(); n != 1 {
+		t.Errorf("token endpoint hit %d times, want 1", n)
+	}
+	for i, a := range api.authorizations() {
+		if a != "Bearer tok-1" {
+			t.Fatalf("request %d: Authorization %q, want Bearer tok-1", i, a)
+		}
+	}
+	form, _ := ts.lastForm.Load().(string)
+	for _, want := range []string{"grant_type=client_credentials", "audience=rabbitmq", "scope=rabbitmq.tag%3Amanagement"} {
+		if !strings.Contains(form, want) {
+			t.Errorf("token request %q lacks %q", form, want)
+		}
+	}
+}
+
+func TestAuth_oauth2RefreshBeforeExpiry(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		setup func(*tokenServer)
+	}{
+		{"expires_in", func(ts *tokenServer) { ts.expiresIn = 1 }},
+		{"JWT exp without expires_in", func(ts *tokenServer) { ts.jwtLife = 2 * time.Second }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := newTokenServer(t, "s3cret")
+			tc.setup(ts)
+			api := newAuthAPI(t)
+			c := newAuthClient(t, Config{Endpoint: api.URL, OAuth2: &OAuth2Config{TokenURL: ts.URL, ClientID: "terraform", ClientSecret: "s3cret"}})
+			if err := get(t, c); err != nil {
+				t.Fatal(err)
+			}
+			if err := get(t, c); err != nil {
+				t.Fatal(err)
+			}
+			if n := ts.hits.Load(); n != 1 {
+				t.Fatalf("token endpoint hit %d times before expiry, want 1", n)
+			}
+			time.Sleep(2100 * time.Millisecond)
+			if err := get(t, c); err != nil {
+				t.Fatal(err)
+			}
+			if n := ts.hits.Load(); n != 2 {
+				t.Fatalf("token endpoint hit %d times, want 2 (one refresh)", n)
+			}
+		})
+	}
+}
+
+func TestAuth_oauth2RetryOnceWithNewToken(t *testing.T) {
+	ts := newTokenServer(t, "s3cret")
+	api := newAuthAPI(t)
+	api.refuse["Bearer tok-1"] = "Login failed"
+	c := newAuthClient(t, Config{Endpoint: api.URL, OAuth2: &OAuth2Config{TokenURL: ts.URL, ClientID: "terraform", ClientSecret: "s3cret"}})
+	if err := get(t, c); err != nil {
+		t.Fatalf("a refused token should have been replaced: %v", err)
+	}
+	got := api.authorizations()
+	if len(got) != 3 || got[0] != "Bearer tok-1" || got[1] != "Bearer tok-2" || got[2] != "Bearer tok-2" {
+		t.Errorf("Authorization headers %q, want tok-1 once, then tok-2", got)
+	}
+
+	// A refusal that a new token cannot change is not retried, and explained.
+	api.refuse["Bearer tok-2"] = "Not management user"
+	err := get(t, c)
+	if !errors.Is(err, ErrUnauthorized) || !strings.Contains(err.Error(), "rabbitmq.tag:management") {
+		t.Fatalf("got %v, want an error naming the management tag scope", err)
+	}
+	if n := ts.hits.Load(); n != 2 {
+		t.Errorf("token endpoint hit %d times, want 2", n)
+	}
+}
+
+func TestAuth_oauth2WrongSecret(t *testing.T) {
+	ts := newTokenServer(t, "right")
+	api := newAuthAPI(t)
+	c := newAuthClient(t, Config{Endpoint: api.URL, OAuth2: &OAuth2Config{TokenURL: ts.URL, ClientID: "terraform", ClientSecret: "wrong-Secret-42"}})
+	for range 5 {
+		err := get(t, c)
+		if !errors.Is(err, ErrUnauthorized) {
+			t.Fatalf("got %v, want ErrUnauthorized", err)
+		}
+		msg := err.Error()
+		for _, want := range []string{"token_url " + ts.URL, `"invalid_client"`, "client_secret"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("error %q lacks %q", msg, want)
+			}
+		}
+		if strings.Contains(msg, "wrong-Secret-42") {
+			t.Error("the error contains the client secret")
+		}
+	}
+	// The oauth2 package tries the credentials in a header, then in the form:
+	// two requests, and none after that.
+	if n := ts.hits.Load(); n > 2 {
+		t.Errorf("token endpoint hit %d times for 5 requests, want at most 2", n)
+	}
+	if len(api.authorizations()) != 0 {
+		t.Error("the management API was called without a token")
+	}
+}
+
+func TestAuth_settingsRefused(t *testing.T) {
+	for _, tc := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{OAuth2: &OAuth2Config{ClientID: "x"}}, "token_url, client_secret"},
+		{Config{OAuth2: &OAuth2Config{TokenURL: "ftp://x", ClientID: "x", ClientSecret: "y"}}, "token_url must be an http"},
+		{Config{Headers: map[string]string{"Bad Name": "v"}}, `"Bad Name" is not a valid`},
+	} {
+		tc.cfg.Endpoint = "http://127.0.0.1:1"
+		_, err := New(tc.cfg)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("New(%+v): got %v, want an error with %q", tc.cfg, err, tc.want)
+		}
+	}
+}
+
+func TestRefreshTime(t *testing.T) {
+	now := time.Unix(1000, 0)
+	for _, tc := range []struct {
+		life, early time.Duration
+	}{
+		{3 * time.Second, 750 * time.Millisecond},
+		{time.Hour, time.Minute},
+		{-time.Second, 0},
+	} {
+		got := refreshTime(now, now.Add(tc.life))
+		if want := now.Add(tc.life - tc.early); !got.Equal(want) {
+			t.Errorf("life %s: refresh at %s, want %s", tc.life, got.Sub(now), want.Sub(now))
+		}
+	}
+	if !refreshTime(now, time.Time{}).IsZero() {
+		t.Error("a token without expiry should never be refreshed by time")
+	}
+}
+
+func TestTokenRefused(t *testing.T) {
+	for body, want := range map[string]bool{
+		`{"error":"not_authorized","reason":"Login failed"}`:   true, // 3.x, bad or expired token
+		`{"error":"not_authorized","reason":"Not_Authorized"}`: true, // 4.x
+		``: true,
+		`{"error":"not_authorised","reason":"Not management user"}`:    false,
+		`{"error":"not_authorised","reason":"Not administrator user"}`: false,
+		`{"error":"not_authorised","reason":"Access refused."}`:        false,
+		`<html>401</html>`: false,
+	} {
+		if got := tokenRefused(body); got != want {
+			t.Errorf("tokenRefused(%s) = %v, want %v", body, got, want)
+		}
+	}
+}

@@ -1,0 +1,169 @@
+package broker
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// versionBroker answers fixed bodies by path, as the RabbitMQ versions the
+// project tests against do, and counts the requests by path.
+type versionBroker map[string]answer
+
+type answer = struct {
+	status int
+	body   string
+}
+
+func (vb versionBroker) client(t *testing.T) (*Client, map[string]int) {
+	t.Helper()
+	seen := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.EscapedPath()
+		seen[p]++
+		a, ok := vb[p]
+		if !ok {
+			t.Errorf("unexpected request %s %s", r.Method, r.URL)
+			w.WriteHeader(http.StatusTeapot)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(a.status)
+		_, _ = w.Write([]byte(a.body))
+	}))
+	t.Cleanup(srv.Close)
+	c, err := New(Config{Endpoint: srv.URL, Username: "u", Password: "p", RequestTimeout: 5 * time.Second, RetryBudget: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, seen
+}
+
+// What RabbitMQ 3.10.8, 4.0.5 and 4.3.6 answered here.
+const (
+	loginFailed310   = `{"error":"not_authorized","reason":"Login failed"}`
+	loginFailed4x    = `{"error":"not_authorized","reason":"Not_Authorized"}`
+	notManagement    = `{"error":"not_authorised","reason":"Not management user"}`
+	notVhostUser     = `{"error":"not_authorised","reason":"User not authorised to access virtual host"}`
+	notAdministrator = `{"error":"not_authorised","reason":"Not administrator user"}`
+	notFound43       = `{"error":"not_found","reason":"Not Found"}`
+	objectNotFound   = `{"error":"Object Not Found","reason":"Not Found"}`
+)
+
+func TestClassify_authProblemsOnEveryVersion(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		status int
+		body   string
+		whoami string // answer of /api/whoami; "" when it must not be asked
+		want   string
+	}{
+		{"wrong password 3.10", 401, loginFailed310, "", "check username and password"},
+		{"wrong password 4.x", 401, loginFailed4x, "", "check username and password"},
+		{"no management tag", 401, notManagement, "", "needs the management (or administrator) tag"},
+		{"no vhost access 3.10/4.0", 401, notVhostUser, "", "has no access to the vhost"},
+		{"pattern does not match", 401, `{"error":"access_refused","reason":"Access refused."}`, "", "must match the queues"},
+		{"unknown reason, whoami answers", 401, `{"error":"x","reason":"Something new"}`, "200", "must match the queues"},
+		{"unknown reason, whoami refuses the login", 401, `{"error":"x","reason":"Something new"}`, "401", "check username and password"},
+		{"unknown reason, whoami refuses the tag", 401, `{"error":"x","reason":"Something new"}`, "401tag", "needs the management"},
+		{"no reason (rabbit-hole), whoami refuses", 401, ``, "401", "check username and password"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vb := versionBroker{"/api/queues/v": {tc.status, tc.body}}
+			switch tc.whoami {
+			case "200":
+				vb["/api/whoami"] = answer{200, `{"name":"u","tags":["management"]}`}
+			case "401":
+				vb["/api/whoami"] = answer{401, loginFailed4x}
+			case "401tag":
+				vb["/api/whoami"] = answer{401, notManagement}
+			}
+			c, seen := vb.client(t)
+			_, err := c.ListQueueDeclarations(context.Background(), "v")
+			if !errors.Is(err, ErrUnauthorized) {
+				t.Fatalf("got %v, want ErrUnauthorized", err)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("got %q, want it to say %q", err, tc.want)
+			}
+			if tc.whoami == "" && seen["/api/whoami"] != 0 {
+				t.Errorf("asked /api/whoami for a known reason")
+			}
+		})
+	}
+}
+
+func TestConfirmNotFound(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		vb       versionBroker
+		wantKind error
+		wantText string
+	}{
+		{
+			name: "administrator, vhost gone",
+			vb: versionBroker{
+				"/api/queues/v": answer{404, objectNotFound},
+				"/api/vhosts/v": answer{404, objectNotFound},
+			},
+			wantKind: ErrNotFound,
+		},
+		{
+			name: "management user, vhost gone (3.10/4.0) or not accessible (4.3)",
+			vb: versionBroker{
+				"/api/queues/v": answer{404, notFound43},
+				"/api/vhosts/v": answer{401, notAdministrator},
+				"/api/vhosts":   answer{200, `[{"name":"other"}]`},
+			},
+			wantKind: ErrUnauthorized,
+			wantText: `Vhost "v" is not among the vhosts user "u" can access`,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, _ := tc.vb.client(t)
+			_, err := c.ListQueueDeclarations(context.Background(), "v")
+			if !errors.Is(err, tc.wantKind) {
+				t.Fatalf("got %v, want %v", err, tc.wantKind)
+			}
+			if !strings.Contains(err.Error(), tc.wantText) {
+				t.Errorf("got %q, want it to say %q", err, tc.wantText)
+			}
+		})
+	}
+}
+
+func TestGetVhost_nodeDefaultQueueType(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		vhost        string
+		overview     string
+		wantType     string
+		wantFromNode bool
+	}{
+		{"3.10: undefined, no node setting", `{"name":"v","default_queue_type":"undefined"}`, `[]`, "", false},
+		{"4.x: the vhost's own", `{"name":"v","default_queue_type":"classic"}`, ``, "classic", false},
+		{"vhost sets none, node quorum", `{"name":"v","metadata":{}}`, `{"default_queue_type":"quorum"}`, "quorum", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vb := versionBroker{"/api/vhosts/v": answer{200, tc.vhost}}
+			if tc.overview != "" {
+				vb["/api/overview"] = answer{200, tc.overview}
+			}
+			c, _ := vb.client(t)
+			v, err := c.GetVhost(context.Background(), "v")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.DefaultQueueType != tc.wantType || v.FromNode != tc.wantFromNode {
+				t.Errorf("got %+v, want type %q from node %v", v, tc.wantType, tc.wantFromNode)
+			}
+			if v.IsClassic() != (tc.wantType == "" || tc.wantType == "classic") {
+				t.Errorf("IsClassic() = %v for %+v", v.IsClassic(), v)
+			}
+		})
+	}
+}

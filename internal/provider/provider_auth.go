@@ -1,0 +1,180 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+
+	"github.com/queuey/terraform-provider-queuey/internal/broker"
+)
+
+// The ways to authenticate to the management API; exactly one applies.
+const (
+	authBasic  = "username and password"
+	authBearer = "bearer_token"
+	authOAuth2 = "the oauth2 block"
+)
+
+const authMethodsText = "`username` + `password`, `bearer_token`, or the `oauth2` block"
+
+// authSetting is one way to authenticate that the configuration (or the
+// environment) sets, with the attribute (or variable) that sets it.
+type authSetting struct {
+	method string
+	attr   string
+}
+
+// configuredAuthMethods lists the ways to authenticate that the configuration
+// sets, in schema order. Values unknown at validation are left out; Configure
+// sees them known.
+func configuredAuthMethods(m providerModel) []authSetting {
+	var out []authSetting
+	set := func(v attr.Value) bool { return !v.IsNull() && !v.IsUnknown() }
+	switch {
+	case set(m.Username):
+		out = append(out, authSetting{authBasic, "username"})
+	case set(m.Password):
+		out = append(out, authSetting{authBasic, "password"})
+	}
+	if set(m.BearerToken) {
+		out = append(out, authSetting{authBearer, "bearer_token"})
+	}
+	if set(m.OAuth2) {
+		out = append(out, authSetting{authOAuth2, "oauth2"})
+	}
+	return out
+}
+
+// environmentAuthMethods is the same for the environment variables.
+func environmentAuthMethods() []authSetting {
+	var out []authSetting
+	for _, e := range []authSetting{
+		{authBasic, EnvUsername}, {authBasic, EnvPassword},
+		{authBearer, EnvBearerToken},
+		{authOAuth2, EnvOAuth2TokenURL}, {authOAuth2, EnvOAuth2ClientID}, {authOAuth2, EnvOAuth2ClientSecret},
+	} {
+		if os.Getenv(e.attr) != "" && (len(out) == 0 || out[len(out)-1].method != e.method) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func joinMethods(ms []authSetting) string {
+	parts := make([]string, len(ms))
+	for i, m := range ms {
+		parts[i] = "`" + m.attr + "` (" + m.method + ")"
+	}
+	return strings.Join(parts, " and ")
+}
+
+// resolveAuth fills cfg's credentials and headers. The way to authenticate
+// comes from the configuration when it sets one, else from the environment;
+// within it, each attribute beats its environment variable.
+func resolveAuth(ctx context.Context, m providerModel, cfg *broker.Config, data *providerData, diags *diag.Diagnostics) {
+	str := data.setting
+	cfg.Headers = stringMap(ctx, m.Headers, data, diags)
+
+	for _, v := range []attr.Value{m.Username, m.Password, m.BearerToken, m.OAuth2} {
+		if v.IsUnknown() {
+			data.brokerUnknown = true
+			return
+		}
+	}
+	methods := configuredAuthMethods(m)
+	if len(methods) == 0 {
+		methods = environmentAuthMethods()
+		if len(methods) > 1 {
+			diags.AddError("Conflicting Authentication Settings",
+				fmt.Sprintf("Set exactly one way to authenticate to the management API: %s. The provider block sets none, "+
+					"and the environment sets %s: unset all but one (or choose one in the provider block, which takes precedence).",
+					authMethodsText, joinMethods(methods)))
+			return
+		}
+	}
+	method := authBasic
+	if len(methods) > 0 {
+		method = methods[0].method
+	}
+	switch method {
+	case authBasic:
+		str(m.Username, EnvUsername, &cfg.Username)
+		str(m.Password, EnvPassword, &cfg.Password)
+	case authBearer:
+		str(m.BearerToken, EnvBearerToken, &cfg.BearerToken)
+	case authOAuth2:
+		var o oauth2Model
+		if !m.OAuth2.IsNull() {
+			diags.Append(m.OAuth2.As(ctx, &o, basetypes.ObjectAsOptions{})...)
+		} else {
+			o = oauth2Model{TokenURL: types.StringNull(), ClientID: types.StringNull(), ClientSecret: types.StringNull(),
+				Scopes: types.ListNull(types.StringType), EndpointParams: types.MapNull(types.StringType)}
+		}
+		oc := &broker.OAuth2Config{}
+		str(o.TokenURL, EnvOAuth2TokenURL, &oc.TokenURL)
+		str(o.ClientID, EnvOAuth2ClientID, &oc.ClientID)
+		str(o.ClientSecret, EnvOAuth2ClientSecret, &oc.ClientSecret)
+		oc.EndpointParams = stringMap(ctx, o.EndpointParams, data, diags)
+		if o.Scopes.IsUnknown() {
+			data.brokerUnknown = true
+		} else if !o.Scopes.IsNull() {
+			diags.Append(o.Scopes.ElementsAs(ctx, &oc.Scopes, false)...)
+		}
+		if data.brokerUnknown {
+			return
+		}
+		for _, f := range []struct{ name, env, v string }{
+			{"token_url", EnvOAuth2TokenURL, oc.TokenURL},
+			{"client_id", EnvOAuth2ClientID, oc.ClientID},
+			{"client_secret", EnvOAuth2ClientSecret, oc.ClientSecret},
+		} {
+			if f.v == "" {
+				diags.AddAttributeError(path.Root("oauth2").AtName(f.name), "Missing OAuth 2.0 Setting",
+					fmt.Sprintf("The OAuth 2.0 client credentials grant needs %s: set it in the oauth2 block or in the %s environment variable.", f.name, f.env))
+			}
+		}
+		cfg.OAuth2 = oc
+	}
+}
+
+// setting resolves a broker setting: the attribute's value when it is set,
+// else the environment variable's. An unknown value marks the broker settings
+// unknown.
+func (d *providerData) setting(v types.String, env string, dst *string) {
+	switch {
+	case v.IsUnknown():
+		d.brokerUnknown = true
+	case !v.IsNull():
+		*dst = v.ValueString()
+	default:
+		*dst = os.Getenv(env)
+	}
+}
+
+// stringMap reads a map of strings; nil when null, and nil with
+// brokerUnknown set when it or one of its values is unknown.
+func stringMap(ctx context.Context, v types.Map, data *providerData, diags *diag.Diagnostics) map[string]string {
+	if v.IsNull() {
+		return nil
+	}
+	if v.IsUnknown() {
+		data.brokerUnknown = true
+		return nil
+	}
+	for _, e := range v.Elements() {
+		if e.IsUnknown() {
+			data.brokerUnknown = true
+			return nil
+		}
+	}
+	out := map[string]string{}
+	diags.Append(v.ElementsAs(ctx, &out, false)...)
+	return out
+}
