@@ -39,11 +39,14 @@
 # Exits non-zero when a stage or the deprecation check fails.
 set -uo pipefail
 
+# The tests that need a broker of their own, left out of the plain stages:
+# the node-wide quorum refusal, and OAuth 2.0 (scripts/testacc-oauth.sh).
+own="TestAccNodeQuorum|TestAccOAuth2_|TestAccBearerToken_"
 STAGES=(
-	"terraform-3.10   terraform 3.10       TestAcc           TestAccNodeQuorum"
-	"terraform-4.0    terraform 4.0        TestAcc           TestAccNodeQuorum"
-	"terraform-4.3    terraform 4.3        TestAcc           TestAccNodeQuorum"
-	"opentofu-4.3     opentofu  4.3        TestAcc           TestAccNodeQuorum"
+	"terraform-3.10   terraform 3.10       TestAcc           $own"
+	"terraform-4.0    terraform 4.0        TestAcc           $own"
+	"terraform-4.3    terraform 4.3        TestAcc           $own"
+	"opentofu-4.3     opentofu  4.3        TestAcc           $own"
 	"opentofu-unit    opentofu  -          .                 TestAcc"
 	"node-quorum-4.3  terraform 4.3-quorum TestAccNodeQuorum -"
 )
@@ -75,7 +78,7 @@ done
 for b in $want_brokers; do
 	for cli in ${clis_wanted:-terraform}; do
 		if ! has_stage "$cli" "$b" && { [[ -n "$clis_wanted" ]] || ! printf '%s\n' "${STAGES[@]}" | awk -v b="$b" '$3 == b {f = 1} END {exit !f}'; }; then
-			selected+=("$cli-$b $cli $b TestAcc TestAccNodeQuorum")
+			selected+=("$cli-$b $cli $b TestAcc $own")
 		fi
 	done
 done

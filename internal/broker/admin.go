@@ -21,6 +21,7 @@ type Permissions struct {
 
 // PutVhost creates (or updates) a vhost; defaultQueueType may be "".
 func (c *Client) PutVhost(ctx context.Context, name, defaultQueueType string) error {
+	defer c.vhosts.wrote()
 	body := map[string]any{}
 	if defaultQueueType != "" {
 		// RabbitMQ 3.x reads "defaultqueuetype", newer versions "default_queue_type".
@@ -32,6 +33,7 @@ func (c *Client) PutVhost(ctx context.Context, name, defaultQueueType string) er
 
 // DeleteVhost deletes a vhost and everything in it.
 func (c *Client) DeleteVhost(ctx context.Context, name string) error {
+	defer c.vhosts.wrote()
 	return c.send(ctx, fmt.Sprintf("deleting vhost %q", name), http.MethodDelete, "vhosts/"+url.PathEscape(name), nil)
 }
 

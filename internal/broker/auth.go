@@ -150,10 +150,27 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // tokenRefused reports whether a 401's body says the token itself was not
-// accepted, as opposed to a valid token that lacks a tag or a permission.
+// accepted ("Login failed" on 3.x, "Not_Authorized" on 4.x: the reasons
+// classify takes for wrong credentials), as opposed to a valid token that
+// lacks a tag or a permission ("Not management user", "Not administrator
+// user", "Access refused.").
 func tokenRefused(body string) bool {
-	lower := strings.ToLower(body)
-	return !strings.Contains(lower, "not management user") && !strings.Contains(lower, "access refused")
+	var answer struct {
+		Reason string `json:"reason"`
+	}
+	if json.Unmarshal([]byte(body), &answer) != nil || answer.Reason == "" {
+		return strings.TrimSpace(body) == ""
+	}
+	lower := strings.ToLower(answer.Reason)
+	if strings.Contains(lower, "invalid token") || strings.Contains(lower, "expired") {
+		return true
+	}
+	for _, r := range authReasons {
+		if strings.Contains(lower, r.substr) {
+			return r.kind == authCredentials
+		}
+	}
+	return false
 }
 
 func validHeaderName(name string) bool {
@@ -252,10 +269,12 @@ func (s *sharedToken) token(ctx context.Context) (string, error) {
 		return "", terr
 	}
 	s.tok = tok.AccessToken
+	// The answer's expires_in, or a JWT's exp claim when it is earlier (or
+	// when expires_in is missing): exp is what the broker checks, and it is
+	// in whole seconds.
 	expiry := tok.Expiry
-	if expiry.IsZero() {
-		// No expires_in in the answer: a JWT says when it expires.
-		expiry = jwtExpiry(tok.AccessToken)
+	if exp := jwtExpiry(tok.AccessToken); !exp.IsZero() && (expiry.IsZero() || exp.Before(expiry)) {
+		expiry = exp
 	}
 	s.refreshAt = refreshTime(now, expiry)
 	return s.tok, nil

@@ -348,3 +348,19 @@ func TestRefreshTime(t *testing.T) {
 		t.Error("a token without expiry should never be refreshed by time")
 	}
 }
+
+func TestTokenRefused(t *testing.T) {
+	for body, want := range map[string]bool{
+		`{"error":"not_authorized","reason":"Login failed"}`:   true, // 3.x, bad or expired token
+		`{"error":"not_authorized","reason":"Not_Authorized"}`: true, // 4.x
+		``: true,
+		`{"error":"not_authorised","reason":"Not management user"}`:    false,
+		`{"error":"not_authorised","reason":"Not administrator user"}`: false,
+		`{"error":"not_authorised","reason":"Access refused."}`:        false,
+		`<html>401</html>`: false,
+	} {
+		if got := tokenRefused(body); got != want {
+			t.Errorf("tokenRefused(%s) = %v, want %v", body, got, want)
+		}
+	}
+}

@@ -22,13 +22,22 @@ type Client struct {
 	http             *http.Client
 	transport        *retryTransport
 
-	// Batched reads by vhost (see batch.go).
-	queueLists gatherer[map[string]Queue]
-	checks     gatherer[map[string]Queue] // queues with message and consumer counts
-	vhosts     gatherer[Vhost]
+	// Reads by vhost shared by concurrent callers (see reads.go).
+	declared flight[map[string]Queue] // what each queue was declared with
+	counted  flight[map[string]Queue] // the same, with message counts
+	checks   flight[map[string]Queue] // message and consumer counts
+	vhosts   flight[Vhost]
 
 	nodeMu      sync.Mutex
 	nodeDefault *string // the node's default queue type, once read ("" for none)
+}
+
+// wrote tells the shared queue reads that this client changed something:
+// none of them answers a later caller with what it read before.
+func (c *Client) wrote() {
+	c.declared.wrote()
+	c.counted.wrote()
+	c.checks.wrote()
 }
 
 // New builds a client. It validates the settings and reads certificate files

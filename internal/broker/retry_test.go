@@ -134,16 +134,14 @@ func fastClient(t *testing.T, endpoint string, budget time.Duration) *Client {
 func TestRetryRidesThroughTransientAnswers(t *testing.T) {
 	// A vhost that names its default queue type: GetVhost then asks nothing more.
 	s := &scripted{ok: `{"name":"/","default_queue_type":"classic"}`}
-	for _, a := range []struct {
+	s.answers = append(s.answers, []struct {
 		status int
 		body   string
 	}{
 		{503, ``},
 		{502, ``},
 		{500, `{"error":"timeout","reason":"the metadata store operation timed out"}`},
-	} {
-		s.answers = append(s.answers, a)
-	}
+	}...)
 	srv := httptest.NewServer(s)
 	defer srv.Close()
 	if _, err := fastClient(t, srv.URL, time.Minute).GetVhost(context.Background(), "/"); err != nil {

@@ -15,7 +15,6 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
-	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
 // TestAccQueue_amqpDeclaredAdoptAndImport: queues an application declared
@@ -25,22 +24,14 @@ import (
 func TestAccQueue_amqpDeclaredAdoptAndImport(t *testing.T) {
 	testAccPreCheck(t)
 	adopt, imported := uniqueName("amqp-adopt"), uniqueName("amqp-import")
-	cleanupTopology(t, "/", adopt)
-	cleanupTopology(t, "/", imported)
-	ttl := int64(60000)
-	mainArgs, err := topology.QueueArgs(&ttl, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := topology.DefaultSuffixes()
+	cleanupQueues(t, "/", adopt)
+	cleanupQueues(t, "/", imported)
+	// Declared as the application does, spelled out here.
 	ch := amqpChannel(t, "/")
 	for _, name := range []string{adopt, imported} {
-		for _, q := range []topology.Queue{
-			{Name: topology.DeadQueueName(name, s), Args: topology.DeadQueueArgs()},
-			{Name: name, Args: mainArgs},
-		} {
-			if _, err := ch.QueueDeclare(q.Name, true, false, false, false, amqp.Table(q.Args.Map())); err != nil {
-				t.Fatalf("declaring %s over AMQP: %v", q.Name, err)
+		for q, args := range map[string]amqp.Table{name + ".dead": nil, name: {"x-message-ttl": int32(60000)}} {
+			if _, err := ch.QueueDeclare(q, true, false, false, false, args); err != nil {
+				t.Fatalf("declaring %s over AMQP: %v", q, err)
 			}
 		}
 	}
@@ -51,7 +42,7 @@ func TestAccQueue_amqpDeclaredAdoptAndImport(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: queueConfig(adopt, `  message_ttl = "1m"`),
-				Check:  checkBrokerQueue(t, "/", adopt, topology.Arguments{topology.ArgMessageTTL: topology.Int(60000)}),
+				Check:  checkBrokerQueue(t, "/", adopt, `{"x-message-ttl":60000}`),
 			},
 			{
 				Config: queueConfig(adopt, `  message_ttl = "1m"`) + fmt.Sprintf(`
@@ -168,7 +159,7 @@ func TestAccNodeQuorum_refused(t *testing.T) {
 			{Config: queueConfig(name, fmt.Sprintf("  vhost = %q", plain)), ExpectError: refused},
 			{
 				Config: queueConfig(name, fmt.Sprintf("  vhost = %q", classic)),
-				Check:  checkBrokerQueue(t, classic, name, topology.Arguments{}),
+				Check:  checkBrokerQueue(t, classic, name, `{}`),
 			},
 		},
 	})

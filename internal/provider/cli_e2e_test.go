@@ -122,7 +122,7 @@ func TestAccCLI_planWarnsBeforeLosingMessages(t *testing.T) {
 	testAccPreCheck(t)
 	t.Parallel()
 	name := uniqueName("warn")
-	cleanupTopology(t, "/", name)
+	cleanupQueues(t, "/", name)
 	// An hour's message TTL (not e2eConfig's 5s) keeps the published messages
 	// for the whole test however slowly the CLI runs on a busy machine.
 	config := strings.Replace(e2eConfig(name), `"5000ms"`, `"1h"`, 1)
@@ -164,7 +164,7 @@ func TestAccCLI_importCommand(t *testing.T) {
 	testAccPreCheck(t)
 	t.Parallel()
 	name := uniqueName("cliimport")
-	cleanupTopology(t, "/", name)
+	cleanupQueues(t, "/", name)
 	// The queues exist already, declared as an application would.
 	c := accClient(t)
 	for q, args := range map[string]map[string]any{

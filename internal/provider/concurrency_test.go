@@ -11,8 +11,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-
-	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
 // terraformWithParallelism points terraform-plugin-testing (through
@@ -64,7 +62,7 @@ func TestAccConcurrency_fiftyQueues(t *testing.T) {
 	const n, parallelism = 50, 20
 	argLog := terraformWithParallelism(t, parallelism)
 	base := uniqueName("conc")
-	cleanupPrefix(t, "/", base+"-")
+	cleanupQueues(t, "/", base+"-")
 	// Through a pass-through proxy, to see how many requests were in flight at once.
 	p := newFaultProxy(t)
 	cfg := proxiedQueuesConfig(p.URL, `  request_timeout = "10s"`, base, n, `  max_priority = 2`)
@@ -100,8 +98,11 @@ func TestAccConcurrency_fiftyQueues(t *testing.T) {
 						}
 						for i := range n {
 							q := fmt.Sprintf("%s-%d", base, i)
-							if d := describeMismatch(all[q], topology.Queue{Name: q, Args: topology.Arguments{topology.ArgMaxPriority: topology.Int(2)}}); len(d) > 0 || all[q].Name == "" {
-								return fmt.Errorf("queue %q missing or different: %v", q, d)
+							if all[q].Name == "" {
+								return fmt.Errorf("queue %q missing", q)
+							}
+							if err := declaredAs(all[q], `{"x-max-priority":2}`); err != nil {
+								return err
 							}
 							if _, ok := all[q+".dead"]; !ok {
 								return fmt.Errorf("queue %q missing", q+".dead")

@@ -195,13 +195,10 @@ func TestHoldQueueDataSource_Errors(t *testing.T) {
 			want:   []string{"Invalid Queue Name", "queue name must not be empty; it may be 1 to 235 bytes"},
 		},
 	}
-	steps := make([]resource.TestStep, 0, len(tests))
-	for _, tt := range tests {
-		steps = append(steps, resource.TestStep{
-			Config:      "data \"queuey_hold_queue\" \"x\" {\n" + tt.config + "\n}\n",
-			ExpectError: errorMatching(tt.want...),
-		})
-	}
+	steps := errorSteps(len(tests), func(i int) (string, []string) {
+		tt := tests[i]
+		return "data \"queuey_hold_queue\" \"x\" {\n" + tt.config + "\n}\n", tt.want
+	})
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps:                    steps,

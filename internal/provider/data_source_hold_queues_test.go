@@ -20,7 +20,7 @@ func TestAccHoldQueues_recognisesOnlyHoldQueues(t *testing.T) {
 	// below expire if they wait too long.
 	t.Parallel()
 	q := uniqueName("list")
-	cleanupTopology(t, "/", q)
+	cleanupQueues(t, "/", q)
 	c := accClient(t)
 	ctx := context.Background()
 	holdArgs := func(ttl int64) map[string]any {

@@ -208,13 +208,10 @@ func TestTopologyDataSource_Errors(t *testing.T) {
 			want:   []string{"Missing Delay", "deferral_delays[1] is null"},
 		},
 	}
-	steps := make([]resource.TestStep, 0, len(tests))
-	for _, tt := range tests {
-		steps = append(steps, resource.TestStep{
-			Config:      "data \"queuey_topology\" \"x\" {\n" + tt.config + "\n}\n",
-			ExpectError: errorMatching(tt.want...),
-		})
-	}
+	steps := errorSteps(len(tests), func(i int) (string, []string) {
+		tt := tests[i]
+		return "data \"queuey_topology\" \"x\" {\n" + tt.config + "\n}\n", tt.want
+	})
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps:                    steps,

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"context"
 	"crypto/tls"
 	"fmt"
 	"io"
@@ -384,27 +383,6 @@ func queueNames(base string, count int) []string {
 		out = append(out, q, q+".dead")
 	}
 	return out
-}
-
-// cleanupPrefix deletes, at the end of the test, every queue of vhost whose
-// name starts with prefix.
-func cleanupPrefix(t *testing.T, vhost, prefix string) {
-	t.Helper()
-	t.Cleanup(func() {
-		if os.Getenv("TF_ACC") == "" || os.Getenv(EnvEndpoint) == "" {
-			return // the test was skipped before it touched a broker
-		}
-		c := accClient(t)
-		all, err := c.ListQueues(context.Background(), vhost)
-		if err != nil {
-			return
-		}
-		for name := range all {
-			if strings.HasPrefix(name, prefix) {
-				_ = c.DeleteQueue(context.Background(), vhost, name, false)
-			}
-		}
-	})
 }
 
 // checkStateCount asserts that state holds n instances of resource type typ.

@@ -53,13 +53,10 @@ func TestDeadQueueNameFunction_Errors(t *testing.T) {
 		{`dead_queue_name("orders", { dead_suffix = ".deferred." })`, []string{`Invalid value for "options" parameter`, "dead_suffix and deferred_suffix must differ"}},
 		{`dead_queue_name("orders", { granularity = "0s" })`, []string{`Invalid value for "options" parameter`, "from 1ms to 2147483647ms"}},
 	}
-	steps := make([]resource.TestStep, 0, len(tests))
-	for _, tt := range tests {
-		steps = append(steps, resource.TestStep{
-			Config:      "output \"x\" {\n  value = provider::queuey::" + tt.call + "\n}\n",
-			ExpectError: errorMatching(tt.want...),
-		})
-	}
+	steps := errorSteps(len(tests), func(i int) (string, []string) {
+		tt := tests[i]
+		return "output \"x\" {\n  value = provider::queuey::" + tt.call + "\n}\n", tt.want
+	})
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		TerraformVersionChecks:   functionsAvailable,

@@ -52,13 +52,10 @@ func TestDeferredTTLMsFunction_Errors(t *testing.T) {
 		{"1s", "2147483648ms", []string{`Invalid value for "granularity" parameter`, "granularity must be at most 2147483647ms"}},
 		{"1s", "", []string{`Invalid value for "granularity" parameter`, "granularity must be a Go duration string", "from 1ms to 2147483647ms"}},
 	}
-	steps := make([]resource.TestStep, 0, len(tests))
-	for _, tt := range tests {
-		steps = append(steps, resource.TestStep{
-			Config:      "output \"x\" {\n  value = provider::queuey::deferred_ttl_ms(\"" + tt.delay + "\", \"" + tt.granularity + "\")\n}\n",
-			ExpectError: errorMatching(tt.want...),
-		})
-	}
+	steps := errorSteps(len(tests), func(i int) (string, []string) {
+		tt := tests[i]
+		return "output \"x\" {\n  value = provider::queuey::deferred_ttl_ms(\"" + tt.delay + "\", \"" + tt.granularity + "\")\n}\n", tt.want
+	})
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		TerraformVersionChecks:   functionsAvailable,

@@ -70,13 +70,10 @@ func TestHoldQueueArgumentsFunction_Errors(t *testing.T) {
 		{`hold_queue_arguments("amq.orders", 1000)`, []string{`Invalid value for "queue" parameter`, `starts with "amq."`}},
 		{`hold_queue_arguments("` + strings.Repeat("q", 236) + `", 1000)`, []string{`Invalid value for "queue" parameter`, "queue name is 236 bytes; it may be 1 to 235 bytes"}},
 	}
-	steps := make([]resource.TestStep, 0, len(tests))
-	for _, tt := range tests {
-		steps = append(steps, resource.TestStep{
-			Config:      "output \"x\" {\n  value = provider::queuey::" + tt.call + "\n}\n",
-			ExpectError: errorMatching(tt.want...),
-		})
-	}
+	steps := errorSteps(len(tests), func(i int) (string, []string) {
+		tt := tests[i]
+		return "output \"x\" {\n  value = provider::queuey::" + tt.call + "\n}\n", tt.want
+	})
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		TerraformVersionChecks:   functionsAvailable,

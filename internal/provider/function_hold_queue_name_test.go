@@ -104,13 +104,10 @@ func TestHoldQueueNameFunction_Errors(t *testing.T) {
 			want: []string{`Invalid value for "queue" parameter`, "queue name is 235 bytes; it may be 1 to 231 bytes"},
 		},
 	}
-	steps := make([]resource.TestStep, 0, len(tests))
-	for _, tt := range tests {
-		steps = append(steps, resource.TestStep{
-			Config:      "output \"x\" {\n  value = provider::queuey::" + tt.call + "\n}\n",
-			ExpectError: errorMatching(tt.want...),
-		})
-	}
+	steps := errorSteps(len(tests), func(i int) (string, []string) {
+		tt := tests[i]
+		return "output \"x\" {\n  value = provider::queuey::" + tt.call + "\n}\n", tt.want
+	})
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		TerraformVersionChecks:   functionsAvailable,

@@ -134,13 +134,10 @@ func TestProviderConfig_Invalid(t *testing.T) {
 			want:     []string{"Missing OAuth 2.0 Setting", "needs client_id", "RABBITMQ_OAUTH2_CLIENT_ID", "needs client_secret"},
 		},
 	}
-	steps := make([]resource.TestStep, 0, len(tests))
-	for _, tt := range tests {
-		steps = append(steps, resource.TestStep{
-			Config:      "provider \"queuey\" {\n" + tt.provider + "\n}\n" + pureHoldQueue,
-			ExpectError: errorMatching(tt.want...),
-		})
-	}
+	steps := errorSteps(len(tests), func(i int) (string, []string) {
+		tt := tests[i]
+		return "provider \"queuey\" {\n" + tt.provider + "\n}\n" + pureHoldQueue, tt.want
+	})
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps:                    steps,

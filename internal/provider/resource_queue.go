@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-jsontypes/jsontypes"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -57,9 +57,8 @@ func (r *queueResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 			"name": schema.StringAttribute{
 				MarkdownDescription: "Name of the logical queue `q`: 1 to 235 bytes with the default suffixes (255 minus the " +
 					"longest derived suffix, a hold queue's with a 10-digit TTL), not starting with `amq.`. Changing it replaces the queues.",
-				Required:      true,
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-				Validators:    []validator.String{queueNameValidator{}},
+				Required:   true,
+				Validators: []validator.String{queueNameValidator{}},
 			},
 			"vhost": schema.StringAttribute{
 				MarkdownDescription: "Virtual host of the queues. Defaults to the provider's `vhost`. Changing it, or the " +
@@ -81,9 +80,8 @@ func (r *queueResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 			"max_priority": schema.Int64Attribute{
 				MarkdownDescription: "Number of priority levels of `q` (`x-max-priority`), from 1 to 255. Unset, `q` has no " +
 					"`x-max-priority`. Changing it replaces the queues.",
-				Optional:      true,
-				Validators:    []validator.Int64{int64validator.Between(topology.MinPriority, topology.MaxPriority)},
-				PlanModifiers: []planmodifier.Int64{int64planmodifier.RequiresReplace()},
+				Optional:   true,
+				Validators: []validator.Int64{int64validator.Between(topology.MinPriority, topology.MaxPriority)},
 			},
 			"force_destroy": schema.BoolAttribute{
 				MarkdownDescription: "Delete the queues on destroy even when they hold messages or have consumers: " +
@@ -99,9 +97,12 @@ func (r *queueResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 			},
 			"arguments_json": schema.StringAttribute{
 				MarkdownDescription: "Declaration arguments of `q` as a JSON object with sorted keys and integer values, e.g. " +
-					"`{\"x-max-priority\":10,\"x-message-ttl\":86400000}`; `{}` when there are none. Always the table the " +
-					"provider computes, which applications must declare identically.",
-				Computed: true,
+					"`{\"x-max-priority\":10,\"x-message-ttl\":86400000}`; `{}` when there are none: the table the " +
+					"provider computes, which applications must declare identically. Only when a refresh finds that the broker's " +
+					"`q` differs does it hold what the broker has (with each declaration flag that differs, e.g. `\"auto_delete\":true`), " +
+					"so that the plan shows the difference and replaces the queues.",
+				CustomType: jsontypes.NormalizedType{},
+				Computed:   true,
 			},
 			"hold_queue_prefix": schema.StringAttribute{
 				MarkdownDescription: "What every hold queue of `q` starts with, e.g. `orders.deferred.`.",
@@ -150,10 +151,10 @@ func (r *queueResource) Create(ctx context.Context, req resource.CreateRequest, 
 	name := plan.Name.ValueString()
 
 	// Check both queues before declaring either: adopt identical ones, refuse
-	// any other, change nothing on a refusal. The vhost check (shared with
-	// the Creates running at the same time) goes out alongside the look-ups
-	// of the two queues; a look-up of one queue costs the broker the same
-	// whatever the size of the vhost, where a listing grows with it.
+	// any other, change nothing on a refusal. The vhost check (made once per
+	// vhost by the provider process) goes out alongside the look-ups of the
+	// two queues; a look-up of one queue costs the broker the same whatever
+	// the size of the vhost, where a listing grows with it.
 	vhostErr := make(chan error, 1)
 	go func() { vhostErr <- checkVhost(ctx, client, vhost) }()
 	existing, err := lookUpQueues(ctx, client, vhost, want.dead.Name, want.main.Name)
@@ -186,7 +187,7 @@ func (r *queueResource) Create(ctx context.Context, req resource.CreateRequest, 
 		}
 	}
 	plan.DeadQueue = types.StringValue(want.dead.Name)
-	plan.ArgumentsJSON = types.StringValue(want.main.Args.JSON())
+	plan.ArgumentsJSON = jsontypes.NewNormalizedValue(want.main.Args.JSON())
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -240,24 +241,21 @@ func (r *queueResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	} else {
 		state.MaxPriority = types.Int64Null()
 	}
+	// Only when the broker's q differs from what the backend declares does
+	// state hold the broker's table (flags that differ included, e.g.
+	// "auto_delete":true): the next plan then shows it against the computed
+	// table and replaces the queue.
 	want, diags := r.wantedWith(state, suffixes)
-	if diags.HasError() {
-		// The broker holds something this provider would never declare (a TTL
-		// out of range, a priority of 0): treat it as drift.
+	switch {
+	case diags.HasError():
+		// The broker holds something this resource cannot express (a TTL out
+		// of range, a priority of 0): drift all the same.
 		want = wantedQueues{main: topology.Queue{Name: name}, dead: topology.Queue{Name: topology.DeadQueueName(name, suffixes), Args: topology.DeadQueueArgs()}}
-	}
-	drift := describeMismatch(main, want.main)
-	if diags.HasError() {
-		drift = append(drift, fmt.Sprintf("queue %q: arguments %s cannot be expressed by this resource", name, renderArgs(main.Arguments)))
-	}
-	if len(drift) > 0 {
-		// Anything that message_ttl and max_priority cannot express: leave no
-		// arguments table in state, so that the plan replaces the queue.
-		state.ArgumentsJSON = types.StringNull()
-		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateDrift, encodeDrift(drift))...)
-	} else {
-		state.ArgumentsJSON = types.StringValue(want.main.Args.JSON())
-		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateDrift, nil)...)
+		state.ArgumentsJSON = jsontypes.NewNormalizedValue(topology.ObservedJSON(existingOf(main)))
+	case len(topology.Mismatches(existingOf(main), want.main.Args)) > 0:
+		state.ArgumentsJSON = jsontypes.NewNormalizedValue(topology.ObservedJSON(existingOf(main)))
+	default:
+		state.ArgumentsJSON = jsontypes.NewNormalizedValue(want.main.Args.JSON())
 	}
 	if _, ok := queues[want.dead.Name]; ok {
 		state.DeadQueue = types.StringValue(want.dead.Name)
@@ -297,7 +295,7 @@ func (r *queueResource) Update(ctx context.Context, req resource.UpdateRequest, 
 		}
 	}
 	plan.DeadQueue = types.StringValue(want.dead.Name)
-	plan.ArgumentsJSON = types.StringValue(want.main.Args.JSON())
+	plan.ArgumentsJSON = jsontypes.NewNormalizedValue(want.main.Args.JSON())
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -337,16 +335,16 @@ func (r *queueResource) ImportState(ctx context.Context, req resource.ImportStat
 
 // queueModel is the resource's state and plan.
 type queueModel struct {
-	ID               types.String `tfsdk:"id"`
-	Name             types.String `tfsdk:"name"`
-	Vhost            types.String `tfsdk:"vhost"`
-	MessageTTL       types.String `tfsdk:"message_ttl"`
-	MaxPriority      types.Int64  `tfsdk:"max_priority"`
-	ForceDestroy     types.Bool   `tfsdk:"force_destroy"`
-	DeadQueue        types.String `tfsdk:"dead_queue"`
-	ArgumentsJSON    types.String `tfsdk:"arguments_json"`
-	HoldQueuePrefix  types.String `tfsdk:"hold_queue_prefix"`
-	HoldQueuePattern types.String `tfsdk:"hold_queue_pattern"`
-	QueuesPattern    types.String `tfsdk:"queues_pattern"`
-	WritePattern     types.String `tfsdk:"write_pattern"`
+	ID               types.String         `tfsdk:"id"`
+	Name             types.String         `tfsdk:"name"`
+	Vhost            types.String         `tfsdk:"vhost"`
+	MessageTTL       types.String         `tfsdk:"message_ttl"`
+	MaxPriority      types.Int64          `tfsdk:"max_priority"`
+	ForceDestroy     types.Bool           `tfsdk:"force_destroy"`
+	DeadQueue        types.String         `tfsdk:"dead_queue"`
+	ArgumentsJSON    jsontypes.Normalized `tfsdk:"arguments_json"`
+	HoldQueuePrefix  types.String         `tfsdk:"hold_queue_prefix"`
+	HoldQueuePattern types.String         `tfsdk:"hold_queue_pattern"`
+	QueuesPattern    types.String         `tfsdk:"queues_pattern"`
+	WritePattern     types.String         `tfsdk:"write_pattern"`
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 )
 
-// Reads of queues in one vhost share listings (internal/broker/batch.go).
+// Reads of queues in one vhost share listings (internal/broker/reads.go).
 // These tests show that sharing never hides a change: a queue deleted out of
 // band is missed by no plan, and a queue created in an apply is seen by a
 // read later in the same apply.
@@ -33,7 +33,7 @@ func TestAccQueue_batchedReadSeesOutOfBandDelete(t *testing.T) {
 	base := uniqueName("oob")
 	names := []string{base + "-0", base + "-1", base + "-2", base + "-3", base + "-4"}
 	for _, n := range names {
-		cleanupTopology(t, "/", n)
+		cleanupQueues(t, "/", n)
 	}
 	cfg := batchQueuesConfig(names...)
 	resource.ParallelTest(t, resource.TestCase{
@@ -80,9 +80,9 @@ func TestAccQueue_createdQueueReadBackInSameApply(t *testing.T) {
 	base := uniqueName("readback")
 	holds := []string{base + ".deferred.5000", base + ".deferred.60000", base + ".deferred.700"}
 	for _, n := range holds {
-		cleanupTopology(t, "/", n)
+		cleanupQueues(t, "/", n)
 	}
-	cleanupTopology(t, "/", base)
+	cleanupQueues(t, "/", base)
 	cfg := "provider \"queuey\" {}\n"
 	for i, n := range holds {
 		cfg += fmt.Sprintf(`

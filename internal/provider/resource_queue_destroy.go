@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
 // countWait bounds how long destroy waits for the management API to report
@@ -84,4 +85,58 @@ func destroyTopology(ctx context.Context, c *broker.Client, t destroyTarget, for
 		done = append(done, q.Name)
 	}
 	return nil
+}
+
+// destroyTarget names the logical queue a queuey_queue owns, with the
+// suffixes it was created with.
+type destroyTarget struct {
+	vhost    string
+	queue    string
+	suffixes topology.Suffixes
+}
+
+func (r *queueResource) targetOf(m queueModel) destroyTarget {
+	return destroyTarget{vhost: m.Vhost.ValueString(), queue: m.Name.ValueString(), suffixes: r.suffixesFor(m)}
+}
+
+// owned returns the queues of t that exist, in deletion order (see
+// topology.DestroyOrder).
+func (t destroyTarget) owned(queues map[string]broker.Queue) []broker.Queue {
+	names := make([]string, 0, len(queues))
+	for name := range queues {
+		names = append(names, name)
+	}
+	order := topology.DestroyOrder(t.queue, t.suffixes, names)
+	out := make([]broker.Queue, 0, len(order))
+	for _, name := range order {
+		out = append(out, queues[name])
+	}
+	return out
+}
+
+// busy describes each queue that holds a message or has a consumer, and, with
+// withUnknown, each whose counts the broker has not reported yet.
+func busy(queues []broker.Queue, withUnknown bool) (lines []string, unknown bool) {
+	for _, q := range queues {
+		if q.Messages == nil || q.Consumers == nil {
+			unknown = true
+			if !withUnknown {
+				continue
+			}
+			lines = append(lines, fmt.Sprintf("%s: %s messages, %s consumers (not reported by the management API yet)",
+				q.Name, countText(q.Messages), countText(q.Consumers)))
+			continue
+		}
+		if *q.Messages > 0 || *q.Consumers > 0 {
+			lines = append(lines, fmt.Sprintf("%s: %d messages, %d consumers", q.Name, *q.Messages, *q.Consumers))
+		}
+	}
+	return lines, unknown
+}
+
+func countText(n *int64) string {
+	if n == nil {
+		return "unknown"
+	}
+	return fmt.Sprint(*n)
 }

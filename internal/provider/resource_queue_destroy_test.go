@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
 func count(n int64) *int64 { return &n }
@@ -13,7 +14,7 @@ func count(n int64) *int64 { return &n }
 // q.dead; nothing that is not recognised as one of q's own queues.
 func TestDestroyTargetOwned(t *testing.T) {
 	t.Parallel()
-	target := destroyTarget{vhost: "/", main: "orders", dead: "orders.dead", holdPrefix: "orders.deferred."}
+	target := destroyTarget{vhost: "/", queue: "orders", suffixes: topology.DefaultSuffixes()}
 	queues := map[string]broker.Queue{}
 	for _, n := range []string{"orders", "orders.dead", "orders.deferred.600000", "orders.deferred.30000",
 		"orders.deferred.", "orders.deferred.05", "orders.deferred.5000.bak", "orders2", "orders2.deferred.1000", "orders.deadish"} {

@@ -19,7 +19,7 @@ import (
 func TestAccQueue_destroyRefusesWhileMessagesWait(t *testing.T) {
 	testAccPreCheck(t)
 	name := uniqueName("keep")
-	cleanupTopology(t, "/", name)
+	cleanupQueues(t, "/", name)
 	cfg := queueConfig(name, `  max_priority = 10`)
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
@@ -74,7 +74,7 @@ func TestAccQueue_destroyRefusesWhileMessagesWait(t *testing.T) {
 func TestAccQueue_unackedAndConsumersBlockDestroy(t *testing.T) {
 	testAccPreCheck(t)
 	name := uniqueName("unacked")
-	cleanupTopology(t, "/", name)
+	cleanupQueues(t, "/", name)
 	cfg := queueConfig(name, "")
 	var ch *amqp.Channel
 	resource.ParallelTest(t, resource.TestCase{
@@ -122,7 +122,7 @@ func TestAccQueue_unackedAndConsumersBlockDestroy(t *testing.T) {
 func TestAccQueue_holdQueueMessageBlocksDestroy(t *testing.T) {
 	testAccPreCheck(t)
 	name := uniqueName("hold")
-	cleanupTopology(t, "/", name)
+	cleanupQueues(t, "/", name)
 	cfg := queueConfig(name, "") + fmt.Sprintf(`
 data "queuey_hold_queue" "wait" {
   queue = %q
@@ -176,7 +176,7 @@ data "queuey_hold_queue" "wait" {
 func TestAccHoldQueue_roundTrip(t *testing.T) {
 	testAccPreCheck(t)
 	name := uniqueName("trip")
-	cleanupTopology(t, "/", name)
+	cleanupQueues(t, "/", name)
 	cfg := queueConfig(name, "") + fmt.Sprintf(`
 data "queuey_hold_queue" "retry" {
   queue = %q

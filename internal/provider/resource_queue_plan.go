@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-jsontypes/jsontypes"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -99,19 +100,14 @@ func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 		if diags.HasError() {
 			return
 		}
-		plan.ArgumentsJSON = types.StringValue(want.main.Args.JSON())
+		plan.ArgumentsJSON = jsontypes.NewNormalizedValue(want.main.Args.JSON())
 	} else {
-		plan.ArgumentsJSON = types.StringUnknown()
+		plan.ArgumentsJSON = jsontypes.NewNormalizedUnknown()
 	}
 
 	if state != nil {
 		replace := replacementPaths(*state, plan)
 		resp.RequiresReplace = append(resp.RequiresReplace, replace...)
-		if drift := r.driftOf(ctx, req); len(drift) > 0 {
-			resp.Diagnostics.AddWarning("Queue Changed Outside Terraform",
-				fmt.Sprintf("Queue %q in vhost %q no longer matches what the queuey backend declares, so it will be replaced:\n  - %s",
-					state.Name.ValueString(), state.Vhost.ValueString(), joinLines(drift)))
-		}
 		if len(replace) > 0 {
 			r.warnIfBusy(ctx, *state, "replaced (destroyed, then created again)", &resp.Diagnostics)
 		}
@@ -119,9 +115,11 @@ func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
-// replacementPaths lists the attributes whose change replaces the queue:
-// name, vhost, message_ttl and max_priority by value, arguments left out of
-// state by a Read that found drift, and names derived from changed suffixes.
+// replacementPaths is the one place that decides replacement (the schema has
+// no RequiresReplace): it lists the attributes whose change replaces the
+// queue: name, vhost, message_ttl and max_priority by value, an arguments
+// table that differs (a Read that found drift leaves the broker's in state),
+// and names derived from changed suffixes.
 func replacementPaths(state, plan queueModel) path.Paths {
 	var out path.Paths
 	// A value unknown until apply may turn out different: replace, as the
@@ -142,7 +140,11 @@ func replacementPaths(state, plan queueModel) path.Paths {
 	if plan.MaxPriority.IsUnknown() || !state.MaxPriority.Equal(plan.MaxPriority) {
 		out = append(out, path.Root("max_priority"))
 	}
-	if state.ArgumentsJSON.IsNull() && !plan.ArgumentsJSON.IsNull() {
+	// A Read that found the broker's q different left the broker's table in
+	// state; a state without a table (written before drift was kept there)
+	// counts as drift too.
+	if state.ArgumentsJSON.IsNull() || plan.ArgumentsJSON.IsUnknown() ||
+		state.ArgumentsJSON.ValueString() != plan.ArgumentsJSON.ValueString() {
 		out = append(out, path.Root("arguments_json"))
 	}
 	if !state.HoldQueuePrefix.IsNull() && differ(state.HoldQueuePrefix, plan.HoldQueuePrefix) {
@@ -167,17 +169,6 @@ func durationsEqual(a, b types.String) bool {
 	return da == db
 }
 
-func (r *queueResource) driftOf(ctx context.Context, req resource.ModifyPlanRequest) []string {
-	if req.Private == nil {
-		return nil
-	}
-	b, diags := req.Private.GetKey(ctx, privateDrift)
-	if diags.HasError() {
-		return nil
-	}
-	return decodeDrift(b)
-}
-
 // warnIfBusy adds a warning listing the queues of state that hold messages or
 // have consumers. It is best effort: skipped when the broker settings are
 // unknown or the broker does not answer quickly, and never an error.
@@ -192,7 +183,8 @@ func (r *queueResource) warnIfBusy(ctx context.Context, state queueModel, fate s
 	ctx, cancel := context.WithTimeout(ctx, warnTimeout)
 	defer cancel()
 	t := r.targetOf(state)
-	queues, err := client.ListQueuesWithConsumers(ctx, t.vhost)
+	// One listing serves the warnings of every queue of the plan.
+	queues, err := client.PeekQueuesWithConsumers(ctx, t.vhost)
 	if err != nil {
 		tflog.Debug(ctx, "skipping the plan-time message check", map[string]any{"error": err.Error()})
 		return

@@ -15,8 +15,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 
-	"github.com/queuey/terraform-provider-queuey/internal/topology"
-
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
 )
 
@@ -85,7 +83,7 @@ func TestAccSecrets_notLogged(t *testing.T) {
 	t.Setenv("TF_VAR_queuey_password", password)
 
 	name := uniqueName("secrets")
-	cleanupTopology(t, "/", name)
+	cleanupQueues(t, "/", name)
 	cfg := fmt.Sprintf(`
 variable "queuey_password" {
   type      = string
@@ -114,7 +112,7 @@ data "queuey_hold_queues" "test" {
 		Steps: []resource.TestStep{
 			{
 				Config: cfg,
-				Check:  checkBrokerQueue(t, "/", name, topology.Arguments{topology.ArgMaxPriority: topology.Int(3)}),
+				Check:  checkBrokerQueue(t, "/", name, `{"x-max-priority":3}`),
 			},
 			{
 				Config:           cfg,

@@ -21,7 +21,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
-	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
 // tlsQueueConfig is a provider pointed at an HTTPS endpoint with the given TLS
@@ -65,7 +64,7 @@ func TestAccTLS_serverCertificate(t *testing.T) {
 	server := ca.issue(t, "server", true)
 	p := newTLSFaultProxy(t, &tls.Config{Certificates: []tls.Certificate{server.TLS}, MinVersion: tls.VersionTLS12})
 	name := uniqueName("tls")
-	cleanupTopology(t, "/", name)
+	cleanupQueues(t, "/", name)
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
 		ProtoV6ProviderFactories: testProviderFactories,
@@ -79,7 +78,7 @@ func TestAccTLS_serverCertificate(t *testing.T) {
 			{
 				Config: tlsQueueConfig(p.URL, "  insecure = true", name),
 				Check: resource.ComposeAggregateTestCheckFunc(
-					checkBrokerQueue(t, "/", name, topology.Arguments{}),
+					checkBrokerQueue(t, "/", name, `{}`),
 					checkProxied(p),
 				),
 			},
@@ -109,7 +108,7 @@ func TestAccTLS_clientCertificate(t *testing.T) {
 		MinVersion:   tls.VersionTLS12,
 	})
 	name := uniqueName("mtls")
-	cleanupTopology(t, "/", name)
+	cleanupQueues(t, "/", name)
 	withCA := fmt.Sprintf("  cacert_file = %q\n", ca.CertFile)
 	refused := regexp.MustCompile(`at\s+` + regexp.QuoteMeta(p.URL) + `\s+failed:\s+remote\s+error:\s+tls:\s+[a-z ]*certificate[a-z ]*\.\s+` + certificateHint)
 	resource.ParallelTest(t, resource.TestCase{
@@ -132,8 +131,8 @@ func TestAccTLS_clientCertificate(t *testing.T) {
 				Config: tlsQueueConfig(p.URL, withCA+fmt.Sprintf("  clientcert_file = %q\n  clientkey_file  = %q",
 					client.CertFile, client.KeyFile), name),
 				Check: resource.ComposeAggregateTestCheckFunc(
-					checkBrokerQueue(t, "/", name, topology.Arguments{}),
-					checkBrokerQueue(t, "/", name+".dead", topology.Arguments{}),
+					checkBrokerQueue(t, "/", name, `{}`),
+					checkBrokerQueue(t, "/", name+".dead", `{}`),
 					checkProxied(p),
 				),
 			},

@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -91,13 +90,13 @@ func (granularityValidator) ValidateString(_ context.Context, req validator.Stri
 
 // queueNameValidator applies the rules of a queue name that do not depend on
 // the provider's suffixes: not empty, not reserved. The length limit, which
-// does, is checked when planning.
+// does, is checked when planning, with the provider's suffixes.
 type queueNameValidator struct{}
 
 var _ validator.String = queueNameValidator{}
 
 func (queueNameValidator) Description(context.Context) string {
-	return "value must be a queue name of 1 to 235 bytes (with the default suffixes) not starting with amq."
+	return "value must be a non-empty queue name not starting with amq."
 }
 
 func (v queueNameValidator) MarkdownDescription(ctx context.Context) string {
@@ -108,12 +107,7 @@ func (queueNameValidator) ValidateString(_ context.Context, req validator.String
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return
 	}
-	name := req.ConfigValue.ValueString()
-	// The longest limit any suffixes allow; the exact one is checked at plan.
-	loose := topology.Suffixes{Dead: ".", Deferred: "."}
-	if name == "" || strings.HasPrefix(name, topology.ReservedPrefix) || len(name) > loose.MaxNameBytes() {
-		if err := topology.ValidateQueueName(name, topology.DefaultSuffixes()); err != nil {
-			resp.Diagnostics.AddAttributeError(req.Path, "Invalid Queue Name", queueNameError(err, topology.DefaultSuffixes()))
-		}
+	if err := topology.ValidateQueueNameForm(req.ConfigValue.ValueString()); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Queue Name", err.Error()+".")
 	}
 }

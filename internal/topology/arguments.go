@@ -121,12 +121,12 @@ func (d Difference) String() string {
 	}
 }
 
-// Compare lists, in key order, every difference between the argument table a
+// compareArgs lists, in key order, every difference between the argument table a
 // broker reports (decoded from JSON, so numbers may be float64 or
 // json.Number) and the wanted table. Keys listed in ignore are skipped when
 // the broker's value equals the given one (x-queue-type "classic", which newer
 // RabbitMQ versions add by themselves).
-func Compare(actual map[string]any, wanted Arguments, ignore map[string]string) []Difference {
+func compareArgs(actual map[string]any, wanted Arguments, ignore map[string]string) []Difference {
 	keys := make(map[string]struct{}, len(actual)+len(wanted))
 	for k := range actual {
 		keys[k] = struct{}{}

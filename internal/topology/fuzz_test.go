@@ -1,6 +1,8 @@
 package topology
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 )
@@ -92,6 +94,57 @@ func FuzzParseHoldQueueName(f *testing.F) {
 			if got, ok := ParseHoldQueueName(queue, HoldQueueName(queue, ttl, s), s); !ok || got != ttl {
 				t.Fatalf("HoldQueueName(%q, %d) not recognised: %d, %v", queue, ttl, got, ok)
 			}
+		}
+	})
+}
+
+// FuzzDestroyOrder: whatever names exist, the order holds only the queue's
+// own queues, each once, hold queues by ascending TTL before q, and q.dead
+// last.
+func FuzzDestroyOrder(f *testing.F) {
+	f.Add("orders", "orders.deferred.30000,orders,orders.dead,orders.deferred.5,x")
+	f.Add("q", "q.deferred.01,q.deferred.,q.dead.deferred.1")
+	f.Fuzz(func(t *testing.T, queue, list string) {
+		s := DefaultSuffixes()
+		order := DestroyOrder(queue, s, strings.Split(list, ","))
+		seen := map[string]bool{}
+		var lastTTL int64
+		for i, name := range order {
+			if seen[name] {
+				t.Fatalf("%q listed twice in %q", name, order)
+			}
+			seen[name] = true
+			if ttl, ok := ParseHoldQueueName(queue, name, s); ok && name != queue && name != DeadQueueName(queue, s) {
+				if ttl <= lastTTL {
+					t.Fatalf("hold queues out of order: %q", order)
+				}
+				lastTTL = ttl
+				continue
+			}
+			switch name {
+			case queue:
+				if i != len(order)-1 && (i != len(order)-2 || order[i+1] != DeadQueueName(queue, s)) {
+					t.Fatalf("q not after the hold queues: %q", order)
+				}
+			case DeadQueueName(queue, s):
+				if i != len(order)-1 {
+					t.Fatalf("q.dead not last: %q", order)
+				}
+			default:
+				t.Fatalf("%q does not belong to %q: %q", name, queue, order)
+			}
+		}
+	})
+}
+
+// FuzzObservedJSON: the broker's table always renders as a JSON object.
+func FuzzObservedJSON(f *testing.F) {
+	f.Add("x-message-ttl", "5000", int64(7), true, false)
+	f.Fuzz(func(t *testing.T, k1, v1 string, n int64, durable, autoDelete bool) {
+		got := ObservedJSON(Existing{Durable: durable, AutoDelete: autoDelete, Arguments: map[string]any{k1: v1, "n": n}})
+		var m map[string]any
+		if err := json.Unmarshal([]byte(got), &m); err != nil {
+			t.Fatalf("ObservedJSON gave %s: %v", got, err)
 		}
 	})
 }

@@ -19,6 +19,16 @@ func ValidateQueueName(name string, s Suffixes) error {
 		return fmt.Errorf("queue name is %d bytes; it may be 1 to %d bytes, so that its longest derived name (%q followed by a 10-digit TTL) fits RabbitMQ's %d-byte limit",
 			len(name), limit, s.Deferred, MaxQueueNameBytes)
 	}
+	return ValidateQueueNameForm(name)
+}
+
+// ValidateQueueNameForm checks the rules of a queue name that hold whatever
+// the suffixes: not empty and not starting with the reserved amq. prefix.
+// ValidateQueueName adds the length limit, which depends on the suffixes.
+func ValidateQueueNameForm(name string) error {
+	if len(name) == 0 {
+		return fmt.Errorf("queue name must not be empty")
+	}
 	if strings.HasPrefix(name, ReservedPrefix) {
 		return fmt.Errorf("queue name %q starts with %q, which RabbitMQ reserves for its own queues", name, ReservedPrefix)
 	}
@@ -69,13 +79,7 @@ func ValidateHoldTTL(ttlMs int64) error {
 // MaxDeferralMs without a leading zero is recognised: not the bare prefix, not
 // orders.deferred.5000.bak, not another queue's hold queue.
 func ParseHoldQueueName(queue, name string, s Suffixes) (int64, bool) {
-	return ParseHoldQueueNameWithPrefix(HoldQueuePrefix(queue, s), name)
-}
-
-// ParseHoldQueueNameWithPrefix is ParseHoldQueueName for a hold-queue prefix
-// (queue + deferred suffix) already computed, e.g. one kept in state.
-func ParseHoldQueueNameWithPrefix(prefix, name string) (int64, bool) {
-	rest, ok := strings.CutPrefix(name, prefix)
+	rest, ok := strings.CutPrefix(name, HoldQueuePrefix(queue, s))
 	if !ok {
 		return 0, false
 	}

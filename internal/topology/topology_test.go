@@ -267,7 +267,7 @@ func TestCompare(t *testing.T) {
 		{"fractional", map[string]any{"x-message-ttl": 30000.5, "x-dead-letter-exchange": ""}, []string{"argument x-message-ttl: broker has 30000.5, wanted 30000"}},
 	}
 	for _, tt := range tests {
-		diffs := Compare(tt.actual, want, ignore)
+		diffs := compareArgs(tt.actual, want, ignore)
 		var got []string
 		for _, d := range diffs {
 			got = append(got, d.String())

@@ -258,7 +258,7 @@ func (e *env) runOnce(ctx context.Context, kind string, r int) (runResult, error
 		return res, err
 	}
 	for _, phase := range phases {
-		pr, err := e.phase(ctx, dir, kind, r, phase)
+		pr, err := e.phase(ctx, dir, kind, phase)
 		if err != nil {
 			return res, fmt.Errorf("%s: %w", phase, err)
 		}
@@ -280,7 +280,7 @@ func (e *env) runOnce(ctx context.Context, kind string, r int) (runResult, error
 	return res, nil
 }
 
-func (e *env) phase(ctx context.Context, dir, kind string, r int, phase string) (phaseResult, error) {
+func (e *env) phase(ctx context.Context, dir, kind, phase string) (phaseResult, error) {
 	par := fmt.Sprintf("-parallelism=%d", e.o.parallelism)
 	var args []string
 	switch phase {

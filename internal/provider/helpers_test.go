@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -12,18 +13,36 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
 )
+
+// testUser and testPassword are the management API credentials of the
+// acceptance tests: RABBITMQ_USERNAME and RABBITMQ_PASSWORD, else guest/guest.
+func testUser() string {
+	if u := os.Getenv(EnvUsername); u != "" {
+		return u
+	}
+	return "guest"
+}
+
+func testPassword() string {
+	if os.Getenv(EnvUsername) != "" {
+		return os.Getenv(EnvPassword)
+	}
+	return "guest"
+}
 
 // accClient is a management API client for checking what the broker holds.
 func accClient(t *testing.T) *broker.Client {
 	t.Helper()
 	c, err := broker.New(broker.Config{
 		Endpoint: os.Getenv(EnvEndpoint),
-		Username: os.Getenv(EnvUsername),
-		Password: os.Getenv(EnvPassword),
+		Username: testUser(),
+		Password: testPassword(),
 		Insecure: os.Getenv(EnvInsecure) == "true",
 	})
 	if err != nil {
@@ -44,11 +63,7 @@ func uniqueName(prefix string) string {
 func amqpURL(vhost string) string {
 	base := os.Getenv("RABBITMQ_AMQP_URL")
 	if base == "" {
-		u, p := os.Getenv(EnvUsername), os.Getenv(EnvPassword)
-		if u == "" {
-			u, p = "guest", "guest"
-		}
-		base = (&url.URL{Scheme: "amqp", User: url.UserPassword(u, p), Host: "127.0.0.1:5672"}).String()
+		base = (&url.URL{Scheme: "amqp", User: url.UserPassword(testUser(), testPassword()), Host: "127.0.0.1:5672"}).String()
 	}
 	return strings.TrimRight(base, "/") + "/" + url.PathEscape(vhost)
 }
@@ -131,13 +146,15 @@ func forceDelete(t *testing.T, names ...string) {
 	}
 }
 
-// cleanupTopology deletes, at the end of the test, q, its dead-letter queue
-// and every hold queue of q that a failed test may have left.
-func cleanupTopology(t *testing.T, vhost, q string) {
+// cleanupQueues deletes, at the end of the test, every queue of vhost whose
+// name starts with prefix, whatever it holds: a test's queue q with q.dead
+// and its hold queues, or a batch of queues named from one unique base. It
+// does nothing when the test was skipped before it touched a broker.
+func cleanupQueues(t *testing.T, vhost, prefix string) {
 	t.Helper()
 	t.Cleanup(func() {
 		if os.Getenv("TF_ACC") == "" || os.Getenv(EnvEndpoint) == "" {
-			return // the test was skipped before it touched a broker
+			return
 		}
 		c := accClient(t)
 		all, err := c.ListQueues(context.Background(), vhost)
@@ -145,7 +162,7 @@ func cleanupTopology(t *testing.T, vhost, q string) {
 			return
 		}
 		for name := range all {
-			if name == q || strings.HasPrefix(name, q+".") {
+			if strings.HasPrefix(name, prefix) {
 				_ = c.DeleteQueue(context.Background(), vhost, name, false)
 			}
 		}
@@ -171,11 +188,7 @@ func createVhost(t *testing.T, name, defaultQueueType string) {
 	if err := c.PutVhost(context.Background(), name, defaultQueueType); err != nil {
 		t.Fatal(err)
 	}
-	user := os.Getenv(EnvUsername)
-	if user == "" {
-		user = "guest"
-	}
-	if err := c.SetPermissions(context.Background(), name, user, broker.Permissions{Configure: ".*", Write: ".*", Read: ".*"}); err != nil {
+	if err := c.SetPermissions(context.Background(), name, testUser(), broker.Permissions{Configure: ".*", Write: ".*", Read: ".*"}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = c.DeleteVhost(context.Background(), name) })
@@ -193,4 +206,68 @@ func managementHas(t *testing.T, vhost, queue string) bool {
 	}
 	_, ok := all[queue]
 	return ok
+}
+
+// declaredAs checks a queue the broker reports against what the backend
+// declares, spelled out here rather than computed by the code under test:
+// classic, durable, not auto-delete, not exclusive, and exactly wantArgs (a
+// JSON object with sorted keys) as arguments, an x-queue-type: classic that
+// RabbitMQ 3.13+ adds by itself aside.
+func declaredAs(q broker.Queue, wantArgs string) error {
+	if q.Type != "" && q.Type != "classic" {
+		return fmt.Errorf("queue %q is a %s queue, want classic", q.Name, q.Type)
+	}
+	if !q.Durable || q.AutoDelete || q.Exclusive {
+		return fmt.Errorf("queue %q: durable=%v auto_delete=%v exclusive=%v, want true, false, false", q.Name, q.Durable, q.AutoDelete, q.Exclusive)
+	}
+	args := map[string]any{}
+	for k, v := range q.Arguments {
+		if k == "x-queue-type" && v == "classic" {
+			continue
+		}
+		args[k] = v
+	}
+	got, err := json.Marshal(args)
+	if err != nil {
+		return err
+	}
+	if string(got) != wantArgs {
+		return fmt.Errorf("queue %q has arguments %s, want %s", q.Name, got, wantArgs)
+	}
+	return nil
+}
+
+// errorSteps turns a table of n failing configurations into test steps: step
+// i applies the configuration that config(i) returns and expects an error
+// that contains each of the phrases, in order (see errorMatching).
+func errorSteps(n int, config func(i int) (string, []string)) []resource.TestStep {
+	steps := make([]resource.TestStep, 0, n)
+	for i := range n {
+		cfg, want := config(i)
+		steps = append(steps, resource.TestStep{Config: cfg, ExpectError: errorMatching(want...)})
+	}
+	return steps
+}
+
+// expectChange is a plan check: the planned change of resource addr moves
+// attribute attr from the string before to the string after.
+func expectChange(addr, attr, before, after string) plancheck.PlanCheck {
+	return changeCheck{addr, attr, before, after}
+}
+
+type changeCheck struct{ addr, attr, before, after string }
+
+func (c changeCheck) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	for _, rc := range req.Plan.ResourceChanges {
+		if rc.Address != c.addr {
+			continue
+		}
+		b, _ := rc.Change.Before.(map[string]any)
+		a, _ := rc.Change.After.(map[string]any)
+		if b[c.attr] != c.before || a[c.attr] != c.after {
+			resp.Error = fmt.Errorf("%s.%s planned %v -> %v, want %s -> %s", c.addr, c.attr, b[c.attr], a[c.attr], c.before, c.after)
+		}
+		return
+	}
+	resp.Error = fmt.Errorf("no planned change of %s", c.addr)
 }

@@ -1,0 +1,37 @@
+package provider
+
+import (
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/queuey/terraform-provider-queuey/internal/broker"
+)
+
+func joinLines(lines []string) string { return strings.Join(lines, "\n  - ") }
+
+// shortDuration writes d as Go does, without the zero units Go leaves at the
+// end: 24h rather than 24h0m0s, 1m rather than 1m0s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// brokerErrorSummary picks a diagnostic summary for a failed broker call:
+// what went wrong with the connection or credentials when that is the cause,
+// else fallback.
+func brokerErrorSummary(err error, fallback string) string {
+	switch {
+	case errors.Is(err, broker.ErrUnreachable):
+		return "Management API Unreachable"
+	case errors.Is(err, broker.ErrUnauthorized):
+		return "Not Authorized By The Management API"
+	}
+	return fallback
+}

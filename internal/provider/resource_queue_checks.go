@@ -1,0 +1,74 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/topology"
+)
+
+// existingOf is what the broker reports of a queue, in topology's terms.
+func existingOf(q broker.Queue) topology.Existing {
+	return topology.Existing{Type: q.Type, Durable: q.Durable, AutoDelete: q.AutoDelete, Exclusive: q.Exclusive, Arguments: q.Arguments}
+}
+
+// describeMismatch lists, one line each, how an existing queue differs from
+// what the backend declares (see topology.Mismatches).
+func describeMismatch(got broker.Queue, want topology.Queue) []string {
+	var out []string
+	for _, m := range topology.Mismatches(existingOf(got), want.Args) {
+		out = append(out, fmt.Sprintf("queue %q: %s", want.Name, m))
+	}
+	return out
+}
+
+// checkVhost verifies that the vhost exists and makes classic queues.
+func checkVhost(ctx context.Context, c *broker.Client, vhost string) error {
+	v, err := c.GetVhost(ctx, vhost)
+	if errors.Is(err, broker.ErrNotFound) {
+		return fmt.Errorf("vhost %q does not exist at %s (or the user has no permissions in it). Create it first "+
+			"(for example `rabbitmqctl add_vhost %q`) or set `vhost` to an existing one", vhost, c.Endpoint(), vhost)
+	}
+	if err != nil {
+		return err
+	}
+	if !v.IsClassic() {
+		setting := "its default_queue_type"
+		if node, err := c.NodeDefaultQueueType(ctx); v.FromNode || (err == nil && node == v.DefaultQueueType) {
+			setting = "its default_queue_type, which a vhost that sets none takes from the node's default_queue_type in rabbitmq.conf"
+		}
+		return fmt.Errorf("vhost %q makes %s queues by default (%s), but the queuey backend declares its queues "+
+			"without x-queue-type and its hold queues rely on classic-queue expiry (x-expires, x-message-ttl dead-lettering). "+
+			"Use a vhost whose default queue type is classic (`rabbitmqctl add_vhost NAME --default-queue-type classic`, "+
+			"or `rabbitmqctl update_vhost_metadata %s --default-queue-type classic`)", vhost, v.DefaultQueueType, setting, vhost)
+	}
+	return nil
+}
+
+// lookUpQueues reads the named queues of vhost one after the other (one
+// connection per resource, so that a Create holds no more connections than
+// Terraform has operations running) and returns those that exist.
+func lookUpQueues(ctx context.Context, c *broker.Client, vhost string, names ...string) (map[string]broker.Queue, error) {
+	out := map[string]broker.Queue{}
+	for _, name := range names {
+		q, err := c.GetQueueDeclaration(ctx, vhost, name)
+		switch {
+		case err == nil:
+			out[name] = q
+		case errors.Is(err, broker.ErrNotFound):
+		default:
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func declareErrorDetail(err error, q topology.Queue) string {
+	if errors.Is(err, broker.ErrArgumentsConflict) {
+		return fmt.Sprintf("RabbitMQ refused to declare %q with arguments %s: a queue of that name now exists with different "+
+			"arguments (it was probably declared by someone else since it was checked). %v", q.Name, q.Args.JSON(), err)
+	}
+	return err.Error()
+}
