@@ -1,32 +1,29 @@
 #!/usr/bin/env bash
-# Brokers for the restart and cluster acceptance tests (`make testresil`).
+# The nodes of the restart and cluster acceptance tests (TestAccRestart_*,
+# TestAccCluster_*): the "resil" broker of scripts/brokers.sh, which the resil
+# stage of scripts/testacc.sh uses (`make test`, `make testresil`).
 #
-#   scripts/resil-nodes.sh start   start the nodes below and join c1-c3 into one cluster
-#   scripts/resil-nodes.sh stop    stop every node this script starts
-#   scripts/resil-nodes.sh test    start, run the tests, stop (what make testresil runs)
+#   scripts/resil-nodes.sh start   start the nodes below, join c1-c3 into one cluster,
+#                                  print the tests' shell assignments
+#   scripts/resil-nodes.sh stop    stop every node below
 #
-# Nodes (scripts/rabbitmq-node.sh, ports of the resil plan):
+# Nodes (scripts/rabbitmq-node.sh, ports of the project's plan):
 #   restart310  RabbitMQ 3.10 (the machine's)  AMQP 5677, management 15677, distribution 25677
 #   restart43   RabbitMQ 4.3 (forky chroot)    AMQP 5678, management 15678, distribution 25678
 #   c1, c2, c3  a 3-node RabbitMQ 4.3 cluster  AMQP 5681-5683, management 15681-15683,
 #                                              distribution 25681-25683
 # The cluster's nodes share the chroot's Erlang cookie; c2 and c3 join c1 with
-# rabbitmqctl stop_app, join_cluster c1@localhost, start_app.
-#
-# The tests (TestAccRestart_*, TestAccCluster_*) skip unless QUEUEY_RESTART_NODES
-# and QUEUEY_CLUSTER_NODES name the nodes; `test` sets them and fails when any
-# test skipped or failed. They stop and start the nodes' RabbitMQ application
-# (rabbitmqctl stop_app / start_app), never the machine's own broker. About
-# 5 minutes on 2 cores. Variables: RESIL_RUN (go test -run pattern, default
-# 'TestAccRestart_|TestAccCluster_'), RESIL_TIMEOUT (default 30m),
-# RESIL_SUMMARY_FILE (the one-line summary is also written there).
+# rabbitmqctl stop_app, join_cluster c1@localhost, start_app. start prints
+# RABBITMQ_ENDPOINT and RABBITMQ_AMQP_URL (c1's), QUEUEY_RESTART_NODES and
+# QUEUEY_CLUSTER_NODES: the tests skip unless the last two name the nodes, and
+# they stop and start the nodes' RabbitMQ application (rabbitmqctl stop_app,
+# start_app), never the machine's own broker. Starting takes about 2 minutes
+# on 2 cores; nodes already running (and clustered) are kept.
 set -uo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 node="$root/scripts/rabbitmq-node.sh"
-build_dir="$root/build"
-mkdir -p "$build_dir"
 
 log() { printf '==> resil: %s\n' "$*" >&2; }
 
@@ -57,6 +54,10 @@ cmd_start() {
 	done
 	"$node" ctl c1 -q await_online_nodes 3 --timeout 120 >/dev/null 2>&1 || "$node" ctl c1 cluster_status >&2
 	log "cluster: $("$node" ctl c1 -q cluster_status --formatter json | tr -d '\n' | grep -o '"running_nodes":\[[^]]*\]')"
+	echo "RABBITMQ_ENDPOINT=http://127.0.0.1:15681"
+	echo "RABBITMQ_AMQP_URL=amqp://guest:guest@127.0.0.1:5681/"
+	echo "QUEUEY_RESTART_NODES=restart310,restart43"
+	echo "QUEUEY_CLUSTER_NODES=c1,c2,c3"
 }
 
 cmd_stop() {
@@ -66,39 +67,15 @@ cmd_stop() {
 	done
 }
 
-cmd_test() {
-	local start=$SECONDS result=PASS logf="$build_dir/resil.log" line
-	trap cmd_stop EXIT
-	if ! cmd_start; then
-		line="resilience FAIL (nodes did not start)"
-	else
-		set -a
-		# shellcheck disable=SC1091
-		. "$build_dir/broker.env" 2>/dev/null || true
-		set +a
-		: >"$build_dir/acc.terraformrc"
-		log "TF_ACC=1 go test ./internal/provider/ -run '${RESIL_RUN:-TestAccRestart_|TestAccCluster_}' -v"
-		if ! TF_ACC=1 QUEUEY_RESTART_NODES=restart310,restart43 QUEUEY_CLUSTER_NODES=c1,c2,c3 \
-			TF_CLI_CONFIG_FILE="$build_dir/acc.terraformrc" CHECKPOINT_DISABLE=1 \
-			go test ./internal/provider/ -count=1 -timeout "${RESIL_TIMEOUT:-30m}" \
-			-run "${RESIL_RUN:-TestAccRestart_|TestAccCluster_}" -parallel 1 -v 2>&1 | tee "$logf"; then
-			result=FAIL
-		fi
-		local passed skipped failed
-		passed=$(grep -c -- '^--- PASS: ' "$logf")
-		skipped=$(grep -c -- '^--- SKIP: ' "$logf")
-		failed=$(grep -c -- '^--- FAIL: ' "$logf")
-		if ((skipped > 0 || passed == 0)); then result=FAIL; fi
-		line="resilience $result ($passed passed, $failed failed, $skipped skipped in $((SECONDS - start))s; log in build/resil.log)"
-	fi
-	[[ -n "${RESIL_SUMMARY_FILE:-}" ]] && printf '%s\n' "$line" >"$RESIL_SUMMARY_FILE"
-	echo "==> $line"
-	[[ "$line" == "resilience PASS"* ]]
-}
-
 case "${1:-}" in
-start) cmd_start ;;
+start)
+	# A start that fails leaves nothing running (brokers.sh records the
+	# stop only after a start that succeeded).
+	cmd_start || {
+		cmd_stop
+		exit 1
+	}
+	;;
 stop) cmd_stop ;;
-test) cmd_test ;;
 *) sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac
