@@ -181,24 +181,20 @@ resource "queuey_queue" "q" {
 
 // TestAccRestart_ridesThrough restarts the broker (its RabbitMQ application
 // stopped for 30 s, then started) in the middle of an apply, a plan and a
-// destroy of 60 queues, with the provider's default settings: each passes
+// destroy of 150 queues, with the provider's default settings: each passes
 // with no error, and nothing is lost or left behind.
 func TestAccRestart_ridesThrough(t *testing.T) {
 	for _, n := range resilNodes(t, envRestartNodes, 1) {
 		t.Run(n.name, func(t *testing.T) {
 			t.Parallel()
-			const count = 60
+			// Enough queues that an apply at -parallelism=1 outlasts the few
+			// seconds rabbitmqctl stop_app takes to stop the broker.
+			const count = 150
 			base := uniqueName("restart")
 			c := n.client(t, 0)
 			t.Cleanup(func() {
-				all, err := c.ListQueueDeclarations(context.Background(), "/")
-				if err != nil {
-					return
-				}
-				for name := range all {
-					if strings.HasPrefix(name, base) {
-						_ = c.DeleteQueue(context.Background(), "/", name, false)
-					}
+				for _, name := range queueNames(base, count) {
+					_ = c.DeleteQueue(context.Background(), "/", name, false)
 				}
 			})
 			tf := newTerraformCLI(t, queuesOn(n, base, count))
@@ -258,10 +254,19 @@ func TestAccRestart_ridesThrough(t *testing.T) {
 				}
 				return k
 			}
+			// settled is count0 once it reports want, or after 30 s: a listing
+			// answered just after a restart can lack queues for a moment.
+			settled := func(want int) int {
+				k := count0()
+				for deadline := time.Now().Add(30 * time.Second); k != want && time.Now().Before(deadline); k = count0() {
+					time.Sleep(500 * time.Millisecond)
+				}
+				return k
+			}
 
 			// Apply: the restart begins once the first queues exist.
 			during("apply", func() bool { return count0() >= 2 }, "apply", "-auto-approve", "-parallelism=1")
-			if got := count0(); got != 2*count {
+			if got := settled(2 * count); got != 2*count {
 				t.Fatalf("after the apply the broker holds %d queues of the test, want %d", got, 2*count)
 			}
 			// Plan: the broker stops just before the plan starts.
@@ -271,7 +276,7 @@ func TestAccRestart_ridesThrough(t *testing.T) {
 			}
 			// Destroy: the restart begins once the first queues are gone.
 			during("destroy", func() bool { k := count0(); return k >= 0 && k < 2*count }, "destroy", "-auto-approve", "-parallelism=1")
-			if got := count0(); got != 0 {
+			if got := settled(0); got != 0 {
 				t.Fatalf("after the destroy the broker still holds %d queues of the test", got)
 			}
 			t.Logf("%s: longest restart ridden through with default settings: %s", n.name, longest.Round(time.Millisecond))
