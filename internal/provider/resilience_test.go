@@ -97,7 +97,7 @@ func (n testNode) waitAnswers() (time.Time, error) {
 	}
 	deadline := time.Now().Add(3 * time.Minute)
 	for {
-		if _, err := c.ListQueueDeclarations(context.Background(), "/"); err == nil {
+		if _, err := c.ListQueues(context.Background(), "/"); err == nil {
 			return time.Now(), nil
 		}
 		if time.Now().After(deadline) {
@@ -242,7 +242,7 @@ func TestAccRestart_ridesThrough(t *testing.T) {
 				return out
 			}
 			count0 := func() int {
-				all, err := c.ListQueueDeclarations(context.Background(), "/")
+				all, err := c.ListQueues(context.Background(), "/")
 				if err != nil {
 					return -1
 				}
