@@ -20,6 +20,7 @@ type Permissions = rabbithole.Permissions
 
 // PutVhost creates (or updates) a vhost; defaultQueueType may be "".
 func (c *Client) PutVhost(ctx context.Context, name, defaultQueueType string) error {
+	defer c.vhosts.wrote()
 	body := map[string]any{}
 	if defaultQueueType != "" {
 		// RabbitMQ 3.x reads "defaultqueuetype", newer versions "default_queue_type".
@@ -31,6 +32,7 @@ func (c *Client) PutVhost(ctx context.Context, name, defaultQueueType string) er
 
 // DeleteVhost deletes a vhost and everything in it.
 func (c *Client) DeleteVhost(ctx context.Context, name string) error {
+	defer c.vhosts.wrote()
 	return c.do(ctx, fmt.Sprintf("deleting vhost %q", name), http.MethodDelete, "vhosts/"+url.PathEscape(name), nil, nil)
 }
 

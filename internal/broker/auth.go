@@ -143,7 +143,10 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	// The broker did not accept the token (expired early, revoked, or the
 	// broker's keys rotated): take a new one and try once more.
-	t.tokens.invalidate(tok)
+	if !t.tokens.invalidate(tok) {
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		return resp, nil
+	}
 	if tok, err = t.tokens.token(req.Context()); err != nil {
 		return nil, err
 	}
@@ -158,10 +161,27 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // tokenRefused reports whether a 401's body says the token itself was not
-// accepted, as opposed to a valid token that lacks a tag or a permission.
+// accepted ("Login failed" on 3.x, "Not_Authorized" on 4.x: the reasons
+// classify takes for wrong credentials), as opposed to a valid token that
+// lacks a tag or a permission ("Not management user", "Not administrator
+// user", "Access refused.").
 func tokenRefused(body string) bool {
-	lower := strings.ToLower(body)
-	return !strings.Contains(lower, "not management user") && !strings.Contains(lower, "access refused")
+	var answer struct {
+		Reason string `json:"reason"`
+	}
+	if json.Unmarshal([]byte(body), &answer) != nil || answer.Reason == "" {
+		return strings.TrimSpace(body) == ""
+	}
+	lower := strings.ToLower(answer.Reason)
+	if strings.Contains(lower, "invalid token") || strings.Contains(lower, "expired") {
+		return true
+	}
+	for _, r := range authReasons {
+		if strings.Contains(lower, r.substr) {
+			return r.kind == authCredentials
+		}
+	}
+	return false
 }
 
 func validHeaderName(name string) bool {
@@ -188,7 +208,14 @@ type sharedToken struct {
 	tok       string
 	refreshAt time.Time // zero: no known expiry
 	failure   error     // a refusal by the token endpoint: final for this process
+	// lastDrop is when a token the broker refused was last dropped.
+	lastDrop time.Time
 }
+
+// minDropInterval spaces out the tokens dropped because the broker refused
+// them: when every token is refused (a wrong audience, a signing key the
+// broker does not know), each request must not cost a token request.
+const minDropInterval = 30 * time.Second
 
 var sharedTokens = struct {
 	sync.Mutex
@@ -260,10 +287,12 @@ func (s *sharedToken) token(ctx context.Context) (string, error) {
 		return "", terr
 	}
 	s.tok = tok.AccessToken
+	// The answer's expires_in, or a JWT's exp claim when it is earlier (or
+	// when expires_in is missing): exp is what the broker checks, and it is
+	// in whole seconds.
 	expiry := tok.Expiry
-	if expiry.IsZero() {
-		// No expires_in in the answer: a JWT says when it expires.
-		expiry = jwtExpiry(tok.AccessToken)
+	if exp := jwtExpiry(tok.AccessToken); !exp.IsZero() && (expiry.IsZero() || exp.Before(expiry)) {
+		expiry = exp
 	}
 	s.refreshAt = refreshTime(now, expiry)
 	return s.tok, nil
@@ -285,13 +314,21 @@ func refreshTime(now, expiry time.Time) time.Time {
 	return expiry.Add(-early)
 }
 
-// invalidate forgets tok, unless a newer token already replaced it.
-func (s *sharedToken) invalidate(tok string) {
+// invalidate forgets tok, unless a newer token already replaced it, and
+// reports whether the caller should try again with a new token: not when a
+// refused token was dropped less than minDropInterval ago.
+func (s *sharedToken) invalidate(tok string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.tok == tok {
-		s.tok = ""
+	if s.tok != tok {
+		return true // replaced meanwhile: try the newer one
 	}
+	if !s.lastDrop.IsZero() && time.Since(s.lastDrop) < minDropInterval {
+		return false
+	}
+	s.tok = ""
+	s.lastDrop = time.Now()
+	return true
 }
 
 // TokenError is a failure to get an OAuth 2.0 token from the token endpoint.

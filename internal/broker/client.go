@@ -21,13 +21,22 @@ type Client struct {
 	http             *http.Client
 	transport        *retryTransport
 
-	// Batched reads by vhost (see batch.go).
-	queueLists gatherer[map[string]Queue]
-	checks     gatherer[map[string]Queue] // queues with message and consumer counts
-	vhosts     gatherer[Vhost]
+	// Reads by vhost shared by concurrent callers (see reads.go).
+	declared flight[map[string]Queue] // what each queue was declared with
+	counted  flight[map[string]Queue] // the same, with message counts
+	checks   flight[map[string]Queue] // message and consumer counts
+	vhosts   flight[Vhost]
 
 	nodeMu      sync.Mutex
 	nodeDefault *string // the node's default queue type, once read ("" for none)
+}
+
+// wrote tells the shared queue reads that this client changed something:
+// none of them answers a later caller with what it read before.
+func (c *Client) wrote() {
+	c.declared.wrote()
+	c.counted.wrote()
+	c.checks.wrote()
 }
 
 // New builds a client. It validates the settings and reads certificate files
@@ -148,9 +157,14 @@ func (c *Client) newRequest(ctx context.Context, method, path string, body []byt
 // (below /api/, segments escaped by the caller) with body encoded as JSON
 // when not nil, honours ctx through every attempt and pause (a cancelled
 // destroy stops at once), and decodes a successful answer into out when not
-// nil. Failures come back as *Error, classified once (see classify) and with
+// nil; a write makes later reads wait for answers sent after it. Failures come back as *Error, classified once (see classify) and with
 // RabbitMQ's reason kept, whatever the method and status.
 func (c *Client) do(ctx context.Context, op, method, path string, body, out any) error {
+	if method != http.MethodGet {
+		// Shared reads that began before this write must not answer the
+		// reads that follow it (see reads.go).
+		defer c.wrote()
+	}
 	var b []byte
 	if body != nil {
 		var err error

@@ -91,24 +91,24 @@ func count(n *json.Number) *int64 {
 	return &i
 }
 
-// ListQueues returns every queue of vhost by name, with message counts.
-// Concurrent callers share one request (see batch.go); the answer comes from
-// a request sent after the call began. The map is shared: do not modify it.
+// ListQueues returns every queue of vhost by name, with message counts, from
+// a request sent after the call began or still in flight when it began and
+// after this client's last write (see reads.go). The map is shared: do not
+// modify it.
 func (c *Client) ListQueues(ctx context.Context, vhost string) (map[string]Queue, error) {
-	return c.queueLists.do(ctx, vhost, withCounts|withDeclarations, c.listQueuesFetch(vhost))
+	return c.counted.do(ctx, vhost, false, func(ctx context.Context) (map[string]Queue, error) {
+		return c.listQueuesNow(ctx, vhost, withCounts|withDeclarations)
+	})
 }
 
-// ListQueueDeclarations is ListQueues without message counts (Messages is
-// nil unless a caller sharing the request asked for them): what each queue
-// was declared with, at a lower cost to the broker.
+// ListQueueDeclarations returns every queue of vhost by name as declared,
+// without message counts, at a lower cost to the broker. The listing is kept
+// and shared by every later caller until this client writes (see reads.go):
+// a plan lists each vhost once. The map is shared: do not modify it.
 func (c *Client) ListQueueDeclarations(ctx context.Context, vhost string) (map[string]Queue, error) {
-	return c.queueLists.do(ctx, vhost, withDeclarations, c.listQueuesFetch(vhost))
-}
-
-func (c *Client) listQueuesFetch(vhost string) func(context.Context, uint) (map[string]Queue, error) {
-	return func(ctx context.Context, flags uint) (map[string]Queue, error) {
-		return c.listQueuesNow(ctx, vhost, flags)
-	}
+	return c.declared.do(ctx, vhost, true, func(ctx context.Context) (map[string]Queue, error) {
+		return c.listQueuesNow(ctx, vhost, withDeclarations)
+	})
 }
 
 // listQueuesNow fetches every queue of vhost in one request.
@@ -127,9 +127,9 @@ func (c *Client) listQueuesNow(ctx context.Context, vhost string, flags uint) (m
 	return out, nil
 }
 
-// GetQueue returns one queue, or an error wrapping ErrNotFound when the queue
-// or its vhost does not exist. Concurrent calls for the same vhost share one
-// list request (see ListQueues).
+// GetQueue returns one queue with its message count, or an error wrapping
+// ErrNotFound when the queue or its vhost does not exist. Concurrent calls for
+// the same vhost share one list request (see ListQueues).
 func (c *Client) GetQueue(ctx context.Context, vhost, name string) (Queue, error) {
 	all, err := c.ListQueues(ctx, vhost)
 	if err != nil {
@@ -193,10 +193,22 @@ func (c *Client) DeleteQueue(ctx context.Context, vhost, name string, guarded bo
 // ListQueuesWithConsumers returns every queue of vhost by name with its
 // message count and its consumer count (from the vhost's consumer list), for
 // the checks before a destroy. Only Name, Vhost, Messages and Consumers are
-// filled in. The two lists are fetched at the same time, both shared by the
-// concurrent callers like ListQueues.
+// filled in. The two lists are fetched at the same time, both from requests
+// sent after the call began or still in flight when it began and after this
+// client's last write (see reads.go).
 func (c *Client) ListQueuesWithConsumers(ctx context.Context, vhost string) (map[string]Queue, error) {
-	return c.checks.do(ctx, vhost, 0, func(ctx context.Context, _ uint) (map[string]Queue, error) {
+	return c.checks.do(ctx, vhost, false, c.queuesWithConsumersNow(vhost))
+}
+
+// PeekQueuesWithConsumers is ListQueuesWithConsumers that may also answer with
+// a listing made earlier by this client, since its last write: for a warning
+// at plan time, where one listing serves every queue of the plan.
+func (c *Client) PeekQueuesWithConsumers(ctx context.Context, vhost string) (map[string]Queue, error) {
+	return c.checks.do(ctx, vhost, true, c.queuesWithConsumersNow(vhost))
+}
+
+func (c *Client) queuesWithConsumersNow(vhost string) func(context.Context) (map[string]Queue, error) {
+	return func(ctx context.Context) (map[string]Queue, error) {
 		type answer struct {
 			counts map[string]int64
 			err    error
@@ -220,7 +232,7 @@ func (c *Client) ListQueuesWithConsumers(ctx context.Context, vhost string) (map
 			queues[name] = q
 		}
 		return queues, nil
-	})
+	}
 }
 
 // consumerCountsNow counts the consumers of each queue of vhost in one request.

@@ -31,10 +31,11 @@ func (v Vhost) IsClassic() bool {
 // GetVhost returns the vhost, or an error wrapping ErrNotFound. RabbitMQ lets
 // only administrators read one vhost (anyone else gets 401 "Not administrator
 // user"), but lets a management user list the vhosts it has permissions in:
-// for such a user the vhost is looked up in that list. Concurrent calls for
-// the same vhost share one request sent after they began (see batch.go).
+// for such a user the vhost is looked up in that list. The answer is kept
+// and shared by every later caller until this client creates or deletes a
+// vhost (see reads.go): a process checks each vhost once.
 func (c *Client) GetVhost(ctx context.Context, name string) (Vhost, error) {
-	return c.vhosts.do(ctx, name, 0, func(ctx context.Context, _ uint) (Vhost, error) {
+	return c.vhosts.do(ctx, name, true, func(ctx context.Context) (Vhost, error) {
 		return c.getVhostNow(ctx, name)
 	})
 }

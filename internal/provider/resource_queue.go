@@ -151,10 +151,10 @@ func (r *queueResource) Create(ctx context.Context, req resource.CreateRequest, 
 	name := plan.Name.ValueString()
 
 	// Check both queues before declaring either: adopt identical ones, refuse
-	// any other, change nothing on a refusal. The vhost check (shared with
-	// the Creates running at the same time) goes out alongside the look-ups
-	// of the two queues; a look-up of one queue costs the broker the same
-	// whatever the size of the vhost, where a listing grows with it.
+	// any other, change nothing on a refusal. The vhost check (made once per
+	// vhost by the provider process) goes out alongside the look-ups of the
+	// two queues; a look-up of one queue costs the broker the same whatever
+	// the size of the vhost, where a listing grows with it.
 	vhostErr := make(chan error, 1)
 	go func() { vhostErr <- checkVhost(ctx, client, vhost) }()
 	existing, err := lookUpQueues(ctx, client, vhost, want.dead.Name, want.main.Name)

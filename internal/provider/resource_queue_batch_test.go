@@ -10,7 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 )
 
-// Reads of queues in one vhost share listings (internal/broker/batch.go).
+// Reads of queues in one vhost share listings (internal/broker/reads.go).
 // These tests show that sharing never hides a change: a queue deleted out of
 // band is missed by no plan, and a queue created in an apply is seen by a
 // read later in the same apply.

@@ -47,20 +47,36 @@ func checkVhost(ctx context.Context, c *broker.Client, vhost string) error {
 	return nil
 }
 
-// lookUpQueues reads the named queues of vhost one after the other (one
-// connection per resource, so that a Create holds no more connections than
-// Terraform has operations running) and returns those that exist.
+// lookUpQueues reads the named queues of vhost, at the same time, each with a
+// GET of that queue alone (whose cost to the broker does not grow with the
+// vhost), and returns those that exist.
 func lookUpQueues(ctx context.Context, c *broker.Client, vhost string, names ...string) (map[string]broker.Queue, error) {
+	type answer struct {
+		q   broker.Queue
+		err error
+	}
+	answers := make([]chan answer, len(names))
+	for i, name := range names {
+		answers[i] = make(chan answer, 1)
+		go func() {
+			q, err := c.GetQueueDeclaration(ctx, vhost, name)
+			answers[i] <- answer{q, err}
+		}()
+	}
 	out := map[string]broker.Queue{}
-	for _, name := range names {
-		q, err := c.GetQueueDeclaration(ctx, vhost, name)
+	var firstErr error
+	for i, name := range names {
+		a := <-answers[i]
 		switch {
-		case err == nil:
-			out[name] = q
-		case errors.Is(err, broker.ErrNotFound):
-		default:
-			return nil, err
+		case a.err == nil:
+			out[name] = a.q
+		case errors.Is(a.err, broker.ErrNotFound):
+		case firstErr == nil:
+			firstErr = a.err
 		}
+	}
+	if firstErr != nil {
+		return nil, firstErr
 	}
 	return out, nil
 }

@@ -183,7 +183,8 @@ func (r *queueResource) warnIfBusy(ctx context.Context, state queueModel, fate s
 	ctx, cancel := context.WithTimeout(ctx, warnTimeout)
 	defer cancel()
 	t := r.targetOf(state)
-	queues, err := client.ListQueuesWithConsumers(ctx, t.vhost)
+	// One listing serves the warnings of every queue of the plan.
+	queues, err := client.PeekQueuesWithConsumers(ctx, t.vhost)
 	if err != nil {
 		tflog.Debug(ctx, "skipping the plan-time message check", map[string]any{"error": err.Error()})
 		return

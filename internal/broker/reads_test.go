@@ -1,0 +1,560 @@
+package broker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// fakeBroker is a management API with one vhost, "v". Each listing answers
+// with the queues as they were when the request arrived, plus a queue named
+// "seq-<n>" where n numbers the listing requests, so that a caller can tell
+// which request answered it.
+type fakeBroker struct {
+	t   *testing.T
+	srv *httptest.Server
+
+	mu     sync.Mutex
+	queues map[string]bool
+	// hold, when set, holds every listing after it has taken its snapshot
+	// until the channel is closed.
+	hold chan struct{}
+	// started is closed (and replaced) whenever a listing request arrives.
+	started chan struct{}
+	// listStatus, when not 0, is the status of every listing.
+	listStatus int
+	// canceled counts listings whose client went away before the answer.
+	canceled atomic.Int64
+
+	listings  atomic.Int64
+	consumers atomic.Int64
+	vhostGets atomic.Int64
+	writes    atomic.Int64
+}
+
+func newFakeBroker(t *testing.T) *fakeBroker {
+	t.Helper()
+	b := &fakeBroker{t: t, queues: map[string]bool{}, started: make(chan struct{})}
+	b.srv = httptest.NewServer(http.HandlerFunc(b.serve))
+	t.Cleanup(b.srv.Close)
+	return b
+}
+
+func (b *fakeBroker) client(t *testing.T) *Client {
+	t.Helper()
+	c, err := New(Config{Endpoint: b.srv.URL, Username: "u", Password: "p", RequestTimeout: 5 * time.Second, RetryBudget: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func (b *fakeBroker) serve(w http.ResponseWriter, r *http.Request) {
+	path := r.URL.EscapedPath()
+	switch {
+	case r.Method == http.MethodGet && path == "/api/queues/v":
+		n := b.listings.Add(1)
+		b.mu.Lock()
+		names := []string{fmt.Sprintf("seq-%d", n)}
+		for q := range b.queues {
+			names = append(names, q)
+		}
+		hold, status := b.hold, b.listStatus
+		close(b.started)
+		b.started = make(chan struct{})
+		b.mu.Unlock()
+		if hold != nil {
+			select {
+			case <-hold:
+			case <-r.Context().Done():
+				b.canceled.Add(1)
+				return
+			}
+		}
+		if status != 0 {
+			w.WriteHeader(status)
+			_, _ = w.Write([]byte(`{"error":"Object Not Found","reason":"Not Found"}`))
+			return
+		}
+		out := make([]map[string]any, 0, len(names))
+		for _, q := range names {
+			out = append(out, map[string]any{"name": q, "vhost": "v", "type": "classic", "durable": true,
+				"auto_delete": false, "exclusive": false, "arguments": map[string]any{}, "messages": 0})
+		}
+		_ = json.NewEncoder(w).Encode(out)
+	case r.Method == http.MethodGet && path == "/api/consumers/v":
+		b.consumers.Add(1)
+		_, _ = w.Write([]byte(`[{"queue":{"name":"busy"}},{"queue":{"name":"busy"}}]`))
+	case r.Method == http.MethodGet && path == "/api/vhosts/v":
+		b.vhostGets.Add(1)
+		_, _ = w.Write([]byte(`{"name":"v","default_queue_type":"undefined"}`))
+	case r.Method == http.MethodDelete && strings.HasPrefix(path, "/api/queues/v/"):
+		b.writes.Add(1)
+		b.mu.Lock()
+		delete(b.queues, strings.TrimPrefix(path, "/api/queues/v/"))
+		b.mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	case r.Method == http.MethodPut && strings.HasPrefix(path, "/api/queues/v/"):
+		b.writes.Add(1)
+		b.mu.Lock()
+		b.queues[strings.TrimPrefix(path, "/api/queues/v/")] = true
+		b.mu.Unlock()
+		w.WriteHeader(http.StatusCreated)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// nextStart returns a channel closed when the next listing request arrives.
+func (b *fakeBroker) nextStart() <-chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.started
+}
+
+func (b *fakeBroker) setHold(ch chan struct{}) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.hold = ch
+}
+
+// seqOf returns the number of the listing request that produced an answer.
+func seqOf(t *testing.T, qs map[string]Queue) int64 {
+	t.Helper()
+	for name := range qs {
+		var n int64
+		if _, err := fmt.Sscanf(name, "seq-%d", &n); err == nil {
+			return n
+		}
+	}
+	t.Fatalf("answer carries no sequence number: %v", qs)
+	return 0
+}
+
+// listConcurrently calls list from n goroutines at once and returns the
+// sequence numbers of the answers.
+func listConcurrently(t *testing.T, n int, list func() (map[string]Queue, error)) []int64 {
+	t.Helper()
+	var wg sync.WaitGroup
+	seqs := make([]int64, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			qs, err := list()
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			seqs[i] = seqOf(t, qs)
+		}()
+	}
+	wg.Wait()
+	return seqs
+}
+
+func TestReads_keptListingServesEveryLaterReadUntilAWrite(t *testing.T) {
+	b := newFakeBroker(t)
+	c := b.client(t)
+	ctx := context.Background()
+	list := func() (map[string]Queue, error) { return c.ListQueueDeclarations(ctx, "v") }
+
+	for _, s := range listConcurrently(t, 10, list) {
+		if s != 1 {
+			t.Fatalf("a concurrent read got the answer of request %d, want 1", s)
+		}
+	}
+	// Later reads, with no write in between, take the same listing.
+	for _, s := range listConcurrently(t, 10, list) {
+		if s != 1 {
+			t.Fatalf("a later read got the answer of request %d, want the kept 1", s)
+		}
+	}
+	if n := b.listings.Load(); n != 1 {
+		t.Fatalf("20 reads sent %d listing requests, want 1", n)
+	}
+	// A write drops it: the next read asks again and sees the write.
+	if err := c.DeclareQueue(ctx, "v", "new", nil); err != nil {
+		t.Fatal(err)
+	}
+	qs, err := list()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := qs["new"]; !ok || seqOf(t, qs) != 2 {
+		t.Fatalf("after a write, a read got request %d without the written queue: %v", seqOf(t, qs), qs)
+	}
+	if err := c.DeleteQueue(ctx, "v", "new", true); err != nil {
+		t.Fatal(err)
+	}
+	if qs, err = list(); err != nil || seqOf(t, qs) != 3 {
+		t.Fatalf("after a delete, a read got request %d (%v), want a new request 3", seqOf(t, qs), err)
+	}
+}
+
+func TestReads_liveListingIsNeverKept(t *testing.T) {
+	b := newFakeBroker(t)
+	c := b.client(t)
+	ctx := context.Background()
+	for _, list := range []func() (map[string]Queue, error){
+		func() (map[string]Queue, error) { return c.ListQueues(ctx, "v") },
+		func() (map[string]Queue, error) { return c.ListQueuesWithConsumers(ctx, "v") },
+	} {
+		before := b.listings.Load()
+		for range 3 {
+			qs, err := list()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s := seqOf(t, qs); s <= before {
+				t.Fatalf("a live read got the answer of request %d, which had finished before it asked (%d)", s, before)
+			}
+			before = b.listings.Load()
+		}
+	}
+}
+
+func TestReads_liveCallersShareARequestInFlight(t *testing.T) {
+	b := newFakeBroker(t)
+	c := b.client(t)
+	hold := make(chan struct{})
+	b.setHold(hold)
+	started := b.nextStart()
+	done := make(chan []int64, 1)
+	go func() {
+		done <- listConcurrently(t, 1, func() (map[string]Queue, error) { return c.ListQueues(context.Background(), "v") })
+	}()
+	<-started
+	// Nine more callers while the first request is in flight join it.
+	more := make(chan []int64, 1)
+	go func() {
+		more <- listConcurrently(t, 9, func() (map[string]Queue, error) { return c.ListQueues(context.Background(), "v") })
+	}()
+	time.Sleep(100 * time.Millisecond)
+	close(hold)
+	for _, s := range append(<-done, <-more...) {
+		if s != 1 {
+			t.Fatalf("a caller got the answer of request %d, want the one in flight, 1", s)
+		}
+	}
+	if n := b.listings.Load(); n != 1 {
+		t.Fatalf("%d listing requests, want 1", n)
+	}
+}
+
+func TestReads_callerAfterWriteNeverGetsAnOlderAnswer(t *testing.T) {
+	b := newFakeBroker(t)
+	c := b.client(t)
+	ctx := context.Background()
+
+	for _, kept := range []bool{false, true} {
+		list := func() (map[string]Queue, error) {
+			if kept {
+				return c.ListQueueDeclarations(ctx, "v")
+			}
+			return c.ListQueues(ctx, "v")
+		}
+		// A's listing is sent and held by the broker, its snapshot taken.
+		hold := make(chan struct{})
+		b.setHold(hold)
+		started := b.nextStart()
+		type result struct {
+			qs  map[string]Queue
+			err error
+		}
+		aDone := make(chan result, 1)
+		go func() {
+			qs, err := list()
+			aDone <- result{qs, err}
+		}()
+		<-started
+		aSeq := b.listings.Load()
+
+		// A write completes while that listing is in flight.
+		name := fmt.Sprintf("new-%v", kept)
+		if err := c.DeclareQueue(ctx, "v", name, nil); err != nil {
+			t.Fatal(err)
+		}
+		// B asks after the write: it must not share A's request.
+		b.setHold(nil)
+		qs, err := list()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := seqOf(t, qs); s <= aSeq {
+			t.Fatalf("kept=%v: B, asking after a write, got the answer of request %d, which started before it", kept, s)
+		}
+		if _, ok := qs[name]; !ok {
+			t.Fatalf("kept=%v: B does not see the queue written before it asked: %v", kept, qs)
+		}
+		close(hold)
+		a := <-aDone
+		if a.err != nil {
+			t.Fatal(a.err)
+		}
+		if s := seqOf(t, a.qs); s != aSeq {
+			t.Fatalf("kept=%v: A got the answer of request %d, want %d", kept, s, aSeq)
+		}
+		// A's answer, older than the write, is not kept either.
+		if qs, err = list(); err != nil || seqOf(t, qs) < aSeq+1 {
+			t.Fatalf("kept=%v: a read after A's listing ended got request %d (%v)", kept, seqOf(t, qs), err)
+		}
+	}
+}
+
+// However the calls interleave with each other and with writes, every answer
+// shows the queues this client had declared before the call began.
+func TestReads_answersNeverPredateTheLastWrite(t *testing.T) {
+	b := newFakeBroker(t)
+	c := b.client(t)
+	ctx := context.Background()
+
+	var wg sync.WaitGroup
+	var failures atomic.Int64
+	for i := range 40 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range 10 {
+				if (i+j)%7 == 0 {
+					if err := c.DeclareQueue(ctx, "v", fmt.Sprintf("q%d-%d", i, j), nil); err != nil {
+						t.Error(err)
+					}
+					continue
+				}
+				var mine []string
+				for k := 0; k < j; k++ {
+					if (i+k)%7 == 0 {
+						mine = append(mine, fmt.Sprintf("q%d-%d", i, k))
+					}
+				}
+				var qs map[string]Queue
+				var err error
+				live := j%2 == 0
+				if live {
+					qs, err = c.ListQueues(ctx, "v")
+				} else {
+					qs, err = c.ListQueueDeclarations(ctx, "v")
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				for _, name := range mine {
+					if _, ok := qs[name]; !ok {
+						failures.Add(1)
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if n := failures.Load(); n > 0 {
+		t.Fatalf("%d answers missed a queue this client had declared before asking", n)
+	}
+	t.Logf("%d listing requests served the concurrent calls", b.listings.Load())
+}
+
+func TestReads_errorsAreSharedAndNotKept(t *testing.T) {
+	b := newFakeBroker(t)
+	b.listStatus = http.StatusNotFound
+	c := b.client(t)
+	hold := make(chan struct{})
+	b.setHold(hold)
+	started := b.nextStart()
+
+	var wg sync.WaitGroup
+	errs := make([]error, 5)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		_, errs[0] = c.ListQueueDeclarations(context.Background(), "v")
+	}()
+	<-started
+	for i := 1; i < len(errs); i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = c.ListQueueDeclarations(context.Background(), "v")
+		}()
+	}
+	time.Sleep(50 * time.Millisecond)
+	close(hold)
+	wg.Wait()
+	for i, err := range errs {
+		if !errors.Is(err, ErrNotFound) {
+			t.Errorf("caller %d: got %v, want an error wrapping ErrNotFound", i, err)
+		}
+	}
+	if n := b.listings.Load(); n != 1 {
+		t.Fatalf("the failing listing was sent %d times, want once for all callers", n)
+	}
+	// The failure is not remembered: the next call asks again and succeeds.
+	b.mu.Lock()
+	b.listStatus = 0
+	b.hold = nil
+	b.mu.Unlock()
+	if _, err := c.ListQueueDeclarations(context.Background(), "v"); err != nil {
+		t.Fatalf("after the broker recovered: %v", err)
+	}
+	if n := b.listings.Load(); n != 2 {
+		t.Fatalf("%d listing requests, want 2", n)
+	}
+}
+
+func TestReads_cancelOneCallerOnly(t *testing.T) {
+	b := newFakeBroker(t)
+	c := b.client(t)
+	hold := make(chan struct{})
+	b.setHold(hold)
+	started := b.nextStart()
+
+	ctx1, cancel1 := context.WithCancel(context.Background())
+	defer cancel1()
+	type result struct {
+		qs  map[string]Queue
+		err error
+	}
+	results := make([]chan result, 3)
+	for i := range results {
+		results[i] = make(chan result, 1)
+		ctx := context.Background()
+		if i == 0 {
+			ctx = ctx1
+		}
+		go func() {
+			qs, err := c.ListQueues(ctx, "v")
+			results[i] <- result{qs, err}
+		}()
+		if i == 0 {
+			<-started // the first caller's request is in flight; the others join it
+		}
+	}
+	time.Sleep(50 * time.Millisecond)
+	cancel1()
+	select {
+	case r := <-results[0]:
+		if !errors.Is(r.err, context.Canceled) {
+			t.Fatalf("the cancelled caller got %v, want context.Canceled", r.err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the cancelled caller is still waiting")
+	}
+	close(hold)
+	for i := 1; i < 3; i++ {
+		r := <-results[i]
+		if r.err != nil {
+			t.Fatalf("caller %d failed after another caller cancelled: %v", i, r.err)
+		}
+		if s := seqOf(t, r.qs); s != 1 {
+			t.Fatalf("caller %d got the answer of request %d, want 1", i, s)
+		}
+	}
+	if n, x := b.listings.Load(), b.canceled.Load(); n != 1 || x != 0 {
+		t.Fatalf("%d listing requests, %d cancelled; want 1 request that completed", n, x)
+	}
+}
+
+func TestReads_requestCancelledWhenEveryCallerLeaves(t *testing.T) {
+	b := newFakeBroker(t)
+	c := b.client(t)
+	hold := make(chan struct{})
+	defer close(hold)
+	b.setHold(hold)
+	started := b.nextStart()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.ListQueueDeclarations(ctx, "v")
+		done <- err
+	}()
+	<-started
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want context.Canceled", err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for b.canceled.Load() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the request went on with nobody waiting for it")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// The abandoned request is not kept: the next caller asks again.
+	b.setHold(nil)
+	if _, err := c.ListQueueDeclarations(context.Background(), "v"); err != nil {
+		t.Fatal(err)
+	}
+	if n := b.listings.Load(); n != 2 {
+		t.Fatalf("%d listing requests, want 2", n)
+	}
+}
+
+func TestReads_vhostCheckedOncePerClient(t *testing.T) {
+	b := newFakeBroker(t)
+	c := b.client(t)
+	ctx := context.Background()
+	check := func() {
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				v, err := c.GetVhost(ctx, "v")
+				if err != nil || !v.IsClassic() {
+					t.Errorf("GetVhost: %+v, %v", v, err)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	check()
+	// Queue writes do not change a vhost.
+	if err := c.DeclareQueue(ctx, "v", "q", nil); err != nil {
+		t.Fatal(err)
+	}
+	check()
+	if n := b.vhostGets.Load(); n != 1 {
+		t.Fatalf("16 vhost checks sent %d requests, want 1", n)
+	}
+	// A vhost write by this client drops it.
+	_ = c.DeleteVhost(ctx, "other")
+	check()
+	if n := b.vhostGets.Load(); n != 2 {
+		t.Fatalf("after a vhost write, %d requests in all, want 2", n)
+	}
+}
+
+func TestReads_peekSharesTheChecksListingUntilAWrite(t *testing.T) {
+	b := newFakeBroker(t)
+	c := b.client(t)
+	ctx := context.Background()
+	for range 5 {
+		qs, err := c.PeekQueuesWithConsumers(ctx, "v")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if q := qs["seq-1"]; q.Consumers == nil || *q.Consumers != 0 {
+			t.Fatalf("consumer count of an unused queue: %v", q.Consumers)
+		}
+	}
+	if l, cs := b.listings.Load(), b.consumers.Load(); l != 1 || cs != 1 {
+		t.Fatalf("5 peeks sent %d queue and %d consumer listings, want 1 each", l, cs)
+	}
+	// A live check never takes the kept one.
+	if _, err := c.ListQueuesWithConsumers(ctx, "v"); err != nil {
+		t.Fatal(err)
+	}
+	if l, cs := b.listings.Load(), b.consumers.Load(); l != 2 || cs != 2 {
+		t.Fatalf("a live check after peeks: %d queue and %d consumer listings in all, want 2 each", l, cs)
+	}
+}

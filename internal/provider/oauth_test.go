@@ -1,0 +1,390 @@
+package provider
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+)
+
+// These tests run against a broker node with the rabbitmq_auth_backend_oauth2
+// plugin (see oauthPreCheck); scripts/testacc-oauth.sh runs them on RabbitMQ
+// 3.10 and 4.3. They change environment variables, so none runs in parallel.
+
+func randomSecret(prefix string) string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return prefix + hex.EncodeToString(b)
+}
+
+// checkQueues checks that exactly the given queues exist with prefix.
+func (b *oauthBroker) checkQueues(t *testing.T, prefix string, want ...string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		got := b.queues(t, prefix)
+		sort.Strings(got)
+		sort.Strings(want)
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			return fmt.Errorf("queues with prefix %s: got %q, want %q", prefix, got, want)
+		}
+		return nil
+	}
+}
+
+// queueAndHoldQueuesConfig is a provider block with endpoint and the given
+// lines, a queue with a message TTL and a maximum priority, and the live
+// data source of its hold queues.
+func queueAndHoldQueuesConfig(endpoint, providerLines, name string) string {
+	return fmt.Sprintf(`
+provider "queuey" {
+  endpoint = %q
+%s}
+
+resource "queuey_queue" "q" {
+  name         = %q
+  message_ttl  = "1h"
+  max_priority = 5
+}
+
+data "queuey_hold_queues" "q" {
+  queue = queuey_queue.q.name
+}
+`, endpoint, providerLines, name)
+}
+
+// apply, plan and destroy with only endpoint and oauth2 in the provider block;
+// RABBITMQ_USERNAME and RABBITMQ_PASSWORD in the environment are ignored.
+func TestAccOAuth2_applyPlanDestroy(t *testing.T) {
+	b, issuer := newOAuthTest(t, 10*time.Minute)
+	proxy := newRecordingProxy(t, b.endpoint, 0)
+	t.Setenv(EnvUsername, "guest")
+	t.Setenv(EnvPassword, "guest")
+	name := uniqueName("oauth")
+	b.cleanup(t, name)
+	cfg := queueAndHoldQueuesConfig(proxy.URL, issuer.block(), name)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             b.checkQueues(t, name),
+		Steps: []resource.TestStep{
+			{
+				Config: cfg,
+				Check: resource.ComposeTestCheckFunc(
+					b.checkQueues(t, name, name, name+".dead"),
+					resource.TestCheckResourceAttr("queuey_queue.q", "dead_queue", name+".dead"),
+				),
+			},
+			{
+				Config:           cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+		},
+	})
+	proxy.checkAllBearer(t, issuer.tokens()...)
+	if n := issuer.hits.Load(); n < 1 || n > 3 {
+		t.Errorf("the token endpoint was asked %d times over the whole test, want 1 to 3 (one shared token)", n)
+	}
+	methods := map[string]int{}
+	for _, r := range proxy.requests() {
+		methods[r.method]++
+	}
+	if methods["PUT"] < 2 || methods["DELETE"] < 2 {
+		t.Errorf("requests by method %v: want the declarations and deletions among them", methods)
+	}
+}
+
+// The provider block names only the endpoint; the oauth2 settings come from
+// the environment.
+func TestAccOAuth2_fromEnvironment(t *testing.T) {
+	b, issuer := newOAuthTest(t, 10*time.Minute)
+	proxy := newRecordingProxy(t, b.endpoint, 0)
+	t.Setenv(EnvUsername, "")
+	t.Setenv(EnvPassword, "")
+	t.Setenv(EnvOAuth2TokenURL, issuer.URL)
+	t.Setenv(EnvOAuth2ClientID, "terraform")
+	t.Setenv(EnvOAuth2ClientSecret, issuer.secret)
+	name := uniqueName("oauth-env")
+	b.cleanup(t, name)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             b.checkQueues(t, name),
+		Steps: []resource.TestStep{{
+			Config: fmt.Sprintf("provider \"queuey\" {\n  endpoint = %q\n}\n\nresource \"queuey_queue\" \"q\" {\n  name = %q\n}\n", proxy.URL, name),
+			Check:  b.checkQueues(t, name, name, name+".dead"),
+		}},
+	})
+	proxy.checkAllBearer(t, issuer.tokens()...)
+}
+
+// Tokens that live 3 s, over an apply of 30 queues through a proxy that
+// holds each request, so that the apply outlasts several tokens: every token
+// is replaced before it expires and nothing fails.
+func TestAccOAuth2_shortLivedTokens(t *testing.T) {
+	b, issuer := newOAuthTest(t, 3*time.Second)
+	proxy := newRecordingProxy(t, b.endpoint, 300*time.Millisecond)
+	base := uniqueName("oauth-short")
+	b.cleanup(t, base)
+	cfg := proxiedQueuesConfig(proxy.URL, issuer.block(), base, 30, `  message_ttl = "10m"`)
+	start := time.Now()
+	var applied time.Duration
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             b.checkQueues(t, base),
+		Steps: []resource.TestStep{{
+			Config: cfg,
+			Check: resource.ComposeTestCheckFunc(
+				checkStateCount("queuey_queue", 30),
+				func(*terraform.State) error {
+					applied = time.Since(start)
+					got := b.queues(t, base)
+					if len(got) != 60 {
+						return fmt.Errorf("%d queues with prefix %s, want 60", len(got), base)
+					}
+					return nil
+				},
+			),
+		}},
+	})
+	total := time.Since(start)
+	hits := issuer.hits.Load()
+	t.Logf("apply took %s, the whole test %s; %d token requests, %d management API requests", applied.Round(time.Millisecond),
+		total.Round(time.Millisecond), hits, len(proxy.requests()))
+	if applied < 3*time.Second {
+		t.Errorf("the apply took %s, shorter than a token's life: the test proves nothing", applied)
+	}
+	// A token is replaced after three quarters of its life, which its exp
+	// claim (whole seconds) makes 2 to 3 s: at most one token per 1.5 s of
+	// the test, plus a few.
+	if maxHits := int64(total/(1500*time.Millisecond)) + 4; hits < 2 || hits > maxHits {
+		t.Errorf("%d token requests over %s, want from 2 to %d", hits, total.Round(time.Millisecond), maxHits)
+	}
+	for _, r := range proxy.requests() {
+		// A management user may not read one vhost ("Not administrator
+		// user"); the client then lists the vhosts. Any other refusal means
+		// a token was refused.
+		if r.status == 401 && !strings.Contains(r.reason, "Not administrator user") {
+			t.Errorf("%s %s answered 401 (%s): a token expired in use", r.method, r.path, r.reason)
+		}
+	}
+	proxy.checkAllBearer(t, issuer.tokens()...)
+}
+
+// The least a token needs, as the operating guide says: the management tag
+// and configure on the queues of the topology, in vhost "/" only (%2F).
+func TestAccOAuth2_minimalScopes(t *testing.T) {
+	b, issuer := newOAuthTest(t, 10*time.Minute)
+	name := uniqueName("oauth-min")
+	b.cleanup(t, name)
+	scopes := []string{b.rsid + ".tag:management", b.rsid + ".configure:%2F/" + name + "*"}
+	cfg := queueAndHoldQueuesConfig(b.endpoint, issuer.block(scopes...), name)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             b.checkQueues(t, name),
+		Steps: []resource.TestStep{
+			{Config: cfg, Check: b.checkQueues(t, name, name, name+".dead")},
+			{Config: cfg, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+		},
+	})
+}
+
+// A wrong client secret: an error naming token_url and the identity
+// provider's error code, and no storm of token requests.
+func TestAccOAuth2_wrongClientSecret(t *testing.T) {
+	b := oauthPreCheck(t)
+	issuer := newTokenIssuer(t, b, randomSecret("right-"), 10*time.Minute)
+	proxy := newRecordingProxy(t, b.endpoint, 0)
+	base := uniqueName("oauth-wrong")
+	b.cleanup(t, base)
+	wrong := randomSecret("wrong-")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      proxiedQueuesConfig(proxy.URL, issuer.oauth2Block(fmt.Sprintf("%q", wrong)), base, 5, ""),
+			ExpectError: regexp.MustCompile(`(?s)token_url\s+` + regexp.QuoteMeta(issuer.URL) + `.*HTTP\s+401.*"invalid_client".*client_secret`),
+		}},
+	})
+	// The oauth2 package tries the credentials in a header, then in the form
+	// body: two requests, once per process at most.
+	if n := issuer.hits.Load(); n < 1 || n > 4 {
+		t.Errorf("the token endpoint was asked %d times for 5 queues, want 1 to 4", n)
+	}
+	if n := len(proxy.requests()); n != 0 {
+		t.Errorf("the management API saw %d requests without a token", n)
+	}
+	if got := b.queues(t, base); len(got) != 0 {
+		t.Errorf("queues created: %q", got)
+	}
+}
+
+// A token without the management tag scope: the refusal explained, with the
+// scope needed.
+func TestAccOAuth2_noManagementScope(t *testing.T) {
+	b, issuer := newOAuthTest(t, 10*time.Minute)
+	base := uniqueName("oauth-notag")
+	b.cleanup(t, base)
+	scopes := []string{b.rsid + ".configure:*/*", b.rsid + ".write:*/*", b.rsid + ".read:*/*"}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      proxiedQueuesConfig(b.endpoint, issuer.block(scopes...), base, 1, ""),
+			ExpectError: errorMatching("HTTP 401", "Not management user", "rabbitmq.tag:management", "oauth2.client_id"),
+		}},
+	})
+	if got := b.queues(t, base); len(got) != 0 {
+		t.Errorf("queues created: %q", got)
+	}
+}
+
+// A static bearer_token works, and headers reach the broker.
+func TestAccBearerToken_staticWithHeaders(t *testing.T) {
+	b := oauthPreCheck(t)
+	tok := b.token(t, b.fullScopes(), 10*time.Minute)
+	proxy := newRecordingProxy(t, b.endpoint, 0)
+	headerValue := randomSecret("hv-")
+	t.Setenv("TF_VAR_queuey_token", tok)
+	name := uniqueName("bearer")
+	b.cleanup(t, name)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             b.checkQueues(t, name),
+		Steps: []resource.TestStep{{
+			Config: fmt.Sprintf(`
+variable "queuey_token" {
+  type      = string
+  sensitive = true
+}
+
+provider "queuey" {
+  endpoint     = %q
+  bearer_token = var.queuey_token
+  headers = {
+    "X-Queuey-Test"       = %q
+    "CF-Access-Client-Id" = "terraform.access"
+  }
+}
+
+resource "queuey_queue" "q" {
+  name = %q
+}
+`, proxy.URL, headerValue, name),
+			Check: b.checkQueues(t, name, name, name+".dead"),
+		}},
+	})
+	proxy.checkAllBearer(t, tok)
+	for _, r := range proxy.requests() {
+		if r.header.Get("X-Queuey-Test") != headerValue || r.header.Get("Cf-Access-Client-Id") != "terraform.access" {
+			t.Errorf("%s %s arrived without the configured headers", r.method, r.path)
+		}
+	}
+}
+
+// An expired bearer_token: the refusal explained.
+func TestAccBearerToken_expired(t *testing.T) {
+	b := oauthPreCheck(t)
+	tok := b.token(t, b.fullScopes(), -time.Minute)
+	base := uniqueName("bearer-expired")
+	b.cleanup(t, base)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      proxiedQueuesConfig(b.endpoint, fmt.Sprintf("  bearer_token = %q", tok), base, 1, ""),
+			ExpectError: errorMatching("HTTP 401", "The bearer_token expired at", "get a new token"),
+		}},
+	})
+}
+
+// No secret — the client secret, a token, a header value — in the output or
+// in the TRACE logs of Terraform and the provider.
+func TestAccOAuth2_secretsNotLogged(t *testing.T) {
+	b, issuer := newOAuthTest(t, 10*time.Minute)
+	headerValue := randomSecret("hv-")
+	proxy := newRecordingProxy(t, b.endpoint, 0)
+	logPath := filepath.Join(t.TempDir(), "trace.log")
+	t.Setenv("TF_LOG", "TRACE")
+	t.Setenv("TF_ACC_LOG_PATH", logPath)
+	t.Setenv("TF_VAR_client_secret", issuer.secret)
+	// Through sensitive variables, as an operator would pass them:
+	// terraform-plugin-testing logs each step's configuration text itself.
+	t.Setenv("TF_VAR_header_value", headerValue)
+	name := uniqueName("oauth-secrets")
+	b.cleanup(t, name)
+	cfg := fmt.Sprintf(`
+variable "client_secret" {
+  type      = string
+  sensitive = true
+}
+
+variable "header_value" {
+  type      = string
+  sensitive = true
+}
+
+provider "queuey" {
+  endpoint = %q
+  headers  = { "X-Queuey-Test" = var.header_value }
+%s}
+
+resource "queuey_queue" "q" {
+  name = %q
+}
+
+output "dead" {
+  value = queuey_queue.q.dead_queue
+}
+`, proxy.URL, issuer.oauth2Block("var.client_secret"), name)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             b.checkQueues(t, name),
+		Steps: []resource.TestStep{
+			{Config: cfg, Check: b.checkQueues(t, name, name, name+".dead")},
+			{Config: cfg, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+		},
+	})
+	raw, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := string(raw)
+	secrets := map[string]string{"the client secret": issuer.secret, "the header value": headerValue}
+	for i, tok := range issuer.tokens() {
+		secrets[fmt.Sprintf("token %d", i+1)] = tok
+		// The signature alone identifies a token.
+		secrets[fmt.Sprintf("the signature of token %d", i+1)] = tok[strings.LastIndex(tok, ".")+1:]
+	}
+	if len(issuer.tokens()) == 0 {
+		t.Fatal("no token was issued")
+	}
+	for what, s := range secrets {
+		if i := strings.Index(logs, s); i >= 0 {
+			from, to := max(0, i-300), min(len(logs), i+len(s)+100)
+			t.Errorf("the TRACE logs contain %s: …%s…", what, strings.ReplaceAll(logs[from:to], s, "<"+what+">"))
+		}
+	}
+	if !strings.Contains(logs, "Terraform version:") && !strings.Contains(logs, "OpenTofu version:") {
+		t.Error("the logs lack the CLI's log lines: the search did not cover them")
+	}
+	for what, marker := range map[string]string{
+		"the provider's Configure":             "Calling provider defined Provider Configure",
+		"the provider's Create":                "Calling provider defined Resource Create",
+		"the provider's Delete":                "Calling provider defined Resource Delete",
+		"the test's configuration (token_url)": issuer.URL,
+	} {
+		if !strings.Contains(logs, marker) {
+			t.Errorf("the logs lack %s (%q): the search did not cover them", what, marker)
+		}
+	}
+	t.Logf("searched %d bytes of TRACE logs for %d secrets", len(logs), len(secrets))
+	for _, r := range proxy.requests() {
+		if r.header.Get("X-Queuey-Test") != headerValue {
+			t.Fatalf("%s %s arrived without the header: the search for its value proves nothing", r.method, r.path)
+		}
+	}
+}
