@@ -217,7 +217,7 @@ func TestQueue_driftReplaces(t *testing.T) {
 				Config: cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionReplace),
-					expectChange("queuey_queue.test", "arguments_json", `{"auto_delete":true,"x-max-length":10,"x-message-ttl":5000}`, `{"x-message-ttl":5000}`),
+					expectArgumentsChange(`{"auto_delete":true,"x-max-length":10,"x-message-ttl":5000}`, `{"x-message-ttl":5000}`),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("arguments_json"), knownvalue.StringExact(`{"x-message-ttl":5000}`)),
