@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make demo`: applies examples/quickstart with the provider built into build/,
-# against a broker made ready by scripts/broker-ready.sh, and prints the outputs.
+# against a broker made ready by scripts/brokers.sh (BROKER), and prints the outputs.
 #
 # Terraform finds the fresh build through a dev_overrides CLI configuration
 # written to build/terraformrc and passed in TF_CLI_CONFIG_FILE; ~/.terraformrc
@@ -10,6 +10,9 @@
 # The example is copied to build/quickstart and applied there, so its state
 # stays out of the source tree; a second run finds nothing to change.
 #
+# BROKER picks the broker (scripts/brokers.sh: 3.10, the default, is the
+# machine's own; 4.0 and 4.3 are nodes started for the demo and stopped after
+# it unless KEEP_BROKERS=1).
 # TF names the Terraform binary (default: terraform), e.g. TF=tofu (make demo
 # TF=tofu builds OpenTofu into build/bin/tofu first when tofu is not on PATH).
 # The provider is built first unless SKIP_BUILD=1 (make demo builds it).
@@ -43,11 +46,16 @@ fi
 	exit 1
 }
 
-log "making a broker ready"
-"$repo_root/scripts/broker-ready.sh" >/dev/null
+broker="${BROKER:-3.10}"
+log "making broker $broker ready (scripts/brokers.sh)"
+"$repo_root/scripts/brokers.sh" start "$broker"
+if [[ "${KEEP_BROKERS:-}" != 1 ]]; then
+	# A node this demo started stops with it; KEEP_BROKERS=1 keeps it.
+	trap '"$repo_root/scripts/brokers.sh" stop' EXIT
+fi
 set -a
-# shellcheck disable=SC1091
-. "$build_dir/broker.env"
+# shellcheck disable=SC1090
+. "$build_dir/brokers/$broker.env"
 set +a
 
 # The CLI configuration: the provider comes from build/, every other one the

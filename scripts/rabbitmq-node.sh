@@ -25,8 +25,8 @@
 #
 # start waits (NODE_WAIT_SECONDS, default 120) until the management port
 # answers HTTP, then prints shell assignments on stdout:
-#   NODE_NAME, NODE_VERSION (what the node reports), NODE_ENDPOINT,
-#   NODE_AMQP_URL, NODE_PID
+#   NODE_NAME, NODE_VERSION (what the node reports), NODE_SERIES, NODE_ENDPOINT,
+#   NODE_AMQP_URL, NODE_PID, NODE_LOG (the node's log file, as seen from here)
 # and keeps them in $QUEUEY_CACHE/nodes/NAME.env for `env` and `stop`.
 # Starting a node that already runs prints its assignments and changes nothing.
 set -euo pipefail
@@ -164,6 +164,8 @@ cmd_start() {
 			alive "$NODE_PID" && http_answers "$mgmt"
 		) && {
 			log "$name@localhost already runs"
+			grep -q '^NODE_LOG=' "$state_dir/$name.env" ||
+				printf 'NODE_LOG=%q\n' "$(root_of "$version")/var/lib/rabbitmq/queuey-nodes/$name/log/$name@localhost.log" >>"$state_dir/$name.env"
 			cat "$state_dir/$name.env"
 			return 0
 		}
@@ -235,6 +237,7 @@ cmd_start() {
 		printf 'NODE_ENDPOINT=%q\n' "http://127.0.0.1:$mgmt"
 		printf 'NODE_AMQP_URL=%q\n' "amqp://guest:guest@127.0.0.1:$amqp/"
 		printf 'NODE_PID=%q\n' "$pid"
+		printf 'NODE_LOG=%q\n' "$root$dir/log/$name@localhost.log"
 	} >"$state_dir/$name.env"
 	log "$name@localhost is up (RabbitMQ $reported, pid $pid)"
 	cat "$state_dir/$name.env"

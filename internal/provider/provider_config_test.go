@@ -177,6 +177,25 @@ func TestProviderConfig_AuthFromEnvironment(t *testing.T) {
 	})
 }
 
+// An oauth2 block may leave its credentials to the environment.
+func TestProviderConfig_OAuth2CredentialsFromEnvironment(t *testing.T) {
+	clearBrokerEnv(t)
+	t.Setenv(EnvUsername, "ignored")
+	t.Setenv(EnvOAuth2ClientID, "terraform")
+	t.Setenv(EnvOAuth2ClientSecret, "from-env")
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: `provider "queuey" {
+  oauth2 {
+    token_url = "http://127.0.0.1:1/token"
+  }
+}
+` + pureHoldQueue,
+		}},
+	})
+}
+
 // Suffixes that come from another resource are unknown when Terraform plans
 // the data source. Terraform still reads it during the plan (its own
 // arguments are known), so the read fails and names the setting.
@@ -232,6 +251,13 @@ resource "terraform_data" "endpoint" {
 provider "queuey" {
   endpoint = terraform_data.endpoint.output
   vhost    = terraform_data.endpoint.id
+  headers  = { "X-Team" = terraform_data.endpoint.id }
+
+  oauth2 {
+    token_url     = terraform_data.endpoint.output
+    client_id     = "terraform"
+    client_secret = terraform_data.endpoint.id
+  }
 }
 ` + pureHoldQueue,
 			ConfigStateChecks: []statecheck.StateCheck{

@@ -66,7 +66,7 @@ func (d *providerData) brokerClient() (*broker.Client, diag.Diagnostics) {
 	}
 	if d.brokerUnknown {
 		diags.AddError("Broker Settings Unknown",
-			"The provider's management API settings (endpoint, credentials, TLS, request_timeout or retry_budget) are not known yet, "+
+			"The provider's management API settings (endpoint, credentials, headers, TLS, request_timeout or retry_budget) are not known yet, "+
 				"so the broker cannot be reached. They must be known when this operation runs.")
 		return nil, diags
 	}
@@ -74,7 +74,7 @@ func (d *providerData) brokerClient() (*broker.Client, diag.Diagnostics) {
 		diags.AddError("Missing Management API Endpoint",
 			"This needs the RabbitMQ management API, but no endpoint is configured. Set `endpoint` in the "+
 				"provider \"queuey\" block, or the "+EnvEndpoint+" environment variable, e.g. http://127.0.0.1:15672 "+
-				"(with username/password or "+EnvUsername+"/"+EnvPassword+").")
+				"(with username/password or "+EnvUsername+"/"+EnvPassword+", or bearer_token, or an oauth2 block).")
 		return nil, diags
 	}
 	d.clientOnce.Do(func() {
