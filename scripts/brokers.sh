@@ -14,6 +14,9 @@
 #   4.3         node rabbit43: Debian forky's RabbitMQ 4.3, AMQP 5673, management 15673
 #   4.3-quorum  node queuey-quorum43: RabbitMQ 4.3 whose rabbitmq.conf sets
 #               default_queue_type = quorum, AMQP 5684, management 15684 (fresh each run)
+#   oauth-3.10  node oauth310: RabbitMQ 3.10 with the OAuth 2.0 backend and a fresh
+#               signing key (scripts/oauth-node.sh), AMQP 5675, management 15675
+#   oauth-4.3   node oauth43: the same on RabbitMQ 4.3, AMQP 5676, management 15676
 # The 4.x nodes run from Debian chroots that scripts/rabbitmq-node.sh builds
 # once into /var/cache/queuey (outside the clone, about a minute each) and
 # starts in seconds after that.
@@ -55,6 +58,8 @@ BROKERS=(
 	"4.0         node rabbit40 4.0 5674 15674 25674 '$deny'"
 	"4.3         node rabbit43 4.3 5673 15673 25673 '$deny'"
 	"4.3-quorum  node queuey-quorum43 4.3 5684 15684 25684 '$deny' 'default_queue_type = quorum'"
+	"oauth-3.10  cmd '$root/scripts/oauth-node.sh start 3.10' '$root/scripts/oauth-node.sh stop 3.10'"
+	"oauth-4.3   cmd '$root/scripts/oauth-node.sh start 4.3' '$root/scripts/oauth-node.sh stop 4.3'"
 )
 
 log() { printf 'brokers: %s\n' "$*" >&2; }
