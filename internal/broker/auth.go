@@ -73,10 +73,18 @@ type authTransport struct {
 }
 
 func newAuthTransport(cfg Config, next http.RoundTripper, tokenBase *http.Transport) (*authTransport, error) {
+	var invalid []string
 	for name := range cfg.Headers {
 		if !validHeaderName(name) {
-			return nil, fmt.Errorf("headers: %q is not a valid HTTP header name", name)
+			invalid = append(invalid, fmt.Sprintf("%q", name))
 		}
+	}
+	if len(invalid) > 0 {
+		sort.Strings(invalid)
+		if len(invalid) == 1 {
+			return nil, fmt.Errorf("headers: %s is not a valid HTTP header name", invalid[0])
+		}
+		return nil, fmt.Errorf("headers: %s are not valid HTTP header names", strings.Join(invalid, ", "))
 	}
 	t := &authTransport{
 		next: next, method: cfg.Method(), username: cfg.Username, password: cfg.Password,

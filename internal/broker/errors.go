@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
 )
 
 // Kinds of failure callers act on. Test with errors.Is.
@@ -171,11 +173,12 @@ func (c *Client) whoami(ctx context.Context) (int, string) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.endpoint+"/api/whoami", nil)
+	// Not through do: the raw status is the answer here, and do would
+	// classify it (and so ask whoami again).
+	req, err := c.newRequest(ctx, http.MethodGet, "whoami", nil)
 	if err != nil {
 		return 0, ""
 	}
-	req.SetBasicAuth(c.cfg.Username, c.cfg.Password)
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return 0, ""
@@ -184,17 +187,15 @@ func (c *Client) whoami(ctx context.Context) (int, string) {
 	return resp.StatusCode, readReason(resp.Body)
 }
 
-// readReason reads the reason (else the error) of an error answer.
+// readReason reads the reason (else the error) of an error answer, decoded
+// with rabbit-hole's type for it.
 func readReason(r io.Reader) string {
-	var body struct {
-		Error  string `json:"error"`
-		Reason string `json:"reason"`
-	}
+	var body rabbithole.ErrorResponse
 	_ = json.NewDecoder(io.LimitReader(r, 64<<10)).Decode(&body)
 	if body.Reason != "" {
 		return body.Reason
 	}
-	return body.Error
+	return body.Message
 }
 
 func (c *Client) authHint(k authProblemKind) string {

@@ -150,7 +150,7 @@ func (e *env) deleteLeftovers(ctx context.Context, prefix string) (int, error) {
 	n := 0
 	for name := range all {
 		if strings.HasPrefix(name, prefix) {
-			if err := e.admin.DeleteQueue(ctx, e.vhost, name, false); err != nil {
+			if err := e.admin.DeleteQueue(ctx, e.vhost, name, false); err != nil && !errors.Is(err, broker.ErrNotFound) {
 				return n, err
 			}
 			n++
