@@ -36,9 +36,13 @@
 #   node NODE VERSION AMQP MGMT DIST [rabbitmq.conf line]…
 # for a node of scripts/rabbitmq-node.sh, or
 #   cmd 'START COMMAND' 'STOP COMMAND'
-# for anything else: START prints shell assignments (RABBITMQ_ENDPOINT and
-# RABBITMQ_AMQP_URL, or NODE_ENDPOINT and NODE_AMQP_URL as rabbitmq-node.sh
-# does, plus anything its tests need) and exits 0 once the broker answers.
+# for anything else: START prints shell assignments and exits 0 once the
+# broker answers. They all go into the tests' environment; the broker's
+# version is read from RABBITMQ_ENDPOINT, NODE_ENDPOINT or the first other
+# *_ENDPOINT. E.g. for the OAuth 2.0 node of the auth tests:
+#   "oauth-4.3  cmd 'scripts/oauth-node.sh start 4.3' 'scripts/oauth-node.sh stop 4.3'"
+# with, in scripts/testacc.sh's STAGES,
+#   "oauth-4.3  terraform oauth-4.3 ^(TestAccOAuth2_|TestAccBearerToken_) -"
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -89,26 +93,36 @@ write_env() {
 	local name="$1" out="$dir/$1.env" endpoint amqp user password version log offset=0
 	endpoint="${RABBITMQ_ENDPOINT:-${NODE_ENDPOINT:-}}"
 	amqp="${RABBITMQ_AMQP_URL:-${NODE_AMQP_URL:-}}"
+	# A start command that names its endpoint otherwise (e.g.
+	# RABBITMQ_OAUTH_ENDPOINT): its version is read there, and the tests get
+	# its assignments as they are, with no RABBITMQ_ENDPOINT of this script.
+	local probe="$endpoint"
+	if [[ -z "$probe" ]]; then
+		probe="$(sed -n 's/^[A-Za-z0-9_]*_ENDPOINT=//p' <<<"${EXTRA_ASSIGNMENTS:-}" | head -n 1)"
+		probe="$(eval "echo $probe")"
+	fi
 	user="${RABBITMQ_USERNAME:-guest}"
 	password="${RABBITMQ_PASSWORD:-guest}"
 	log="${BROKER_LOG:-${NODE_LOG:-}}"
-	[[ -n "$endpoint" ]] || die "$name: its start command printed no RABBITMQ_ENDPOINT or NODE_ENDPOINT"
-	version="$(reported_version "$endpoint" "$user" "$password")"
+	[[ -n "$probe" ]] || die "$name: its start command printed no RABBITMQ_ENDPOINT, NODE_ENDPOINT or other *_ENDPOINT"
+	version="$(reported_version "$probe" "$user" "$password")"
 	[[ -n "$version" ]] || version="${NODE_VERSION:-unknown}"
 	if [[ -n "$log" && -f "$log" ]]; then offset="$(stat -c %s "$log")"; fi
 	{
 		echo "# Written by scripts/brokers.sh start $name; load with: set -a; . $out; set +a"
-		printf 'RABBITMQ_ENDPOINT=%q\n' "$endpoint"
-		printf 'RABBITMQ_USERNAME=%q\n' "$user"
-		printf 'RABBITMQ_PASSWORD=%q\n' "$password"
-		printf 'RABBITMQ_AMQP_URL=%q\n' "$amqp"
+		if [[ -n "$endpoint" ]]; then
+			printf 'RABBITMQ_ENDPOINT=%q\n' "$endpoint"
+			printf 'RABBITMQ_USERNAME=%q\n' "$user"
+			printf 'RABBITMQ_PASSWORD=%q\n' "$password"
+			printf 'RABBITMQ_AMQP_URL=%q\n' "$amqp"
+		fi
 		printf 'BROKER_NAME=%q\n' "$name"
 		printf 'BROKER_VERSION=%q\n' "$version"
 		printf 'BROKER_LOG=%q\n' "$log"
 		printf 'BROKER_LOG_OFFSET=%q\n' "$offset"
 		if [[ -n "${EXTRA_ASSIGNMENTS:-}" ]]; then printf '%s\n' "$EXTRA_ASSIGNMENTS"; fi
 	} >"$out"
-	log "$name: RabbitMQ $version at $endpoint (settings in ${out#"$root"/})"
+	log "$name: RabbitMQ $version at $probe (settings in ${out#"$root"/})"
 }
 
 # assignments TEXT: the NAME=value lines of TEXT.
@@ -174,8 +188,8 @@ start_one() {
 		out="$(bash -c "${def[1]}")" || die "$name: '${def[1]}' failed"
 		echo "cmd ${def[2]}" >>"$dir/started"
 		(
-			eval "$(assignments "$out")"
 			EXTRA_ASSIGNMENTS="$(assignments "$out")"
+			eval "$EXTRA_ASSIGNMENTS"
 			write_env "$name"
 		)
 		;;
