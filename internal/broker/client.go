@@ -71,7 +71,7 @@ func New(cfg Config) (*Client, error) {
 		return nil, err
 	}
 	// A backstop: every attempt already has its own timeout.
-	overall := cfg.MaxRequestTime() + cfg.RequestTimeout
+	overall := cfg.maxRequestTime() + cfg.RequestTimeout
 	return &Client{
 		cfg:              cfg,
 		endpoint:         endpoint,
@@ -84,9 +84,9 @@ func New(cfg Config) (*Client, error) {
 // Endpoint returns the normalised management API base URL.
 func (c *Client) Endpoint() string { return c.endpointRedacted }
 
-// ObserveAttempts calls f before every HTTP attempt; for tests and
+// observeAttempts calls f before every HTTP attempt; for tests and
 // benchmarks. Call it before the client is used.
-func (c *Client) ObserveAttempts(f func(*http.Request)) { c.transport.onAttempt = f }
+func (c *Client) observeAttempts(f func(*http.Request)) { c.transport.onAttempt = f }
 
 func redact(s string) string {
 	u, err := url.Parse(s)

@@ -265,3 +265,25 @@ func TestSorted(t *testing.T) {
 		t.Error("sorted changed its argument")
 	}
 }
+
+// A vhost that makes quorum queues by default is refused before anything is
+// declared; a vhost that does not exist is named as missing.
+func TestQueue_vhostChecked(t *testing.T) {
+	s := brokertest.New(t)
+	s.AddVhost("quorum-default", "quorum")
+	for vhost, want := range map[string]string{
+		"quorum-default": `(?s)vhost\s+"quorum-default"\s+makes\s+quorum\s+queues\s+by\s+default`,
+		"missing":        `(?s)vhost\s+"missing"\s+does\s+not\s+exist`,
+	} {
+		resource.UnitTest(t, resource.TestCase{
+			ProtoV6ProviderFactories: testProviderFactories,
+			Steps: []resource.TestStep{{
+				Config:      fakeProviderConfig(s, fmt.Sprintf("  vhost = %q", vhost)),
+				ExpectError: regexp.MustCompile(want),
+			}},
+		})
+	}
+	if d := s.RequestsMatching("PUT"); len(d) > 0 {
+		t.Errorf("declared %q in a vhost that was refused", d)
+	}
+}
