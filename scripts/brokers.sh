@@ -14,6 +14,9 @@
 #   4.3         node rabbit43: Debian forky's RabbitMQ 4.3, AMQP 5673, management 15673
 #   4.3-quorum  node queuey-quorum43: RabbitMQ 4.3 whose rabbitmq.conf sets
 #               default_queue_type = quorum, AMQP 5684, management 15684 (fresh each run)
+#   oauth-3.10  node oauth310: RabbitMQ 3.10 with the OAuth 2.0 backend and a fresh
+#               signing key (scripts/oauth-node.sh), AMQP 5675, management 15675
+#   oauth-4.3   node oauth43: the same on RabbitMQ 4.3, AMQP 5676, management 15676
 #   resil       the nodes of the restart and cluster tests (scripts/resil-nodes.sh):
 #               restart310 (3.10) and restart43 (4.3), and a 3-node 4.3 cluster c1-c3;
 #               its endpoint is c1's (management 15681); always stopped at the end
@@ -36,9 +39,13 @@
 #   node NODE VERSION AMQP MGMT DIST [rabbitmq.conf line]…
 # for a node of scripts/rabbitmq-node.sh, or
 #   cmd 'START COMMAND' 'STOP COMMAND'
-# for anything else: START prints shell assignments (RABBITMQ_ENDPOINT and
-# RABBITMQ_AMQP_URL, or NODE_ENDPOINT and NODE_AMQP_URL as rabbitmq-node.sh
-# does, plus anything its tests need) and exits 0 once the broker answers.
+# for anything else: START prints shell assignments and exits 0 once the
+# broker answers. They all go into the tests' environment; the broker's
+# version is read from RABBITMQ_ENDPOINT, NODE_ENDPOINT or the first other
+# *_ENDPOINT. E.g. for the OAuth 2.0 node of the auth tests:
+#   "oauth-4.3  cmd 'scripts/oauth-node.sh start 4.3' 'scripts/oauth-node.sh stop 4.3'"
+# with, in scripts/testacc.sh's STAGES,
+#   "oauth-4.3  terraform oauth-4.3 ^(TestAccOAuth2_|TestAccBearerToken_) -"
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -54,7 +61,9 @@ BROKERS=(
 	"4.0         node rabbit40 4.0 5674 15674 25674 '$deny'"
 	"4.3         node rabbit43 4.3 5673 15673 25673 '$deny'"
 	"4.3-quorum  node queuey-quorum43 4.3 5684 15684 25684 '$deny' 'default_queue_type = quorum'"
-	"resil       cmd 'scripts/resil-nodes.sh start' 'scripts/resil-nodes.sh stop'"
+	"oauth-3.10  cmd '$root/scripts/oauth-node.sh start 3.10' '$root/scripts/oauth-node.sh stop 3.10'"
+	"oauth-4.3   cmd '$root/scripts/oauth-node.sh start 4.3' '$root/scripts/oauth-node.sh stop 4.3'"
+	"resil       cmd '$root/scripts/resil-nodes.sh start' '$root/scripts/resil-nodes.sh stop'"
 )
 
 log() { printf 'brokers: %s\n' "$*" >&2; }
@@ -88,26 +97,36 @@ write_env() {
 	local name="$1" out="$dir/$1.env" endpoint amqp user password version log offset=0
 	endpoint="${RABBITMQ_ENDPOINT:-${NODE_ENDPOINT:-}}"
 	amqp="${RABBITMQ_AMQP_URL:-${NODE_AMQP_URL:-}}"
+	# A start command that names its endpoint otherwise (e.g.
+	# RABBITMQ_OAUTH_ENDPOINT): its version is read there, and the tests get
+	# its assignments as they are, with no RABBITMQ_ENDPOINT of this script.
+	local probe="$endpoint"
+	if [[ -z "$probe" ]]; then
+		probe="$(sed -n 's/^[A-Za-z0-9_]*_ENDPOINT=//p' <<<"${EXTRA_ASSIGNMENTS:-}" | head -n 1)"
+		probe="$(eval "echo $probe")"
+	fi
 	user="${RABBITMQ_USERNAME:-guest}"
 	password="${RABBITMQ_PASSWORD:-guest}"
 	log="${BROKER_LOG:-${NODE_LOG:-}}"
-	[[ -n "$endpoint" ]] || die "$name: its start command printed no RABBITMQ_ENDPOINT or NODE_ENDPOINT"
-	version="$(reported_version "$endpoint" "$user" "$password")"
+	[[ -n "$probe" ]] || die "$name: its start command printed no RABBITMQ_ENDPOINT, NODE_ENDPOINT or other *_ENDPOINT"
+	version="$(reported_version "$probe" "$user" "$password")"
 	[[ -n "$version" ]] || version="${NODE_VERSION:-unknown}"
 	if [[ -n "$log" && -f "$log" ]]; then offset="$(stat -c %s "$log")"; fi
 	{
 		echo "# Written by scripts/brokers.sh start $name; load with: set -a; . $out; set +a"
-		printf 'RABBITMQ_ENDPOINT=%q\n' "$endpoint"
-		printf 'RABBITMQ_USERNAME=%q\n' "$user"
-		printf 'RABBITMQ_PASSWORD=%q\n' "$password"
-		printf 'RABBITMQ_AMQP_URL=%q\n' "$amqp"
+		if [[ -n "$endpoint" ]]; then
+			printf 'RABBITMQ_ENDPOINT=%q\n' "$endpoint"
+			printf 'RABBITMQ_USERNAME=%q\n' "$user"
+			printf 'RABBITMQ_PASSWORD=%q\n' "$password"
+			printf 'RABBITMQ_AMQP_URL=%q\n' "$amqp"
+		fi
 		printf 'BROKER_NAME=%q\n' "$name"
 		printf 'BROKER_VERSION=%q\n' "$version"
 		printf 'BROKER_LOG=%q\n' "$log"
 		printf 'BROKER_LOG_OFFSET=%q\n' "$offset"
 		if [[ -n "${EXTRA_ASSIGNMENTS:-}" ]]; then printf '%s\n' "$EXTRA_ASSIGNMENTS"; fi
 	} >"$out"
-	log "$name: RabbitMQ $version at $endpoint (settings in ${out#"$root"/})"
+	log "$name: RabbitMQ $version at $probe (settings in ${out#"$root"/})"
 }
 
 # assignments TEXT: the NAME=value lines of TEXT.
@@ -173,8 +192,8 @@ start_one() {
 		out="$(bash -c "${def[1]}")" || die "$name: '${def[1]}' failed"
 		echo "cmd ${def[2]}" >>"$dir/started"
 		(
-			eval "$(assignments "$out")"
 			EXTRA_ASSIGNMENTS="$(assignments "$out")"
+			eval "$EXTRA_ASSIGNMENTS"
 			write_env "$name"
 		)
 		;;

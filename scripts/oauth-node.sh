@@ -17,7 +17,9 @@
 # management API of both versions takes "Authorization: Bearer <jwt>" once
 # the backend is on; nothing else needs configuring for the HTTP API.
 #
-# start prints shell assignments for the tests on stdout:
+# start prints shell assignments on stdout: those of scripts/rabbitmq-node.sh
+# (NODE_ENDPOINT, NODE_AMQP_URL, NODE_VERSION, NODE_LOG, ...), which make it a
+# broker of scripts/brokers.sh (oauth-3.10, oauth-4.3), and for the tests:
 #   RABBITMQ_OAUTH_ENDPOINT, RABBITMQ_OAUTH_AMQP_URL, RABBITMQ_OAUTH_VERSION,
 #   RABBITMQ_OAUTH_SIGNING_KEY (base64url, no padding), RABBITMQ_OAUTH_KEY_ID,
 #   RABBITMQ_OAUTH_RESOURCE_SERVER_ID
@@ -76,6 +78,10 @@ env_out="$("$node_sh" start "$name" --version "$version" --amqp-port "$amqp" --m
 	--dist-port "$dist" --advanced "$tmp/advanced.config" \
 	--plugins rabbitmq_management,rabbitmq_auth_backend_oauth2 --fresh)"
 eval "$env_out"
+
+# The node's own assignments (NODE_ENDPOINT, NODE_VERSION, NODE_LOG, ...) for
+# scripts/brokers.sh, then what the tests read.
+grep -E '^NODE_[A-Z_]*=' <<<"$env_out"
 
 printf 'RABBITMQ_OAUTH_ENDPOINT=%q\n' "$NODE_ENDPOINT"
 printf 'RABBITMQ_OAUTH_AMQP_URL=%q\n' "$NODE_AMQP_URL"

@@ -40,8 +40,10 @@
 set -uo pipefail
 
 # The tests that need a broker of their own, left out of the plain stages:
-# the node-wide quorum refusal, OAuth 2.0 (scripts/testacc-oauth.sh), and the
-# restarts and node failures (nodes that the resil stage stops and starts).
+# the node-wide quorum refusal, OAuth 2.0 (the oauth-* stages, on nodes
+# with the oauth2 backend; scripts/testacc-oauth.sh runs those alone), and
+# the restarts and node failures (the resil stage, on nodes it stops and starts).
+oauth="^(TestAccOAuth2_|TestAccBearerToken_)"
 own="TestAccNodeQuorum|TestAccOAuth2_|TestAccBearerToken_|TestAccRestart_|TestAccCluster_"
 STAGES=(
 	"resil            terraform resil      TestAccRestart_|TestAccCluster_ -"
@@ -51,6 +53,8 @@ STAGES=(
 	"opentofu-4.3     opentofu  4.3        TestAcc           $own"
 	"opentofu-unit    opentofu  -          .                 TestAcc"
 	"node-quorum-4.3  terraform 4.3-quorum TestAccNodeQuorum -"
+	"oauth-3.10       terraform oauth-3.10 $oauth            -"
+	"oauth-4.3        terraform oauth-4.3  $oauth            -"
 )
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -73,10 +73,18 @@ type authTransport struct {
 }
 
 func newAuthTransport(cfg Config, next http.RoundTripper, tokenBase *http.Transport) (*authTransport, error) {
+	var invalid []string
 	for name := range cfg.Headers {
 		if !validHeaderName(name) {
-			return nil, fmt.Errorf("headers: %q is not a valid HTTP header name", name)
+			invalid = append(invalid, fmt.Sprintf("%q", name))
 		}
+	}
+	if len(invalid) > 0 {
+		sort.Strings(invalid)
+		if len(invalid) == 1 {
+			return nil, fmt.Errorf("headers: %s is not a valid HTTP header name", invalid[0])
+		}
+		return nil, fmt.Errorf("headers: %s are not valid HTTP header names", strings.Join(invalid, ", "))
 	}
 	t := &authTransport{
 		next: next, method: cfg.Method(), username: cfg.Username, password: cfg.Password,
@@ -135,7 +143,10 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	// The broker did not accept the token (expired early, revoked, or the
 	// broker's keys rotated): take a new one and try once more.
-	t.tokens.invalidate(tok)
+	if !t.tokens.invalidate(tok) {
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		return resp, nil
+	}
 	if tok, err = t.tokens.token(req.Context()); err != nil {
 		return nil, err
 	}
@@ -197,7 +208,14 @@ type sharedToken struct {
 	tok       string
 	refreshAt time.Time // zero: no known expiry
 	failure   error     // a refusal by the token endpoint: final for this process
+	// lastDrop is when a token the broker refused was last dropped.
+	lastDrop time.Time
 }
+
+// minDropInterval spaces out the tokens dropped because the broker refused
+// them: when every token is refused (a wrong audience, a signing key the
+// broker does not know), each request must not cost a token request.
+const minDropInterval = 30 * time.Second
 
 var sharedTokens = struct {
 	sync.Mutex
@@ -241,7 +259,7 @@ func sharedTokenFor(cfg Config, tokenBase *http.Transport) *sharedToken {
 		// like the management API's; its refusals (4xx) are not.
 		client: &http.Client{
 			Transport: &retryTransport{base: tokenBase, timeout: cfg.RequestTimeout, budget: cfg.retryBudget()},
-			Timeout:   cfg.MaxRequestTime() + cfg.RequestTimeout,
+			Timeout:   cfg.maxRequestTime() + cfg.RequestTimeout,
 		},
 		tokenURL: redact(o.TokenURL),
 	}
@@ -296,13 +314,21 @@ func refreshTime(now, expiry time.Time) time.Time {
 	return expiry.Add(-early)
 }
 
-// invalidate forgets tok, unless a newer token already replaced it.
-func (s *sharedToken) invalidate(tok string) {
+// invalidate forgets tok, unless a newer token already replaced it, and
+// reports whether the caller should try again with a new token: not when a
+// refused token was dropped less than minDropInterval ago.
+func (s *sharedToken) invalidate(tok string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.tok == tok {
-		s.tok = ""
+	if s.tok != tok {
+		return true // replaced meanwhile: try the newer one
 	}
+	if !s.lastDrop.IsZero() && time.Since(s.lastDrop) < minDropInterval {
+		return false
+	}
+	s.tok = ""
+	s.lastDrop = time.Now()
+	return true
 }
 
 // TokenError is a failure to get an OAuth 2.0 token from the token endpoint.

@@ -273,6 +273,18 @@ func TestAuth_oauth2RetryOnceWithNewToken(t *testing.T) {
 		t.Errorf("Authorization headers %q, want tok-1 once, then tok-2", got)
 	}
 
+	// When the new token is refused too, it is not dropped again right away:
+	// each request must not cost a token request.
+	api.refuse["Bearer tok-2"] = "Login failed"
+	for range 3 {
+		if err := get(t, c); !errors.Is(err, ErrUnauthorized) {
+			t.Fatalf("got %v, want ErrUnauthorized", err)
+		}
+	}
+	if n := ts.hits.Load(); n != 2 {
+		t.Errorf("token endpoint hit %d times, want 2", n)
+	}
+
 	// A refusal that a new token cannot change is not retried, and explained.
 	api.refuse["Bearer tok-2"] = "Not management user"
 	err := get(t, c)

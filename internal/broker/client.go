@@ -1,17 +1,17 @@
 package broker
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
 	"time"
-
-	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
 )
 
 // Client talks to one management API.
@@ -19,7 +19,6 @@ type Client struct {
 	cfg              Config
 	endpoint         string // normalised: no trailing slash
 	endpointRedacted string
-	rh               *rabbithole.Client
 	http             *http.Client
 	transport        *retryTransport
 
@@ -47,10 +46,9 @@ func New(cfg Config) (*Client, error) {
 	if cfg.RequestTimeout <= 0 {
 		cfg.RequestTimeout = DefaultRequestTimeout
 	}
-	endpoint := strings.TrimRight(strings.TrimSpace(cfg.Endpoint), "/")
-	u, err := url.Parse(endpoint)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("endpoint must be an http or https URL such as http://127.0.0.1:15672; got %q", redact(endpoint))
+	u, err := ValidateEndpoint(cfg.Endpoint)
+	if err != nil {
+		return nil, err
 	}
 	if u.User != nil {
 		// Credentials in the URL: take them unless username/password are set,
@@ -62,8 +60,8 @@ func New(cfg Config) (*Client, error) {
 			cfg.Password = p
 		}
 		u.User = nil
-		endpoint = u.String()
 	}
+	endpoint := u.String()
 	base, err := newBaseTransport(cfg)
 	if err != nil {
 		return nil, err
@@ -73,18 +71,12 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	rh, err := rabbithole.NewTLSClient(endpoint, cfg.Username, cfg.Password, auth)
-	if err != nil {
-		return nil, fmt.Errorf("endpoint %q: %w", endpoint, err)
-	}
 	// A backstop: every attempt already has its own timeout.
-	overall := cfg.MaxRequestTime() + cfg.RequestTimeout
-	rh.SetTimeout(overall)
+	overall := cfg.maxRequestTime() + cfg.RequestTimeout
 	return &Client{
 		cfg:              cfg,
 		endpoint:         endpoint,
 		endpointRedacted: endpoint,
-		rh:               rh,
 		http:             &http.Client{Transport: auth, Timeout: overall},
 		transport:        rt,
 	}, nil
@@ -93,9 +85,9 @@ func New(cfg Config) (*Client, error) {
 // Endpoint returns the normalised management API base URL.
 func (c *Client) Endpoint() string { return c.endpointRedacted }
 
-// ObserveAttempts calls f before every HTTP attempt; for tests and
+// observeAttempts calls f before every HTTP attempt; for tests and
 // benchmarks. Call it before the client is used.
-func (c *Client) ObserveAttempts(f func(*http.Request)) { c.transport.onAttempt = f }
+func (c *Client) observeAttempts(f func(*http.Request)) { c.transport.onAttempt = f }
 
 func redact(s string) string {
 	u, err := url.Parse(s)
@@ -103,23 +95,6 @@ func redact(s string) string {
 		return "(unparsable URL)"
 	}
 	return u.Redacted()
-}
-
-// fail turns an error from rabbit-hole or the transport into an *Error.
-func (c *Client) fail(ctx context.Context, op string, err error) error {
-	var rhe rabbithole.ErrorResponse
-	switch {
-	case errors.As(err, &rhe):
-		reason := rhe.Reason
-		if reason == "" {
-			reason = rhe.Message
-		}
-		return c.classify(ctx, op, rhe.StatusCode, reason)
-	case strings.Contains(err.Error(), "401 Unauthorized"):
-		// rabbit-hole drops the reason of a 401: authProblem finds it out.
-		return c.classify(ctx, op, http.StatusUnauthorized, "")
-	}
-	return c.unreachable(op, err)
 }
 
 func (c *Client) unreachable(op string, err error) error {
@@ -136,21 +111,82 @@ func (c *Client) unreachable(op string, err error) error {
 	return &Error{Op: op, Endpoint: c.endpointRedacted, Reason: reason, Kind: ErrUnreachable, Hint: hint}
 }
 
-// getJSON performs a GET of path (below /api/) and decodes the answer.
-func (c *Client) getJSON(ctx context.Context, op, path string, out any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.endpoint+"/api/"+path, nil)
+// ValidateEndpoint checks a management API base URL, the one rule for the
+// provider and the client alike: http or https, with a host, without a query
+// or a fragment (the client appends /api/... to it); a trailing slash is
+// tolerated and dropped. Credentials in the URL are left for the caller.
+func ValidateEndpoint(raw string) (*url.URL, error) {
+	s := strings.TrimRight(strings.TrimSpace(raw), "/")
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("the endpoint must be an http or https URL such as http://127.0.0.1:15672; %q does not parse", redact(s))
+	case u.Scheme != "http" && u.Scheme != "https":
+		return nil, fmt.Errorf("the endpoint must be an http or https URL such as http://127.0.0.1:15672; %q has scheme %q", redact(s), u.Scheme)
+	case u.Host == "":
+		return nil, fmt.Errorf("the endpoint must be an http or https URL such as http://127.0.0.1:15672; %q has no host", redact(s))
+	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
+		return nil, fmt.Errorf("the endpoint must be a base URL without a query or fragment; got %q", redact(s))
+	}
+	return u, nil
+}
+
+// newRequest builds a request for path below /api/ with the client's
+// credentials (the auth transport swaps them for a token when configured).
+func (c *Client) newRequest(ctx context.Context, method, path string, body []byte) (*http.Request, error) {
+	var r io.Reader
+	if body != nil {
+		r = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.endpoint+"/api/"+path, r)
 	if err != nil {
-		return &Error{Op: op, Endpoint: c.endpointRedacted, Reason: err.Error()}
+		return nil, err
 	}
 	req.SetBasicAuth(c.cfg.Username, c.cfg.Password)
 	req.Header.Set("Accept", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	return req, nil
+}
+
+// do is the one path of every management API call: it sends method on path
+// (below /api/, segments escaped by the caller) with body encoded as JSON
+// when not nil, honours ctx through every attempt and pause (a cancelled
+// destroy stops at once), and decodes a successful answer into out when not
+// nil; a write makes later reads wait for answers sent after it. Failures come back as *Error, classified once (see classify) and with
+// RabbitMQ's reason kept, whatever the method and status.
+func (c *Client) do(ctx context.Context, op, method, path string, body, out any) error {
+	if method != http.MethodGet {
+		// Shared reads that began before this write must not answer the
+		// reads that follow it (see reads.go).
+		defer c.wrote()
+	}
+	var b []byte
+	if body != nil {
+		var err error
+		if b, err = json.Marshal(body); err != nil {
+			return &Error{Op: op, Endpoint: c.endpointRedacted, Reason: err.Error()}
+		}
+	}
+	req, err := c.newRequest(ctx, method, path, b)
+	if err != nil {
+		return &Error{Op: op, Endpoint: c.endpointRedacted, Reason: err.Error()}
+	}
 	resp, err := c.http.Do(req)
 	if err != nil {
+		if method != http.MethodGet {
+			return c.writeFailed(ctx, op, err)
+		}
 		return c.unreachable(op, err)
 	}
 	defer func() { _ = resp.Body.Close() }()
 	if resp.StatusCode >= 400 {
 		return c.classify(ctx, op, resp.StatusCode, readReason(resp.Body))
+	}
+	if out == nil {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return nil
 	}
 	dec := json.NewDecoder(resp.Body)
 	dec.UseNumber()
@@ -158,6 +194,11 @@ func (c *Client) getJSON(ctx context.Context, op, path string, out any) error {
 		return &Error{Op: op, Endpoint: c.endpointRedacted, Status: resp.StatusCode, Reason: "unreadable answer: " + err.Error()}
 	}
 	return nil
+}
+
+// getJSON is do for a GET.
+func (c *Client) getJSON(ctx context.Context, op, path string, out any) error {
+	return c.do(ctx, op, http.MethodGet, path, nil, out)
 }
 
 // writeFailed turns the failure of a write (a declaration or a delete) into
@@ -175,7 +216,7 @@ func (c *Client) writeFailed(ctx context.Context, op string, err error) error {
 					len(down), total, strings.Join(down, ", "))}
 		}
 	}
-	return c.fail(ctx, op, err)
+	return c.unreachable(op, err)
 }
 
 // nodesDown asks the broker, in one short attempt, for the cluster nodes that

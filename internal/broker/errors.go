@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
 )
 
 // Kinds of failure callers act on. Test with errors.Is.
@@ -88,12 +90,12 @@ func (c *Client) classify(ctx context.Context, op string, status int, reason str
 	case status == 401 || status == 403:
 		e.Kind = ErrUnauthorized
 		e.Hint = c.authHint(c.authProblem(ctx, status, reason))
-	case MetadataStoreTimeout(lower):
+	case metadataStoreTimeout(lower):
 		e.Kind = ErrUnavailable
 		e.Hint = "The cluster's metadata store did not answer in time: most likely a majority of the cluster's nodes is down or " +
 			"cannot reach each other, and nothing can be declared or deleted until it is back (check `rabbitmqctl cluster_status`). " +
 			"The declaration may still take effect once the majority is back"
-	case QueueProcessDown(lower):
+	case queueProcessDown(lower):
 		e.Kind = ErrUnavailable
 		e.Hint = "The queue's node is down or restarting: bring it back (check `rabbitmqctl cluster_status`), then try again"
 	case status == 404:
@@ -172,11 +174,12 @@ func (c *Client) whoami(ctx context.Context) (int, string) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.endpoint+"/api/whoami", nil)
+	// Not through do: the raw status is the answer here, and do would
+	// classify it (and so ask whoami again).
+	req, err := c.newRequest(ctx, http.MethodGet, "whoami", nil)
 	if err != nil {
 		return 0, ""
 	}
-	req.SetBasicAuth(c.cfg.Username, c.cfg.Password)
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return 0, ""
@@ -185,17 +188,15 @@ func (c *Client) whoami(ctx context.Context) (int, string) {
 	return resp.StatusCode, readReason(resp.Body)
 }
 
-// readReason reads the reason (else the error) of an error answer.
+// readReason reads the reason (else the error) of an error answer, decoded
+// with rabbit-hole's type for it.
 func readReason(r io.Reader) string {
-	var body struct {
-		Error  string `json:"error"`
-		Reason string `json:"reason"`
-	}
+	var body rabbithole.ErrorResponse
 	_ = json.NewDecoder(io.LimitReader(r, 64<<10)).Decode(&body)
 	if body.Reason != "" {
 		return body.Reason
 	}
-	return body.Error
+	return body.Message
 }
 
 func (c *Client) authHint(k authProblemKind) string {

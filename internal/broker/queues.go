@@ -1,15 +1,11 @@
 package broker
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
-
-	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
 
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
@@ -191,59 +187,26 @@ func (c *Client) DeclareQueue(ctx context.Context, vhost, name string, args map[
 	if args == nil {
 		args = map[string]any{}
 	}
-	body, err := json.Marshal(struct {
+	body := struct {
 		Durable    bool           `json:"durable"`
 		AutoDelete bool           `json:"auto_delete"`
 		Arguments  map[string]any `json:"arguments"`
-	}{Durable: topology.Declared.Durable, AutoDelete: topology.Declared.AutoDelete, Arguments: args})
+	}{Durable: topology.Declared.Durable, AutoDelete: topology.Declared.AutoDelete, Arguments: args}
 	op := fmt.Sprintf("declaring queue %q in vhost %q", name, vhost)
-	if err != nil {
-		return &Error{Op: op, Endpoint: c.endpointRedacted, Reason: err.Error()}
-	}
-	return c.send(ctx, op, http.MethodPut, "queues/"+url.PathEscape(vhost)+"/"+url.PathEscape(name), body)
+	return c.do(ctx, op, http.MethodPut, "queues/"+url.PathEscape(vhost)+"/"+url.PathEscape(name), body, nil)
 }
 
 // DeleteQueue deletes a queue. Guarded, it passes if-empty and if-unused so
 // that the broker refuses (ErrNotEmpty) a queue that holds a message or has a
-// consumer. A queue already gone counts as deleted.
+// consumer. A queue that does not exist is ErrNotFound: the caller decides
+// whether that means deleted.
 func (c *Client) DeleteQueue(ctx context.Context, vhost, name string, guarded bool) error {
 	op := fmt.Sprintf("deleting queue %q in vhost %q", name, vhost)
-	defer c.wrote()
-	var opts []rabbithole.QueueDeleteOptions
+	path := "queues/" + url.PathEscape(vhost) + "/" + url.PathEscape(name)
 	if guarded {
-		opts = append(opts, rabbithole.QueueDeleteOptions{IfEmpty: true, IfUnused: true})
+		path += "?if-empty=true&if-unused=true"
 	}
-	if err := ctx.Err(); err != nil {
-		return &Error{Op: op, Endpoint: c.endpointRedacted, Reason: err.Error()}
-	}
-	resp, err := c.rh.DeleteQueue(vhost, name, opts...)
-	if err != nil {
-		return c.writeFailed(ctx, op, err)
-	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	_ = resp.Body.Close()
-	return nil
-}
-
-// send performs a write and reads the error, if any.
-func (c *Client) send(ctx context.Context, op, method, path string, body []byte) error {
-	defer c.wrote()
-	req, err := http.NewRequestWithContext(ctx, method, c.endpoint+"/api/"+path, bytes.NewReader(body))
-	if err != nil {
-		return &Error{Op: op, Endpoint: c.endpointRedacted, Reason: err.Error()}
-	}
-	req.SetBasicAuth(c.cfg.Username, c.cfg.Password)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return c.writeFailed(ctx, op, err)
-	}
-	defer func() { _ = resp.Body.Close() }()
-	if resp.StatusCode < 400 {
-		_, _ = io.Copy(io.Discard, resp.Body)
-		return nil
-	}
-	return c.classify(ctx, op, resp.StatusCode, readReason(resp.Body))
+	return c.do(ctx, op, http.MethodDelete, path, nil, nil)
 }
 
 // ListQueuesWithConsumers returns every queue of vhost by name with its

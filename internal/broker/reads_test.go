@@ -139,6 +139,15 @@ func seqOf(t *testing.T, qs map[string]Queue) int64 {
 	return 0
 }
 
+// wantListings fails the test unless the broker has answered n listings;
+// format takes their number.
+func wantListings(t *testing.T, b *fakeBroker, n int64, format string) {
+	t.Helper()
+	if got := b.listings.Load(); got != n {
+		t.Fatalf(format, got)
+	}
+}
+
 // listConcurrently calls list from n goroutines at once and returns the
 // sequence numbers of the answers.
 func listConcurrently(t *testing.T, n int, list func() (map[string]Queue, error)) []int64 {
@@ -178,9 +187,7 @@ func TestReads_keptListingServesEveryLaterReadUntilAWrite(t *testing.T) {
 			t.Fatalf("a later read got the answer of request %d, want the kept 1", s)
 		}
 	}
-	if n := b.listings.Load(); n != 1 {
-		t.Fatalf("20 reads sent %d listing requests, want 1", n)
-	}
+	wantListings(t, b, 1, "20 reads sent %d listing requests, want 1")
 	// A write drops it: the next read asks again and sees the write.
 	if err := c.DeclareQueue(ctx, "v", "new", nil); err != nil {
 		t.Fatal(err)
@@ -245,9 +252,7 @@ func TestReads_liveCallersShareARequestInFlight(t *testing.T) {
 			t.Fatalf("a caller got the answer of request %d, want the one in flight, 1", s)
 		}
 	}
-	if n := b.listings.Load(); n != 1 {
-		t.Fatalf("%d listing requests, want 1", n)
-	}
+	wantListings(t, b, 1, "%d listing requests, want 1")
 }
 
 func TestReads_callerAfterWriteNeverGetsAnOlderAnswer(t *testing.T) {
@@ -394,9 +399,7 @@ func TestReads_errorsAreSharedAndNotKept(t *testing.T) {
 			t.Errorf("caller %d: got %v, want an error wrapping ErrNotFound", i, err)
 		}
 	}
-	if n := b.listings.Load(); n != 1 {
-		t.Fatalf("the failing listing was sent %d times, want once for all callers", n)
-	}
+	wantListings(t, b, 1, "the failing listing was sent %d times, want once for all callers")
 	// The failure is not remembered: the next call asks again and succeeds.
 	b.mu.Lock()
 	b.listStatus = 0
@@ -405,9 +408,7 @@ func TestReads_errorsAreSharedAndNotKept(t *testing.T) {
 	if _, err := c.ListQueueDeclarations(context.Background(), "v"); err != nil {
 		t.Fatalf("after the broker recovered: %v", err)
 	}
-	if n := b.listings.Load(); n != 2 {
-		t.Fatalf("%d listing requests, want 2", n)
-	}
+	wantListings(t, b, 2, "%d listing requests, want 2")
 }
 
 func TestReads_cancelOneCallerOnly(t *testing.T) {
@@ -494,9 +495,7 @@ func TestReads_requestCancelledWhenEveryCallerLeaves(t *testing.T) {
 	if _, err := c.ListQueueDeclarations(context.Background(), "v"); err != nil {
 		t.Fatal(err)
 	}
-	if n := b.listings.Load(); n != 2 {
-		t.Fatalf("%d listing requests, want 2", n)
-	}
+	wantListings(t, b, 2, "%d listing requests, want 2")
 }
 
 func TestReads_vhostCheckedOncePerClient(t *testing.T) {

@@ -42,8 +42,8 @@ func TestMaxRequestTime(t *testing.T) {
 		{Config{RequestTimeout: time.Second, RetryBudget: 2 * time.Second}, 3 * time.Second},
 		{Config{RequestTimeout: time.Second, RetryBudget: -1}, time.Second},
 	} {
-		if got := tc.cfg.MaxRequestTime(); got != tc.want {
-			t.Errorf("%+v: MaxRequestTime %s, want %s", tc.cfg, got, tc.want)
+		if got := tc.cfg.maxRequestTime(); got != tc.want {
+			t.Errorf("%+v: maxRequestTime %s, want %s", tc.cfg, got, tc.want)
 		}
 	}
 }
@@ -202,7 +202,7 @@ func TestRetryBudgetRunsOut(t *testing.T) {
 	const budget = 100 * time.Millisecond
 	c := fastClient(t, endpoint, budget)
 	var attempts atomic.Int64
-	c.ObserveAttempts(func(*http.Request) { attempts.Add(1) })
+	c.observeAttempts(func(*http.Request) { attempts.Add(1) })
 	start := time.Now()
 	_, err = c.GetVhost(context.Background(), "/")
 	took := time.Since(start)
@@ -240,7 +240,7 @@ func TestRetryHonoursCancellation(t *testing.T) {
 	}
 	var attempts atomic.Int64
 	ctx, cancel := context.WithCancel(context.Background())
-	c.ObserveAttempts(func(*http.Request) {
+	c.observeAttempts(func(*http.Request) {
 		if attempts.Add(1) == 3 {
 			cancel() // Ctrl-C while the broker keeps failing
 		}

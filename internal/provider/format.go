@@ -2,6 +2,7 @@ package provider
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -9,6 +10,14 @@ import (
 )
 
 func joinLines(lines []string) string { return strings.Join(lines, "\n  - ") }
+
+// sorted returns a sorted copy of names, so that an error that lists them
+// reads the same on every run (map iteration order is random).
+func sorted(names []string) []string {
+	out := slices.Clone(names)
+	slices.Sort(out)
+	return out
+}
 
 // shortDuration writes d as Go does, without the zero units Go leaves at the
 // end: 24h rather than 24h0m0s, 1m rather than 1m0s.

@@ -270,10 +270,10 @@ func errorSteps(n int, config func(i int) (string, []string)) []resource.TestSte
 	return steps
 }
 
-// expectChange is a plan check: the planned change of resource addr moves
-// attribute attr from the string before to the string after.
-func expectChange(addr, attr, before, after string) plancheck.PlanCheck {
-	return changeCheck{addr, attr, before, after}
+// expectArgumentsChange is a plan check: the planned change of
+// queuey_queue.test moves arguments_json from before to after.
+func expectArgumentsChange(before, after string) plancheck.PlanCheck { //nolint:unparam // each test states both sides
+	return changeCheck{"queuey_queue.test", "arguments_json", before, after}
 }
 
 type changeCheck struct{ addr, attr, before, after string }

@@ -6,7 +6,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -421,22 +420,10 @@ func (p *queueyProvider) Functions(_ context.Context) []func() function.Function
 	}
 }
 
-// checkEndpoint accepts an http or https URL with a host.
+// checkEndpoint applies broker.ValidateEndpoint, the one endpoint rule.
 func checkEndpoint(s string) error {
-	u, err := url.Parse(s)
-	if err != nil {
-		return fmt.Errorf("the endpoint must be an http or https URL such as http://127.0.0.1:15672; %q does not parse: %v", s, err)
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return fmt.Errorf("the endpoint must be an http or https URL such as http://127.0.0.1:15672; %q has scheme %q", s, u.Scheme)
-	}
-	if u.Host == "" {
-		return fmt.Errorf("the endpoint must be an http or https URL such as http://127.0.0.1:15672; %q has no host", s)
-	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return fmt.Errorf("the endpoint must be a base URL without a query or fragment; got %q", s)
-	}
-	return nil
+	_, err := broker.ValidateEndpoint(s)
+	return err
 }
 
 type providerModel struct {

@@ -46,7 +46,7 @@ func (d *providerData) pureReady() diag.Diagnostics {
 		diags.AddError("Provider Setting Unknown At Plan Time",
 			fmt.Sprintf("The provider setting(s) %s come from values not known until apply, but queue names depend on them. "+
 				"Give them known values (literals or variables), or use the optional options argument of the provider functions.",
-				strings.Join(d.unknownPure, ", ")))
+				strings.Join(sorted(d.unknownPure), ", ")))
 	}
 	return diags
 }

@@ -116,6 +116,11 @@ func destroyTopology(ctx context.Context, c *broker.Client, t destroyTarget, for
 			}
 		}
 		err := c.DeleteQueue(ctx, t.vhost, q.Name, !force)
+		if errors.Is(err, broker.ErrNotFound) {
+			// Gone since the check (a hold queue expired, say): deleted. The
+			// listing above succeeded, so the user can see the vhost.
+			err = nil
+		}
 		if errors.Is(err, broker.ErrNotEmpty) {
 			return &refusedError{vhost: t.vhost, done: done, lines: []string{q.Name + ": " + err.Error()}}
 		}

@@ -3,14 +3,12 @@ package provider
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
@@ -65,108 +63,65 @@ func TestBusy(t *testing.T) {
 	}
 }
 
-// downBroker is a management API with the queues of "orders" in vhost "v":
-// listed holds the states the listing reports, single those a GET of one
-// queue reports (a queue missing from single is gone). It records every
-// DELETE.
-type downBroker struct {
-	mu      sync.Mutex
-	listed  map[string]string
-	single  map[string]string
-	deletes []string
-}
-
-func (b *downBroker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json")
-	p := r.URL.EscapedPath()
-	switch {
-	case r.Method == http.MethodGet && p == "/api/consumers/v":
-		_, _ = io.WriteString(w, `[]`)
-	case r.Method == http.MethodGet && p == "/api/queues/v":
-		var out []map[string]any
-		for name, state := range b.listed {
-			q := map[string]any{"name": name, "state": state, "node": "rabbit@node-2"}
-			if state == "running" {
-				q["messages"] = 0
-			}
-			out = append(out, q)
-		}
-		_ = json.NewEncoder(w).Encode(out)
-	case r.Method == http.MethodGet && strings.HasPrefix(p, "/api/queues/v/"):
-		state, ok := b.single[strings.TrimPrefix(p, "/api/queues/v/")]
-		if !ok {
-			w.WriteHeader(http.StatusNotFound)
-			_, _ = io.WriteString(w, `{"error":"Object Not Found","reason":"Not Found"}`)
-			return
-		}
-		_ = json.NewEncoder(w).Encode(map[string]any{"name": strings.TrimPrefix(p, "/api/queues/v/"), "state": state,
-			"node": "rabbit@node-2", "durable": true, "auto_delete": false, "arguments": map[string]any{}})
-	case r.Method == http.MethodDelete:
-		b.deletes = append(b.deletes, strings.TrimPrefix(p, "/api/queues/v/"))
-		w.WriteHeader(http.StatusNoContent)
-	default:
-		w.WriteHeader(http.StatusNotFound)
-	}
-}
-
 // A queue that is not running is never deleted without force_destroy: not
 // when the listing says so (nothing is deleted), not when the check just
 // before its delete says so; with force_destroy everything is.
 func TestDestroyRefusesQueuesNotRunning(t *testing.T) {
 	t.Parallel()
-	target := destroyTarget{vhost: "v", queue: "orders", suffixes: topology.DefaultSuffixes()}
+	target := destroyTarget{vhost: "/", queue: "orders", suffixes: topology.DefaultSuffixes()}
 	for _, tc := range []struct {
-		name           string
-		listed, single map[string]string
-		force          bool
-		wantErr        string
-		wantDeletes    string
+		name string
+		// down is the state of orders in the listing; alone, when set, the
+		// state a GET of orders alone reports.
+		down, alone string
+		// hidden leaves orders out of listings.
+		hidden      bool
+		force       bool
+		wantErr     string
+		wantDeletes string
 	}{
-		{
-			name:    "down in the listing",
-			listed:  map[string]string{"orders": "down", "orders.dead": "running", "orders.deferred.1000": "running"},
-			single:  map[string]string{"orders": "stopped", "orders.dead": "running", "orders.deferred.1000": "running"},
-			wantErr: "Nothing was deleted: these queues in vhost \"v\" are not running",
-		},
-		{
-			name:        "down just before its delete",
-			listed:      map[string]string{"orders": "running", "orders.dead": "running", "orders.deferred.1000": "running"},
-			single:      map[string]string{"orders": "stopped", "orders.dead": "running", "orders.deferred.1000": "running"},
-			wantErr:     "Deleted orders.deferred.1000; then found that these queues",
-			wantDeletes: "orders.deferred.1000",
-		},
-		{
-			name:        "missing from the listing, down when asked alone",
-			listed:      map[string]string{"orders.dead": "running"},
-			single:      map[string]string{"orders": "stopped", "orders.dead": "running"},
-			wantErr:     "orders on node rabbit@node-2: state stopped",
-			wantDeletes: "",
-		},
-		{
-			name:        "force_destroy",
-			listed:      map[string]string{"orders": "down", "orders.dead": "running"},
-			single:      map[string]string{"orders": "stopped", "orders.dead": "running"},
-			force:       true,
-			wantDeletes: "orders orders.dead",
-		},
+		{name: "down in the listing", down: "down",
+			wantErr: `Nothing was deleted: these queues in vhost "/" are not running`},
+		{name: "down just before its delete", down: "running", alone: "stopped",
+			wantErr: "Deleted orders.deferred.1000; then found that these queues", wantDeletes: "orders.deferred.1000"},
+		{name: "missing from the listing, down when asked alone", down: "stopped", hidden: true,
+			wantErr: "orders on node rabbit@node-2: state stopped"},
+		{name: "force_destroy", down: "down", force: true,
+			wantDeletes: "orders.deferred.1000 orders orders.dead"},
 	} {
-		b := &downBroker{listed: tc.listed, single: tc.single}
-		srv := httptest.NewServer(b)
-		c, err := broker.New(broker.Config{Endpoint: srv.URL, RetryBudget: -1})
+		fake := brokertest.New(t)
+		fake.PutQueue("/", brokertest.Queue{Name: "orders.deferred.1000", Messages: brokertest.Count(0)})
+		fake.PutQueue("/", brokertest.Queue{Name: "orders", State: tc.down, Node: "rabbit@node-2", Messages: brokertest.Count(0)})
+		fake.PutQueue("/", brokertest.Queue{Name: "orders.dead", Messages: brokertest.Count(0)})
+		fake.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
+			switch {
+			case r.Method == http.MethodGet && r.URL.EscapedPath() == "/api/queues/%2F" && tc.hidden:
+				// A listing answered while the node restarts: orders left out.
+				_ = json.NewEncoder(w).Encode([]map[string]any{{"name": "orders.dead", "state": "running", "messages": 0}})
+				return true
+			case r.Method == http.MethodGet && r.URL.EscapedPath() == "/api/queues/%2F/orders" && tc.alone != "":
+				_ = json.NewEncoder(w).Encode(map[string]any{"name": "orders", "state": tc.alone, "node": "rabbit@node-2",
+					"durable": true, "arguments": map[string]any{}})
+				return true
+			}
+			return false
+		})
+		c, err := broker.New(broker.Config{Endpoint: fake.URL, RetryBudget: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
 		err = destroyTopology(context.Background(), c, target, tc.force)
-		srv.Close()
 		switch {
 		case tc.wantErr == "" && err != nil:
 			t.Errorf("%s: %v", tc.name, err)
 		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "rabbitmqctl")):
 			t.Errorf("%s: got %v, want an error with %q and what to do", tc.name, err, tc.wantErr)
 		}
-		if got := strings.Join(b.deletes, " "); got != tc.wantDeletes {
+		var deleted []string
+		for _, r := range fake.RequestsMatching("DELETE ") {
+			deleted = append(deleted, strings.Fields(r)[3])
+		}
+		if got := strings.Join(deleted, " "); got != tc.wantDeletes {
 			t.Errorf("%s: deleted %q, want %q", tc.name, got, tc.wantDeletes)
 		}
 	}

@@ -31,7 +31,7 @@ func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	var state *queueModel
 	if !req.State.Raw.IsNull() {
 		state = &queueModel{}
-		resp.Diagnostics.Append(req.State.Get(ctx, state)...)
+		resp.Diagnostics.Append(modelFromRaw(req.State.Raw, state)...)
 		if resp.Diagnostics.HasError() {
 			return
 		}
@@ -44,7 +44,7 @@ func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	}
 	var plan queueModel
 	var configVhost types.String
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(modelFromRaw(req.Plan.Raw, &plan)...)
 	// Only the configured vhost is needed: reading one attribute costs far
 	// less than converting the whole configuration.
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("vhost"), &configVhost)...)
@@ -112,7 +112,7 @@ func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 			r.warnIfBusy(ctx, *state, "replaced (destroyed, then created again)", &resp.Diagnostics)
 		}
 	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(setModel(ctx, &resp.Plan.Raw, resp.Plan.Schema.Type, &plan)...)
 }
 
 // replacementPaths is the one place that decides replacement (the schema has

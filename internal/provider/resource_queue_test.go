@@ -204,7 +204,7 @@ func TestAccQueue_drift(t *testing.T) {
 				Config: cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionReplace),
-					expectChange("queuey_queue.test", "arguments_json", `{"x-message-ttl":7000}`, `{"x-message-ttl":5000}`),
+					expectArgumentsChange(`{"x-message-ttl":7000}`, `{"x-message-ttl":5000}`),
 				}},
 				Check: checkBrokerQueue(t, "/", name, want),
 			},
@@ -219,7 +219,7 @@ func TestAccQueue_drift(t *testing.T) {
 				Config: cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionReplace),
-					expectChange("queuey_queue.test", "arguments_json", `{"x-max-length":10,"x-message-ttl":5000}`, `{"x-message-ttl":5000}`),
+					expectArgumentsChange(`{"x-max-length":10,"x-message-ttl":5000}`, `{"x-message-ttl":5000}`),
 				}},
 				Check: checkBrokerQueue(t, "/", name, want),
 			},
@@ -235,7 +235,7 @@ func TestAccQueue_drift(t *testing.T) {
 				Config: cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionReplace),
-					expectChange("queuey_queue.test", "arguments_json", `{"auto_delete":true,"x-message-ttl":5000}`, `{"x-message-ttl":5000}`),
+					expectArgumentsChange(`{"auto_delete":true,"x-message-ttl":5000}`, `{"x-message-ttl":5000}`),
 				}},
 				Check: checkBrokerQueue(t, "/", name, want),
 			},

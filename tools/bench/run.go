@@ -150,7 +150,7 @@ func (e *env) deleteLeftovers(ctx context.Context, prefix string) (int, error) {
 	n := 0
 	for name := range all {
 		if strings.HasPrefix(name, prefix) {
-			if err := e.admin.DeleteQueue(ctx, e.vhost, name, false); err != nil {
+			if err := e.admin.DeleteQueue(ctx, e.vhost, name, false); err != nil && !errors.Is(err, broker.ErrNotFound) {
 				return n, err
 			}
 			n++
@@ -204,21 +204,6 @@ func (r runResult) line(n int) string {
 }
 
 func (e *env) config(kind, prefix string) string {
-	if kind == kindNoop {
-		return fmt.Sprintf(`terraform {
-  required_providers {
-    noop = { source = "queuey/noop" }
-  }
-}
-
-resource "noop_queue" "q" {
-  count        = %d
-  name         = "%s${count.index}"
-  message_ttl  = %q
-  max_priority = %d
-}
-`, e.o.n, prefix, e.o.ttl, e.o.priority)
-	}
 	if kind == kindFloor {
 		return fmt.Sprintf(`resource "terraform_data" "q" {
   count = %d
@@ -230,21 +215,23 @@ resource "noop_queue" "q" {
 }
 `, e.o.n, prefix, e.o.ttl, e.o.priority)
 	}
+	// queuey_queue, or noop_queue with the same arguments.
+	provider, _, _ := strings.Cut(kind, "_")
 	return fmt.Sprintf(`terraform {
   required_providers {
-    queuey = { source = "queuey/queuey" }
+    %[1]s = { source = "queuey/%[1]s" }
   }
 }
 
-provider "queuey" {}
+provider "%[1]s" {}
 
-resource "queuey_queue" "q" {
-  count        = %d
-  name         = "%s${count.index}"
-  message_ttl  = %q
-  max_priority = %d
+resource "%[2]s" "q" {
+  count        = %[3]d
+  name         = "%[4]s${count.index}"
+  message_ttl  = %[5]q
+  max_priority = %[6]d
 }
-`, e.o.n, prefix, e.o.ttl, e.o.priority)
+`, provider, kind, e.o.n, prefix, e.o.ttl, e.o.priority)
 }
 
 func (e *env) runOnce(ctx context.Context, kind string, r int) (runResult, error) {

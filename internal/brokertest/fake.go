@@ -1,0 +1,300 @@
+// Package brokertest is an in-memory fake of the parts of the RabbitMQ
+// management API that the provider uses, served by net/http/httptest, for
+// unit tests that need no broker: vhosts, queue listings and look-ups with
+// their declaration and counts, declarations, guarded deletes and consumer
+// listings. Tests arrange what the broker holds, inject faults with Intercept
+// and read back the requests it received.
+package brokertest
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// Queue is a queue as the fake broker holds it.
+type Queue struct {
+	Name       string
+	Type       string // "classic" unless set
+	Durable    bool
+	AutoDelete bool
+	Exclusive  bool
+	Arguments  map[string]any
+	// Messages is reported as is; nil leaves the count out of the answer, as
+	// RabbitMQ does for a moment after a declaration.
+	Messages  *int64
+	Consumers int
+	// State is reported as is ("running" when empty): "down" or "stopped"
+	// is a queue whose node is down. Node is reported when set.
+	State string
+	Node  string
+}
+
+// Server is a fake management API. Its zero vhost set holds "/" only.
+type Server struct {
+	*httptest.Server
+
+	mu        sync.Mutex
+	vhosts    map[string]string            // name → default queue type
+	queues    map[string]map[string]*Queue // vhost → name → queue
+	requests  []string
+	intercept func(w http.ResponseWriter, r *http.Request) bool
+}
+
+// New starts a fake management API with the vhost "/", closed at the end of
+// the test.
+func New(t testing.TB) *Server {
+	s := &Server{
+		vhosts: map[string]string{"/": "undefined"},
+		queues: map[string]map[string]*Queue{"/": {}},
+	}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Count returns a pointer to n, for Queue.Messages.
+func Count(n int64) *int64 { return &n }
+
+// AddVhost adds a vhost with a default queue type ("" for none).
+func (s *Server) AddVhost(name, defaultQueueType string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if defaultQueueType == "" {
+		defaultQueueType = "undefined"
+	}
+	s.vhosts[name] = defaultQueueType
+	if s.queues[name] == nil {
+		s.queues[name] = map[string]*Queue{}
+	}
+}
+
+// PutQueue adds or replaces a queue of vhost, which must exist.
+func (s *Server) PutQueue(vhost string, q Queue) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if q.Type == "" {
+		q.Type = "classic"
+	}
+	if q.Arguments == nil {
+		q.Arguments = map[string]any{}
+	}
+	s.queues[vhost][q.Name] = &q
+}
+
+// Queue returns a queue of vhost, if it exists.
+func (s *Server) Queue(vhost, name string) (Queue, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q, ok := s.queues[vhost][name]
+	if !ok {
+		return Queue{}, false
+	}
+	return *q, true
+}
+
+// QueueNames returns the names of the queues of vhost, sorted.
+func (s *Server) QueueNames(vhost string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for n := range s.queues[vhost] {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Intercept installs f, which sees every request first and answers it itself
+// by returning true (a fault, a slow answer); nil removes it.
+func (s *Server) Intercept(f func(w http.ResponseWriter, r *http.Request) bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.intercept = f
+}
+
+// FailDelete makes every DELETE of the queue name answer status with that
+// error and reason, as RabbitMQ words them; the queue stays. It replaces any
+// Intercept.
+func (s *Server) FailDelete(name string, status int, errText, reason string) {
+	s.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method != http.MethodDelete || !strings.HasSuffix(r.URL.EscapedPath(), "/"+url.PathEscape(name)) {
+			return false
+		}
+		ErrorBody(w, status, errText, reason)
+		return true
+	})
+}
+
+// Requests returns the requests received so far, each as the method and the
+// path below /api/, unescaped segment by segment and joined by spaces, then
+// the query if any: "DELETE queues / orders.dead ?if-empty=true&if-unused=true".
+func (s *Server) Requests() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.requests...)
+}
+
+// RequestsMatching returns the requests that start with prefix.
+func (s *Server) RequestsMatching(prefix string) []string {
+	var out []string
+	for _, r := range s.Requests() {
+		if strings.HasPrefix(r, prefix) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// ErrorBody writes a management API error answer.
+func ErrorBody(w http.ResponseWriter, status int, errText, reason string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]string{"error": errText, "reason": reason})
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	segs := strings.Split(strings.TrimPrefix(r.URL.EscapedPath(), "/api/"), "/")
+	for i, seg := range segs {
+		if u, err := url.PathUnescape(seg); err == nil {
+			segs[i] = u
+		}
+	}
+	s.mu.Lock()
+	rec := r.Method + " " + strings.Join(segs, " ")
+	if r.URL.RawQuery != "" {
+		rec += " ?" + r.URL.RawQuery
+	}
+	s.requests = append(s.requests, rec)
+	intercept := s.intercept
+	s.mu.Unlock()
+	if intercept != nil && intercept(w, r) {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case len(segs) == 2 && segs[0] == "vhosts" && r.Method == http.MethodGet:
+		t, ok := s.vhosts[segs[1]]
+		if !ok {
+			ErrorBody(w, http.StatusNotFound, "Object Not Found", "Not Found")
+			return
+		}
+		writeJSON(w, map[string]any{"name": segs[1], "default_queue_type": t})
+	case len(segs) == 2 && segs[0] == "queues" && r.Method == http.MethodGet:
+		qs, ok := s.queues[segs[1]]
+		if !ok {
+			ErrorBody(w, http.StatusNotFound, "Object Not Found", "Not Found")
+			return
+		}
+		out := []map[string]any{}
+		for _, q := range qs {
+			out = append(out, s.render(segs[1], q))
+		}
+		writeJSON(w, out)
+	case len(segs) == 3 && segs[0] == "queues":
+		s.queue(w, r, segs[1], segs[2])
+	case len(segs) == 2 && segs[0] == "consumers" && r.Method == http.MethodGet:
+		out := []map[string]any{}
+		for _, q := range s.queues[segs[1]] {
+			for range q.Consumers {
+				out = append(out, map[string]any{"queue": map[string]any{"name": q.Name}})
+			}
+		}
+		writeJSON(w, out)
+	default:
+		ErrorBody(w, http.StatusNotFound, "Object Not Found", "Not Found")
+	}
+}
+
+func (s *Server) queue(w http.ResponseWriter, r *http.Request, vhost, name string) {
+	qs, ok := s.queues[vhost]
+	if !ok {
+		ErrorBody(w, http.StatusNotFound, "Object Not Found", "Not Found")
+		return
+	}
+	q, exists := qs[name]
+	switch r.Method {
+	case http.MethodGet:
+		if !exists {
+			ErrorBody(w, http.StatusNotFound, "Object Not Found", "Not Found")
+			return
+		}
+		writeJSON(w, s.render(vhost, q))
+	case http.MethodPut:
+		var body struct {
+			Durable    bool           `json:"durable"`
+			AutoDelete bool           `json:"auto_delete"`
+			Arguments  map[string]any `json:"arguments"`
+		}
+		dec := json.NewDecoder(r.Body)
+		dec.UseNumber()
+		if err := dec.Decode(&body); err != nil {
+			ErrorBody(w, http.StatusBadRequest, "bad_request", err.Error())
+			return
+		}
+		if body.Arguments == nil {
+			body.Arguments = map[string]any{}
+		}
+		if exists {
+			a, _ := json.Marshal(q.Arguments)
+			b, _ := json.Marshal(body.Arguments)
+			if string(a) != string(b) || q.Durable != body.Durable || q.AutoDelete != body.AutoDelete {
+				ErrorBody(w, http.StatusBadRequest, "bad_request",
+					"PRECONDITION_FAILED - inequivalent arg for queue '"+name+"' in vhost '"+vhost+"'")
+				return
+			}
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		qs[name] = &Queue{Name: name, Type: "classic", Durable: body.Durable, AutoDelete: body.AutoDelete,
+			Arguments: body.Arguments, Messages: Count(0)}
+		w.WriteHeader(http.StatusCreated)
+	case http.MethodDelete:
+		if !exists {
+			ErrorBody(w, http.StatusNotFound, "Object Not Found", "Not Found")
+			return
+		}
+		query := r.URL.Query()
+		if query.Get("if-empty") == "true" && (q.Messages == nil || *q.Messages > 0) {
+			ErrorBody(w, http.StatusBadRequest, "bad_request", "queue '"+name+"' in vhost '"+vhost+"' is not empty")
+			return
+		}
+		if query.Get("if-unused") == "true" && q.Consumers > 0 {
+			ErrorBody(w, http.StatusBadRequest, "bad_request", "queue '"+name+"' in vhost '"+vhost+"' in use")
+			return
+		}
+		delete(qs, name)
+		w.WriteHeader(http.StatusNoContent)
+	default:
+		ErrorBody(w, http.StatusMethodNotAllowed, "method_not_allowed", r.Method)
+	}
+}
+
+func (s *Server) render(vhost string, q *Queue) map[string]any {
+	m := map[string]any{
+		"name": q.Name, "vhost": vhost, "type": q.Type, "durable": q.Durable, "auto_delete": q.AutoDelete,
+		"exclusive": q.Exclusive, "arguments": q.Arguments, "consumers": q.Consumers,
+	}
+	if q.Messages != nil {
+		m["messages"] = *q.Messages
+	}
+	m["state"] = q.State
+	if q.State == "" {
+		m["state"] = "running"
+	}
+	if q.Node != "" {
+		m["node"] = q.Node
+	}
+	return m
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(v)
+}
