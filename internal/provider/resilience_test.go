@@ -277,7 +277,14 @@ func TestAccRestart_ridesThrough(t *testing.T) {
 			// Destroy: the restart begins once the first queues are gone.
 			during("destroy", func() bool { k := count0(); return k >= 0 && k < 2*count }, "destroy", "-auto-approve", "-parallelism=1")
 			if got := settled(0); got != 0 {
-				t.Fatalf("after the destroy the broker still holds %d queues of the test", got)
+				all, _ := c.ListQueues(context.Background(), "/")
+				var left []string
+				for name, q := range all {
+					if strings.HasPrefix(name, base) {
+						left = append(left, fmt.Sprintf("%s (state %q, messages %s)", name, q.State, countText(q.Messages)))
+					}
+				}
+				t.Fatalf("after the destroy the broker still holds %d queues of the test: %s", got, strings.Join(left, ", "))
 			}
 			t.Logf("%s: longest restart ridden through with default settings: %s", n.name, longest.Round(time.Millisecond))
 		})
