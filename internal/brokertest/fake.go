@@ -114,6 +114,19 @@ func (s *Server) Intercept(f func(w http.ResponseWriter, r *http.Request) bool) 
 	s.intercept = f
 }
 
+// FailDelete makes every DELETE of the queue name answer status with that
+// error and reason, as RabbitMQ words them; the queue stays. It replaces any
+// Intercept.
+func (s *Server) FailDelete(name string, status int, errText, reason string) {
+	s.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method != http.MethodDelete || !strings.HasSuffix(r.URL.EscapedPath(), "/"+url.PathEscape(name)) {
+			return false
+		}
+		ErrorBody(w, status, errText, reason)
+		return true
+	})
+}
+
 // Requests returns the requests received so far, each as the method and the
 // path below /api/, unescaped segment by segment and joined by spaces, then
 // the query if any: "DELETE queues / orders.dead ?if-empty=true&if-unused=true".
