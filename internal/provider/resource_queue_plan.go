@@ -22,8 +22,9 @@ const warnTimeout = 10 * time.Second
 // ModifyPlan fills in the vhost and the computed names, validates the name
 // against the provider's suffixes, decides replacement by value, and warns
 // when a planned destroy or replacement meets a queue that holds messages.
-// (A resource-level ModifyPlan does not see the attributes' RequiresReplace,
-// so the replacement is worked out here.)
+// Replacement is decided here only (the schema has no RequiresReplace): a
+// resource-level ModifyPlan would not see an attribute's RequiresReplace,
+// and the warning needs to know.
 func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if r.data == nil {
 		return
