@@ -92,71 +92,60 @@ func setModel(ctx context.Context, dst *tftypes.Value, schemaType func() attr.Ty
 	return diags
 }
 
+// decode sets *dst from v: unknown, null, or the known value read as a T and
+// converted by known.
+func decode[T, V any](dst *V, v tftypes.Value, unknown, null V, known func(T) (V, error)) error {
+	switch {
+	case !v.IsKnown():
+		*dst = unknown
+	case v.IsNull():
+		*dst = null
+	default:
+		var x T
+		if err := v.As(&x); err != nil {
+			return err
+		}
+		k, err := known(x)
+		if err != nil {
+			return err
+		}
+		*dst = k
+	}
+	return nil
+}
+
 func stringInto(dst *types.String) func(tftypes.Value) error {
 	return func(v tftypes.Value) error {
-		switch {
-		case !v.IsKnown():
-			*dst = types.StringUnknown()
-		case v.IsNull():
-			*dst = types.StringNull()
-		default:
-			var s string
-			if err := v.As(&s); err != nil {
-				return err
-			}
-			*dst = types.StringValue(s)
-		}
-		return nil
+		return decode(dst, v, types.StringUnknown(), types.StringNull(), func(s string) (types.String, error) {
+			return types.StringValue(s), nil
+		})
 	}
 }
 
 func jsonInto(dst *jsontypes.Normalized) func(tftypes.Value) error {
 	return func(v tftypes.Value) error {
-		var s types.String
-		if err := stringInto(&s)(v); err != nil {
-			return err
-		}
-		*dst = jsontypes.Normalized{StringValue: s}
-		return nil
+		return decode(dst, v, jsontypes.NewNormalizedUnknown(), jsontypes.NewNormalizedNull(), func(s string) (jsontypes.Normalized, error) {
+			return jsontypes.NewNormalizedValue(s), nil
+		})
 	}
 }
 
 func int64Into(dst *types.Int64) func(tftypes.Value) error {
 	return func(v tftypes.Value) error {
-		switch {
-		case !v.IsKnown():
-			*dst = types.Int64Unknown()
-		case v.IsNull():
-			*dst = types.Int64Null()
-		default:
-			var f big.Float
-			if err := v.As(&f); err != nil {
-				return err
-			}
+		return decode(dst, v, types.Int64Unknown(), types.Int64Null(), func(f big.Float) (types.Int64, error) {
 			i, acc := f.Int64()
 			if acc != big.Exact {
-				return fmt.Errorf("%s is not a whole number that fits 64 bits", f.String())
+				return types.Int64{}, fmt.Errorf("%s is not a whole number that fits 64 bits", f.String())
 			}
-			*dst = types.Int64Value(i)
-		}
-		return nil
+			return types.Int64Value(i), nil
+		})
 	}
 }
 
 func boolInto(dst *types.Bool) func(tftypes.Value) error {
 	return func(v tftypes.Value) error {
-		switch {
-		case !v.IsKnown():
-			*dst = types.BoolUnknown()
-		case v.IsNull():
-			*dst = types.BoolNull()
-		default:
-			var b bool
-			if err := v.As(&b); err != nil {
-				return err
-			}
-			*dst = types.BoolValue(b)
-		}
-		return nil
+		return decode(dst, v, types.BoolUnknown(), types.BoolNull(), func(b bool) (types.Bool, error) {
+			return types.BoolValue(b), nil
+		})
 	}
 }
