@@ -21,9 +21,11 @@ import (
 // connection errors (refused, reset, closed, an attempt that got no answer
 // within request_timeout), 500, 502, 503 and 504, the broker's "metadata
 // store operation timed out" (a cluster without quorum, or one still
-// forming), and a 404 to a declaration whose reason says the queue's process
-// is down (its node is restarting). Credentials, permissions and every other
-// refusal are final, and so is a certificate the TLS handshake refused.
+// forming), a 404 to a declaration whose reason says the queue's process
+// is down (its node is restarting), and, for a few seconds only, a 404 that
+// a node answers while it recovers its vhosts (see recovering).
+// Credentials, permissions and every other refusal are final, and so is a
+// certificate the TLS handshake refused.
 //
 // Pauses start at backoffFirst and double up to backoffMax, each drawn at
 // random from its upper half so that clients restarted together do not
@@ -63,7 +65,8 @@ type retryTransport struct {
 
 func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
-	deadline := time.Now().Add(t.budget)
+	start := time.Now()
+	deadline := start.Add(t.budget)
 	pause := t.pause
 	if pause == nil {
 		pause = backoff
@@ -75,6 +78,9 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return resp, err
 		}
 		wait := min(pause(n), time.Until(deadline))
+		if strings.HasSuffix(why, recovering) && time.Since(start) >= recoveryWindow {
+			wait = -1
+		}
 		if wait < 0 {
 			// Out of budget: the last answer, or why there was none.
 			if resp != nil {
@@ -127,8 +133,31 @@ func transient(req *http.Request, resp *http.Response, err error) string {
 		return resp.Status + ": metadata store timed out"
 	case resp.StatusCode == http.StatusNotFound && req.Method == http.MethodPut && queueProcessDown(reason):
 		return resp.Status + ": queue process down"
+	case resp.StatusCode == http.StatusNotFound && vhostWide(req):
+		return resp.Status + recovering
 	}
 	return ""
+}
+
+// recovering marks a 404 that a node answers while it recovers its vhosts
+// after a start: "Not Found" to a declaration, a delete or a vhost's
+// listing, for a few seconds. Such an answer is tried again within
+// recoveryWindow only, since it is also what a vhost or queue that is really
+// missing gets.
+const recovering = ": not found (the node may be recovering its vhosts)"
+
+// recoveryWindow bounds the retries of a 404 (see recovering).
+var recoveryWindow = 10 * time.Second
+
+// vhostWide reports whether a 404 to req can come from a vhost that is still
+// starting: a write, or a GET of a vhost or of its queue or consumer
+// listing (not of one queue: a missing queue is the usual answer there).
+func vhostWide(req *http.Request) bool {
+	if req.Method == http.MethodPut || req.Method == http.MethodDelete {
+		return true
+	}
+	segs := strings.Split(strings.TrimPrefix(req.URL.EscapedPath(), "/api/"), "/")
+	return req.Method == http.MethodGet && len(segs) == 2 && (segs[0] == "vhosts" || segs[0] == "queues" || segs[0] == "consumers")
 }
 
 // metadataStoreTimeout reports whether a broker's reason (lower case) says

@@ -84,7 +84,7 @@ func TestTransientClassification(t *testing.T) {
 		{"400 metadata store", put, answer(400, `{"error":"bad_request","reason":"cannot declare queue 'q' in vhost '/' because the metadata store operation timed out"}`), nil, true},
 		{"500 metadata store", get, answer(500, `{"error":"timeout","reason":"the metadata store operation timed out"}`), nil, true},
 		{"404 get", get, answer(404, `{"error":"Object Not Found","reason":"Not Found"}`), nil, false},
-		{"404 put vhost", put, answer(404, `{"error":"Object Not Found","reason":"Not Found"}`), nil, false},
+		{"404 put vhost recovering", put, answer(404, `{"error":"Object Not Found","reason":"Not Found"}`), nil, true},
 		{"404 put node down", put, answer(404, `{"error":"Object Not Found","reason":"process is stopped by supervisor"}`), nil, true},
 		{"404 get node down", get, answer(404, `{"error":"Object Not Found","reason":"process is stopped by supervisor"}`), nil, false},
 	} {
@@ -175,7 +175,6 @@ func TestNoRetryOfRefusals(t *testing.T) {
 	}{
 		{401, `{"error":"not_authorized","reason":"Login failed"}`, ErrUnauthorized},
 		{403, `{"error":"forbidden","reason":"Access refused."}`, ErrUnauthorized},
-		{404, `{"error":"Object Not Found","reason":"Not Found"}`, ErrNotFound},
 		{400, `{"error":"bad_request","reason":"PRECONDITION_FAILED - inequivalent arg 'x-max-priority'"}`, ErrArgumentsConflict},
 	} {
 		s := &scripted{answers: []scriptedAnswer{{a.status, a.body}}}
@@ -274,5 +273,35 @@ func TestWriteTimeoutWithoutMajority(t *testing.T) {
 	err = c.DeclareQueue(context.Background(), "/", "q", nil)
 	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "2 of the cluster's 3 nodes are not running (b@h, c@h)") {
 		t.Fatalf("got %v, want ErrUnavailable naming the nodes down", err)
+	}
+}
+
+// A 404 to a write may come from a node still recovering its vhosts: it is
+// tried again, within recoveryWindow only; a 404 to a GET of one queue is the
+// usual answer for a queue that does not exist, and final.
+func TestRetryNotFoundWithinRecoveryWindow(t *testing.T) {
+	defer func(w time.Duration) { recoveryWindow = w }(recoveryWindow)
+	recoveryWindow = 50 * time.Millisecond
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		n.Add(1)
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = io.WriteString(w, `{"error":"Object Not Found","reason":"Not Found"}`)
+	}))
+	defer srv.Close()
+	c := fastClient(t, srv.URL, time.Minute)
+	start := time.Now()
+	if err := c.DeclareQueue(context.Background(), "/", "q", nil); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("got %v, want ErrNotFound", err)
+	}
+	if n.Load() < 2 || time.Since(start) < recoveryWindow {
+		t.Errorf("%d attempts in %s, want attempts for the recovery window of %s", n.Load(), time.Since(start), recoveryWindow)
+	}
+	n.Store(0)
+	if _, err := c.GetQueueDeclaration(context.Background(), "/", "q"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("got %v, want ErrNotFound", err)
+	}
+	if n.Load() != 1 {
+		t.Errorf("a GET of one queue answered 404 was sent %d times, want 1", n.Load())
 	}
 }
