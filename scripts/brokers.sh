@@ -17,6 +17,9 @@
 #   oauth-3.10  node oauth310: RabbitMQ 3.10 with the OAuth 2.0 backend and a fresh
 #               signing key (scripts/oauth-node.sh), AMQP 5675, management 15675
 #   oauth-4.3   node oauth43: the same on RabbitMQ 4.3, AMQP 5676, management 15676
+#   resil       the nodes of the restart and cluster tests (scripts/resil-nodes.sh):
+#               restart310 (3.10) and restart43 (4.3), and a 3-node 4.3 cluster c1-c3;
+#               its endpoint is c1's (management 15681); always stopped at the end
 # The 4.x nodes run from Debian chroots that scripts/rabbitmq-node.sh builds
 # once into /var/cache/queuey (outside the clone, about a minute each) and
 # starts in seconds after that.
@@ -60,6 +63,7 @@ BROKERS=(
 	"4.3-quorum  node queuey-quorum43 4.3 5684 15684 25684 '$deny' 'default_queue_type = quorum'"
 	"oauth-3.10  cmd '$root/scripts/oauth-node.sh start 3.10' '$root/scripts/oauth-node.sh stop 3.10'"
 	"oauth-4.3   cmd '$root/scripts/oauth-node.sh start 4.3' '$root/scripts/oauth-node.sh stop 4.3'"
+	"resil       cmd '$root/scripts/resil-nodes.sh start' '$root/scripts/resil-nodes.sh stop'"
 )
 
 log() { printf 'brokers: %s\n' "$*" >&2; }

@@ -36,14 +36,16 @@
 #   ACC_LANES, ACC_PARALLEL  stages at once, and tests at once within a stage
 #   ACC_SUMMARY_FILE  the summary lines are also written there
 #   KEEP_BROKERS=1    leave the brokers this run started running
+#   ACC_RESIL=1       add the resil stage (restarts and node failures; make testresil)
 # Exits non-zero when a stage or the deprecation check fails.
 set -uo pipefail
 
 # The tests that need a broker of their own, left out of the plain stages:
-# the node-wide quorum refusal, and OAuth 2.0 (the oauth-* stages, on nodes
-# with the oauth2 backend; scripts/testacc-oauth.sh runs those alone).
+# the node-wide quorum refusal, OAuth 2.0 (the oauth-* stages, on nodes
+# with the oauth2 backend; scripts/testacc-oauth.sh runs those alone), and
+# the restarts and node failures (the resil stage, on nodes it stops and starts).
 oauth="^(TestAccOAuth2_|TestAccBearerToken_)"
-own="TestAccNodeQuorum|TestAccOAuth2_|TestAccBearerToken_"
+own="TestAccNodeQuorum|TestAccOAuth2_|TestAccBearerToken_|TestAccRestart_|TestAccCluster_"
 STAGES=(
 	"terraform-3.10   terraform 3.10       TestAcc           $own"
 	"terraform-4.0    terraform 4.0        TestAcc           $own"
@@ -54,6 +56,11 @@ STAGES=(
 	"oauth-3.10       terraform oauth-3.10 $oauth            -"
 	"oauth-4.3        terraform oauth-4.3  $oauth            -"
 )
+# The restarts and node failures (five nodes of their own, about 7 minutes):
+# make testresil, or ACC_RESIL=1 to add them to a run.
+if [[ "${ACC_RESIL:-}" == 1 ]]; then
+	STAGES+=("resil            terraform resil      TestAccRestart_|TestAccCluster_ -")
+fi
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root" || exit 1

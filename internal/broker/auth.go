@@ -259,7 +259,7 @@ func sharedTokenFor(cfg Config, tokenBase *http.Transport) *sharedToken {
 		// like the management API's; its refusals (4xx) are not.
 		client: &http.Client{
 			Transport: &retryTransport{base: tokenBase, timeout: cfg.RequestTimeout, budget: cfg.retryBudget()},
-			Timeout:   cfg.MaxRequestTime() + cfg.RequestTimeout,
+			Timeout:   cfg.maxRequestTime() + cfg.RequestTimeout,
 		},
 		tokenURL: redact(o.TokenURL),
 	}

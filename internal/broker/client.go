@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Client talks to one management API.
@@ -71,7 +72,7 @@ func New(cfg Config) (*Client, error) {
 		return nil, err
 	}
 	// A backstop: every attempt already has its own timeout.
-	overall := cfg.MaxRequestTime() + cfg.RequestTimeout
+	overall := cfg.maxRequestTime() + cfg.RequestTimeout
 	return &Client{
 		cfg:              cfg,
 		endpoint:         endpoint,
@@ -84,9 +85,9 @@ func New(cfg Config) (*Client, error) {
 // Endpoint returns the normalised management API base URL.
 func (c *Client) Endpoint() string { return c.endpointRedacted }
 
-// ObserveAttempts calls f before every HTTP attempt; for tests and
+// observeAttempts calls f before every HTTP attempt; for tests and
 // benchmarks. Call it before the client is used.
-func (c *Client) ObserveAttempts(f func(*http.Request)) { c.transport.onAttempt = f }
+func (c *Client) observeAttempts(f func(*http.Request)) { c.transport.onAttempt = f }
 
 func redact(s string) string {
 	u, err := url.Parse(s)
@@ -100,11 +101,7 @@ func (c *Client) unreachable(op string, err error) error {
 	if e := c.authError(op, err); e != nil {
 		return e
 	}
-	reason := err.Error()
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		reason = ue.Err.Error()
-	}
+	reason := transportReason(err)
 	hint := fmt.Sprintf("Check that the management API answers at %s (the rabbitmq_management plugin enabled, the port open), or raise request_timeout", c.endpointRedacted)
 	if certificateError(err) {
 		hint = "The TLS handshake failed over a certificate: set cacert_file (or RABBITMQ_CACERT) to the CA that signed the " +
@@ -178,6 +175,9 @@ func (c *Client) do(ctx context.Context, op, method, path string, body, out any)
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
+		if method != http.MethodGet {
+			return c.writeFailed(ctx, op, err)
+		}
 		return c.unreachable(op, err)
 	}
 	defer func() { _ = resp.Body.Close() }()
@@ -199,4 +199,54 @@ func (c *Client) do(ctx context.Context, op, method, path string, body, out any)
 // getJSON is do for a GET.
 func (c *Client) getJSON(ctx context.Context, op, path string, out any) error {
 	return c.do(ctx, op, http.MethodGet, path, nil, out)
+}
+
+// writeFailed turns the failure of a write (a declaration or a delete) into
+// an *Error. A write that got no answer in time is most often one the
+// cluster's metadata store could not commit: when the broker answers that
+// most of its nodes are down, the error says so (ErrUnavailable).
+func (c *Client) writeFailed(ctx context.Context, op string, err error) error {
+	var na *noAnswerError
+	if errors.As(err, &na) && ctx.Err() == nil {
+		if down, total := c.nodesDown(ctx); total > 0 && 2*len(down) >= total {
+			return &Error{Op: op, Endpoint: c.endpointRedacted, Reason: transportReason(err), Kind: ErrUnavailable,
+				Hint: fmt.Sprintf("%d of the cluster's %d nodes are not running (%s): without a majority the cluster's metadata store "+
+					"cannot take declarations or deletions, and this one may still take effect once the majority is back. Bring them "+
+					"back (check `rabbitmqctl cluster_status`), then try again",
+					len(down), total, strings.Join(down, ", "))}
+		}
+	}
+	return c.unreachable(op, err)
+}
+
+// nodesDown asks the broker, in one short attempt, for the cluster nodes that
+// are not running and the number of nodes; 0 nodes when it cannot tell (the
+// user may lack the monitoring tag that reading nodes needs).
+func (c *Client) nodesDown(ctx context.Context) ([]string, int) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	var nodes []struct {
+		Name    string `json:"name"`
+		Running bool   `json:"running"`
+	}
+	if err := c.getJSON(ctx, "reading cluster nodes", "nodes?columns=name,running", &nodes); err != nil {
+		return nil, 0
+	}
+	var down []string
+	for _, n := range nodes {
+		if !n.Running {
+			down = append(down, n.Name)
+		}
+	}
+	return down, len(nodes)
+}
+
+// transportReason is the cause of a transport error without the method and
+// URL that net/http puts before it.
+func transportReason(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err.Error()
+	}
+	return err.Error()
 }

@@ -55,10 +55,10 @@ func (cfg Config) retryBudget() time.Duration {
 	return cfg.RetryBudget
 }
 
-// MaxRequestTime is the longest one request may take with cfg, all attempts
+// maxRequestTime is the longest one request may take with cfg, all attempts
 // and pauses included: the retry budget plus one request timeout (the last
 // attempt may begin just before the budget runs out).
-func (cfg Config) MaxRequestTime() time.Duration {
+func (cfg Config) maxRequestTime() time.Duration {
 	timeout := cfg.RequestTimeout
 	if timeout <= 0 {
 		timeout = DefaultRequestTimeout

@@ -90,11 +90,12 @@ func (c *Client) classify(ctx context.Context, op string, status int, reason str
 	case status == 401 || status == 403:
 		e.Kind = ErrUnauthorized
 		e.Hint = c.authHint(c.authProblem(ctx, status, reason))
-	case MetadataStoreTimeout(lower):
+	case metadataStoreTimeout(lower):
 		e.Kind = ErrUnavailable
 		e.Hint = "The cluster's metadata store did not answer in time: most likely a majority of the cluster's nodes is down or " +
-			"cannot reach each other, and nothing can be declared or deleted until it is back (check `rabbitmqctl cluster_status`)"
-	case QueueProcessDown(lower):
+			"cannot reach each other, and nothing can be declared or deleted until it is back (check `rabbitmqctl cluster_status`). " +
+			"The declaration may still take effect once the majority is back"
+	case queueProcessDown(lower):
 		e.Kind = ErrUnavailable
 		e.Hint = "The queue's node is down or restarting: bring it back (check `rabbitmqctl cluster_status`), then try again"
 	case status == 404:

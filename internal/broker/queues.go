@@ -25,6 +25,23 @@ type Queue struct {
 	Messages *int64
 	// Consumers is filled in only by ListQueuesWithConsumers; nil otherwise.
 	Consumers *int64
+	// State is what the broker says of the queue's process: "running" (or
+	// "live", "idle", "flow") while it works; "down", "stopped", "crashed"
+	// and the like while its node is down or restarting. Listings and single
+	// GETs may name the same trouble differently ("down" vs "stopped" on 4.x).
+	State string
+	// Node is the cluster node that hosts the queue, e.g. rabbit@host-2.
+	Node string
+}
+
+// Running reports whether the queue's process works: its state is one of
+// those of a working queue, or not reported at all.
+func (q Queue) Running() bool {
+	switch q.State {
+	case "", "running", "live", "idle", "flow":
+		return true
+	}
+	return false
 }
 
 // Listings ask for the only fields their callers read, skip the costly
@@ -41,7 +58,7 @@ const (
 )
 
 func listQuery(flags uint) string {
-	q := "disable_stats=true&sort=&columns=name"
+	q := "disable_stats=true&sort=&columns=name,state,node"
 	if flags&withDeclarations != 0 {
 		q += ",type,durable,auto_delete,exclusive,arguments"
 	}
@@ -52,7 +69,7 @@ func listQuery(flags uint) string {
 }
 
 // getQuery asks for one queue without statistics.
-const getQuery = "disable_stats=true&columns=name,type,durable,auto_delete,exclusive,arguments"
+const getQuery = "disable_stats=true&columns=name,type,durable,auto_delete,exclusive,arguments,state,node"
 
 type rawQueue struct {
 	Name       string         `json:"name"`
@@ -63,12 +80,14 @@ type rawQueue struct {
 	Exclusive  bool           `json:"exclusive"`
 	Arguments  map[string]any `json:"arguments"`
 	Messages   *json.Number   `json:"messages"`
+	State      string         `json:"state"`
+	Node       string         `json:"node"`
 }
 
 func (r rawQueue) queue() Queue {
 	q := Queue{
 		Name: r.Name, Vhost: r.Vhost, Type: r.Type, Durable: r.Durable, Exclusive: r.Exclusive,
-		Arguments: r.Arguments, Messages: count(r.Messages),
+		Arguments: r.Arguments, Messages: count(r.Messages), State: r.State, Node: r.Node,
 	}
 	// RabbitMQ reports auto_delete as a boolean, or as "undefined" for some queue types.
 	if b, ok := r.AutoDelete.(bool); ok {
@@ -144,7 +163,7 @@ func (c *Client) GetQueue(ctx context.Context, vhost, name string) (Queue, error
 }
 
 // GetQueueDeclaration returns what one queue was declared with (no message
-// counts), from a GET of that queue alone, or an error wrapping ErrNotFound
+// counts) and its state and node, from a GET of that queue alone, or an error wrapping ErrNotFound
 // when the queue or its vhost does not exist. The broker answers it in time
 // independent of the number of queues in the vhost, where a listing costs it
 // time in proportion to that number.
@@ -192,10 +211,10 @@ func (c *Client) DeleteQueue(ctx context.Context, vhost, name string, guarded bo
 
 // ListQueuesWithConsumers returns every queue of vhost by name with its
 // message count and its consumer count (from the vhost's consumer list), for
-// the checks before a destroy. Only Name, Vhost, Messages and Consumers are
-// filled in. The two lists are fetched at the same time, both from requests
-// sent after the call began or still in flight when it began and after this
-// client's last write (see reads.go).
+// the checks before a destroy. Only Name, Vhost, Messages, Consumers, State
+// and Node are filled in. The two lists are fetched at the same time, both
+// from requests sent after the call began or still in flight when it began
+// and after this client's last write (see reads.go).
 func (c *Client) ListQueuesWithConsumers(ctx context.Context, vhost string) (map[string]Queue, error) {
 	return c.checks.do(ctx, vhost, false, c.queuesWithConsumersNow(vhost))
 }

@@ -123,25 +123,25 @@ func transient(req *http.Request, resp *http.Response, err error) string {
 	switch {
 	case resp.StatusCode == http.StatusInternalServerError:
 		return resp.Status
-	case MetadataStoreTimeout(reason):
+	case metadataStoreTimeout(reason):
 		return resp.Status + ": metadata store timed out"
-	case resp.StatusCode == http.StatusNotFound && req.Method == http.MethodPut && QueueProcessDown(reason):
+	case resp.StatusCode == http.StatusNotFound && req.Method == http.MethodPut && queueProcessDown(reason):
 		return resp.Status + ": queue process down"
 	}
 	return ""
 }
 
-// MetadataStoreTimeout reports whether a broker's reason (lower case) says
+// metadataStoreTimeout reports whether a broker's reason (lower case) says
 // that an operation on its metadata store timed out: a cluster that has lost
 // its majority, or one still starting.
-func MetadataStoreTimeout(reason string) bool {
+func metadataStoreTimeout(reason string) bool {
 	return strings.Contains(reason, "timed out") && (strings.Contains(reason, "metadata store") || strings.Contains(reason, "khepri")) ||
 		strings.Contains(reason, "timeout_waiting_for_tables")
 }
 
-// QueueProcessDown reports whether a broker's reason (lower case) says that
+// queueProcessDown reports whether a broker's reason (lower case) says that
 // the process of a queue is not running: its node is down or restarting.
-func QueueProcessDown(reason string) bool {
+func queueProcessDown(reason string) bool {
 	return strings.Contains(reason, "stopped by supervisor") || strings.Contains(reason, "noproc") ||
 		strings.Contains(reason, "nodedown")
 }
@@ -165,7 +165,7 @@ func (t *retryTransport) attempt(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		cancel()
 		if errors.Is(err, context.DeadlineExceeded) && req.Context().Err() == nil {
-			return nil, fmt.Errorf("no answer within request_timeout %s", t.timeout)
+			return nil, &noAnswerError{timeout: t.timeout}
 		}
 		return nil, err
 	}
@@ -198,3 +198,10 @@ func (e *budgetError) Error() string {
 }
 
 func (e *budgetError) Unwrap() error { return e.last }
+
+// noAnswerError is an attempt that got no answer within request_timeout.
+type noAnswerError struct{ timeout time.Duration }
+
+func (e *noAnswerError) Error() string {
+	return fmt.Sprintf("no answer within request_timeout %s", e.timeout)
+}

@@ -29,6 +29,10 @@ type Queue struct {
 	// RabbitMQ does for a moment after a declaration.
 	Messages  *int64
 	Consumers int
+	// State is reported as is ("running" when empty): "down" or "stopped"
+	// is a queue whose node is down. Node is reported when set.
+	State string
+	Node  string
 }
 
 // Server is a fake management API. Its zero vhost set holds "/" only.
@@ -112,6 +116,19 @@ func (s *Server) Intercept(f func(w http.ResponseWriter, r *http.Request) bool) 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.intercept = f
+}
+
+// FailDelete makes every DELETE of the queue name answer status with that
+// error and reason, as RabbitMQ words them; the queue stays. It replaces any
+// Intercept.
+func (s *Server) FailDelete(name string, status int, errText, reason string) {
+	s.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method != http.MethodDelete || !strings.HasSuffix(r.URL.EscapedPath(), "/"+url.PathEscape(name)) {
+			return false
+		}
+		ErrorBody(w, status, errText, reason)
+		return true
+	})
 }
 
 // Requests returns the requests received so far, each as the method and the
@@ -266,6 +283,13 @@ func (s *Server) render(vhost string, q *Queue) map[string]any {
 	}
 	if q.Messages != nil {
 		m["messages"] = *q.Messages
+	}
+	m["state"] = q.State
+	if q.State == "" {
+		m["state"] = "running"
+	}
+	if q.Node != "" {
+		m["node"] = q.Node
 	}
 	return m
 }

@@ -37,6 +37,8 @@ func shortDuration(d time.Duration) string {
 // else fallback.
 func brokerErrorSummary(err error, fallback string) string {
 	switch {
+	case errors.Is(err, broker.ErrUnavailable):
+		return summaryUnavailable
 	case errors.Is(err, broker.ErrUnreachable):
 		return "Management API Unreachable"
 	case errors.Is(err, broker.ErrUnauthorized):

@@ -71,9 +71,16 @@ func amqpURL(vhost string) string {
 // amqpChannel opens a connection and channel to vhost, closed at cleanup.
 func amqpChannel(t *testing.T, vhost string) *amqp.Channel {
 	t.Helper()
-	conn, err := amqp.DialConfig(amqpURL(vhost), amqp.Config{Dial: amqp.DefaultDial(10 * time.Second)})
+	return amqpChannelAt(t, amqpURL(vhost))
+}
+
+// amqpChannelAt opens a connection and channel to an AMQP URL (with its
+// vhost), closed at cleanup.
+func amqpChannelAt(t *testing.T, u string) *amqp.Channel {
+	t.Helper()
+	conn, err := amqp.DialConfig(u, amqp.Config{Dial: amqp.DefaultDial(10 * time.Second)})
 	if err != nil {
-		t.Fatalf("AMQP connection to vhost %q: %v", vhost, err)
+		t.Fatalf("AMQP connection to %s: %v", redactURL(u), err)
 	}
 	t.Cleanup(func() { _ = conn.Close() })
 	ch, err := conn.Channel()
@@ -86,9 +93,14 @@ func amqpChannel(t *testing.T, vhost string) *amqp.Channel {
 // publish sends n persistent messages to queue in vhost "/" through the default exchange
 // and waits for the broker's confirms.
 func publish(t *testing.T, queue string, n int) {
-	const vhost = "/"
 	t.Helper()
-	ch := amqpChannel(t, vhost)
+	publishOn(t, amqpChannel(t, "/"), queue, n)
+}
+
+// publishOn sends n persistent messages to queue through ch and the default
+// exchange, and waits for the broker's confirms.
+func publishOn(t *testing.T, ch *amqp.Channel, queue string, n int) {
+	t.Helper()
 	if err := ch.Confirm(false); err != nil {
 		t.Fatal(err)
 	}
@@ -206,6 +218,15 @@ func managementHas(t *testing.T, vhost, queue string) bool {
 	}
 	_, ok := all[queue]
 	return ok
+}
+
+// redactURL hides the password of a URL.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return u.Redacted()
 }
 
 // declaredAs checks a queue the broker reports against what the backend

@@ -85,7 +85,10 @@ func (r *queueResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 			},
 			"force_destroy": schema.BoolAttribute{
 				MarkdownDescription: "Delete the queues on destroy even when they hold messages or have consumers: " +
-					"**those messages are lost**. Defaults to `false`, when destroy refuses and lists each non-empty queue. " +
+					"**those messages are lost**. It also deletes a queue whose cluster node is down (its state is not " +
+					"`running`) without any check: RabbitMQ 4.x removes such a queue at once, and the messages it kept on that " +
+					"node are gone when the node comes back. Defaults to `false`, when destroy deletes nothing while any queue " +
+					"holds a message, has a consumer or is not running, and lists each with its counts, or its node and state. " +
 					"Changes in place.",
 				Optional: true,
 				Computed: true,
@@ -133,7 +136,7 @@ func (r *queueResource) Configure(_ context.Context, req resource.ConfigureReque
 
 func (r *queueResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan queueModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(modelFromRaw(req.Plan.Raw, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -163,7 +166,21 @@ func (r *queueResource) Create(ctx context.Context, req resource.CreateRequest, 
 		return
 	}
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot Read Queue", err.Error())
+		resp.Diagnostics.AddError(brokerErrorSummary(err, "Cannot Read Queue"), err.Error())
+		return
+	}
+	var down []broker.Queue
+	for _, q := range existing {
+		if !q.Running() {
+			down = append(down, q)
+		}
+	}
+	if len(down) > 0 {
+		resp.Diagnostics.AddAttributeError(path.Root("name"), summaryUnavailable,
+			fmt.Sprintf("Queue %q in vhost %q exists but is not running:\n  - %s\n"+
+				"It can be neither checked nor declared until its node is back (RabbitMQ answers a declaration with "+
+				"\"process is stopped by supervisor\"). Nothing was changed. %s, then apply again.",
+				name, vhost, joinLines(notRunningLines(down)), bringBackHint))
 		return
 	}
 	var conflicts []string
@@ -182,18 +199,18 @@ func (r *queueResource) Create(ctx context.Context, req resource.CreateRequest, 
 	}
 	for _, q := range []topology.Queue{want.dead, want.main} {
 		if err := client.DeclareQueue(ctx, vhost, q.Name, q.Args.Map()); err != nil {
-			resp.Diagnostics.AddError("Cannot Declare Queue", declareErrorDetail(err, q))
+			resp.Diagnostics.AddError(brokerErrorSummary(err, "Cannot Declare Queue"), declareErrorDetail(err, q))
 			return
 		}
 	}
 	plan.DeadQueue = types.StringValue(want.dead.Name)
 	plan.ArgumentsJSON = jsontypes.NewNormalizedValue(want.main.Args.JSON())
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(setModel(ctx, &resp.State.Raw, resp.State.Schema.Type, &plan)...)
 }
 
 func (r *queueResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state queueModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(modelFromRaw(req.State.Raw, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -216,15 +233,33 @@ func (r *queueResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		return
 	}
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot Read Queue", err.Error())
-		return
-	}
-	main, ok := queues[name]
-	if !ok {
-		resp.State.RemoveResource(ctx)
+		resp.Diagnostics.AddError(brokerErrorSummary(err, "Cannot Read Queue"), err.Error())
 		return
 	}
 	suffixes := r.suffixesFor(state)
+	deadName := topology.DeadQueueName(name, suffixes)
+	// A listing taken while a node restarts can leave queues out for a moment:
+	// what it lacks is asked for alone before it counts as gone.
+	main, mainOK, err := confirmQueue(ctx, client, queues, vhost, name)
+	if err == nil && !mainOK {
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	dead, deadOK := broker.Queue{}, false
+	if err == nil {
+		dead, deadOK, err = confirmQueue(ctx, client, queues, vhost, deadName)
+	}
+	if err != nil {
+		resp.Diagnostics.AddError(brokerErrorSummary(err, "Cannot Read Queue"), err.Error())
+		return
+	}
+	if down := notRunning(main, dead); len(down) > 0 {
+		resp.Diagnostics.AddWarning("Queue Not Running",
+			fmt.Sprintf("In vhost %q these queues of queuey_queue %q exist but are not running, most likely because the cluster node "+
+				"that hosts them is down or restarting:\n  - %s\nThey keep their messages on that node, and nothing is planned for them. "+
+				"Destroy refuses to delete them while they are not running (unless force_destroy), and declaring them fails. %s.",
+				vhost, name, joinLines(notRunningLines(down)), bringBackHint))
+	}
 
 	// Reflect the broker's x-message-ttl and x-max-priority (so that an import,
 	// or a queue redeclared out of band, shows up as those attributes), keeping
@@ -257,7 +292,7 @@ func (r *queueResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	default:
 		state.ArgumentsJSON = jsontypes.NewNormalizedValue(want.main.Args.JSON())
 	}
-	if _, ok := queues[want.dead.Name]; ok {
+	if deadOK {
 		state.DeadQueue = types.StringValue(want.dead.Name)
 	} else {
 		// Missing: the plan puts the name back and the update declares it.
@@ -267,13 +302,13 @@ func (r *queueResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	if state.ForceDestroy.IsNull() {
 		state.ForceDestroy = types.BoolValue(false)
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	resp.Diagnostics.Append(setModel(ctx, &resp.State.Raw, resp.State.Schema.Type, &state)...)
 }
 
 func (r *queueResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan, state queueModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(modelFromRaw(req.Plan.Raw, &plan)...)
+	resp.Diagnostics.Append(modelFromRaw(req.State.Raw, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -290,18 +325,18 @@ func (r *queueResource) Update(ctx context.Context, req resource.UpdateRequest, 
 			return
 		}
 		if err := client.DeclareQueue(ctx, plan.Vhost.ValueString(), want.dead.Name, want.dead.Args.Map()); err != nil {
-			resp.Diagnostics.AddError("Cannot Declare Queue", declareErrorDetail(err, want.dead))
+			resp.Diagnostics.AddError(brokerErrorSummary(err, "Cannot Declare Queue"), declareErrorDetail(err, want.dead))
 			return
 		}
 	}
 	plan.DeadQueue = types.StringValue(want.dead.Name)
 	plan.ArgumentsJSON = jsontypes.NewNormalizedValue(want.main.Args.JSON())
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(setModel(ctx, &resp.State.Raw, resp.State.Schema.Type, &plan)...)
 }
 
 func (r *queueResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state queueModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(modelFromRaw(req.State.Raw, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -315,6 +350,11 @@ func (r *queueResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 		var refused *refusedError
 		if errors.As(err, &refused) {
 			resp.Diagnostics.AddError("Queue Not Empty: Destroy Refused", err.Error())
+			return
+		}
+		var down *notRunningError
+		if errors.As(err, &down) {
+			resp.Diagnostics.AddError("Queue Not Running: Destroy Refused", err.Error())
 			return
 		}
 		resp.Diagnostics.AddError("Cannot Delete Queue", err.Error())

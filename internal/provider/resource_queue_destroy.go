@@ -38,20 +38,46 @@ func (e *refusedError) Error() string {
 	return b.String()
 }
 
+// notRunningError is a destroy refused because a queue of the topology is
+// not running: RabbitMQ 4.x deletes such a queue even when asked to delete it
+// only if empty, and its messages, kept on its node, are lost.
+type notRunningError struct {
+	vhost string
+	down  []broker.Queue
+	done  []string
+}
+
+func (e *notRunningError) Error() string {
+	var b strings.Builder
+	if len(e.done) == 0 {
+		b.WriteString("Nothing was deleted: ")
+	} else {
+		fmt.Fprintf(&b, "Deleted %s; then found that ", strings.Join(e.done, ", "))
+	}
+	fmt.Fprintf(&b, "these queues in vhost %q are not running, most likely because the cluster node that hosts them is down or restarting:\n  - %s\n"+
+		"Their message counts cannot be known, and RabbitMQ may delete such a queue even when asked to delete it only if empty, "+
+		"losing the messages kept on that node. %s, then run destroy again; or set force_destroy = true, apply, and destroy to "+
+		"delete them without these checks.", e.vhost, joinLines(notRunningLines(e.down)), bringBackHint)
+	return b.String()
+}
+
 // destroyTopology deletes the hold queues of t, then its main queue, then its
 // dead-letter queue. Unless force is set, it first checks them all and
-// deletes nothing while any holds a message or has a consumer, and each
-// delete is guarded with if-empty and if-unused.
+// deletes nothing while any is not running, holds a message or has a
+// consumer; it checks each queue's state again just before deleting it, and
+// each delete is guarded with if-empty and if-unused.
 func destroyTopology(ctx context.Context, c *broker.Client, t destroyTarget, force bool) error {
-	queues, err := c.ListQueuesWithConsumers(ctx, t.vhost)
+	owned, err := t.list(ctx, c)
 	if errors.Is(err, broker.ErrNotFound) {
 		return nil // the vhost is gone and its queues with it
 	}
 	if err != nil {
 		return err
 	}
-	owned := t.owned(queues)
 	if !force {
+		if down := notRunning(owned...); len(down) > 0 {
+			return &notRunningError{vhost: t.vhost, down: down}
+		}
 		lines, unknown := busy(owned, true)
 		deadline := time.Now().Add(countWait)
 		for unknown && time.Now().Before(deadline) {
@@ -60,10 +86,12 @@ func destroyTopology(ctx context.Context, c *broker.Client, t destroyTarget, for
 				return ctx.Err()
 			case <-time.After(time.Second):
 			}
-			if queues, err = c.ListQueuesWithConsumers(ctx, t.vhost); err != nil {
+			if owned, err = t.list(ctx, c); err != nil {
 				return err
 			}
-			owned = t.owned(queues)
+			if down := notRunning(owned...); len(down) > 0 {
+				return &notRunningError{vhost: t.vhost, down: down}
+			}
 			lines, unknown = busy(owned, true)
 		}
 		if len(lines) > 0 {
@@ -72,6 +100,21 @@ func destroyTopology(ctx context.Context, c *broker.Client, t destroyTarget, for
 	}
 	var done []string
 	for _, q := range owned {
+		if !force {
+			// The state again, just before the delete: a node may have gone
+			// down since the checks.
+			now, found, err := confirmQueue(ctx, c, nil, t.vhost, q.Name)
+			if err != nil {
+				return deletedThen(done, err)
+			}
+			if !found {
+				done = append(done, q.Name)
+				continue
+			}
+			if !now.Running() {
+				return &notRunningError{vhost: t.vhost, down: []broker.Queue{now}, done: done}
+			}
+		}
 		err := c.DeleteQueue(ctx, t.vhost, q.Name, !force)
 		if errors.Is(err, broker.ErrNotFound) {
 			// Gone since the check (a hold queue expired, say): deleted. The
@@ -82,14 +125,53 @@ func destroyTopology(ctx context.Context, c *broker.Client, t destroyTarget, for
 			return &refusedError{vhost: t.vhost, done: done, lines: []string{q.Name + ": " + err.Error()}}
 		}
 		if err != nil {
-			if len(done) > 0 {
-				return fmt.Errorf("deleted %s, then: %w", strings.Join(done, ", "), err)
-			}
-			return err
+			return deletedThen(done, err)
 		}
 		done = append(done, q.Name)
 	}
 	return nil
+}
+
+// deletedThen adds to err the queues deleted before it.
+func deletedThen(done []string, err error) error {
+	if len(done) > 0 {
+		return fmt.Errorf("deleted %s, then: %w", strings.Join(done, ", "), err)
+	}
+	return err
+}
+
+// list returns the queues of t that exist, in deletion order, with their
+// counts, states and nodes. A main or dead-letter queue that the listing
+// lacks is looked up alone (a listing answered while a node restarts can
+// leave queues out); it then has no counts yet.
+func (t destroyTarget) list(ctx context.Context, c *broker.Client) ([]broker.Queue, error) {
+	queues, err := c.ListQueuesWithConsumers(ctx, t.vhost)
+	if err != nil {
+		return nil, err
+	}
+	var extra map[string]broker.Queue
+	for _, name := range []string{t.queue, topology.DeadQueueName(t.queue, t.suffixes)} {
+		if _, ok := queues[name]; ok {
+			continue
+		}
+		q, found, err := confirmQueue(ctx, c, nil, t.vhost, name)
+		if err != nil {
+			return nil, err
+		}
+		if found {
+			if extra == nil {
+				extra = make(map[string]broker.Queue, len(queues)+2)
+				for k, v := range queues {
+					extra[k] = v // the listing is shared: never modify it
+				}
+			}
+			extra[name] = q
+		}
+	}
+	if extra != nil {
+		queues = extra
+	}
+	return t.owned(queues), nil
 }
 
 // destroyTarget names the logical queue a queuey_queue owns, with the

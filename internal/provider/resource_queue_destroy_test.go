@@ -1,10 +1,14 @@
 package provider
 
 import (
+	"context"
+	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
@@ -56,5 +60,69 @@ func TestBusy(t *testing.T) {
 	}
 	if lines, unknown := busy(queues[:1], true); len(lines) != 0 || unknown {
 		t.Errorf("an idle queue is busy: %q, %v", lines, unknown)
+	}
+}
+
+// A queue that is not running is never deleted without force_destroy: not
+// when the listing says so (nothing is deleted), not when the check just
+// before its delete says so; with force_destroy everything is.
+func TestDestroyRefusesQueuesNotRunning(t *testing.T) {
+	t.Parallel()
+	target := destroyTarget{vhost: "/", queue: "orders", suffixes: topology.DefaultSuffixes()}
+	for _, tc := range []struct {
+		name string
+		// down is the state of orders in the listing; alone, when set, the
+		// state a GET of orders alone reports.
+		down, alone string
+		// hidden leaves orders out of listings.
+		hidden      bool
+		force       bool
+		wantErr     string
+		wantDeletes string
+	}{
+		{name: "down in the listing", down: "down",
+			wantErr: `Nothing was deleted: these queues in vhost "/" are not running`},
+		{name: "down just before its delete", down: "running", alone: "stopped",
+			wantErr: "Deleted orders.deferred.1000; then found that these queues", wantDeletes: "orders.deferred.1000"},
+		{name: "missing from the listing, down when asked alone", down: "stopped", hidden: true,
+			wantErr: "orders on node rabbit@node-2: state stopped"},
+		{name: "force_destroy", down: "down", force: true,
+			wantDeletes: "orders.deferred.1000 orders orders.dead"},
+	} {
+		fake := brokertest.New(t)
+		fake.PutQueue("/", brokertest.Queue{Name: "orders.deferred.1000", Messages: brokertest.Count(0)})
+		fake.PutQueue("/", brokertest.Queue{Name: "orders", State: tc.down, Node: "rabbit@node-2", Messages: brokertest.Count(0)})
+		fake.PutQueue("/", brokertest.Queue{Name: "orders.dead", Messages: brokertest.Count(0)})
+		fake.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
+			switch {
+			case r.Method == http.MethodGet && r.URL.EscapedPath() == "/api/queues/%2F" && tc.hidden:
+				// A listing answered while the node restarts: orders left out.
+				_ = json.NewEncoder(w).Encode([]map[string]any{{"name": "orders.dead", "state": "running", "messages": 0}})
+				return true
+			case r.Method == http.MethodGet && r.URL.EscapedPath() == "/api/queues/%2F/orders" && tc.alone != "":
+				_ = json.NewEncoder(w).Encode(map[string]any{"name": "orders", "state": tc.alone, "node": "rabbit@node-2",
+					"durable": true, "arguments": map[string]any{}})
+				return true
+			}
+			return false
+		})
+		c, err := broker.New(broker.Config{Endpoint: fake.URL, RetryBudget: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = destroyTopology(context.Background(), c, target, tc.force)
+		switch {
+		case tc.wantErr == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "rabbitmqctl")):
+			t.Errorf("%s: got %v, want an error with %q and what to do", tc.name, err, tc.wantErr)
+		}
+		var deleted []string
+		for _, r := range fake.RequestsMatching("DELETE ") {
+			deleted = append(deleted, strings.Fields(r)[3])
+		}
+		if got := strings.Join(deleted, " "); got != tc.wantDeletes {
+			t.Errorf("%s: deleted %q, want %q", tc.name, got, tc.wantDeletes)
+		}
 	}
 }

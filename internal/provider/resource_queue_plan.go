@@ -22,8 +22,9 @@ const warnTimeout = 10 * time.Second
 // ModifyPlan fills in the vhost and the computed names, validates the name
 // against the provider's suffixes, decides replacement by value, and warns
 // when a planned destroy or replacement meets a queue that holds messages.
-// (A resource-level ModifyPlan does not see the attributes' RequiresReplace,
-// so the replacement is worked out here.)
+// Replacement is decided here only (the schema has no RequiresReplace): a
+// resource-level ModifyPlan would not see an attribute's RequiresReplace,
+// and the warning needs to know.
 func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if r.data == nil {
 		return
@@ -31,7 +32,7 @@ func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	var state *queueModel
 	if !req.State.Raw.IsNull() {
 		state = &queueModel{}
-		resp.Diagnostics.Append(req.State.Get(ctx, state)...)
+		resp.Diagnostics.Append(modelFromRaw(req.State.Raw, state)...)
 		if resp.Diagnostics.HasError() {
 			return
 		}
@@ -44,7 +45,7 @@ func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	}
 	var plan queueModel
 	var configVhost types.String
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(modelFromRaw(req.Plan.Raw, &plan)...)
 	// Only the configured vhost is needed: reading one attribute costs far
 	// less than converting the whole configuration.
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("vhost"), &configVhost)...)
@@ -112,7 +113,7 @@ func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 			r.warnIfBusy(ctx, *state, "replaced (destroyed, then created again)", &resp.Diagnostics)
 		}
 	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(setModel(ctx, &resp.Plan.Raw, resp.Plan.Schema.Type, &plan)...)
 }
 
 // replacementPaths is the one place that decides replacement (the schema has

@@ -38,6 +38,13 @@ func idle(name string) brokertest.Queue {
 	return brokertest.Queue{Name: name, Durable: true, Messages: brokertest.Count(0)}
 }
 
+// putIdle puts empty queues of these names in the fake's vhost "/".
+func putIdle(s *brokertest.Server, names ...string) {
+	for _, n := range names {
+		s.PutQueue("/", idle(n))
+	}
+}
+
 var ordersTarget = destroyTarget{vhost: "/", queue: "orders", suffixes: topology.DefaultSuffixes()}
 
 // Destroy deletes the hold queues by ascending TTL, then q, then q.dead, each
@@ -45,9 +52,7 @@ var ordersTarget = destroyTarget{vhost: "/", queue: "orders", suffixes: topology
 func TestDestroyTopology_order(t *testing.T) {
 	t.Parallel()
 	s := brokertest.New(t)
-	for _, n := range []string{"orders", "orders.dead", "orders.deferred.600000", "orders.deferred.30000", "orders.deferred.05", "orders2"} {
-		s.PutQueue("/", idle(n))
-	}
+	putIdle(s, "orders", "orders.dead", "orders.deferred.600000", "orders.deferred.30000", "orders.deferred.05", "orders2")
 	if err := destroyTopology(context.Background(), fakeBrokerClient(t, s), ordersTarget, false); err != nil {
 		t.Fatal(err)
 	}
@@ -126,16 +131,8 @@ func TestDestroyTopology_force(t *testing.T) {
 func TestDestroyTopology_notFoundIsDeleted(t *testing.T) {
 	t.Parallel()
 	s := brokertest.New(t)
-	for _, n := range []string{"orders", "orders.dead", "orders.deferred.30000"} {
-		s.PutQueue("/", idle(n))
-	}
-	s.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
-		if r.Method == http.MethodDelete && strings.HasSuffix(r.URL.Path, "/orders.deferred.30000") {
-			brokertest.ErrorBody(w, http.StatusNotFound, "Object Not Found", "Not Found")
-			return true
-		}
-		return false
-	})
+	putIdle(s, "orders", "orders.dead", "orders.deferred.30000")
+	s.FailDelete("orders.deferred.30000", http.StatusNotFound, "Object Not Found", "Not Found")
 	if err := destroyTopology(context.Background(), fakeBrokerClient(t, s), ordersTarget, false); err != nil {
 		t.Fatalf("a 404 on delete failed the destroy: %v", err)
 	}
@@ -149,16 +146,8 @@ func TestDestroyTopology_notFoundIsDeleted(t *testing.T) {
 func TestDestroyTopology_refusedMidway(t *testing.T) {
 	t.Parallel()
 	s := brokertest.New(t)
-	for _, n := range []string{"orders", "orders.dead", "orders.deferred.30000"} {
-		s.PutQueue("/", idle(n))
-	}
-	s.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
-		if r.Method == http.MethodDelete && strings.HasSuffix(r.URL.Path, "/orders") {
-			brokertest.ErrorBody(w, http.StatusBadRequest, "bad_request", "queue 'orders' in vhost '/' is not empty")
-			return true
-		}
-		return false
-	})
+	putIdle(s, "orders", "orders.dead", "orders.deferred.30000")
+	s.FailDelete("orders", http.StatusBadRequest, "bad_request", "queue 'orders' in vhost '/' is not empty")
 	err := destroyTopology(context.Background(), fakeBrokerClient(t, s), ordersTarget, false)
 	var refused *refusedError
 	if !errors.As(err, &refused) {
@@ -263,5 +252,27 @@ func TestSorted(t *testing.T) {
 	}
 	if in[0] != "retry_granularity" {
 		t.Error("sorted changed its argument")
+	}
+}
+
+// A vhost that makes quorum queues by default is refused before anything is
+// declared; a vhost that does not exist is named as missing.
+func TestQueue_vhostChecked(t *testing.T) {
+	s := brokertest.New(t)
+	s.AddVhost("quorum-default", "quorum")
+	for vhost, want := range map[string]string{
+		"quorum-default": `(?s)vhost\s+"quorum-default"\s+makes\s+quorum\s+queues\s+by\s+default`,
+		"missing":        `(?s)vhost\s+"missing"\s+does\s+not\s+exist`,
+	} {
+		resource.UnitTest(t, resource.TestCase{
+			ProtoV6ProviderFactories: testProviderFactories,
+			Steps: []resource.TestStep{{
+				Config:      fakeProviderConfig(s, fmt.Sprintf("  vhost = %q", vhost)),
+				ExpectError: regexp.MustCompile(want),
+			}},
+		})
+	}
+	if d := s.RequestsMatching("PUT"); len(d) > 0 {
+		t.Errorf("declared %q in a vhost that was refused", d)
 	}
 }

@@ -30,8 +30,8 @@ func (v Value) IsInt() bool { return v.isInt }
 // Int64 returns the integer held, or 0 for a string value.
 func (v Value) Int64() int64 { return v.i }
 
-// Str returns the string held, or "" for an integer value.
-func (v Value) Str() string { return v.s }
+// str returns the string held, or "" for an integer value.
+func (v Value) str() string { return v.s }
 
 // Any returns the value as an int64 or a string, ready for encoding/json.
 func (v Value) Any() any {
@@ -99,9 +99,9 @@ func jsonString(s string) string {
 	return string(bytes.TrimRight(b.Bytes(), "\n"))
 }
 
-// Difference is one way in which a queue's actual arguments differ from the
+// difference is one way in which a queue's actual arguments differ from the
 // wanted ones. A missing side is reported as Has* = false.
-type Difference struct {
+type difference struct {
 	Key       string
 	HasActual bool
 	Actual    string
@@ -110,7 +110,7 @@ type Difference struct {
 }
 
 // String describes the difference in a sentence fragment.
-func (d Difference) String() string {
+func (d difference) String() string {
 	switch {
 	case !d.HasWanted:
 		return fmt.Sprintf("argument %s: broker has %s, wanted absent", d.Key, d.Actual)
@@ -126,7 +126,7 @@ func (d Difference) String() string {
 // json.Number) and the wanted table. Keys listed in ignore are skipped when
 // the broker's value equals the given one (x-queue-type "classic", which newer
 // RabbitMQ versions add by themselves).
-func compareArgs(actual map[string]any, wanted Arguments, ignore map[string]string) []Difference {
+func compareArgs(actual map[string]any, wanted Arguments, ignore map[string]string) []difference {
 	keys := make(map[string]struct{}, len(actual)+len(wanted))
 	for k := range actual {
 		keys[k] = struct{}{}
@@ -140,7 +140,7 @@ func compareArgs(actual map[string]any, wanted Arguments, ignore map[string]stri
 	}
 	sort.Strings(sorted)
 
-	var diffs []Difference
+	var diffs []difference
 	for _, k := range sorted {
 		av, hasA := actual[k]
 		wv, hasW := wanted[k]
@@ -154,7 +154,7 @@ func compareArgs(actual map[string]any, wanted Arguments, ignore map[string]stri
 		if hasA && hasW && equalValue(av, wv) {
 			continue
 		}
-		d := Difference{Key: k, HasActual: hasA, HasWanted: hasW}
+		d := difference{Key: k, HasActual: hasA, HasWanted: hasW}
 		if hasA {
 			d.Actual = renderAny(av)
 		}
@@ -171,7 +171,7 @@ func compareArgs(actual map[string]any, wanted Arguments, ignore map[string]stri
 func equalValue(actual any, wanted Value) bool {
 	if !wanted.IsInt() {
 		s, ok := actual.(string)
-		return ok && s == wanted.Str()
+		return ok && s == wanted.str()
 	}
 	i, ok := asInt(actual)
 	return ok && i == wanted.Int64()

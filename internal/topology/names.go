@@ -55,7 +55,7 @@ func HoldQueueName(queue string, ttlMs int64, s Suffixes) string {
 // expiry of twice the TTL. They depend on nothing else, so every process
 // computes the same table for the same name. ttlMs must be 1 to MaxDeferralMs.
 func HoldQueueArgs(queue string, ttlMs int64) (Arguments, error) {
-	if err := ValidateHoldTTL(ttlMs); err != nil {
+	if err := validateHoldTTL(ttlMs); err != nil {
 		return nil, err
 	}
 	return Arguments{
@@ -66,8 +66,8 @@ func HoldQueueArgs(queue string, ttlMs int64) (Arguments, error) {
 	}, nil
 }
 
-// ValidateHoldTTL checks that ttlMs is a hold queue's TTL: 1 to MaxDeferralMs.
-func ValidateHoldTTL(ttlMs int64) error {
+// validateHoldTTL checks that ttlMs is a hold queue's TTL: 1 to MaxDeferralMs.
+func validateHoldTTL(ttlMs int64) error {
 	if ttlMs < 1 || ttlMs > MaxDeferralMs {
 		return fmt.Errorf("a hold queue's TTL must be a whole number of milliseconds from 1 to %d; got %d", MaxDeferralMs, ttlMs)
 	}

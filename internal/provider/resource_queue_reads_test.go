@@ -15,7 +15,7 @@ import (
 // band is missed by no plan, and a queue created in an apply is seen by a
 // read later in the same apply.
 
-func batchQueuesConfig(names ...string) string {
+func sharedReadQueuesConfig(names ...string) string {
 	cfg := "provider \"queuey\" {}\n"
 	for i, n := range names {
 		cfg += fmt.Sprintf(`
@@ -28,14 +28,14 @@ resource "queuey_queue" "q%d" {
 	return cfg
 }
 
-func TestAccQueue_batchedReadSeesOutOfBandDelete(t *testing.T) {
+func TestAccQueue_sharedReadSeesOutOfBandDelete(t *testing.T) {
 	testAccPreCheck(t)
 	base := uniqueName("oob")
 	names := []string{base + "-0", base + "-1", base + "-2", base + "-3", base + "-4"}
 	for _, n := range names {
 		cleanupQueues(t, "/", n)
 	}
-	cfg := batchQueuesConfig(names...)
+	cfg := sharedReadQueuesConfig(names...)
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
 		ProtoV6ProviderFactories: testProviderFactories,

@@ -1,0 +1,461 @@
+package provider
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/queuey/terraform-provider-queuey/internal/broker"
+)
+
+// The restart and cluster tests need nodes of their own, which they stop and
+// start: scripts/resil-nodes.sh starts them and names them in
+// QUEUEY_RESTART_NODES (single nodes) and QUEUEY_CLUSTER_NODES (three nodes
+// of one cluster). `make testresil` runs them; the normal acceptance run
+// leaves them out.
+
+const (
+	envRestartNodes = "QUEUEY_RESTART_NODES"
+	envClusterNodes = "QUEUEY_CLUSTER_NODES"
+	// outage is how long the tests keep a node's RabbitMQ application down.
+	outage = 30 * time.Second
+)
+
+// testNode is a node started by scripts/rabbitmq-node.sh.
+type testNode struct {
+	name     string // as the script knows it, e.g. c2
+	erlang   string // e.g. c2@localhost
+	endpoint string
+	amqpURL  string
+}
+
+// resilNodes returns the nodes named in env, or skips the test.
+func resilNodes(t *testing.T, env string, want int) []testNode {
+	t.Helper()
+	if os.Getenv("TF_ACC") == "" || os.Getenv(env) == "" {
+		t.Skipf("needs nodes of its own that it stops and starts: run with `make testresil` (%s)", env)
+	}
+	var nodes []testNode
+	for _, name := range strings.Split(os.Getenv(env), ",") {
+		out, err := exec.Command("../../scripts/rabbitmq-node.sh", "env", name).Output()
+		if err != nil {
+			t.Fatalf("rabbitmq-node.sh env %s: %v", name, err)
+		}
+		n := testNode{name: name}
+		sc := bufio.NewScanner(strings.NewReader(string(out)))
+		for sc.Scan() {
+			k, v, _ := strings.Cut(sc.Text(), "=")
+			switch k {
+			case "NODE_NAME":
+				n.erlang = v
+			case "NODE_ENDPOINT":
+				n.endpoint = v
+			case "NODE_AMQP_URL":
+				n.amqpURL = v
+			}
+		}
+		nodes = append(nodes, n)
+	}
+	if len(nodes) < want {
+		t.Fatalf("%s names %d nodes, want %d", env, len(nodes), want)
+	}
+	return nodes
+}
+
+// ctl runs rabbitmqctl against the node.
+func (n testNode) ctl(t *testing.T, args ...string) {
+	t.Helper()
+	if err := n.tryCtl(args...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (n testNode) tryCtl(args ...string) error {
+	out, err := exec.Command("../../scripts/rabbitmq-node.sh", append([]string{"ctl", n.name}, args...)...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("rabbitmqctl %s on %s: %v\n%s", strings.Join(args, " "), n.name, err, out)
+	}
+	return nil
+}
+
+// waitAnswers waits until the node's management API answers a listing of
+// vhost "/", and returns when it did.
+func (n testNode) waitAnswers() (time.Time, error) {
+	c, err := n.newClient(-1)
+	if err != nil {
+		return time.Time{}, err
+	}
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		if _, err := c.ListQueues(context.Background(), "/"); err == nil {
+			return time.Now(), nil
+		}
+		if time.Now().After(deadline) {
+			return time.Time{}, fmt.Errorf("%s: the management API did not answer within 3 minutes", n.name)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// client is a management API client of the node; budget as in broker.Config.
+func (n testNode) client(t *testing.T, budget time.Duration) *broker.Client {
+	t.Helper()
+	c, err := n.newClient(budget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func (n testNode) newClient(budget time.Duration) (*broker.Client, error) {
+	return broker.New(broker.Config{Endpoint: n.endpoint, Username: "guest", Password: "guest",
+		RequestTimeout: 10 * time.Second, RetryBudget: budget})
+}
+
+// provider is a provider block for the node, with extra settings.
+func (n testNode) provider(extra string) string {
+	return fmt.Sprintf(`terraform {
+  required_providers {
+    queuey = { source = "queuey/queuey" }
+  }
+}
+
+provider "queuey" {
+  endpoint = %q
+  username = "guest"
+  password = "guest"
+%s}
+`, n.endpoint, extra)
+}
+
+// restart stops the node's RabbitMQ application, keeps it down for outage,
+// and starts it again; it returns how long the management API was away. It
+// runs beside the operation it disturbs, so it reports errors rather than
+// failing the test itself.
+func (n testNode) restart() (time.Duration, error) {
+	start := time.Now()
+	if err := n.tryCtl("stop_app"); err != nil {
+		return 0, err
+	}
+	return n.comeBack(start)
+}
+
+// comeBack starts the stopped application after outage and returns how long
+// the management API was away since start.
+func (n testNode) comeBack(start time.Time) (time.Duration, error) {
+	time.Sleep(outage)
+	if err := n.tryCtl("start_app"); err != nil {
+		return 0, err
+	}
+	back, err := n.waitAnswers()
+	return back.Sub(start), err
+}
+
+func writeConfig(t *testing.T, tf *terraformCLI, config string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(tf.dir, "main.tf"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// queuesOn is a configuration of count queues named base-0 ... base-<count-1>.
+func queuesOn(n testNode, base string, count int) string {
+	return n.provider("") + fmt.Sprintf(`
+resource "queuey_queue" "q" {
+  count       = %d
+  name        = "%s-${count.index}"
+  message_ttl = "1m"
+}
+`, count, base)
+}
+
+// TestAccRestart_ridesThrough restarts the broker (its RabbitMQ application
+// stopped for 30 s, then started) in the middle of an apply, a plan and a
+// destroy of 150 queues, with the provider's default settings: each passes
+// with no error, and nothing is lost or left behind.
+func TestAccRestart_ridesThrough(t *testing.T) {
+	for _, n := range resilNodes(t, envRestartNodes, 1) {
+		t.Run(n.name, func(t *testing.T) {
+			t.Parallel()
+			// Enough queues that an apply at -parallelism=1 outlasts the few
+			// seconds rabbitmqctl stop_app takes to stop the broker.
+			const count = 150
+			base := uniqueName("restart")
+			c := n.client(t, 0)
+			t.Cleanup(func() {
+				for _, name := range queueNames(base, count) {
+					_ = c.DeleteQueue(context.Background(), "/", name, false)
+				}
+			})
+			tf := newTerraformCLI(t, queuesOn(n, base, count))
+			var longest time.Duration
+
+			// during runs the CLI with args while the node restarts: the
+			// restart begins once ready says the operation is under way, or,
+			// when ready is nil, just before the operation.
+			during := func(what string, ready func() bool, args ...string) string {
+				t.Helper()
+				var wg sync.WaitGroup
+				var down time.Duration
+				var restartErr error
+				stopped := time.Now()
+				if ready == nil {
+					n.ctl(t, "stop_app")
+				}
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if ready == nil {
+						down, restartErr = n.comeBack(stopped)
+						return
+					}
+					for deadline := time.Now().Add(2 * time.Minute); !ready() && time.Now().Before(deadline); {
+						time.Sleep(50 * time.Millisecond)
+					}
+					down, restartErr = n.restart()
+				}()
+				begin := time.Now()
+				out, err := tf.run(args...)
+				took := time.Since(begin)
+				wg.Wait()
+				if restartErr != nil {
+					t.Fatal(restartErr)
+				}
+				t.Logf("%s: %s took %s; the management API was away for %s", n.name, what, took.Round(time.Millisecond), down.Round(time.Millisecond))
+				longest = max(longest, down)
+				if err != nil {
+					t.Fatalf("%s through a restart failed: %v\n%s", what, err, out)
+				}
+				if took < outage {
+					t.Errorf("%s finished in %s, before the outage of %s ended: the restart came too late to prove anything", what, took, outage)
+				}
+				return out
+			}
+			count0 := func() int {
+				all, err := c.ListQueues(context.Background(), "/")
+				if err != nil {
+					return -1
+				}
+				k := 0
+				for name := range all {
+					if strings.HasPrefix(name, base) {
+						k++
+					}
+				}
+				return k
+			}
+			// settled is count0 once it reports want, or after 30 s: a listing
+			// answered just after a restart can lack queues for a moment.
+			settled := func(want int) int {
+				k := count0()
+				for deadline := time.Now().Add(30 * time.Second); k != want && time.Now().Before(deadline); k = count0() {
+					time.Sleep(500 * time.Millisecond)
+				}
+				return k
+			}
+
+			// Apply: the restart begins once the first queues exist.
+			during("apply", func() bool { return count0() >= 2 }, "apply", "-auto-approve", "-parallelism=1")
+			if got := settled(2 * count); got != 2*count {
+				t.Fatalf("after the apply the broker holds %d queues of the test, want %d", got, 2*count)
+			}
+			// Plan: the broker stops just before the plan starts.
+			out := during("plan", nil, "plan", "-detailed-exitcode")
+			if !strings.Contains(out, "No changes.") {
+				t.Fatalf("plan after a restart is not empty:\n%s", out)
+			}
+			// Destroy: the restart begins once the first queues are gone.
+			during("destroy", func() bool { k := count0(); return k >= 0 && k < 2*count }, "destroy", "-auto-approve", "-parallelism=1")
+			if got := settled(0); got != 0 {
+				all, _ := c.ListQueues(context.Background(), "/")
+				var left []string
+				for name, q := range all {
+					if strings.HasPrefix(name, base) {
+						left = append(left, fmt.Sprintf("%s (state %q, messages %s)", name, q.State, countText(q.Messages)))
+					}
+				}
+				t.Fatalf("after the destroy the broker still holds %d queues of the test: %s", got, strings.Join(left, ", "))
+			}
+			t.Logf("%s: longest restart ridden through with default settings: %s", n.name, longest.Round(time.Millisecond))
+		})
+	}
+}
+
+// clusterQueueOn is the configuration of one queue through node n.
+func clusterQueueOn(n testNode, name, extra string) string {
+	return n.provider(extra) + fmt.Sprintf(`
+resource "queuey_queue" "q" {
+  name        = %q
+  message_ttl = "1h"
+}
+`, name)
+}
+
+// waitState waits until node c reports queue's state as running (or not).
+func waitState(t *testing.T, c *broker.Client, queue string, running bool) broker.Queue {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		q, err := c.GetQueueDeclaration(context.Background(), "/", queue)
+		if err == nil && q.Running() == running {
+			return q
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("queue %q: still not running = %v after 2 minutes (%+v, %v)", queue, !running, q, err)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// TestAccCluster_nodeDown stops the node that hosts q in a 3-node cluster:
+// through another node the plan shows no change and warns, destroy refuses
+// before any DELETE, adopting the queue fails saying why, and once the node
+// is back every message published before is still there.
+func TestAccCluster_nodeDown(t *testing.T) {
+	nodes := resilNodes(t, envClusterNodes, 3)
+	c1, c2 := nodes[0], nodes[1]
+	name := uniqueName("nodedown")
+	via1 := c1.client(t, -1)
+	t.Cleanup(func() {
+		c2.ctl(t, "start_app")
+		for _, q := range []string{name, name + ".dead"} {
+			_ = via1.DeleteQueue(context.Background(), "/", q, false)
+		}
+	})
+
+	// Declared through c2's management API, the queues live on c2.
+	tf := newTerraformCLI(t, clusterQueueOn(c2, name, ""))
+	tf.mustRun("apply", "-auto-approve")
+	if q := waitState(t, via1, name, true); q.Node != c2.erlang {
+		t.Fatalf("queue %q lives on %s, want %s", name, q.Node, c2.erlang)
+	}
+	const messages = 7
+	publishOn(t, amqpChannelAt(t, c2.amqpURL), name, messages)
+
+	c2.ctl(t, "stop_app")
+	down := waitState(t, via1, name, false)
+	t.Logf("with %s stopped, %s reports queue %q on %s in state %q", c2.name, c1.name, name, down.Node, down.State)
+	writeConfig(t, tf, clusterQueueOn(c1, name, ""))
+
+	// Plan through c1: the queue still exists; no change, and a warning.
+	out := tf.mustRun("plan", "-detailed-exitcode")
+	warn := regexp.MustCompile(`(?s)Warning: Queue Not Running.*` + regexp.QuoteMeta(name) + ` on node ` + regexp.QuoteMeta(c2.erlang) + `: state \w+`)
+	if !strings.Contains(out, "No changes.") || !warn.MatchString(out) {
+		t.Fatalf("plan with the queue's node down: want no changes and a Queue Not Running warning naming queue, node and state:\n%s", out)
+	}
+	t.Logf("plan with the node down prints:\n%s", out[strings.Index(out, "No changes."):])
+
+	// Destroy refuses before any DELETE, naming queue, node, state and what to do.
+	out, err := tf.run("destroy", "-auto-approve")
+	refused := regexp.MustCompile(`(?s)Queue Not Running: Destroy Refused.*Nothing was deleted.*` + regexp.QuoteMeta(name) +
+		` on node ` + regexp.QuoteMeta(c2.erlang) + `: state \w+.*rabbitmqctl`)
+	if err == nil || !refused.MatchString(out) {
+		t.Fatalf("destroy with the queue's node down: want a refusal naming queue, node, state and what to do: %v\n%s", err, out)
+	}
+	t.Logf("destroy with the node down prints:\n%s", out)
+	if _, err := via1.GetQueueDeclaration(context.Background(), "/", name); err != nil {
+		t.Fatalf("after the refused destroy: %v", err)
+	}
+
+	// Adopting the queue elsewhere (a new state) fails, saying why.
+	other := newTerraformCLI(t, clusterQueueOn(c1, name, ""))
+	out, err = other.run("apply", "-auto-approve")
+	if err == nil || !strings.Contains(out, "RabbitMQ Cluster Unavailable") || !strings.Contains(out, c2.erlang) ||
+		strings.Contains(out, "does not exist") || strings.Contains(out, "Different Settings") {
+		t.Fatalf("apply against a queue on a down node: want a RabbitMQ Cluster Unavailable error naming the node: %v\n%s", err, out)
+	}
+	t.Logf("adopting the queue with its node down prints:\n%s", out[strings.Index(out, "Error:"):])
+
+	// The node comes back with every message.
+	c2.ctl(t, "start_app")
+	waitState(t, via1, name, true)
+	ch := amqpChannelAt(t, c1.amqpURL)
+	got := 0
+	for {
+		_, ok, err := ch.Get(name, true)
+		if err != nil {
+			t.Fatalf("reading %q back: %v", name, err)
+		}
+		if !ok {
+			break
+		}
+		got++
+	}
+	if got != messages {
+		t.Fatalf("after the node came back %q holds %d messages, want %d", name, got, messages)
+	}
+	out = tf.mustRun("plan", "-detailed-exitcode")
+	if strings.Contains(out, "Warning: Queue Not Running") {
+		t.Fatalf("plan once the node is back still warns:\n%s", out)
+	}
+	tf.mustRun("destroy", "-auto-approve")
+}
+
+// TestAccCluster_noQuorum stops two of the three nodes: the metadata store
+// has no majority, and declaring a queue fails saying so (never "vhost
+// missing", never a conflict); once the nodes are back the same apply works.
+func TestAccCluster_noQuorum(t *testing.T) {
+	nodes := resilNodes(t, envClusterNodes, 3)
+	c1 := nodes[0]
+	name := uniqueName("noquorum")
+	via1 := c1.client(t, -1)
+	t.Cleanup(func() {
+		for _, n := range nodes[1:] {
+			n.ctl(t, "start_app")
+		}
+		for _, q := range []string{name, name + ".dead"} {
+			_ = via1.DeleteQueue(context.Background(), "/", q, false)
+		}
+	})
+	for _, n := range nodes[1:] {
+		n.ctl(t, "stop_app")
+	}
+	// The broker takes 30 s to say that its metadata store timed out: as long
+	// as the default request_timeout. Either way the error says why.
+	tf := newTerraformCLI(t, "")
+	for _, settings := range []string{
+		"  retry_budget = \"5s\"\n",                              // the attempt times out
+		"  retry_budget = \"0s\"\n  request_timeout = \"45s\"\n", // the broker's own answer
+	} {
+		writeConfig(t, tf, clusterQueueOn(c1, name, settings))
+		start := time.Now()
+		out, err := tf.run("apply", "-auto-approve")
+		if err == nil || !strings.Contains(out, "RabbitMQ Cluster Unavailable") || !strings.Contains(out, "majority") ||
+			strings.Contains(out, "does not exist") || strings.Contains(out, "Different Settings") {
+			t.Fatalf("apply without quorum: want a RabbitMQ Cluster Unavailable error about the majority: %v\n%s", err, out)
+		}
+		t.Logf("apply without quorum (%s) failed after %s:\n%s", strings.TrimSpace(settings), time.Since(start).Round(time.Millisecond),
+			out[strings.Index(out, "Error:"):])
+	}
+	for _, n := range nodes[1:] {
+		n.ctl(t, "start_app")
+	}
+	c1.ctl(t, "await_online_nodes", "3", "--timeout", "120")
+	// With the majority back, the cluster takes declarations again. (Not of
+	// name: RabbitMQ 4.3.6 commits a declaration that timed out once the
+	// majority is back, and a new declaration of that queue then hangs; see
+	// the operating guide.)
+	again := uniqueName("quorumback")
+	t.Cleanup(func() {
+		for _, q := range []string{again, again + ".dead"} {
+			_ = via1.DeleteQueue(context.Background(), "/", q, false)
+		}
+	})
+	writeConfig(t, tf, clusterQueueOn(c1, again, ""))
+	tf.mustRun("apply", "-auto-approve")
+	tf.mustRun("destroy", "-auto-approve")
+	var nf *broker.Error
+	if _, err := via1.GetQueueDeclaration(context.Background(), "/", again); !errors.As(err, &nf) || nf.Status != http.StatusNotFound {
+		t.Fatalf("after the destroy: %v", err)
+	}
+}

@@ -1,0 +1,64 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/queuey/terraform-provider-queuey/internal/broker"
+)
+
+// Queues on a cluster node that is down: the broker still lists them, with a
+// state other than running and no message counts. They exist (no phantom
+// change), they cannot be declared, and they are never deleted unless
+// force_destroy.
+
+// summaryUnavailable is the summary of every error that comes from a cluster
+// that cannot act now: a queue's node down, or no majority.
+const summaryUnavailable = "RabbitMQ Cluster Unavailable"
+
+// bringBackHint says what to do about queues that are not running.
+const bringBackHint = "Bring their node back: on that node run `rabbitmqctl start_app` (or start the service), check with " +
+	"`rabbitmqctl cluster_status` and `rabbitmqctl list_queues name state`, and wait until the queues are running again"
+
+// notRunning returns those of queues (zero values skipped) whose process
+// does not run.
+func notRunning(queues ...broker.Queue) []broker.Queue {
+	var out []broker.Queue
+	for _, q := range queues {
+		if q.Name != "" && !q.Running() {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// notRunningLines describes each queue with its node and state.
+func notRunningLines(queues []broker.Queue) []string {
+	lines := make([]string, 0, len(queues))
+	for _, q := range queues {
+		node := q.Node
+		if node == "" {
+			node = "(unknown)"
+		}
+		lines = append(lines, fmt.Sprintf("%s on node %s: state %s", q.Name, node, q.State))
+	}
+	return lines
+}
+
+// confirmQueue finds the named queue in a listing of vhost or, when the
+// listing lacks it, with a GET of that queue alone: a listing the broker
+// answers while a node restarts can leave out queues that exist.
+func confirmQueue(ctx context.Context, c *broker.Client, listing map[string]broker.Queue, vhost, name string) (broker.Queue, bool, error) {
+	if q, ok := listing[name]; ok {
+		return q, true, nil
+	}
+	q, err := c.GetQueueDeclaration(ctx, vhost, name)
+	switch {
+	case errors.Is(err, broker.ErrNotFound):
+		return broker.Queue{}, false, nil
+	case err != nil:
+		return broker.Queue{}, false, err
+	}
+	return q, true, nil
+}
