@@ -176,7 +176,7 @@ cmd_start() {
 	root="$(root_of "$version")"
 	dir="/var/lib/rabbitmq/queuey-nodes/$name" # as the node sees it
 	if ((fresh)); then as_root rm -rf "$root$dir"; fi
-	as_root mkdir -p "$root$dir/data" "$root$dir/log"
+	as_root mkdir -p "$root$dir/data" "$root$dir/log" "$cache"
 
 	{
 		echo "listeners.tcp.1 = 127.0.0.1:$amqp"
