@@ -12,8 +12,9 @@ import (
 )
 
 // countWait bounds how long destroy waits for the management API to report
-// the counts of queues declared moments ago (it omits them for a few seconds).
-var countWait = 20 * time.Second
+// the counts of queues declared moments ago (it omits them for a few
+// seconds), and for queues of a node that is starting to run again.
+const countWait = 20 * time.Second
 
 // refusedError is a destroy refused because a queue holds messages or has
 // consumers.
@@ -75,12 +76,14 @@ func destroyTopology(ctx context.Context, c *broker.Client, t destroyTarget, for
 		return err
 	}
 	if !force {
-		if down := notRunning(owned...); len(down) > 0 {
-			return &notRunningError{vhost: t.vhost, down: down}
-		}
+		// Counts not reported yet, and queues not running, may be a node
+		// that is starting: its queues report "down" for a moment, and a
+		// listing can leave them out (see ListQueuesWithConsumers). Both are
+		// waited for, up to t.wait, before the destroy is refused.
+		down := notRunning(owned...)
 		lines, unknown := busy(owned, true)
-		deadline := time.Now().Add(countWait)
-		for unknown && time.Now().Before(deadline) {
+		deadline := time.Now().Add(t.wait)
+		for (unknown || len(down) > 0) && time.Now().Before(deadline) {
 			select {
 			case <-ctx.Done():
 				return ctx.Err()
@@ -89,10 +92,11 @@ func destroyTopology(ctx context.Context, c *broker.Client, t destroyTarget, for
 			if owned, err = t.list(ctx, c); err != nil {
 				return err
 			}
-			if down := notRunning(owned...); len(down) > 0 {
-				return &notRunningError{vhost: t.vhost, down: down}
-			}
+			down = notRunning(owned...)
 			lines, unknown = busy(owned, true)
+		}
+		if len(down) > 0 {
+			return &notRunningError{vhost: t.vhost, down: down}
 		}
 		if len(lines) > 0 {
 			return &refusedError{vhost: t.vhost, lines: lines}
@@ -180,10 +184,13 @@ type destroyTarget struct {
 	vhost    string
 	queue    string
 	suffixes topology.Suffixes
+	// wait bounds how long the checks before a destroy wait for unknown
+	// counts and queues not running (countWait; none in unit tests).
+	wait time.Duration
 }
 
 func (r *queueResource) targetOf(m queueModel) destroyTarget {
-	return destroyTarget{vhost: m.Vhost.ValueString(), queue: m.Name.ValueString(), suffixes: r.suffixesFor(m)}
+	return destroyTarget{vhost: m.Vhost.ValueString(), queue: m.Name.ValueString(), suffixes: r.suffixesFor(m), wait: countWait}
 }
 
 // owned returns the queues of t that exist, in deletion order (see

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
@@ -124,5 +126,82 @@ func TestDestroyRefusesQueuesNotRunning(t *testing.T) {
 		if got := strings.Join(deleted, " "); got != tc.wantDeletes {
 			t.Errorf("%s: deleted %q, want %q", tc.name, got, tc.wantDeletes)
 		}
+	}
+}
+
+// While a cluster node stops or starts, RabbitMQ 4.x leaves its queues out of
+// a listing with message counts for a moment, where the listing without
+// counts still has them. A hold queue seen only there has unknown counts:
+// destroy refuses and deletes nothing (deleting orders would drop the
+// messages the hold queue dead-letters into it).
+func TestDestroyRefusesQueuesLeftOutOfTheCountedListing(t *testing.T) {
+	t.Parallel()
+	target := destroyTarget{vhost: "/", queue: "orders", suffixes: topology.DefaultSuffixes()}
+	fake := brokertest.New(t)
+	fake.PutQueue("/", brokertest.Queue{Name: "orders.deferred.5000", Messages: brokertest.Count(2), Node: "rabbit@node-2"})
+	fake.PutQueue("/", brokertest.Queue{Name: "orders", Messages: brokertest.Count(0)})
+	fake.PutQueue("/", brokertest.Queue{Name: "orders.dead", Messages: brokertest.Count(0)})
+	fake.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method != http.MethodGet || r.URL.EscapedPath() != "/api/queues/%2F" || r.URL.Query().Get("enable_queue_totals") != "true" {
+			return false
+		}
+		// The counted listing of a node that is starting: node-2's queue left out.
+		_ = json.NewEncoder(w).Encode([]map[string]any{
+			{"name": "orders", "state": "running", "messages": 0},
+			{"name": "orders.dead", "state": "running", "messages": 0},
+		})
+		return true
+	})
+	c, err := broker.New(broker.Config{Endpoint: fake.URL, RetryBudget: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = destroyTopology(context.Background(), c, target, false)
+	if err == nil || !strings.Contains(err.Error(), "orders.deferred.5000: unknown messages") || !strings.Contains(err.Error(), "Nothing was deleted") {
+		t.Errorf("got %v, want a refusal naming orders.deferred.5000 with unknown messages", err)
+	}
+	if d := fake.RequestsMatching("DELETE "); len(d) > 0 {
+		t.Errorf("destroy deleted %q while a hold queue's counts were unknown", d)
+	}
+}
+
+// Queues that report "down" for a moment (a node starting) are waited for:
+// once they run again within the target's wait, destroy goes on.
+func TestDestroyWaitsForQueuesToRunAgain(t *testing.T) {
+	t.Parallel()
+	target := destroyTarget{vhost: "/", queue: "orders", suffixes: topology.DefaultSuffixes(), wait: 10 * time.Second}
+	fake := brokertest.New(t)
+	fake.PutQueue("/", brokertest.Queue{Name: "orders.deferred.1000", Messages: brokertest.Count(0)})
+	fake.PutQueue("/", brokertest.Queue{Name: "orders", Messages: brokertest.Count(0)})
+	fake.PutQueue("/", brokertest.Queue{Name: "orders.dead", Messages: brokertest.Count(0)})
+	var listings atomic.Int32
+	fake.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method != http.MethodGet || r.URL.EscapedPath() != "/api/queues/%2F" || listings.Add(1) > 2 {
+			return false
+		}
+		// The first round of listings (with and without counts): all down.
+		_ = json.NewEncoder(w).Encode([]map[string]any{
+			{"name": "orders.deferred.1000", "state": "down", "node": "rabbit@node-1"},
+			{"name": "orders", "state": "down", "node": "rabbit@node-1"},
+			{"name": "orders.dead", "state": "down", "node": "rabbit@node-1"},
+		})
+		return true
+	})
+	c, err := broker.New(broker.Config{Endpoint: fake.URL, RetryBudget: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := destroyTopology(context.Background(), c, target, false); err != nil {
+		t.Fatalf("destroy after the queues ran again: %v", err)
+	}
+	if listings.Load() <= 2 {
+		t.Errorf("destroy listed the queues %d times: it did not wait for them", listings.Load())
+	}
+	var deleted []string
+	for _, r := range fake.RequestsMatching("DELETE ") {
+		deleted = append(deleted, strings.Fields(r)[3])
+	}
+	if got, want := strings.Join(deleted, " "), "orders.deferred.1000 orders orders.dead"; got != want {
+		t.Errorf("deleted %q, want %q", got, want)
 	}
 }
