@@ -47,7 +47,7 @@ func (f *deadQueueNameFunction) Run(ctx context.Context, req function.RunRequest
 		return
 	}
 	if err := topology.ValidateQueueName(queue, o.suffixes); err != nil {
-		resp.Error = function.NewArgumentFuncError(0, queueNameError(err, o.suffixes))
+		resp.Error = function.NewArgumentFuncError(0, queueNameFuncError(err, o.suffixes))
 		return
 	}
 	resp.Error = resp.Result.Set(ctx, topology.DeadQueueName(queue, o.suffixes))

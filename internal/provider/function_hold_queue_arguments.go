@@ -54,7 +54,7 @@ func (f *holdQueueArgumentsFunction) Run(ctx context.Context, req function.RunRe
 	}
 	s := topology.DefaultSuffixes()
 	if err := topology.ValidateQueueName(queue, s); err != nil {
-		resp.Error = function.NewArgumentFuncError(0, queueNameError(err, s))
+		resp.Error = function.NewArgumentFuncError(0, queueNameFuncError(err, s))
 		return
 	}
 	ttl, ok := wholeInt64(ttlNumber)

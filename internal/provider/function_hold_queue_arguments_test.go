@@ -36,6 +36,15 @@ output "escaped" {
   value = provider::queuey::hold_queue_arguments("a\"b<c>", 1000)
 }
 
+output "as_jsonencode" {
+  value = provider::queuey::hold_queue_arguments("a&b<c>", 1000) == jsonencode({
+    "x-dead-letter-exchange"    = ""
+    "x-dead-letter-routing-key" = "a&b<c>"
+    "x-expires"                 = 2000
+    "x-message-ttl"             = 1000
+  })
+}
+
 output "from_delay" {
   value = jsondecode(provider::queuey::hold_queue_arguments("orders", provider::queuey::deferred_ttl_ms("29.2s", "1s")))["x-expires"]
 }
@@ -50,7 +59,8 @@ output "from_delay" {
 				statecheck.ExpectKnownOutputValue("whole_float", knownvalue.StringExact(
 					`{"x-dead-letter-exchange":"","x-dead-letter-routing-key":"orders","x-expires":60000,"x-message-ttl":30000}`)),
 				statecheck.ExpectKnownOutputValue("escaped", knownvalue.StringExact(
-					`{"x-dead-letter-exchange":"","x-dead-letter-routing-key":"a\"b<c>","x-expires":2000,"x-message-ttl":1000}`)),
+					`{"x-dead-letter-exchange":"","x-dead-letter-routing-key":"a\"b\u003cc\u003e","x-expires":2000,"x-message-ttl":1000}`)),
+				statecheck.ExpectKnownOutputValue("as_jsonencode", knownvalue.Bool(true)),
 				statecheck.ExpectKnownOutputValue("from_delay", knownvalue.Int64Exact(60000)),
 			},
 		}},

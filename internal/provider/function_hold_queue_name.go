@@ -56,7 +56,7 @@ func (f *holdQueueNameFunction) Run(ctx context.Context, req function.RunRequest
 		return
 	}
 	if err := topology.ValidateQueueName(queue, o.suffixes); err != nil {
-		resp.Error = function.NewArgumentFuncError(0, queueNameError(err, o.suffixes))
+		resp.Error = function.NewArgumentFuncError(0, queueNameFuncError(err, o.suffixes))
 		return
 	}
 	delay, err := parseDuration("delay", delayText, delayRange(o.granularity))

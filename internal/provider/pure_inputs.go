@@ -167,6 +167,12 @@ func holdTTL(name string, delay, g time.Duration) (int64, error) {
 	return 0, fmt.Errorf("%s: %w", name, err)
 }
 
+// queueNameFuncError is queueNameError for a function's argument error, to
+// which Terraform adds the final period itself.
+func queueNameFuncError(err error, s topology.Suffixes) string {
+	return strings.TrimSuffix(queueNameError(err, s), ".")
+}
+
 // queueNameError explains a refused queue name and the names accepted with
 // these suffixes.
 func queueNameError(err error, s topology.Suffixes) string {

@@ -221,3 +221,19 @@ func TestPureDescriptions(t *testing.T) {
 		}
 	}
 }
+
+// Terraform ends a function's argument error with a period of its own: the
+// text the functions give it must not end with one.
+func TestQueueNameFuncError(t *testing.T) {
+	t.Parallel()
+	s := topology.DefaultSuffixes()
+	for _, name := range []string{"", "amq.orders", strings.Repeat("q", 236)} {
+		err := topology.ValidateQueueName(name, s)
+		if err == nil {
+			t.Fatalf("ValidateQueueName(%.20q) accepted it", name)
+		}
+		if got := queueNameFuncError(err, s); strings.HasSuffix(got, ".") || !strings.Contains(got, "1 to 235 bytes") {
+			t.Errorf("queueNameFuncError for %.20q = %q: want the limit, and no final period", name, got)
+		}
+	}
+}

@@ -18,8 +18,8 @@ func TestQueue_planTimeValidation(t *testing.T) {
 	}{
 		{"name too long", "", `name = "` + strings.Repeat("a", 236) + `"`, `(?s)name.*236\s+bytes.*1\s+to\s+235\s+bytes`},
 		{"name too long for custom suffixes", `dead_suffix = "` + strings.Repeat("d", 40) + `"`, `name = "` + strings.Repeat("a", 216) + `"`, `(?s)name.*1\s+to\s+215\s+bytes`},
-		{"reserved name", "", `name = "amq.orders"`, `(?s)name.*starts\s+with\s+"amq\."`},
-		{"empty name", "", `name = ""`, `(?s)name.*must\s+not\s+be\s+empty`},
+		{"reserved name", "", `name = "amq.orders"`, `(?s)name.*starts\s+with\s+"amq\.".*1\s+to\s+235\s+bytes`},
+		{"empty name", "", `name = ""`, `(?s)name.*must\s+not\s+be\s+empty.*1\s+to\s+235\s+bytes`},
 		{"priority zero", "", "name = \"q\"\nmax_priority = 0", `(?s)max_priority.*between\s+1\s+and\s+255`},
 		{"priority 256", "", "name = \"q\"\nmax_priority = 256", `(?s)max_priority.*between\s+1\s+and\s+255`},
 		{"sub-millisecond ttl", "", "name = \"q\"\nmessage_ttl = \"1500us\"", `(?s)message_ttl.*whole\s+number\s+of\s+milliseconds`},

@@ -108,6 +108,10 @@ func (queueNameValidator) ValidateString(_ context.Context, req validator.String
 		return
 	}
 	if err := topology.ValidateQueueNameForm(req.ConfigValue.ValueString()); err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Queue Name", err.Error()+".")
+		d := topology.DefaultSuffixes()
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Queue Name", fmt.Sprintf(
+			"%s. The queue name must be 1 to %d bytes long with the default dead_suffix %q and deferred_suffix %q "+
+				"(longer suffixes lower the limit), and must not start with %q.",
+			err, d.MaxNameBytes(), d.Dead, d.Deferred, topology.ReservedPrefix))
 	}
 }

@@ -90,13 +90,12 @@ func (a Arguments) JSON() string {
 	return b.String()
 }
 
+// jsonString writes s as a JSON string the way Terraform's jsonencode does
+// (Go's encoding, with <, > and & escaped as \u003c, \u003e and \u0026), so
+// that a *_json attribute equals the jsonencode of the same table.
 func jsonString(s string) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	// Encoding a string cannot fail.
-	_ = enc.Encode(s)
-	return string(bytes.TrimRight(b.Bytes(), "\n"))
+	b, _ := json.Marshal(s) // encoding a string cannot fail
+	return string(b)
 }
 
 // difference is one way in which a queue's actual arguments differ from the

@@ -16,8 +16,12 @@ func ValidateQueueName(name string, s Suffixes) error {
 		return fmt.Errorf("queue name must not be empty; it may be 1 to %d bytes", limit)
 	}
 	if len(name) > limit {
-		return fmt.Errorf("queue name is %d bytes; it may be 1 to %d bytes, so that its longest derived name (%q followed by a 10-digit TTL) fits RabbitMQ's %d-byte limit",
-			len(name), limit, s.Deferred, MaxQueueNameBytes)
+		longest := fmt.Sprintf("%q followed by a 10-digit TTL", s.Deferred)
+		if len(s.Dead) > len(s.Deferred)+MaxTTLDigits {
+			longest = fmt.Sprintf("the dead-letter queue's, ending in %q", s.Dead)
+		}
+		return fmt.Errorf("queue name is %d bytes; it may be 1 to %d bytes, so that its longest derived name (%s) fits RabbitMQ's %d-byte limit",
+			len(name), limit, longest, MaxQueueNameBytes)
 	}
 	return ValidateQueueNameForm(name)
 }

@@ -100,7 +100,8 @@ func TestArgumentsJSON(t *testing.T) {
 		{"main with both", must(QueueArgs(&ttl, &prio)), `{"x-max-priority":10,"x-message-ttl":5000}`},
 		{"main ttl zero", must(QueueArgs(new(int64), nil)), `{"x-message-ttl":0}`},
 		{"main none", must(QueueArgs(nil, nil)), "{}"},
-		{"no html escaping", must(HoldQueueArgs("a<b>&c\"d", 1)), `{"x-dead-letter-exchange":"","x-dead-letter-routing-key":"a<b>&c\"d","x-expires":2,"x-message-ttl":1}`},
+		// Escaped as Terraform's jsonencode escapes them.
+		{"html escaping", must(HoldQueueArgs("a<b>&c\"d", 1)), `{"x-dead-letter-exchange":"","x-dead-letter-routing-key":"a\u003cb\u003e\u0026c\"d","x-expires":2,"x-message-ttl":1}`},
 	}
 	for _, tt := range tests {
 		if got := tt.args.JSON(); got != tt.want {
@@ -156,6 +157,9 @@ func TestValidateQueueName(t *testing.T) {
 		{strings.Repeat("a", 244), Suffixes{Dead: ".d", Deferred: "."}, ""},
 		{strings.Repeat("a", 245), Suffixes{Dead: ".d", Deferred: "."}, "1 to 244 bytes"},
 		{strings.Repeat("a", 200), Suffixes{Dead: strings.Repeat("x", 56), Deferred: "."}, "1 to 199 bytes"},
+		// The reason names the derived name that sets the limit.
+		{strings.Repeat("a", 236), def, `(".deferred." followed by a 10-digit TTL) fits`},
+		{strings.Repeat("a", 200), Suffixes{Dead: strings.Repeat("x", 56), Deferred: "."}, `(the dead-letter queue's, ending in "xxx`},
 	}
 	for _, tt := range tests {
 		err := ValidateQueueName(tt.name, tt.s)
