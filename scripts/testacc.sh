@@ -55,6 +55,7 @@ STAGES=(
 	"node-quorum-4.3  terraform 4.3-quorum TestAccNodeQuorum -"
 	"oauth-3.10       terraform oauth-3.10 $oauth            -"
 	"oauth-4.3        terraform oauth-4.3  $oauth            -"
+	"oauth-4.3-tofu   opentofu  oauth-4.3  $oauth            -"
 )
 # The restarts and node failures (five nodes of their own, about 6 minutes
 # with their start; make testresil runs this stage alone, ACC_RESIL=0 leaves
