@@ -208,6 +208,12 @@ type sharedToken struct {
 	tok       string
 	refreshAt time.Time // zero: no known expiry
 	failure   error     // a refusal by the token endpoint: final for this process
+	// lastErr is the last fetch that got no token without a refusal (the
+	// endpoint did not answer within the retry budget), and lastErrAt when
+	// it ended: callers that were already waiting for that fetch share its
+	// failure instead of each spending a retry budget of its own.
+	lastErr   error
+	lastErrAt time.Time
 	// lastDrop is when a token the broker refused was last dropped.
 	lastDrop time.Time
 }
@@ -269,23 +275,34 @@ func sharedTokenFor(cfg Config, tokenBase *http.Transport) *sharedToken {
 
 // token returns a token that is not about to expire, fetching one when needed.
 func (s *sharedToken) token(ctx context.Context) (string, error) {
+	asked := time.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.failure != nil {
 		return "", s.failure
 	}
+	if s.lastErr != nil && !s.lastErrAt.Before(asked) {
+		return "", s.lastErr // the fetch this caller waited for failed
+	}
 	now := time.Now()
 	if s.tok != "" && (s.refreshAt.IsZero() || now.Before(s.refreshAt)) {
 		return s.tok, nil
 	}
-	tok, err := s.conf.Token(context.WithValue(ctx, oauth2.HTTPClient, s.client))
+	// Until it learns which way the endpoint takes the client credentials,
+	// the oauth2 package tries a second way after any failure: an endpoint
+	// that did not answer within the retry budget is not asked again.
+	client := &http.Client{Transport: &finalAnswer{base: s.client.Transport}, Timeout: s.client.Timeout}
+	tok, err := s.conf.Token(context.WithValue(ctx, oauth2.HTTPClient, client))
 	if err != nil {
 		terr := s.tokenError(err)
 		if terr.Status >= 400 && terr.Status < 500 {
 			s.failure = terr
+		} else {
+			s.lastErr, s.lastErrAt = terr, time.Now()
 		}
 		return "", terr
 	}
+	s.lastErr = nil
 	s.tok = tok.AccessToken
 	// The answer's expires_in, or a JWT's exp claim when it is earlier (or
 	// when expires_in is missing): exp is what the broker checks, and it is
@@ -457,7 +474,11 @@ func (c *Client) authError(op string, err error) *Error {
 	if !errors.As(err, &te) {
 		return nil
 	}
-	return &Error{Op: op, Endpoint: c.endpointRedacted, Reason: te.Error(), Kind: ErrUnauthorized, Hint: te.Hint()}
+	kind := ErrUnauthorized
+	if te.Status == 0 || te.Status >= 500 {
+		kind = ErrTokenEndpoint // no answer, or a failing endpoint: no refusal
+	}
+	return &Error{Op: op, Endpoint: c.endpointRedacted, Reason: te.Error(), Kind: kind, Hint: te.Hint()}
 }
 
 // tokenRefusalHint explains a 401 or 403 to a request that carried a bearer
@@ -493,4 +514,40 @@ func (c *Client) grantHint() string {
 		return "granted to oauth2.client_id by the identity provider (or asked for in oauth2.scopes)"
 	}
 	return "in the bearer_token"
+}
+
+// finalAnswer passes the requests of one token fetch on to base until one
+// gets no answer or a server error (base has already tried it again within
+// the retry budget); every later request of the fetch gets that same outcome
+// at once.
+type finalAnswer struct {
+	base http.RoundTripper
+	err  error
+	resp *http.Response
+	body []byte
+}
+
+func (f *finalAnswer) RoundTrip(req *http.Request) (*http.Response, error) {
+	switch {
+	case f.err != nil:
+		return nil, f.err
+	case f.resp != nil:
+		again := *f.resp
+		again.Body = io.NopCloser(bytes.NewReader(f.body))
+		again.Request = req
+		return &again, nil
+	}
+	resp, err := f.base.RoundTrip(req)
+	switch {
+	case err != nil:
+		f.err = err
+	case resp.StatusCode >= 500:
+		f.body, _ = io.ReadAll(io.LimitReader(resp.Body, bodyPeek))
+		_ = resp.Body.Close()
+		f.resp = resp
+		again := *resp
+		again.Body = io.NopCloser(bytes.NewReader(f.body))
+		return &again, nil
+	}
+	return resp, err
 }

@@ -376,3 +376,46 @@ func TestTokenRefused(t *testing.T) {
 		}
 	}
 }
+
+// A token endpoint that keeps failing costs one retry budget, shared by every
+// request that was waiting for that token, not one budget per request; the
+// error is no credential refusal but ErrTokenEndpoint.
+func TestAuth_oauth2FailingEndpointShared(t *testing.T) {
+	var hits atomic.Int64
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		hits.Add(1)
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(ts.Close)
+	api := newAuthAPI(t)
+	c, err := New(Config{Endpoint: api.URL, RequestTimeout: 5 * time.Second, RetryBudget: time.Second,
+		OAuth2: &OAuth2Config{TokenURL: ts.URL + "/token-" + t.Name(), ClientID: "terraform", ClientSecret: "s"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const callers = 4
+	errs := make(chan error, callers)
+	for i := range callers {
+		go func() {
+			_, err := c.GetQueueDeclaration(context.Background(), "/", fmt.Sprintf("q%d", i))
+			errs <- err
+		}()
+	}
+	for range callers {
+		err := <-errs
+		if !errors.Is(err, ErrTokenEndpoint) || errors.Is(err, ErrUnauthorized) {
+			t.Errorf("got %v, want ErrTokenEndpoint", err)
+		} else if !strings.Contains(err.Error(), "HTTP 503") || !strings.Contains(err.Error(), "oauth2.token_url") {
+			t.Errorf("error %q does not name the endpoint's answer and oauth2.token_url", err)
+		}
+	}
+	// One budget of 1 s, pauses from 250 ms: 4 or 5 attempts. The oauth2
+	// package's second way of sending the credentials doubles that; four
+	// budgets spent one after the other would make it about 30.
+	if n := hits.Load(); n > 6 {
+		t.Errorf("token endpoint hit %d times by %d waiting requests: each spent a retry budget of its own", n, callers)
+	}
+	if len(api.authorizations()) != 0 {
+		t.Error("the management API was called without a token")
+	}
+}

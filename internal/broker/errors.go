@@ -29,6 +29,9 @@ var (
 	// ErrUnavailable: the broker answered, but the cluster cannot do it now:
 	// the node of the queue is down, or the metadata store has no quorum.
 	ErrUnavailable = errors.New("cluster unavailable")
+	// ErrTokenEndpoint: the OAuth 2.0 token endpoint did not answer, or
+	// failed (5xx), within the retry budget; no credential was refused.
+	ErrTokenEndpoint = errors.New("OAuth 2.0 token endpoint unreachable")
 )
 
 // Error is a failed management API call.

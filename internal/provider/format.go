@@ -41,6 +41,8 @@ func brokerErrorSummary(err error, fallback string) string {
 		return summaryUnavailable
 	case errors.Is(err, broker.ErrUnreachable):
 		return "Management API Unreachable"
+	case errors.Is(err, broker.ErrTokenEndpoint):
+		return "OAuth 2.0 Token Endpoint Unreachable"
 	case errors.Is(err, broker.ErrUnauthorized):
 		return "Not Authorized By The Management API"
 	}
