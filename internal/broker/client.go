@@ -180,12 +180,19 @@ func (c *Client) do(ctx context.Context, op, method, path string, body, out any)
 		}
 		return c.unreachable(op, err)
 	}
-	defer func() { _ = resp.Body.Close() }()
+	defer func() {
+		// Read what the decoder left (a JSON decoder stops at the end of
+		// the value: a trailing newline, a chunked body's last chunk) so
+		// that net/http puts the connection back in the pool; closed before
+		// its end, the connection is closed instead and the next request
+		// opens a new one.
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, drainLimit))
+		_ = resp.Body.Close()
+	}()
 	if resp.StatusCode >= 400 {
 		return c.classify(ctx, op, resp.StatusCode, readReason(resp.Body))
 	}
 	if out == nil {
-		_, _ = io.Copy(io.Discard, resp.Body)
 		return nil
 	}
 	dec := json.NewDecoder(resp.Body)
@@ -195,6 +202,11 @@ func (c *Client) do(ctx context.Context, op, method, path string, body, out any)
 	}
 	return nil
 }
+
+// drainLimit bounds what do reads of an answer after decoding it, to keep
+// the connection: more than that is not worth reading, and net/http closes
+// the connection instead.
+const drainLimit = 64 << 10
 
 // getJSON is do for a GET.
 func (c *Client) getJSON(ctx context.Context, op, path string, out any) error {

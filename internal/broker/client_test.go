@@ -2,9 +2,14 @@ package broker
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -133,5 +138,52 @@ func TestValidateEndpoint(t *testing.T) {
 	}
 	if _, err := New(Config{Endpoint: "http://127.0.0.1:15672/?x=1"}); err == nil {
 		t.Error("New accepted an endpoint with a query")
+	}
+}
+
+// Answers decoded from a chunked body ending in a newline, whose last chunk
+// comes after the value (what Go's json.Encoder behind a proxy sends, as the
+// bench's fake broker did; RabbitMQ 3.10 sends a Content-Length and no
+// newline) leave the connection open for the next request: one connection
+// serves them all.
+func TestKeepAlive_chunkedListings(t *testing.T) {
+	t.Parallel()
+	var conns atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		var b strings.Builder
+		b.WriteString("[")
+		for i := range 2000 {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, `{"name":"q%d","state":"running"}`, i)
+		}
+		b.WriteString("]")
+		_ = json.NewEncoder(w).Encode(json.RawMessage(b.String())) // chunked, with a trailing newline
+		// The last chunk comes a moment later, as through a proxy.
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+		time.Sleep(20 * time.Millisecond)
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	c, err := New(Config{Endpoint: srv.URL, Username: "u", Password: "p", RetryBudget: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		if _, err := c.listQueuesNow(context.Background(), "/", 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := conns.Load(); n != 1 {
+		t.Errorf("5 listings in turn opened %d connections, want 1", n)
 	}
 }
