@@ -40,6 +40,16 @@ func (c *Client) wrote() {
 	c.checks.wrote()
 }
 
+// deletedQueue is wrote for a queue delete, after which the checks before a
+// destroy may still join a listing in flight (see reads.go): with ten
+// destroys at a time, a delete comes every few milliseconds, and no check
+// could share a listing with another otherwise.
+func (c *Client) deletedQueue() {
+	c.declared.wrote()
+	c.counted.wrote()
+	c.checks.deleted()
+}
+
 // New builds a client. It validates the settings and reads certificate files
 // but never contacts the broker.
 func New(cfg Config) (*Client, error) {
@@ -162,6 +172,12 @@ func (c *Client) do(ctx context.Context, op, method, path string, body, out any)
 		// reads that follow it (see reads.go).
 		defer c.wrote()
 	}
+	return c.send(ctx, op, method, path, body, out)
+}
+
+// send is do without telling the shared reads of a write: for a caller that
+// tells them itself (DeleteQueue).
+func (c *Client) send(ctx context.Context, op, method, path string, body, out any) error {
 	var b []byte
 	if body != nil {
 		var err error

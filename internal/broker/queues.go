@@ -206,7 +206,8 @@ func (c *Client) DeleteQueue(ctx context.Context, vhost, name string, guarded bo
 	if guarded {
 		path += "?if-empty=true&if-unused=true"
 	}
-	return c.do(ctx, op, http.MethodDelete, path, nil, nil)
+	defer c.deletedQueue()
+	return c.send(ctx, op, http.MethodDelete, path, nil, nil)
 }
 
 // ListQueuesWithConsumers returns every queue of vhost by name with its

@@ -22,14 +22,27 @@ import (
 // every write (a declaration, a delete, an administration call) moves the
 // flight to a new generation, and a request of an older generation is neither
 // joined nor kept after it. Errors are never kept.
+//
+// One exception, for the checks before a destroy only (see deleted): a live
+// read there may join a request in flight that began before this client
+// deleted a queue. A delete only takes away the queue deleted, so such an
+// answer differs from a later one only by listing a queue that is gone, with
+// what it held before: the destroy that finds one of its own queues there
+// confirms it with a GET of that queue alone and sends it the guarded DELETE,
+// whose 404 counts as deleted; counts and states it shows can only refuse a
+// destroy, never let one through. Any other write (a declaration can add a
+// queue that an older answer lacks) moves the generation for every read.
 type flight[T any] struct {
-	mu    sync.Mutex
-	gen   uint64
+	mu  sync.Mutex
+	gen uint64
+	// del counts the queue deletes that left gen alone (see deleted).
+	del   uint64
 	calls map[string]*flightCall[T]
 }
 
 type flightCall[T any] struct {
 	gen     uint64
+	del     uint64
 	done    chan struct{}
 	ended   bool
 	waiting int
@@ -51,9 +64,9 @@ func (f *flight[T]) do(ctx context.Context, key string, keep bool, fetch func(co
 		f.calls = map[string]*flightCall[T]{}
 	}
 	c := f.calls[key]
-	if c == nil || c.gen != f.gen || (c.ended && (!keep || c.err != nil)) {
+	if c == nil || c.gen != f.gen || (keep && c.del != f.del) || (c.ended && (!keep || c.err != nil)) {
 		fctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-		c = &flightCall[T]{gen: f.gen, done: make(chan struct{}), cancel: cancel}
+		c = &flightCall[T]{gen: f.gen, del: f.del, done: make(chan struct{}), cancel: cancel}
 		f.calls[key] = c
 		go f.run(fctx, key, c, fetch)
 	}
@@ -103,5 +116,14 @@ func (f *flight[T]) leave(c *flightCall[T]) {
 func (f *flight[T]) wrote() {
 	f.mu.Lock()
 	f.gen++
+	f.mu.Unlock()
+}
+
+// deleted records that this client deleted a queue: a kept read takes
+// nothing asked before it, a live read may still join a request in flight
+// (see the type's comment). Only for the flight of the destroy checks.
+func (f *flight[T]) deleted() {
+	f.mu.Lock()
+	f.del++
 	f.mu.Unlock()
 }

@@ -558,3 +558,177 @@ func TestReads_peekSharesTheChecksListingUntilAWrite(t *testing.T) {
 		t.Fatalf("a live check after peeks: %d queue and %d consumer listings in all, want 4 and 2", l, cs)
 	}
 }
+
+// waitListings waits until the broker has received n listing requests.
+func waitListings(t *testing.T, b *fakeBroker, n int64) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for b.listings.Load() < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d listing requests arrived, want %d", b.listings.Load(), n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// The checks before a destroy may join a listing in flight that began before
+// this client deleted a queue (a delete only takes a queue away), never one
+// that began before any other write, and a kept read (the plan-time warning)
+// takes nothing older than a delete.
+func TestReads_checksJoinAListingInFlightAcrossQueueDeletesOnly(t *testing.T) {
+	b := newFakeBroker(t)
+	c := b.client(t)
+	ctx := context.Background()
+	b.mu.Lock()
+	b.queues["gone"] = true
+	b.mu.Unlock()
+
+	type result struct {
+		qs  map[string]Queue
+		err error
+	}
+	check := func() chan result {
+		ch := make(chan result, 1)
+		go func() {
+			qs, err := c.ListQueuesWithConsumers(ctx, "v")
+			ch <- result{qs, err}
+		}()
+		return ch
+	}
+	hold := make(chan struct{})
+	b.setHold(hold)
+	a := check()
+	waitListings(t, b, 2) // the listings with and without counts, held
+
+	// A delete while A's listings are in flight: B, asking after it, joins them.
+	if err := c.DeleteQueue(ctx, "v", "gone", true); err != nil {
+		t.Fatal(err)
+	}
+	bCh := check()
+	time.Sleep(100 * time.Millisecond)
+	wantListings(t, b, 2, "a check after a queue delete sent listings of its own: %d in all, want 2")
+
+	// A declaration: C, asking after it, never joins them.
+	if err := c.DeclareQueue(ctx, "v", "new", nil); err != nil {
+		t.Fatal(err)
+	}
+	cCh := check()
+	waitListings(t, b, 4)
+	close(hold)
+	ra, rb, rc := <-a, <-bCh, <-cCh
+	for _, r := range []result{ra, rb, rc} {
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+	}
+	if seqOf(t, ra.qs) != seqOf(t, rb.qs) || len(ra.qs) != len(rb.qs) {
+		t.Fatalf("B did not get A's answer: %v vs %v", ra.qs, rb.qs)
+	}
+	if _, ok := rc.qs["new"]; !ok {
+		t.Fatalf("C does not see the queue declared before it asked: %v", rc.qs)
+	}
+
+	// A kept read after a delete takes neither a finished answer nor one in
+	// flight from before it.
+	b.setHold(nil)
+	if _, err := c.PeekQueuesWithConsumers(ctx, "v"); err != nil {
+		t.Fatal(err)
+	}
+	before := b.listings.Load()
+	if err := c.DeleteQueue(ctx, "v", "new", true); err != nil {
+		t.Fatal(err)
+	}
+	qs, err := c.PeekQueuesWithConsumers(ctx, "v")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := qs["new"]; ok || b.listings.Load() != before+2 {
+		t.Fatalf("a peek after a delete got an older answer (%d listings before, %d after): %v", before, b.listings.Load(), qs)
+	}
+	if err := c.DeclareQueue(ctx, "v", "other", nil); err != nil {
+		t.Fatal(err) // so that the next peek sends a listing
+	}
+	hold = make(chan struct{})
+	b.setHold(hold)
+	d := make(chan result, 1)
+	go func() {
+		qs, err := c.PeekQueuesWithConsumers(ctx, "v")
+		d <- result{qs, err}
+	}()
+	waitListings(t, b, before+4)
+	if err := c.DeleteQueue(ctx, "v", "seq-1", true); err != nil {
+		t.Fatal(err)
+	}
+	e := make(chan result, 1)
+	go func() {
+		qs, err := c.PeekQueuesWithConsumers(ctx, "v")
+		e <- result{qs, err}
+	}()
+	waitListings(t, b, before+6)
+	close(hold)
+	if r := <-d; r.err != nil {
+		t.Fatal(r.err)
+	}
+	if r := <-e; r.err != nil {
+		t.Fatal(r.err)
+	}
+}
+
+// However checks interleave with declarations and deletes, a check never
+// misses a queue this client declared before it asked, and a kept read never
+// shows one this client deleted before it asked.
+func TestReads_checksNeverPredateTheLastDeclaration(t *testing.T) {
+	b := newFakeBroker(t)
+	c := b.client(t)
+	ctx := context.Background()
+
+	var wg sync.WaitGroup
+	var missed, stale atomic.Int64
+	for i := range 40 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range 12 {
+				name := fmt.Sprintf("q%d", i)
+				switch j % 4 {
+				case 0:
+					if err := c.DeclareQueue(ctx, "v", name, nil); err != nil {
+						t.Error(err)
+					}
+				case 1, 3:
+					live := j%4 == 1
+					var qs map[string]Queue
+					var err error
+					if live {
+						qs, err = c.ListQueuesWithConsumers(ctx, "v")
+					} else {
+						qs, err = c.PeekQueuesWithConsumers(ctx, "v")
+					}
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					_, ok := qs[name]
+					if live && !ok {
+						missed.Add(1)
+					}
+					if !live && ok {
+						stale.Add(1)
+					}
+				case 2:
+					if err := c.DeleteQueue(ctx, "v", name, true); err != nil {
+						t.Error(err)
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if n := missed.Load(); n > 0 {
+		t.Fatalf("%d checks missed a queue this client had declared before asking", n)
+	}
+	if n := stale.Load(); n > 0 {
+		t.Fatalf("%d kept reads showed a queue this client had deleted before asking", n)
+	}
+	t.Logf("%d listing requests served the concurrent calls", b.listings.Load())
+}

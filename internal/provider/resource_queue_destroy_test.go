@@ -3,8 +3,10 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -203,5 +205,117 @@ func TestDestroyWaitsForQueuesToRunAgain(t *testing.T) {
 	}
 	if got, want := strings.Join(deleted, " "), "orders.deferred.1000 orders orders.dead"; got != want {
 		t.Errorf("deleted %q, want %q", got, want)
+	}
+}
+
+// Destroys that run at the same time share the checks' listings even while
+// the others delete their queues (a listing may then show a queue deleted
+// since: its GET alone finds nothing and its guarded DELETE answers 404,
+// which counts as deleted), and the checks still refuse a busy topology.
+func TestDestroysShareListingsAcrossDeletes(t *testing.T) {
+	t.Parallel()
+	fake := brokertest.New(t)
+	const n = 20
+	for i := range n {
+		for _, name := range []string{"q%d", "q%d.dead", "q%d.deferred.1000"} {
+			fake.PutQueue("/", brokertest.Queue{Name: fmt.Sprintf(name, i), Messages: brokertest.Count(0)})
+		}
+	}
+	fake.PutQueue("/", brokertest.Queue{Name: "busy", Messages: brokertest.Count(0)})
+	fake.PutQueue("/", brokertest.Queue{Name: "busy.dead", Messages: brokertest.Count(0)})
+	fake.PutQueue("/", brokertest.Queue{Name: "busy.deferred.5000", Messages: brokertest.Count(1)})
+	fake.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
+		switch {
+		case r.Method == http.MethodGet && r.URL.EscapedPath() == "/api/queues/%2F":
+			time.Sleep(20 * time.Millisecond) // a listing takes the broker a while
+		case r.Method == http.MethodDelete:
+			time.Sleep(5 * time.Millisecond) // and so does a delete
+		}
+		return false
+	})
+	c, err := broker.New(broker.Config{Endpoint: fake.URL, RetryBudget: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, n+1)
+	for i := range n + 1 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			time.Sleep(time.Duration(i) * 5 * time.Millisecond) // one after the other, as Terraform starts them
+			name := fmt.Sprintf("q%d", i)
+			if i == n {
+				name = "busy"
+			}
+			errs[i] = destroyTopology(context.Background(), c, destroyTarget{vhost: "/", queue: name, suffixes: topology.DefaultSuffixes()}, false)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs[:n] {
+		if err != nil {
+			t.Errorf("destroy of q%d: %v", i, err)
+		}
+	}
+	if err := errs[n]; err == nil || !strings.Contains(err.Error(), "busy.deferred.5000: 1 messages") || !strings.Contains(err.Error(), "Nothing was deleted") {
+		t.Errorf("destroy of busy: got %v, want a refusal naming busy.deferred.5000", err)
+	}
+	if got := strings.Join(fake.QueueNames("/"), " "); got != "busy busy.dead busy.deferred.5000" {
+		t.Errorf("queues left: %s", got)
+	}
+	listings := len(fake.RequestsMatching("GET queues / ?"))
+	if listings > n {
+		t.Errorf("%d destroys sent %d listings (two a round): the deletes kept them from sharing", n+1, listings)
+	}
+	t.Logf("%d destroys: %d listings", n+1, listings)
+}
+
+// A listing that began before another destroy deleted a queue may still show
+// it, with what it held: a destroy of its own topology then finds it gone
+// just before its delete (404: deleted), and counts it showed refuse, never
+// let a destroy through.
+func TestDestroyWithAListingOlderThanADelete(t *testing.T) {
+	t.Parallel()
+	target := destroyTarget{vhost: "/", queue: "orders", suffixes: topology.DefaultSuffixes()}
+	for _, tc := range []struct {
+		name, wantErr, wantDeletes string
+		messages                   int
+	}{
+		{name: "gone and empty", wantDeletes: "orders.deferred.1000 orders orders.dead"},
+		{name: "gone, shown with messages", messages: 2, wantErr: "orders.deferred.1000: 2 messages"},
+	} {
+		fake := brokertest.New(t)
+		fake.PutQueue("/", brokertest.Queue{Name: "orders", Messages: brokertest.Count(0)})
+		fake.PutQueue("/", brokertest.Queue{Name: "orders.dead", Messages: brokertest.Count(0)})
+		fake.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
+			if r.Method != http.MethodGet || r.URL.EscapedPath() != "/api/queues/%2F" {
+				return false
+			}
+			// Answered before orders.deferred.1000 was deleted.
+			_ = json.NewEncoder(w).Encode([]map[string]any{
+				{"name": "orders.deferred.1000", "state": "running", "messages": tc.messages},
+				{"name": "orders", "state": "running", "messages": 0},
+				{"name": "orders.dead", "state": "running", "messages": 0},
+			})
+			return true
+		})
+		c, err := broker.New(broker.Config{Endpoint: fake.URL, RetryBudget: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = destroyTopology(context.Background(), c, target, false)
+		switch {
+		case tc.wantErr == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+			t.Errorf("%s: got %v, want %q", tc.name, err, tc.wantErr)
+		}
+		var deleted []string
+		for _, r := range fake.RequestsMatching("DELETE ") {
+			deleted = append(deleted, strings.Fields(r)[3])
+		}
+		if got := strings.Join(deleted, " "); got != tc.wantDeletes {
+			t.Errorf("%s: deleted %q, want %q", tc.name, got, tc.wantDeletes)
+		}
 	}
 }
