@@ -22,7 +22,7 @@ func count(n int64) *int64 { return &n }
 // q.dead; nothing that is not recognised as one of q's own queues.
 func TestDestroyTargetOwned(t *testing.T) {
 	t.Parallel()
-	target := destroyTarget{vhost: "/", queue: "orders", suffixes: topology.DefaultSuffixes()}
+	target := ordersTarget
 	queues := map[string]broker.Queue{}
 	for _, n := range []string{"orders", "orders.dead", "orders.deferred.600000", "orders.deferred.30000",
 		"orders.deferred.", "orders.deferred.05", "orders.deferred.5000.bak", "orders2", "orders2.deferred.1000", "orders.deadish"} {
@@ -72,7 +72,7 @@ func TestBusy(t *testing.T) {
 // before its delete says so; with force_destroy everything is.
 func TestDestroyRefusesQueuesNotRunning(t *testing.T) {
 	t.Parallel()
-	target := destroyTarget{vhost: "/", queue: "orders", suffixes: topology.DefaultSuffixes()}
+	target := ordersTarget
 	for _, tc := range []struct {
 		name string
 		// down is the state of orders in the listing; alone, when set, the
@@ -110,22 +110,16 @@ func TestDestroyRefusesQueuesNotRunning(t *testing.T) {
 			}
 			return false
 		})
-		c, err := broker.New(broker.Config{Endpoint: fake.URL, RetryBudget: -1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		err = destroyTopology(context.Background(), c, target, tc.force)
+		c := fakeBrokerClient(t, fake)
+		err := destroyTopology(context.Background(), c, target, tc.force)
 		switch {
 		case tc.wantErr == "" && err != nil:
 			t.Errorf("%s: %v", tc.name, err)
 		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "rabbitmqctl")):
 			t.Errorf("%s: got %v, want an error with %q and what to do", tc.name, err, tc.wantErr)
 		}
-		var deleted []string
-		for _, r := range fake.RequestsMatching("DELETE ") {
-			deleted = append(deleted, strings.Fields(r)[3])
-		}
-		if got := strings.Join(deleted, " "); got != tc.wantDeletes {
+		deleted := deletedNames(fake)
+		if got := deleted; got != tc.wantDeletes {
 			t.Errorf("%s: deleted %q, want %q", tc.name, got, tc.wantDeletes)
 		}
 	}
@@ -138,7 +132,7 @@ func TestDestroyRefusesQueuesNotRunning(t *testing.T) {
 // messages the hold queue dead-letters into it).
 func TestDestroyRefusesQueuesLeftOutOfTheCountedListing(t *testing.T) {
 	t.Parallel()
-	target := destroyTarget{vhost: "/", queue: "orders", suffixes: topology.DefaultSuffixes()}
+	target := ordersTarget
 	fake := brokertest.New(t)
 	fake.PutQueue("/", brokertest.Queue{Name: "orders.deferred.5000", Messages: brokertest.Count(2), Node: "rabbit@node-2"})
 	fake.PutQueue("/", brokertest.Queue{Name: "orders", Messages: brokertest.Count(0)})
@@ -154,11 +148,8 @@ func TestDestroyRefusesQueuesLeftOutOfTheCountedListing(t *testing.T) {
 		})
 		return true
 	})
-	c, err := broker.New(broker.Config{Endpoint: fake.URL, RetryBudget: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = destroyTopology(context.Background(), c, target, false)
+	c := fakeBrokerClient(t, fake)
+	err := destroyTopology(context.Background(), c, target, false)
 	if err == nil || !strings.Contains(err.Error(), "orders.deferred.5000: unknown messages") || !strings.Contains(err.Error(), "Nothing was deleted") {
 		t.Errorf("got %v, want a refusal naming orders.deferred.5000 with unknown messages", err)
 	}
@@ -171,7 +162,8 @@ func TestDestroyRefusesQueuesLeftOutOfTheCountedListing(t *testing.T) {
 // once they run again within the target's wait, destroy goes on.
 func TestDestroyWaitsForQueuesToRunAgain(t *testing.T) {
 	t.Parallel()
-	target := destroyTarget{vhost: "/", queue: "orders", suffixes: topology.DefaultSuffixes(), wait: 10 * time.Second}
+	target := ordersTarget
+	target.wait = 10 * time.Second
 	fake := brokertest.New(t)
 	fake.PutQueue("/", brokertest.Queue{Name: "orders.deferred.1000", Messages: brokertest.Count(0)})
 	fake.PutQueue("/", brokertest.Queue{Name: "orders", Messages: brokertest.Count(0)})
@@ -189,21 +181,15 @@ func TestDestroyWaitsForQueuesToRunAgain(t *testing.T) {
 		})
 		return true
 	})
-	c, err := broker.New(broker.Config{Endpoint: fake.URL, RetryBudget: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := fakeBrokerClient(t, fake)
 	if err := destroyTopology(context.Background(), c, target, false); err != nil {
 		t.Fatalf("destroy after the queues ran again: %v", err)
 	}
 	if listings.Load() <= 2 {
 		t.Errorf("destroy listed the queues %d times: it did not wait for them", listings.Load())
 	}
-	var deleted []string
-	for _, r := range fake.RequestsMatching("DELETE ") {
-		deleted = append(deleted, strings.Fields(r)[3])
-	}
-	if got, want := strings.Join(deleted, " "), "orders.deferred.1000 orders orders.dead"; got != want {
+	deleted := deletedNames(fake)
+	if got, want := deleted, "orders.deferred.1000 orders orders.dead"; got != want {
 		t.Errorf("deleted %q, want %q", got, want)
 	}
 }
@@ -233,10 +219,7 @@ func TestDestroysShareListingsAcrossDeletes(t *testing.T) {
 		}
 		return false
 	})
-	c, err := broker.New(broker.Config{Endpoint: fake.URL, RetryBudget: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := fakeBrokerClient(t, fake)
 	var wg sync.WaitGroup
 	errs := make([]error, n+1)
 	for i := range n + 1 {
@@ -276,7 +259,7 @@ func TestDestroysShareListingsAcrossDeletes(t *testing.T) {
 // let a destroy through.
 func TestDestroyWithAListingOlderThanADelete(t *testing.T) {
 	t.Parallel()
-	target := destroyTarget{vhost: "/", queue: "orders", suffixes: topology.DefaultSuffixes()}
+	target := ordersTarget
 	for _, tc := range []struct {
 		name, wantErr, wantDeletes string
 		messages                   int
@@ -299,23 +282,26 @@ func TestDestroyWithAListingOlderThanADelete(t *testing.T) {
 			})
 			return true
 		})
-		c, err := broker.New(broker.Config{Endpoint: fake.URL, RetryBudget: -1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		err = destroyTopology(context.Background(), c, target, false)
+		c := fakeBrokerClient(t, fake)
+		err := destroyTopology(context.Background(), c, target, false)
 		switch {
 		case tc.wantErr == "" && err != nil:
 			t.Errorf("%s: %v", tc.name, err)
 		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
 			t.Errorf("%s: got %v, want %q", tc.name, err, tc.wantErr)
 		}
-		var deleted []string
-		for _, r := range fake.RequestsMatching("DELETE ") {
-			deleted = append(deleted, strings.Fields(r)[3])
-		}
-		if got := strings.Join(deleted, " "); got != tc.wantDeletes {
+		deleted := deletedNames(fake)
+		if got := deleted; got != tc.wantDeletes {
 			t.Errorf("%s: deleted %q, want %q", tc.name, got, tc.wantDeletes)
 		}
 	}
+}
+
+// deletedNames lists the queues the fake was asked to delete, in order.
+func deletedNames(fake *brokertest.Server) string {
+	var names []string
+	for _, r := range fake.RequestsMatching("DELETE ") {
+		names = append(names, strings.Fields(r)[3])
+	}
+	return strings.Join(names, " ")
 }
