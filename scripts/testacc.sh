@@ -186,7 +186,9 @@ fi
 
 # The CLIs.
 # cli_version BIN: "1.11.4" from "Terraform v1.11.4" / "OpenTofu v1.10.10".
-cli_version() { CHECKPOINT_DISABLE=1 "$1" version 2>/dev/null | awk 'NR == 1 {sub(/^v/, "", $2); print $2}'; }
+# (The version line need not come first: with TF_CLI_CONFIG_FILE naming a
+# missing file, OpenTofu 1.12 prints a warning about it on stdout before it.)
+cli_version() { CHECKPOINT_DISABLE=1 "$1" version 2>/dev/null | awk '!f && /^(Terraform|OpenTofu) v/ {sub(/^v/, "", $2); print $2; f = 1}'; }
 # cli_bin CLI: the binary of a CLI of STAGES (empty when there is none).
 cli_bin() {
 	local cli="$1" want="${1#*@}" own

@@ -36,7 +36,9 @@ have_version() {
 	# The whole output, not `| head -n 1`: under pipefail, head closing the
 	# pipe early can fail the check with SIGPIPE.
 	out="$(CHECKPOINT_DISABLE=1 "$bin" version 2>/dev/null)" || return 1
-	[[ "${out%%$'\n'*}" == "OpenTofu $version" ]]
+	# Any line: with TF_CLI_CONFIG_FILE naming a missing file, OpenTofu 1.12
+	# prints its warning about it on stdout, before the version.
+	[[ $'\n'"$out"$'\n' == *$'\n'"OpenTofu $version"$'\n'* ]]
 }
 
 if have_version; then
@@ -65,6 +67,7 @@ fi
 src="$(mktemp -d "$bin_dir/src.XXXXXX")"
 tmp="$bin.tmp.$$"
 trap 'rm -rf "$src" "$tmp"' EXIT
+trap 'exit 130' INT TERM
 cp -R "$dir/." "$src"
 chmod -R u+w "$src"
 
