@@ -92,7 +92,11 @@ func (c *Client) classify(ctx context.Context, op string, status int, reason str
 		e.Hint = c.tokenRefusalHint(reason)
 	case status == 401 || status == 403:
 		e.Kind = ErrUnauthorized
-		e.Hint = c.authHint(c.authProblem(ctx, status, reason))
+		problem := c.authProblem(ctx, status, reason)
+		e.Hint = c.authHint(problem)
+		if problem == authCredentials && c.credentialsRefused.Swap(true) {
+			e.Hint = refusedBeforeHint(c.cfg.Username) // explained by the first refusal
+		}
 	case metadataStoreTimeout(lower):
 		e.Kind = ErrUnavailable
 		e.Hint = "The cluster's metadata store did not answer in time: most likely a majority of the cluster's nodes is down or " +
@@ -103,6 +107,8 @@ func (c *Client) classify(ctx context.Context, op string, status int, reason str
 		e.Hint = "The queue's node is down or restarting: bring it back (check `rabbitmqctl cluster_status`), then try again"
 	case status == 404:
 		e.Kind = ErrNotFound
+	case status == 400 && reason == "" && ctx != nil:
+		c.notAPI(ctx, e)
 	case strings.Contains(lower, "inequivalent arg") || strings.Contains(lower, "precondition_failed"):
 		e.Kind = ErrArgumentsConflict
 	case strings.Contains(lower, "not empty") || strings.Contains(lower, "in use"):
@@ -217,4 +223,18 @@ func (c *Client) authHint(k authProblemKind) string {
 	}
 	return fmt.Sprintf("Authentication failed for user %q: check username and password (or %s and %s)",
 		u, "RABBITMQ_USERNAME", "RABBITMQ_PASSWORD")
+}
+
+// refusedBefore is the error of a request not sent because an earlier one of
+// this client had the credentials refused: they do not change within the
+// provider's process, and Terraform shows every resource's error, so the
+// first refusal explains and the others are short and point to it.
+func (c *Client) refusedBefore(op string) *Error {
+	return &Error{Op: op, Endpoint: c.endpointRedacted, Reason: "not sent", Kind: ErrUnauthorized,
+		Hint: refusedBeforeHint(c.cfg.Username)}
+}
+
+func refusedBeforeHint(user string) string {
+	return fmt.Sprintf("The credentials of user %q were refused by an earlier request of this run, explained in the first "+
+		"\"Not Authorized\" error", user)
 }
