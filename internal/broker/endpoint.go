@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -143,10 +144,16 @@ func (e *MissingCredentialError) Error() string {
 }
 
 // checkCredentials returns a *MissingCredentialError when basic auth lacks
-// its username or password.
+// its username or password, unless headers carries an Authorization header
+// of its own.
 func checkCredentials(cfg Config) error {
 	if cfg.Method() != AuthBasic {
 		return nil
+	}
+	for name := range cfg.Headers {
+		if http.CanonicalHeaderKey(name) == "Authorization" {
+			return nil
+		}
 	}
 	switch {
 	case cfg.Username == "":

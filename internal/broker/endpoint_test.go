@@ -126,8 +126,14 @@ func TestMissingCredentials(t *testing.T) {
 			t.Errorf("New(%s): got %v, want a MissingCredentialError for %s", tc.cfg.Endpoint, err, tc.want)
 		}
 	}
-	if _, err := New(Config{Endpoint: "http://u:p@127.0.0.1:15672"}); err != nil {
-		t.Errorf("credentials in the URL: %v", err)
+	for _, cfg := range []Config{
+		{Endpoint: "http://u:p@127.0.0.1:15672"},
+		{Endpoint: "http://127.0.0.1:15672", Headers: map[string]string{"authorization": "Basic dTpw"}},
+		{Endpoint: "http://127.0.0.1:15672", BearerToken: "t"},
+	} {
+		if _, err := New(cfg); err != nil {
+			t.Errorf("New(%s, %d headers): %v", cfg.Endpoint, len(cfg.Headers), err)
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -80,7 +81,17 @@ func (d *providerData) brokerClient() (*broker.Client, diag.Diagnostics) {
 	d.clientOnce.Do(func() {
 		d.client, d.clientErr = broker.New(d.brokerConfig)
 	})
-	if d.clientErr != nil {
+	var missing *broker.MissingCredentialError
+	switch {
+	case errors.As(d.clientErr, &missing):
+		env := map[string]string{"username": EnvUsername, "password": EnvPassword}[missing.Setting]
+		// Not an attribute error: the path would be read in the resource's schema.
+		diags.AddError("Missing Management API "+titleWord(missing.Setting),
+			fmt.Sprintf("The management API needs a %s for basic auth, and none is set: set `%s` in the provider \"queuey\" "+
+				"block or the %s environment variable (or authenticate with bearer_token or an oauth2 block instead).",
+				missing.Setting, missing.Setting, env))
+		return nil, diags
+	case d.clientErr != nil:
 		diags.AddError("Invalid Management API Settings", d.clientErr.Error())
 		return nil, diags
 	}
@@ -99,4 +110,12 @@ func configuredData(v any, diags diag.Diagnostics) (*providerData, diag.Diagnost
 			fmt.Sprintf("Expected *providerData, got %T. This is a bug in the provider; please report it.", v))
 	}
 	return data, diags
+}
+
+// titleWord is word with its first letter upper case, for a summary.
+func titleWord(word string) string {
+	if word == "" {
+		return word
+	}
+	return strings.ToUpper(word[:1]) + word[1:]
 }

@@ -71,12 +71,14 @@ func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 			return
 		}
 	}
-	if state == nil && r.data.brokerReady() && !r.data.endpointSet {
-		// Nothing can be created without the management API: say so now
-		// rather than at apply.
-		_, diags := r.data.brokerClient()
-		resp.Diagnostics.Append(diags...)
-		return
+	if state == nil && r.data.brokerReady() {
+		// Nothing can be created without the management API's endpoint and
+		// credentials: say so now rather than at apply. Building the client
+		// contacts nothing.
+		if _, diags := r.data.brokerClient(); diags.HasError() {
+			resp.Diagnostics.Append(diags...)
+			return
+		}
 	}
 
 	// Computed values.

@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -174,28 +175,33 @@ func TestSuffixesValidate(t *testing.T) {
 	tests := []struct {
 		s       Suffixes
 		wantErr string
+		setting string // the SettingError's
 	}{
-		{DefaultSuffixes(), ""},
-		{Suffixes{Dead: "-dlq", Deferred: "-wait-"}, ""},
-		{Suffixes{Dead: "", Deferred: ".deferred."}, "dead_suffix must not be empty"},
-		{Suffixes{Dead: ".dead", Deferred: ""}, "deferred_suffix must not be empty"},
-		{Suffixes{Dead: ".x", Deferred: ".x"}, "must differ"},
-		{Suffixes{Dead: ".dead", Deferred: ".wait5"}, "must not end in a digit"},
-		{Suffixes{Dead: "5", Deferred: ".deferred."}, "look like hold queues"},
-		{Suffixes{Dead: ".deferred.5", Deferred: ".deferred."}, "look like hold queues"},
-		{Suffixes{Dead: ".5", Deferred: ".deferred."}, "look like hold queues"},
-		{Suffixes{Dead: "x5", Deferred: ".deferred."}, ""},
-		{Suffixes{Dead: ".05", Deferred: ".deferred."}, "look like hold queues"},
-		{Suffixes{Dead: ".deferred.05", Deferred: ".deferred."}, "look like hold queues"},
-		{Suffixes{Dead: ".deferred.99999999999", Deferred: ".deferred."}, "look like hold queues"},
-		{Suffixes{Dead: ".dead2", Deferred: ".deferred."}, ""},
-		{Suffixes{Dead: strings.Repeat("d", 255), Deferred: "."}, "leave no room"},
-		{Suffixes{Dead: ".d", Deferred: strings.Repeat("w", 245)}, "leave no room"},
+		{DefaultSuffixes(), "", ""},
+		{Suffixes{Dead: "-dlq", Deferred: "-wait-"}, "", ""},
+		{Suffixes{Dead: "", Deferred: ".deferred."}, "dead_suffix must not be empty", "dead_suffix"},
+		{Suffixes{Dead: ".dead", Deferred: ""}, "deferred_suffix must not be empty", "deferred_suffix"},
+		{Suffixes{Dead: ".x", Deferred: ".x"}, "must differ", "deferred_suffix"},
+		{Suffixes{Dead: ".dead", Deferred: ".wait5"}, "must not end in a digit", "deferred_suffix"},
+		{Suffixes{Dead: "5", Deferred: ".deferred."}, "look like hold queues", "dead_suffix"},
+		{Suffixes{Dead: ".deferred.5", Deferred: ".deferred."}, "look like hold queues", "dead_suffix"},
+		{Suffixes{Dead: ".5", Deferred: ".deferred."}, "look like hold queues", "dead_suffix"},
+		{Suffixes{Dead: "x5", Deferred: ".deferred."}, "", ""},
+		{Suffixes{Dead: ".05", Deferred: ".deferred."}, "look like hold queues", "dead_suffix"},
+		{Suffixes{Dead: ".deferred.05", Deferred: ".deferred."}, "look like hold queues", "dead_suffix"},
+		{Suffixes{Dead: ".deferred.99999999999", Deferred: ".deferred."}, "look like hold queues", "dead_suffix"},
+		{Suffixes{Dead: ".dead2", Deferred: ".deferred."}, "", ""},
+		{Suffixes{Dead: strings.Repeat("d", 255), Deferred: "."}, "leave no room", "dead_suffix"},
+		{Suffixes{Dead: ".d", Deferred: strings.Repeat("w", 245)}, "leave no room", "deferred_suffix"},
 	}
 	for _, tt := range tests {
 		err := tt.s.Validate()
 		if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
 			t.Errorf("Validate(%+v) = %v, want %q", tt.s, err, tt.wantErr)
+		}
+		var se *SettingError
+		if tt.setting != "" && (!errors.As(err, &se) || se.Setting != tt.setting) {
+			t.Errorf("Validate(%+v) = %#v, want a SettingError for %s", tt.s, err, tt.setting)
 		}
 	}
 }

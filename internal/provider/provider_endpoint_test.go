@@ -1,0 +1,69 @@
+package provider
+
+import (
+	"net"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
+)
+
+// amqpPort is a listener that answers like RabbitMQ's AMQP port.
+func amqpPort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Close() })
+	go func() {
+		for {
+			conn, err := l.Accept()
+			if err != nil {
+				return
+			}
+			_, _ = conn.Write([]byte("AMQP\x00\x00\t\x01"))
+			_ = conn.Close()
+		}
+	}()
+	return l.Addr().String()
+}
+
+// Settings that can never work fail the plan at once (default retry budget)
+// with the cause and the fix.
+func TestProvider_endpointMistakes(t *testing.T) {
+	clearBrokerEnv(t)
+	fake := brokertest.New(t)
+	amqp := amqpPort(t)
+	tests := []struct{ name, provider, want string }{
+		{"no username", `endpoint = "` + fake.URL + `"` + "\npassword = \"p\"",
+			`(?s)Missing Management API Username.*set\s+.username.\s+in the provider "queuey"\s+block or the\s+RABBITMQ_USERNAME`},
+		{"no password", `endpoint = "` + fake.URL + `"` + "\nusername = \"u\"",
+			`(?s)Missing Management API Password.*RABBITMQ_PASSWORD`},
+		{"the AMQP port", `endpoint = "http://` + amqp + `"` + "\nusername = \"u\"\npassword = \"p\"",
+			`(?s)Wrong Management API Endpoint.*AMQP\s+port.*usually\s+on\s+port\s+15672`},
+		{"an endpoint ending in /api", `endpoint = "` + fake.URL + `/api"` + "\nusername = \"u\"\npassword = \"p\"",
+			`(?s)Wrong Management API Endpoint.*without\s+/api`},
+		{"no scheme", `endpoint = "127.0.0.1:15672"`,
+			`(?s)"127.0.0.1:15672"\s+has\s+no\s+scheme:\s+write\s+it\s+as\s+http://127.0.0.1:15672`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: testProviderFactories,
+				Steps: []resource.TestStep{{
+					Config:      "provider \"queuey\" {\n" + tt.provider + "\n}\nresource \"queuey_queue\" \"q\" {\n  name = \"q\"\n}\n",
+					ExpectError: regexp.MustCompile(tt.want),
+				}},
+			})
+			// Terraform itself takes a second or two; a retried error takes 60s.
+			if elapsed := time.Since(start); elapsed > 15*time.Second {
+				t.Errorf("took %s", elapsed)
+			}
+		})
+	}
+}
