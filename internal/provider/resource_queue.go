@@ -346,7 +346,9 @@ func (r *queueResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 		return
 	}
 	t := r.targetOf(state)
-	if err := destroyTopology(ctx, client, t, state.ForceDestroy.ValueBool()); err != nil {
+	force, replacing := destroyIntent(ctx, req.Private, state)
+	t.replacing = replacing
+	if err := destroyTopology(ctx, client, t, force); err != nil {
 		var refused *refusedError
 		if errors.As(err, &refused) {
 			resp.Diagnostics.AddError("Queue Not Empty: Destroy Refused", err.Error())
