@@ -31,7 +31,7 @@ func TestAccQueue_destroyRefusesWhileMessagesWait(t *testing.T) {
 				PreConfig: func() { publish(t, name, 3) },
 				Config:    cfg,
 				Destroy:   true,
-				ExpectError: regexp.MustCompile(`(?s)Queue\s+Not\s+Empty.*Nothing\s+of\s+queue\s+"`+regexp.QuoteMeta(name)+`"\s+was\s+deleted.*` + regexp.QuoteMeta(name) +
+				ExpectError: regexp.MustCompile(`(?s)Queue\s+Not\s+Empty.*Nothing\s+of\s+queue\s+"` + regexp.QuoteMeta(name) + `"\s+was\s+deleted.*` + regexp.QuoteMeta(name) +
 					`:\s+3\s+messages,\s+0\s+consumers.*force_destroy`),
 			},
 			{
