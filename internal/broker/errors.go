@@ -215,11 +215,12 @@ func (c *Client) authHint(k authProblemKind) string {
 		return fmt.Sprintf("User %q lacks permission for this: it needs the management (or administrator) tag, "+
 			"e.g. `rabbitmqctl set_user_tags %s management`", u, u)
 	case authVhost:
-		return fmt.Sprintf("User %q lacks permission for this: it has no access to the vhost; grant it configure, write and read "+
-			"permissions there (`rabbitmqctl set_permissions -p VHOST %s ...`)", u, u)
+		return fmt.Sprintf("User %q lacks permission for this: it has no access to the vhost; grant it configure permission "+
+			"there on the queues it manages (`rabbitmqctl set_permissions -p VHOST %s QUEUES_PATTERN '^$' '^$'`; write and "+
+			"read are not needed)", u, u)
 	case authPermissions:
-		return fmt.Sprintf("User %q lacks permission for this: its configure, write and read permissions in the vhost "+
-			"must match the queues it declares (see the resource's queues_pattern and write_pattern)", u)
+		return fmt.Sprintf("User %q lacks permission for this: its configure permission in the vhost must match the "+
+			"queues it declares and deletes (the resource's queues_pattern); write and read are not needed", u)
 	}
 	return fmt.Sprintf("Authentication failed for user %q: check username and password (or %s and %s)",
 		u, "RABBITMQ_USERNAME", "RABBITMQ_PASSWORD")

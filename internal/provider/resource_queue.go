@@ -89,7 +89,10 @@ func (r *queueResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 					"`running`) without any check: RabbitMQ 4.x removes such a queue at once, and the messages it kept on that " +
 					"node are gone when the node comes back. Defaults to `false`, when destroy deletes nothing while any queue " +
 					"holds a message, has a consumer or is not running, and lists each with its counts, or its node and state. " +
-					"Changes in place.",
+					"Changes in place. When it takes effect: a destroy uses the value in state, so for `terraform destroy` " +
+					"apply `force_destroy = true` first, then destroy; a replacement (a change of `name`, `vhost`, " +
+					"`message_ttl` or `max_priority`) uses the value planned with it, so setting `force_destroy = true` in " +
+					"the same apply as the change is enough.",
 				Optional: true,
 				Computed: true,
 				Default:  booldefault.StaticBool(false),
