@@ -142,8 +142,10 @@ func (p *queueyProvider) Schema(_ context.Context, _ provider.SchemaRequest, res
 					"(refused or reset connections, answers 500, 502, 503 and 504, the broker's metadata store timing out, " +
 					"a queue whose node is restarting), as a Go duration from `0s` (one attempt only) to `1h`. " +
 					"Pauses start at 250ms and double up to 5s. A request gives up at the latest `retry_budget` + " +
-					"`request_timeout` after it began: 90s with the defaults. Refused credentials and permissions are never " +
-					"tried again. Defaults to `60s`, enough to ride through a broker restart.",
+					"`request_timeout` after it began: 90s with the defaults. What can never succeed fails at once: refused " +
+					"credentials and permissions, an endpoint that is not the management API (the AMQP port, `http://` to a " +
+					"TLS port or `https://` to a plain one, a path other than the API's), and a 404 (not found), unless this " +
+					"provider has just seen the broker restarting. Defaults to `60s`, enough to ride through a broker restart.",
 				Optional: true,
 				Validators: []validator.String{
 					durationSyntaxValidator{rangeText: "from 0s to 1h"},
