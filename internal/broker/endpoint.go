@@ -31,30 +31,36 @@ const managementPort = "15672"
 // endpointMismatch is the *Error of a transport failure that says the endpoint
 // is the wrong one, or nil.
 func (c *Client) endpointMismatch(op string, err error) *Error {
-	kind, reason, hint := c.mismatch(err)
-	if kind == nil {
+	m := c.mismatch(err)
+	if m.kind == nil {
 		return nil
 	}
-	return &Error{Op: op, Endpoint: c.endpointRedacted, Reason: reason, Kind: kind, Hint: hint}
+	return &Error{Op: op, Endpoint: c.endpointRedacted, Reason: m.reason, Kind: m.kind, Hint: m.hint}
 }
 
-// mismatch classifies a transport error: the kind (nil when it is not an
-// endpoint mistake), the cause and the fix.
-func (c *Client) mismatch(err error) (kind error, reason, hint string) {
+// endpointProblem is what a transport error says about the endpoint: the
+// kind (nil when it is not an endpoint mistake), the cause and the fix.
+type endpointProblem struct {
+	kind         error
+	reason, hint string
+}
+
+// mismatch classifies a transport error (see endpointProblem).
+func (c *Client) mismatch(err error) endpointProblem {
 	var pe *protocolError
 	var rh tls.RecordHeaderError
 	switch {
 	case errors.As(err, &pe) && tlsRecord(pe.got):
-		return ErrWrongScheme, "the server answered plain HTTP with TLS", c.schemeHint("https")
+		return endpointProblem{ErrWrongScheme, "the server answered plain HTTP with TLS", c.schemeHint("https")}
 	case errors.As(err, &pe):
-		return ErrNotHTTP, pe.Error(), notHTTPHint(pe.got)
+		return endpointProblem{ErrNotHTTP, pe.Error(), notHTTPHint(pe.got)}
 	case errors.As(err, &rh) && strings.HasPrefix(string(rh.RecordHeader[:]), httpPrefix):
-		return ErrWrongScheme, "the server answered the TLS handshake with plain HTTP", c.schemeHint("http")
+		return endpointProblem{ErrWrongScheme, "the server answered the TLS handshake with plain HTTP", c.schemeHint("http")}
 	case errors.As(err, &rh):
-		return ErrNotHTTP, fmt.Sprintf("the server does not speak TLS or HTTP: it answered %q", rh.RecordHeader[:]),
-			notHTTPHint(rh.RecordHeader[:])
+		return endpointProblem{ErrNotHTTP, fmt.Sprintf("the server does not speak TLS or HTTP: it answered %q", rh.RecordHeader[:]),
+			notHTTPHint(rh.RecordHeader[:])}
 	}
-	return nil, "", ""
+	return endpointProblem{}
 }
 
 // notHTTPHint says what a port that answered got is, and where the

@@ -26,7 +26,11 @@ func TestDocsConfigTable(t *testing.T) {
 	for name, a := range resp.Schema.Attributes {
 		descs[name] = a.GetMarkdownDescription()
 	}
-	for name, a := range resp.Schema.Blocks["oauth2"].(schema.SingleNestedBlock).Attributes {
+	oauth2, ok := resp.Schema.Blocks["oauth2"].(schema.SingleNestedBlock)
+	if !ok {
+		t.Fatal("the provider schema has no oauth2 block")
+	}
+	for name, a := range oauth2.Attributes {
 		descs[name] = a.GetMarkdownDescription()
 	}
 	section := string(tmpl)
