@@ -168,42 +168,35 @@ func TestNotFoundIsFinalWithDefaultBudget(t *testing.T) {
 	}
 }
 
-// A wrong password is explained once per client (the provider's process):
-// the first refusal says what to fix, those that follow point to it, and
-// requests after it are not sent.
-func TestWrongPasswordExplainedOnce(t *testing.T) {
+// A wrong password is refused once per client (the provider's process):
+// every error says so and what to fix, is marked CredentialsRefused (the
+// provider explains it once), and requests after the refusal are not sent.
+func TestWrongPasswordRefusedOnce(t *testing.T) {
 	fake := brokertest.New(t)
 	fake.Intercept(func(w http.ResponseWriter, _ *http.Request) bool {
 		brokertest.ErrorBody(w, http.StatusUnauthorized, "not_authorised", "Login failed")
 		return true
 	})
 	c := defaultClient(t, fake.URL)
-	errs := make(chan error, 4)
+	errs := make(chan error, 3)
 	for i := range 3 {
 		go func() { _, err := c.GetVhost(context.Background(), fmt.Sprint("v", i)); errs <- err }()
 	}
-	var got []string
-	for range 3 {
-		got = append(got, (<-errs).Error())
-	}
+	got := []error{<-errs, <-errs, <-errs}
 	sent := len(fake.Requests())
-	_, err := c.GetVhost(context.Background(), "/")
-	got = append(got, err.Error())
-	explained := 0
-	for _, e := range got {
-		if strings.Contains(e, "check username and password") {
-			explained++
-		} else if !strings.Contains(e, `credentials of user "guest" were refused by an earlier request`) {
-			t.Errorf("error %q neither explains nor points to the first", e)
-		}
-	}
-	if explained != 1 {
-		t.Errorf("%d of 4 errors explain the refusal, want 1:\n%s", explained, strings.Join(got, "\n"))
-	}
+	_, err := c.GetQueueDeclaration(context.Background(), "/", "q")
+	got = append(got, err)
 	if n := len(fake.Requests()); n != sent {
 		t.Errorf("%d requests sent after the refusal, want none", n-sent)
 	}
-	if !errors.Is(err, ErrUnauthorized) {
-		t.Errorf("got %v, want ErrUnauthorized", err)
+	for _, err := range got {
+		var e *Error
+		if !errors.As(err, &e) || !e.CredentialsRefused || !errors.Is(err, ErrUnauthorized) ||
+			!strings.Contains(err.Error(), `Authentication failed for user "guest": check username and password`) {
+			t.Errorf("got %v, want ErrUnauthorized marked CredentialsRefused, saying what to fix", err)
+		}
+	}
+	if !strings.Contains(err.Error(), "not sent") {
+		t.Errorf("the request after the refusal: %v, want \"not sent\"", err)
 	}
 }

@@ -48,6 +48,18 @@ type Error struct {
 	Kind error
 	// Hint says what to do next.
 	Hint string
+	// CredentialsRefused says that the broker refused the username or
+	// password (Kind is ErrUnauthorized): the same for every request of
+	// the client, so a caller may explain it once (see Short).
+	CredentialsRefused bool
+}
+
+// Short is the error without its hint, for a caller that has shown the
+// hint already.
+func (e *Error) Short() string {
+	c := *e
+	c.Hint = ""
+	return c.Error()
 }
 
 func (e *Error) Error() string {
@@ -94,8 +106,9 @@ func (c *Client) classify(ctx context.Context, op string, status int, reason str
 		e.Kind = ErrUnauthorized
 		problem := c.authProblem(ctx, status, reason)
 		e.Hint = c.authHint(problem)
-		if problem == authCredentials && c.credentialsRefused.Swap(true) {
-			e.Hint = refusedBeforeHint(c.cfg.Username) // explained by the first refusal
+		if problem == authCredentials {
+			e.CredentialsRefused = true
+			c.credentialsRefused.Store(true)
 		}
 	case metadataStoreTimeout(lower):
 		e.Kind = ErrUnavailable
@@ -228,14 +241,8 @@ func (c *Client) authHint(k authProblemKind) string {
 
 // refusedBefore is the error of a request not sent because an earlier one of
 // this client had the credentials refused: they do not change within the
-// provider's process, and Terraform shows every resource's error, so the
-// first refusal explains and the others are short and point to it.
+// provider's process, so asking again would only be refused again.
 func (c *Client) refusedBefore(op string) *Error {
-	return &Error{Op: op, Endpoint: c.endpointRedacted, Reason: "not sent", Kind: ErrUnauthorized,
-		Hint: refusedBeforeHint(c.cfg.Username)}
-}
-
-func refusedBeforeHint(user string) string {
-	return fmt.Sprintf("The credentials of user %q were refused by an earlier request of this run, explained in the first "+
-		"\"Not Authorized\" error", user)
+	return &Error{Op: op, Endpoint: c.endpointRedacted, Reason: "not sent, since an earlier request had the credentials refused",
+		Kind: ErrUnauthorized, CredentialsRefused: true, Hint: c.authHint(authCredentials)}
 }

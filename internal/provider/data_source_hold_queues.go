@@ -111,7 +111,7 @@ func (d *holdQueuesDataSource) Read(ctx context.Context, req datasource.ReadRequ
 		return
 	}
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot List Queues", err.Error())
+		resp.Diagnostics.AddError(brokerErrorSummary(err, "Cannot List Queues"), d.data.explain(err))
 		return
 	}
 	type hold struct {

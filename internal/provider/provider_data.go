@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -33,6 +34,22 @@ type providerData struct {
 	clientOnce sync.Once
 	client     *broker.Client
 	clientErr  error
+
+	// credentialsExplained is set once a diagnostic has said what to do
+	// about refused credentials (see explain).
+	credentialsExplained atomic.Bool
+}
+
+// explain is the detail of a diagnostic for a failed broker call. A refusal
+// of the credentials is the same for every resource of the run, and
+// Terraform shows every resource's diagnostic: the first says what to fix,
+// the others only point to it.
+func (d *providerData) explain(err error) string {
+	var e *broker.Error
+	if d == nil || !errors.As(err, &e) || !e.CredentialsRefused || !d.credentialsExplained.Swap(true) {
+		return err.Error()
+	}
+	return e.Short() + ". The same credentials were refused for another resource of this run: see that error, which says what to fix"
 }
 
 // pureReady reports an error naming every pure setting still unknown: the

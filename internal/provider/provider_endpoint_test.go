@@ -3,11 +3,13 @@ package provider
 import (
 	"net"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
+	"github.com/queuey/terraform-provider-queuey/internal/broker"
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 )
 
@@ -65,5 +67,23 @@ func TestProvider_endpointMistakes(t *testing.T) {
 				t.Errorf("took %s", elapsed)
 			}
 		})
+	}
+}
+
+// Refused credentials are explained in the first diagnostic of the process;
+// the others point to it. Other errors are always given in full.
+func TestExplainCredentialsOnce(t *testing.T) {
+	d := &providerData{}
+	refused := &broker.Error{Op: "reading vhost \"/\"", Endpoint: "http://x", Status: 401, Reason: "Login failed",
+		Kind: broker.ErrUnauthorized, CredentialsRefused: true, Hint: "Authentication failed for user \"u\": check username and password"}
+	other := &broker.Error{Op: "reading queue", Endpoint: "http://x", Status: 404, Kind: broker.ErrNotFound, Hint: "a hint"}
+	got := []string{d.explain(other), d.explain(refused), d.explain(refused), d.explain(other)}
+	for i, want := range []string{"a hint", "check username and password", "see that error, which says what to fix", "a hint"} {
+		if !strings.Contains(got[i], want) {
+			t.Errorf("explanation %d: %q lacks %q", i, got[i], want)
+		}
+	}
+	if strings.Contains(got[2], "check username") {
+		t.Errorf("the second explanation repeats the hint: %q", got[2])
 	}
 }

@@ -165,11 +165,11 @@ func (r *queueResource) Create(ctx context.Context, req resource.CreateRequest, 
 	go func() { vhostErr <- checkVhost(ctx, client, vhost) }()
 	existing, err := lookUpQueues(ctx, client, vhost, want.dead.Name, want.main.Name)
 	if verr := <-vhostErr; verr != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("vhost"), brokerErrorSummary(verr, "Cannot Use Vhost"), verr.Error())
+		resp.Diagnostics.AddAttributeError(path.Root("vhost"), brokerErrorSummary(verr, "Cannot Use Vhost"), r.data.explain(verr))
 		return
 	}
 	if err != nil {
-		resp.Diagnostics.AddError(brokerErrorSummary(err, "Cannot Read Queue"), err.Error())
+		resp.Diagnostics.AddError(brokerErrorSummary(err, "Cannot Read Queue"), r.data.explain(err))
 		return
 	}
 	var down []broker.Queue
@@ -236,7 +236,7 @@ func (r *queueResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		return
 	}
 	if err != nil {
-		resp.Diagnostics.AddError(brokerErrorSummary(err, "Cannot Read Queue"), err.Error())
+		resp.Diagnostics.AddError(brokerErrorSummary(err, "Cannot Read Queue"), r.data.explain(err))
 		return
 	}
 	suffixes := r.suffixesFor(state)
@@ -253,7 +253,7 @@ func (r *queueResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		dead, deadOK, err = confirmQueue(ctx, client, queues, vhost, deadName)
 	}
 	if err != nil {
-		resp.Diagnostics.AddError(brokerErrorSummary(err, "Cannot Read Queue"), err.Error())
+		resp.Diagnostics.AddError(brokerErrorSummary(err, "Cannot Read Queue"), r.data.explain(err))
 		return
 	}
 	if down := notRunning(main, dead); len(down) > 0 {
