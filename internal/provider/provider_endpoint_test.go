@@ -40,17 +40,21 @@ func TestProvider_endpointMistakes(t *testing.T) {
 	clearBrokerEnv(t)
 	fake := brokertest.New(t)
 	amqp := amqpPort(t)
-	tests := []struct{ name, provider, want string }{
+	// atPlan: the error must come at plan (PlanOnly), not only at apply.
+	tests := []struct {
+		name, provider, want string
+		atPlan               bool
+	}{
 		{"no username", `endpoint = "` + fake.URL + `"` + "\npassword = \"p\"",
-			`(?s)Missing Management API Username.*set\s+.username.\s+in the provider "queuey"\s+block or the\s+RABBITMQ_USERNAME`},
+			`(?s)Missing Management API Username.*set\s+.username.\s+in the provider "queuey"\s+block or the\s+RABBITMQ_USERNAME`, true},
 		{"no password", `endpoint = "` + fake.URL + `"` + "\nusername = \"u\"",
-			`(?s)Missing Management API Password.*RABBITMQ_PASSWORD`},
+			`(?s)Missing Management API Password.*RABBITMQ_PASSWORD`, true},
 		{"the AMQP port", `endpoint = "http://` + amqp + `"` + "\nusername = \"u\"\npassword = \"p\"",
-			`(?s)Wrong Management API Endpoint.*AMQP\s+port.*usually\s+on\s+port\s+15672`},
+			`(?s)Wrong Management API Endpoint.*AMQP\s+port.*usually\s+on\s+port\s+15672`, false},
 		{"an endpoint ending in /api", `endpoint = "` + fake.URL + `/api"` + "\nusername = \"u\"\npassword = \"p\"",
-			`(?s)Wrong Management API Endpoint.*without\s+/api`},
+			`(?s)Wrong Management API Endpoint.*without\s+/api`, false},
 		{"no scheme", `endpoint = "127.0.0.1:15672"`,
-			`(?s)"127.0.0.1:15672"\s+has\s+no\s+scheme:\s+write\s+it\s+as\s+http://127.0.0.1:15672`},
+			`(?s)"127.0.0.1:15672"\s+has\s+no\s+scheme:\s+write\s+it\s+as\s+http://127.0.0.1:15672`, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -59,6 +63,7 @@ func TestProvider_endpointMistakes(t *testing.T) {
 				ProtoV6ProviderFactories: testProviderFactories,
 				Steps: []resource.TestStep{{
 					Config:      "provider \"queuey\" {\n" + tt.provider + "\n}\nresource \"queuey_queue\" \"q\" {\n  name = \"q\"\n}\n",
+					PlanOnly:    tt.atPlan,
 					ExpectError: regexp.MustCompile(tt.want),
 				}},
 			})
