@@ -26,6 +26,7 @@ var (
 	_ resource.ResourceWithConfigure   = (*queueResource)(nil)
 	_ resource.ResourceWithImportState = (*queueResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*queueResource)(nil)
+	_ resource.ResourceWithMoveState   = (*queueResource)(nil)
 )
 
 // NewQueueResource returns the queuey_queue resource.
