@@ -84,6 +84,7 @@ func TestAccMove_fromRabbitMQQueue(t *testing.T) {
 			t.Fatalf("plan of the move lacks %s:\n%s", want, out)
 		}
 	}
+	t.Logf("the plan of the move:\n%s", out)
 	tf.mustRun("apply", "-auto-approve")
 	if out := tf.mustRun("state", "list"); strings.TrimSpace(out) != "queuey_queue.orders" {
 		t.Fatalf("state after the move holds:\n%s", out)
