@@ -200,7 +200,7 @@ func sourceAPI(ctx context.Context, method, vhost, name string, body any) (int, 
 	if err != nil {
 		return 0, err
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	msg, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode >= 400 && resp.StatusCode != http.StatusNotFound {
 		return resp.StatusCode, fmt.Errorf("%s %s: %s: %s", method, u, resp.Status, msg)
