@@ -1,8 +1,12 @@
 package provider
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -130,5 +134,72 @@ import {
 	})
 	if queueExists(t, "/", name) {
 		t.Errorf("queue %q was created by a refused import", name)
+	}
+}
+
+// State written before identities existed (by an older CLI or provider) has
+// none: a plan finds nothing to change, a refresh adds the identity, and an
+// update planned with -refresh=false, whose prior identity is null, sets it.
+func TestAccIdentity_stateWrittenWithoutIdentity(t *testing.T) {
+	testAccPreCheck(t)
+	t.Parallel()
+	name := uniqueName("identold")
+	cleanupQueues(t, "/", name)
+	tf := newTerraformCLI(t, e2eConfig(name))
+	skipBelowCLI(t, tf, "1.12.0", false)
+	tf.mustRun("apply", "-auto-approve")
+	stripIdentities(t, filepath.Join(tf.dir, "terraform.tfstate"))
+
+	if out := tf.mustRun("plan", "-refresh=false", "-detailed-exitcode"); !strings.Contains(out, "No changes.") {
+		t.Fatalf("plan of state without identity is not empty:\n%s", out)
+	}
+	config := strings.Replace(e2eConfig(name), "max_priority = 10", "max_priority = 10\n  force_destroy = true", 1)
+	if err := os.WriteFile(filepath.Join(tf.dir, "main.tf"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := tf.mustRun("apply", "-auto-approve", "-refresh=false")
+	if !strings.Contains(out, "0 added, 1 changed, 0 destroyed") {
+		t.Fatalf("update of state without identity:\n%s", out)
+	}
+	state, err := os.ReadFile(filepath.Join(tf.dir, "terraform.tfstate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`"identity":\s*\{\s*"name":\s*"` + name + `",\s*"vhost":\s*"/"`).Match(state) {
+		t.Errorf("the update wrote no identity:\n%s", state)
+	}
+	tf.mustRun("destroy", "-auto-approve")
+}
+
+// stripIdentities removes the identities from a state file, as a state
+// written by a CLI or provider without identity support has none.
+func stripIdentities(t *testing.T, statePath string) {
+	t.Helper()
+	raw, err := os.ReadFile(statePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var state map[string]any
+	if err := json.Unmarshal(raw, &state); err != nil {
+		t.Fatal(err)
+	}
+	resources, _ := state["resources"].([]any)
+	for _, r := range resources {
+		instances, _ := r.(map[string]any)["instances"].([]any)
+		for _, i := range instances {
+			inst, _ := i.(map[string]any)
+			delete(inst, "identity")
+			delete(inst, "identity_schema_version")
+		}
+	}
+	out, err := json.MarshalIndent(state, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(statePath, out, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(out), `"identity"`) {
+		t.Fatal("state still holds an identity")
 	}
 }
