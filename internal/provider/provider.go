@@ -13,6 +13,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -27,6 +28,7 @@ import (
 var (
 	_ provider.Provider                   = (*queueyProvider)(nil)
 	_ provider.ProviderWithFunctions      = (*queueyProvider)(nil)
+	_ provider.ProviderWithListResources  = (*queueyProvider)(nil)
 	_ provider.ProviderWithValidateConfig = (*queueyProvider)(nil)
 )
 
@@ -395,11 +397,18 @@ func (p *queueyProvider) Configure(ctx context.Context, req provider.ConfigureRe
 
 	resp.DataSourceData = data
 	resp.ResourceData = data
+	resp.ListResourceData = data
 }
 
 func (p *queueyProvider) Resources(_ context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		NewQueueResource,
+	}
+}
+
+func (p *queueyProvider) ListResources(_ context.Context) []func() list.ListResource {
+	return []func() list.ListResource{
+		NewQueueListResource,
 	}
 }
 
