@@ -225,6 +225,9 @@ func moveFromRabbitMQQueue(ctx context.Context, req resource.MoveStateRequest, r
 		return
 	}
 	resp.Diagnostics.Append(setModel(ctx, &resp.TargetState.Raw, resp.TargetState.Schema.Type, &m)...)
+	// The framework does not insist on an identity here (it passes a null one
+	// on), but the refresh that follows sets it: set the same one now.
+	resp.Diagnostics.Append(setIdentity(ctx, resp.TargetIdentity, q.name, q.vhost)...)
 }
 
 // parseRawSource reads a rabbitmq_queue's raw state, which Terraform and

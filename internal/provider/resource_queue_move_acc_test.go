@@ -2,12 +2,15 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/hashicorp/go-version"
 
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
@@ -96,6 +99,7 @@ func TestAccMove_fromRabbitMQQueue(t *testing.T) {
 			t.Errorf("state after the move lacks %s:\n%s", want, out)
 		}
 	}
+	checkMovedIdentity(t, tf, name)
 	if out := tf.mustRun("plan", "-detailed-exitcode"); !strings.Contains(out, "No changes.") {
 		t.Fatalf("plan after the move is not empty:\n%s", out)
 	}
@@ -150,4 +154,47 @@ func TestAccMove_refusesOtherArguments(t *testing.T) {
 	if queueExists(t, "/", name) || queueExists(t, "/", name+topology.DefaultDeadSuffix) {
 		t.Fatal("destroy through the rabbitmq provider left queues behind")
 	}
+}
+
+// checkMovedIdentity checks, on a CLI with resource identity (Terraform or
+// OpenTofu 1.12 and later), that the state records the moved queue's
+// identity: its name and vhost.
+func checkMovedIdentity(t *testing.T, tf *terraformCLI, name string) {
+	t.Helper()
+	out := tf.mustRun("version", "-json")
+	var v struct {
+		Version string `json:"terraform_version"`
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("version -json: %v\n%s", err, out)
+	}
+	if version.Must(version.NewVersion(v.Version)).LessThan(version.Must(version.NewVersion("1.12.0"))) {
+		t.Logf("CLI %s has no resource identity: not checked", v.Version)
+		return
+	}
+	raw, err := os.ReadFile(filepath.Join(tf.dir, "terraform.tfstate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var state struct {
+		Resources []struct {
+			Type      string `json:"type"`
+			Instances []struct {
+				Identity map[string]any `json:"identity"`
+			} `json:"instances"`
+		} `json:"resources"`
+	}
+	if err := json.Unmarshal(raw, &state); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range state.Resources {
+		if r.Type != "queuey_queue" || len(r.Instances) != 1 {
+			continue
+		}
+		if got := fmt.Sprint(r.Instances[0].Identity); got != fmt.Sprint(map[string]any{"name": name, "vhost": "/"}) {
+			t.Fatalf("identity of the moved queue: %s", got)
+		}
+		return
+	}
+	t.Fatalf("no queuey_queue in state:\n%s", raw)
 }

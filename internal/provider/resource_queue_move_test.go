@@ -38,6 +38,7 @@ var movedOrders = map[string]string{
 	"id": "%2F/orders", "name": "orders", "vhost": "/", "message_ttl": "5s", "max_priority": "10", "force_destroy": "false",
 	"arguments_json": `{"x-max-priority":10,"x-message-ttl":5000}`, "dead_queue": "null", "hold_queue_prefix": "null",
 	"hold_queue_pattern": "null", "queues_pattern": "null", "write_pattern": "null",
+	"identity.name": "orders", "identity.vhost": "/",
 }
 
 func withAttrs(base map[string]string, kv ...string) map[string]string {
@@ -72,11 +73,12 @@ func TestMoveStateFromRabbitMQQueue(t *testing.T) {
 			rfd59State("orders", "/", "classic", `{"arguments":null,"arguments_json":"{\"x-max-priority\":10,\"x-message-ttl\":5000,\"x-queue-type\":\"classic\"}","auto_delete":false,"durable":true}`), movedOrders, nil},
 		{"rfd59 under OpenTofu, no arguments, a vhost to escape", rfd59Tofu, "rabbitmq_queue", 0,
 			rfd59State("odd name@x", "team/a b", "classic", `{"arguments":null,"arguments_json":null,"auto_delete":false,"durable":true}`),
-			withAttrs(movedOrders, "id", "team%2Fa%20b/odd%20name@x", "name", "odd name@x", "vhost", "team/a b", "message_ttl", "null",
+			withAttrs(movedOrders, "id", "team%2Fa%20b/odd%20name@x", "name", "odd name@x", "vhost", "team/a b",
+				"identity.name", "odd name@x", "identity.vhost", "team/a b", "message_ttl", "null",
 				"max_priority", "null", "arguments_json", "{}"), nil},
 		{"TTL rendered as Read renders it, another vhost", cyrilgdnTF, "rabbitmq_queue", 0,
 			cyrilgdnState("orders", "jobs", `{"arguments":{"x-message-ttl":"90000000"},"arguments_json":"","auto_delete":false,"durable":true}`),
-			withAttrs(movedOrders, "id", "jobs/orders", "vhost", "jobs", "message_ttl", "25h", "max_priority", "null", "arguments_json", `{"x-message-ttl":90000000}`), nil},
+			withAttrs(movedOrders, "id", "jobs/orders", "vhost", "jobs", "identity.vhost", "jobs", "message_ttl", "25h", "max_priority", "null", "arguments_json", `{"x-message-ttl":90000000}`), nil},
 		{"not durable", cyrilgdnTF, "rabbitmq_queue", 0,
 			cyrilgdnState("orders", "/", `{"arguments":null,"arguments_json":"","auto_delete":false,"durable":false}`), nil,
 			[]string{`Queue "orders" in vhost "/"`, "settings.durable: rabbitmq_queue has false, the backend declares true", "Nothing was moved"}},
@@ -162,7 +164,22 @@ func moveResourceState(t *testing.T, provider, typeName string, version int64, s
 	if err != nil {
 		t.Fatal(err)
 	}
-	return renderAttrs(t, v), strings.Join(diags, "\n")
+	out := renderAttrs(t, v)
+	ids, err := srv.GetResourceIdentitySchemas(ctx, &tfprotov6.GetResourceIdentitySchemasRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.TargetIdentity == nil || resp.TargetIdentity.IdentityData == nil {
+		t.Fatal("the move returned no identity")
+	}
+	idv, err := resp.TargetIdentity.IdentityData.Unmarshal(ids.IdentitySchemas["queuey_queue"].ValueType())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range renderAttrs(t, idv) {
+		out["identity."+k] = v
+	}
+	return out, strings.Join(diags, "\n")
 }
 
 func renderAttrs(t *testing.T, v tftypes.Value) map[string]string {
