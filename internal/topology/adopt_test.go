@@ -2,6 +2,7 @@ package topology
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -47,4 +48,26 @@ func TestMainQueueArgs(t *testing.T) {
 			t.Errorf("%s: arguments = %s, want %s", tt.name, got, tt.args)
 		}
 	}
+}
+
+// FuzzMainQueueArgs: a queue read back without mismatches is exactly what a
+// declaration of the arguments read back gives (Mismatches finds nothing),
+// and with mismatches Mismatches against those arguments finds some too.
+func FuzzMainQueueArgs(f *testing.F) {
+	f.Add("x-message-ttl", int64(5000), "x-max-priority", int64(10), true, false, "")
+	f.Add("x-max-length", int64(1000), "x-queue-type", int64(0), true, false, "classic")
+	f.Fuzz(func(t *testing.T, k1 string, v1 int64, k2 string, v2 int64, durable, autoDelete bool, typ string) {
+		got := Existing{Type: typ, Durable: durable, AutoDelete: autoDelete, Arguments: map[string]any{k1: json.Number(fmt.Sprint(v1))}}
+		if k2 != k1 {
+			got.Arguments[k2] = v2
+		}
+		args, mismatches := MainQueueArgs(got)
+		again := Mismatches(got, args)
+		if len(mismatches) == 0 && len(again) > 0 {
+			t.Fatalf("MainQueueArgs(%+v) = %s without mismatches, but a declaration of it differs: %v", got, args.JSON(), again)
+		}
+		if len(mismatches) > 0 && len(again) == 0 {
+			t.Fatalf("MainQueueArgs(%+v) reports %v, but a declaration of %s matches", got, mismatches, args.JSON())
+		}
+	})
 }
