@@ -28,6 +28,11 @@ var sourceQueueProviders = map[string]bool{
 	"registry.opentofu.org/cyrilgdn/rabbitmq": true,
 	"registry.terraform.io/rfd59/rabbitmq":    true,
 	"registry.opentofu.org/rfd59/rabbitmq":    true,
+	// OpenTofu before 1.12 sends, instead of the source's address, the local
+	// name that the resource type implies (opentofu v1.10.10
+	// internal/tofu/upgrade_resource_state.go: ImpliedProvider()); the state's
+	// shape is checked all the same.
+	"rabbitmq": true,
 }
 
 // sourceQueueSchemaVersion is the schema version of rabbitmq_queue in both

@@ -80,7 +80,8 @@ func TestAccMove_fromRabbitMQQueue(t *testing.T) {
 	out := tf.mustRun("plan")
 	for _, want := range []*regexp.Regexp{
 		regexp.MustCompile(`rabbitmq_queue\.orders has moved to queuey_queue\.orders`),
-		regexp.MustCompile(`(?s)rabbitmq_queue\.orders_dead.*will no longer be managed`),
+		// Terraform and OpenTofu word it differently.
+		regexp.MustCompile(`rabbitmq_queue\.orders_dead will (no longer be managed by Terraform,|be removed from the OpenTofu state) but will not be destroyed`),
 		regexp.MustCompile(`Plan: 0 to add, 0 to change, 0 to destroy`),
 	} {
 		if !want.MatchString(out) {

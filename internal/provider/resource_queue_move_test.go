@@ -69,6 +69,7 @@ func TestMoveStateFromRabbitMQQueue(t *testing.T) {
 			cyrilgdnState("orders", "/", `{"arguments":{"x-max-priority":"10","x-message-ttl":"5000"},"arguments_json":"","auto_delete":false,"durable":true}`), movedOrders, nil},
 		{"arguments_json numeric strings, OpenTofu's hostname", cyrilgdnTofu, "rabbitmq_queue", 0,
 			cyrilgdnState("orders", "/", `{"arguments":{},"arguments_json":"{\"x-max-priority\":\"10\",\"x-message-ttl\":\"5000\"}","auto_delete":false,"durable":true}`), movedOrders, nil},
+		{"OpenTofu before 1.12: the implied local name", "rabbitmq", "rabbitmq_queue", 0, cyrilgdnState("orders", "/", jsonArgs), movedOrders, nil},
 		{"rfd59 with the classic type a 3.13 broker adds", rfd59TF, "rabbitmq_queue", 0,
 			rfd59State("orders", "/", "classic", `{"arguments":null,"arguments_json":"{\"x-max-priority\":10,\"x-message-ttl\":5000,\"x-queue-type\":\"classic\"}","auto_delete":false,"durable":true}`), movedOrders, nil},
 		{"rfd59 under OpenTofu, no arguments, a vhost to escape", rfd59Tofu, "rabbitmq_queue", 0,
