@@ -73,6 +73,8 @@ func TestAccMove_fromRabbitMQQueue(t *testing.T) {
 	name := uniqueName("move")
 	cleanupQueues(t, "/", name)
 	tf := newMigrationCLI(t, migrationConfig(t, "1-before", name))
+	// moved across resource types: Terraform 1.8, OpenTofu 1.10.
+	skipBelowCLI(t, tf, "1.8.0", false)
 	tf.mustRun("apply", "-auto-approve")
 	publish(t, name, 1)
 
@@ -127,6 +129,7 @@ func TestAccMove_refusesOtherArguments(t *testing.T) {
 	cleanupQueues(t, "/", name)
 	before := strings.Replace(migrationConfig(t, "1-before", name), `"x-max-priority" = 10`, `"x-max-priority" = 10, "x-max-length" = 1000`, 1)
 	tf := newMigrationCLI(t, before)
+	skipBelowCLI(t, tf, "1.8.0", false)
 	tf.mustRun("apply", "-auto-approve")
 
 	tf.writeConfig(migrationConfig(t, "2-move", name))
