@@ -42,9 +42,9 @@ func listVhost(t *testing.T) string {
 }
 
 func listConfig(vhost, extra string) string {
+	// The provider block comes from the step before: terraform-plugin-testing
+	// keeps the configuration next to the .tfquery.hcl file it writes.
 	return fmt.Sprintf(`
-provider "queuey" {}
-
 list "queuey_queue" "all" {
   provider         = queuey
   include_resource = true
@@ -117,8 +117,6 @@ func TestAccQueueList_badInput(t *testing.T) {
 	vhost := uniqueName("listbad")
 	list := func(config string) string {
 		return fmt.Sprintf(`
-provider "queuey" {}
-
 list "queuey_queue" "x" {
   provider = queuey
   config {

@@ -62,6 +62,10 @@ func (r *queueResource) importTarget(ctx context.Context, req resource.ImportSta
 	if diags.Append(req.Identity.Get(ctx, &id)...); diags.HasError() {
 		return "", "", diags
 	}
+	if r.data == nil {
+		diags.AddError("Provider Not Configured", "The queuey provider has not been configured yet; this is a bug in the provider or in Terraform.")
+		return "", "", diags
+	}
 	name = id.Name.ValueString()
 	if err := topology.ValidateQueueName(name, r.data.suffixes); err != nil {
 		diags.AddError("Invalid Import Identity", "The identity attribute `name` is not a queue this resource can manage: "+err.Error()+".")

@@ -39,14 +39,7 @@ func TestAccIdentity_setAndImportBlock(t *testing.T) {
 				},
 			},
 			{
-				// An in-place update (force_destroy) keeps the identity.
-				Config: queueConfig(name, `  message_ttl = "5000ms"
-  force_destroy = true`),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectIdentityValue("queuey_queue.test", tfjsonpath.New("name"), knownvalue.StringExact(name)),
-				},
-			},
-			{
+				Config:          queueConfig(name, `  message_ttl = "5000ms"`),
 				ResourceName:    "queuey_queue.test",
 				ImportState:     true,
 				ImportStateKind: resource.ImportBlockWithResourceIdentity,
@@ -54,6 +47,20 @@ func TestAccIdentity_setAndImportBlock(t *testing.T) {
 				ImportPlanChecks: resource.ImportPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionNoop),
 				}},
+			},
+			{
+				// An in-place update (force_destroy) keeps the identity.
+				Config: queueConfig(name, `  message_ttl = "5000ms"
+  force_destroy = true`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionUpdate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectIdentity("queuey_queue.test", map[string]knownvalue.Check{
+						"name":  knownvalue.StringExact(name),
+						"vhost": knownvalue.StringExact("/"),
+					}),
+				},
 			},
 		},
 	})
@@ -105,6 +112,12 @@ import {
 			{
 				Config:   config,
 				PlanOnly: true,
+				// Drained afterwards, so that the test's destroy may delete the queues.
+				PreConfig: func() {
+					if _, err := ch.QueuePurge(name, false); err != nil {
+						t.Fatal(err)
+					}
+				},
 			},
 		},
 	})
