@@ -94,7 +94,7 @@ func logicalQueue(name string, main, dead Existing, s Suffixes) (Found, string) 
 	if err := ValidateQueueName(name, s); err != nil {
 		return Found{}, err.Error()
 	}
-	ttl, prio, reason := MainQueueSettings(main)
+	ttl, prio, reason := mainQueueSettings(main)
 	if reason != "" {
 		return Found{}, reason
 	}
@@ -104,42 +104,22 @@ func logicalQueue(name string, main, dead Existing, s Suffixes) (Found, string) 
 	return Found{Name: name, MessageTTLMs: ttl, MaxPriority: prio}, ""
 }
 
-// MainQueueSettings reads the message TTL and max priority of a main queue as
-// a broker reports it. The reason is empty when a declaration by the backend
-// with those settings matches the queue exactly; otherwise it names the
-// first difference: another type or flag, an argument the backend never
-// declares, or a value out of range.
-func MainQueueSettings(got Existing) (ttlMs, maxPriority *int64, reason string) {
-	for _, key := range []string{ArgMessageTTL, ArgMaxPriority} {
-		v, ok := got.Arguments[key]
-		if !ok {
-			continue
-		}
-		i, isInt := asInt(v)
-		var err error
-		switch {
-		case !isInt:
-			err = fmt.Errorf("%s is %s, not a whole number", key, renderAny(v))
-		case key == ArgMessageTTL && (i < 0 || i > MaxTTLMs):
-			err = fmt.Errorf("%s is %d; the backend declares 0 to %d", key, i, MaxTTLMs)
-		case key == ArgMaxPriority && (i < MinPriority || i > MaxPriority):
-			err = fmt.Errorf("%s is %d; the backend declares %d to %d", key, i, MinPriority, MaxPriority)
-		}
-		if err != nil {
-			return nil, nil, err.Error()
-		}
-		if key == ArgMessageTTL {
-			ttlMs = &i
-		} else {
-			maxPriority = &i
-		}
-	}
-	want, err := QueueArgs(ttlMs, maxPriority)
-	if err != nil {
-		return nil, nil, err.Error()
-	}
-	if ms := Mismatches(got, want); len(ms) > 0 {
+// mainQueueSettings reads the message TTL and max priority of a main queue
+// as a broker reports it (see MainQueueArgs). The reason is empty when a
+// declaration by the backend with those settings matches the queue exactly;
+// otherwise it names the first difference.
+func mainQueueSettings(got Existing) (ttlMs, maxPriority *int64, reason string) {
+	args, ms := MainQueueArgs(got)
+	if len(ms) > 0 {
 		return nil, nil, describe(ms[0])
+	}
+	if v, ok := args[ArgMessageTTL]; ok {
+		ttl := v.Int64()
+		ttlMs = &ttl
+	}
+	if v, ok := args[ArgMaxPriority]; ok {
+		p := v.Int64()
+		maxPriority = &p
 	}
 	return ttlMs, maxPriority, ""
 }

@@ -49,10 +49,10 @@ func TestLogicalQueues(t *testing.T) {
 		`amq.x: queue name "amq.x" starts with "amq.", which RabbitMQ reserves for its own queues`,
 		`bd: its dead-letter queue "bd.dead": x-message-ttl is not declared by the backend`,
 		`odd: x-max-length is not declared by the backend`,
-		`prio: x-max-priority is 300; the backend declares 1 to 255`,
+		`prio: x-max-priority is 300; the backend declares an integer from 1 to 255`,
 		`qq: its type is quorum; the backend declares classic queues`,
 		`soft: durable is false; the backend declares true`,
-		`str: x-message-ttl is "5000", not a whole number`,
+		`str: x-message-ttl is "5000"; the backend declares an integer from 0 to 4294967295`,
 	}
 	var gotNear []string
 	for _, n := range near {
