@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -24,6 +25,7 @@ import (
 var (
 	_ provider.Provider                   = (*queueyProvider)(nil)
 	_ provider.ProviderWithFunctions      = (*queueyProvider)(nil)
+	_ provider.ProviderWithListResources  = (*queueyProvider)(nil)
 	_ provider.ProviderWithValidateConfig = (*queueyProvider)(nil)
 )
 
@@ -266,6 +268,12 @@ func (p *queueyProvider) ValidateConfig(ctx context.Context, req provider.Valida
 func (p *queueyProvider) Resources(_ context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		NewQueueResource,
+	}
+}
+
+func (p *queueyProvider) ListResources(_ context.Context) []func() list.ListResource {
+	return []func() list.ListResource{
+		NewQueueListResource,
 	}
 }
 
