@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-jsontypes/jsontypes"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -155,49 +156,7 @@ func (r *queueResource) Create(ctx context.Context, req resource.CreateRequest, 
 	}
 	vhost := plan.Vhost.ValueString()
 	name := plan.Name.ValueString()
-
-	// Check both queues before declaring either: adopt identical ones, refuse
-	// any other, change nothing on a refusal. The vhost check (made once per
-	// vhost by the provider process) goes out alongside the look-ups of the
-	// two queues; a look-up of one queue costs the broker the same whatever
-	// the size of the vhost, where a listing grows with it.
-	vhostErr := make(chan error, 1)
-	go func() { vhostErr <- checkVhost(ctx, client, vhost) }()
-	existing, err := lookUpQueues(ctx, client, vhost, want.dead.Name, want.main.Name)
-	if verr := <-vhostErr; verr != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("vhost"), brokerErrorSummary(verr, "Cannot Use Vhost"), r.data.explain(verr))
-		return
-	}
-	if err != nil {
-		resp.Diagnostics.AddError(brokerErrorSummary(err, "Cannot Read Queue"), r.data.explain(err))
-		return
-	}
-	var down []broker.Queue
-	for _, q := range existing {
-		if !q.Running() {
-			down = append(down, q)
-		}
-	}
-	if len(down) > 0 {
-		resp.Diagnostics.AddAttributeError(path.Root("name"), summaryUnavailable,
-			fmt.Sprintf("Queue %q in vhost %q exists but is not running:\n  - %s\n"+
-				"It can be neither checked nor declared until its node is back (RabbitMQ answers a declaration with "+
-				"\"process is stopped by supervisor\"). Nothing was changed. %s, then apply again.",
-				name, vhost, joinLines(notRunningLines(down)), bringBackHint))
-		return
-	}
-	var conflicts []string
-	for _, q := range []topology.Queue{want.dead, want.main} {
-		if got, ok := existing[q.Name]; ok {
-			conflicts = append(conflicts, describeMismatch(got, q)...)
-		}
-	}
-	if len(conflicts) > 0 {
-		resp.Diagnostics.AddAttributeError(path.Root("name"), "Queue Exists With Different Settings",
-			fmt.Sprintf("Queue %q in vhost %q cannot be adopted: an existing queue differs from what the queuey backend declares, "+
-				"and RabbitMQ would refuse the application's declaration. Differences:\n  - %s\n"+
-				"Nothing was changed. Delete or rename the existing queue (after draining it), or change this resource to match.",
-				name, vhost, joinLines(conflicts)))
+	if resp.Diagnostics.Append(r.checkBeforeCreate(ctx, client, vhost, want)...); resp.Diagnostics.HasError() {
 		return
 	}
 	for _, q := range []topology.Queue{want.dead, want.main} {
@@ -210,6 +169,54 @@ func (r *queueResource) Create(ctx context.Context, req resource.CreateRequest, 
 	plan.ArgumentsJSON = jsontypes.NewNormalizedValue(want.main.Args.JSON())
 	resp.Diagnostics.Append(setModel(ctx, &resp.State.Raw, resp.State.Schema.Type, &plan)...)
 	resp.Diagnostics.Append(setIdentity(ctx, resp.Identity, name, vhost)...)
+}
+
+// checkBeforeCreate checks both queues before either is declared: identical
+// ones are adopted, any other is refused, and nothing changes on a refusal.
+// The vhost check (made once per vhost by the provider process) goes out
+// alongside the look-ups of the two queues; a look-up of one queue costs the
+// broker the same whatever the size of the vhost, where a listing grows with it.
+func (r *queueResource) checkBeforeCreate(ctx context.Context, client *broker.Client, vhost string, want wantedQueues) diag.Diagnostics {
+	var diags diag.Diagnostics
+	name := want.main.Name
+	vhostErr := make(chan error, 1)
+	go func() { vhostErr <- checkVhost(ctx, client, vhost) }()
+	existing, err := lookUpQueues(ctx, client, vhost, want.dead.Name, want.main.Name)
+	if verr := <-vhostErr; verr != nil {
+		diags.AddAttributeError(path.Root("vhost"), brokerErrorSummary(verr, "Cannot Use Vhost"), r.data.explain(verr))
+		return diags
+	}
+	if err != nil {
+		diags.AddError(brokerErrorSummary(err, "Cannot Read Queue"), r.data.explain(err))
+		return diags
+	}
+	var down []broker.Queue
+	var conflicts []string
+	for _, q := range []topology.Queue{want.dead, want.main} {
+		got, ok := existing[q.Name]
+		switch {
+		case ok && !got.Running():
+			down = append(down, got)
+		case ok:
+			conflicts = append(conflicts, describeMismatch(got, q)...)
+		}
+	}
+	if len(down) > 0 {
+		diags.AddAttributeError(path.Root("name"), summaryUnavailable,
+			fmt.Sprintf("Queue %q in vhost %q exists but is not running:\n  - %s\n"+
+				"It can be neither checked nor declared until its node is back (RabbitMQ answers a declaration with "+
+				"\"process is stopped by supervisor\"). Nothing was changed. %s, then apply again.",
+				name, vhost, joinLines(notRunningLines(down)), bringBackHint))
+		return diags
+	}
+	if len(conflicts) > 0 {
+		diags.AddAttributeError(path.Root("name"), "Queue Exists With Different Settings",
+			fmt.Sprintf("Queue %q in vhost %q cannot be adopted: an existing queue differs from what the queuey backend declares, "+
+				"and RabbitMQ would refuse the application's declaration. Differences:\n  - %s\n"+
+				"Nothing was changed. Delete or rename the existing queue (after draining it), or change this resource to match.",
+				name, vhost, joinLines(conflicts)))
+	}
+	return diags
 }
 
 func (r *queueResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
