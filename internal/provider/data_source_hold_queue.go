@@ -49,9 +49,7 @@ func (d *holdQueueDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 			"Nothing is read from the broker: this works without an `endpoint`, and its values are known at plan time.",
 		Attributes: map[string]schema.Attribute{
 			"queue": schema.StringAttribute{
-				MarkdownDescription: "Name of the logical (main) queue, e.g. `orders`. It must be 1 to 235 bytes long with the " +
-					"default suffixes (the limit shrinks or grows with the provider's `dead_suffix` and `deferred_suffix`, " +
-					"so that every derived name fits RabbitMQ's 255 bytes) and must not start with `amq.`.",
+				MarkdownDescription: queueNameDescription(),
 				Required: true,
 			},
 			"delay": schema.StringAttribute{

@@ -63,9 +63,7 @@ func (d *topologyDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 			"are known at plan time.",
 		Attributes: map[string]schema.Attribute{
 			"queue": schema.StringAttribute{
-				MarkdownDescription: "Name of the logical (main) queue, e.g. `orders`. It must be 1 to 235 bytes long with the " +
-					"default suffixes (the limit follows the provider's `dead_suffix` and `deferred_suffix`, so that every " +
-					"derived name fits RabbitMQ's 255 bytes) and must not start with `amq.`.",
+				MarkdownDescription: queueNameDescription(),
 				Required: true,
 			},
 			"message_ttl": schema.StringAttribute{

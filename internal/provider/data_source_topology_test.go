@@ -200,7 +200,7 @@ func TestTopologyDataSource_Errors(t *testing.T) {
 		{
 			name:   "retry delay past the longest hold",
 			config: `queue = "orders"` + "\n" + `retry_delays = ["1s", "2147484s"]`,
-			want:   []string{"Delay Too Long", "retry_delays[1]: delay 596h31m24s is past the longest hold", "the longest delay accepted is 2147483s", "The granularity is the provider's retry_granularity"},
+			want:   []string{"Delay Too Long", "retry_delays[1] 596h31m24s is past the longest hold", "the longest delay accepted is 2147483s", "The granularity is the provider's retry_granularity"},
 		},
 		{
 			name:   "null delay",

@@ -154,17 +154,11 @@ func delayRangeAnyGranularity() string {
 // holdTTL returns the TTL of the hold queue for delay at granularity g. name
 // is the attribute or argument reported when the delay is refused.
 func holdTTL(name string, delay, g time.Duration) (int64, error) {
-	ttl, err := topology.DeferredTTLMs(delay, g)
-	if err == nil {
-		return ttl, nil
-	}
 	if delay < 0 {
-		return 0, fmt.Errorf("%s must not be negative: it may be %s; got %s", name, delayRange(g), delay)
+		return 0, &topology.InvalidError{Attribute: name,
+			Message: fmt.Sprintf("%s must not be negative: it may be %s; got %s", name, delayRange(g), delay)}
 	}
-	if name == "delay" {
-		return 0, err
-	}
-	return 0, fmt.Errorf("%s: %w", name, err)
+	return topology.DeferredTTLMs(name, delay, g)
 }
 
 // queueNameFuncError is queueNameError for a function's argument error, to
@@ -260,8 +254,6 @@ func (messageTTLValidator) ValidateString(_ context.Context, req validator.Strin
 func queueParameter() function.StringParameter {
 	return function.StringParameter{
 		Name: "queue",
-		MarkdownDescription: "Name of the logical (main) queue, e.g. `orders`: 1 to 235 bytes with the default suffixes " +
-			"(the limit follows the suffixes in use, so that every derived name fits RabbitMQ's 255 bytes), not starting " +
-			"with `amq.`.",
+		MarkdownDescription: queueNameDescription(),
 	}
 }

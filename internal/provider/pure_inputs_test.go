@@ -146,7 +146,7 @@ func TestHoldTTLErrors(t *testing.T) {
 		t.Errorf("negative delay: %v", err)
 	}
 	if _, err := holdTTL("retry_delays[2]", 2147484*time.Second, time.Second); err == nil ||
-		!strings.HasPrefix(err.Error(), "retry_delays[2]: delay 596h31m24s is past the longest hold: at granularity 1s the longest delay accepted is 2147483s") {
+		!strings.HasPrefix(err.Error(), "retry_delays[2] 596h31m24s is past the longest hold: at granularity 1s the longest delay accepted is 2147483s") {
 		t.Errorf("long delay: %v", err)
 	}
 	if ttl, err := holdTTL("delay", 2147483647*time.Millisecond, time.Millisecond); err != nil || ttl != topology.MaxDeferralMs {

@@ -55,8 +55,7 @@ func (r *queueResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"name": schema.StringAttribute{
-				MarkdownDescription: "Name of the logical queue `q`: 1 to 235 bytes with the default suffixes (255 minus the " +
-					"longest derived suffix, a hold queue's with a 10-digit TTL), not starting with `amq.`. Changing it replaces the queues.",
+				MarkdownDescription: resourceNameDescription(),
 				Required:   true,
 				Validators: []validator.String{queueNameValidator{}},
 			},

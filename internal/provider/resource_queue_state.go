@@ -1,7 +1,7 @@
 package provider
 
 import (
-	"strings"
+	"errors"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -45,7 +45,11 @@ func (r *queueResource) wantedWith(m queueModel, s topology.Suffixes) (wantedQue
 	}
 	args, err := topology.QueueArgs(ttl, prio)
 	if err != nil {
-		diags.AddAttributeError(path.Root("max_priority"), "Invalid Queue Arguments", err.Error())
+		at := "max_priority"
+		if invalid := (*topology.InvalidError)(nil); errors.As(err, &invalid) {
+			at = invalid.Attribute
+		}
+		diags.AddAttributeError(path.Root(at), "Invalid Queue Arguments", err.Error())
 		return wantedQueues{}, diags
 	}
 	return wantedQueues{
@@ -58,15 +62,7 @@ func (r *queueResource) wantedWith(m queueModel, s topology.Suffixes) (wantedQue
 // back from its dead_queue and hold_queue_prefix), falling back to the
 // provider's for what state does not tell (after an import).
 func (r *queueResource) suffixesFor(m queueModel) topology.Suffixes {
-	s := r.data.suffixes
-	name := m.Name.ValueString()
-	if v := m.DeadQueue.ValueString(); !m.DeadQueue.IsNull() && strings.HasPrefix(v, name) && len(v) > len(name) {
-		s.Dead = v[len(name):]
-	}
-	if v := m.HoldQueuePrefix.ValueString(); !m.HoldQueuePrefix.IsNull() && strings.HasPrefix(v, name) && len(v) > len(name) {
-		s.Deferred = v[len(name):]
-	}
-	return s
+	return topology.SuffixesOf(m.Name.ValueString(), m.DeadQueue.ValueString(), m.HoldQueuePrefix.ValueString(), r.data.suffixes)
 }
 
 // setDerived fills in the computed names and patterns.

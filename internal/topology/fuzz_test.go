@@ -32,7 +32,7 @@ func FuzzDeferredTTLMs(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, delayNs, granNs int64) {
 		delay, gran := time.Duration(delayNs), time.Duration(granNs)
-		ttl, err := DeferredTTLMs(delay, gran)
+		ttl, err := DeferredTTLMs("delay", delay, gran)
 		validGran := gran > 0 && gran%time.Millisecond == 0 && gran.Milliseconds() <= MaxDeferralMs
 		if !validGran || delay < 0 {
 			if err == nil {

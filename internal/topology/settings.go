@@ -1,9 +1,6 @@
 package topology
 
-import (
-	"fmt"
-	"strings"
-)
+import "strings"
 
 // Suffixes are the two name parts a deployment may tune: the dead-letter
 // queue's suffix and the infix between a queue's name and a hold queue's TTL.
@@ -30,26 +27,34 @@ func (s Suffixes) MaxNameBytes() int {
 // queue name that could be taken for a hold queue.
 func (s Suffixes) Validate() error {
 	if s.Dead == "" {
-		return fmt.Errorf("dead_suffix must not be empty (the default is %q)", DefaultDeadSuffix)
+		return invalid("dead_suffix", "dead_suffix must not be empty (the default is %q)", DefaultDeadSuffix)
 	}
 	if s.Deferred == "" {
-		return fmt.Errorf("deferred_suffix must not be empty (the default is %q)", DefaultDeferredSuffix)
+		return invalid("deferred_suffix", "deferred_suffix must not be empty (the default is %q)", DefaultDeferredSuffix)
 	}
 	if s.Dead == s.Deferred {
-		return fmt.Errorf("dead_suffix and deferred_suffix must differ; both are %q", s.Dead)
+		return invalid("deferred_suffix", "dead_suffix and deferred_suffix must differ; both are %q", s.Dead)
 	}
 	if isDigit(s.Deferred[len(s.Deferred)-1]) {
-		return fmt.Errorf("deferred_suffix %q must not end in a digit: the TTL that follows it would run into it", s.Deferred)
+		return invalid("deferred_suffix", "deferred_suffix %q must not end in a digit: the TTL that follows it would run into it", s.Deferred)
 	}
 	if s.MaxNameBytes() < 1 {
-		return fmt.Errorf("dead_suffix (%d bytes) and deferred_suffix (%d bytes, plus 10 digits of TTL) leave no room for a queue name within RabbitMQ's %d-byte limit; dead_suffix may be at most %d bytes and deferred_suffix at most %d",
+		return invalid(s.longerPart(), "dead_suffix (%d bytes) and deferred_suffix (%d bytes, plus 10 digits of TTL) leave no room for a queue name within RabbitMQ's %d-byte limit; dead_suffix may be at most %d bytes and deferred_suffix at most %d",
 			len(s.Dead), len(s.Deferred), MaxQueueNameBytes, MaxQueueNameBytes-1, MaxQueueNameBytes-1-MaxTTLDigits)
 	}
 	if example, clash := s.deadLooksLikeHold(); clash {
-		return fmt.Errorf("dead_suffix %q would make dead-letter queue names look like hold queues (for example %q is also a hold queue of %q with deferred_suffix %q); choose a dead_suffix that does not end in digits",
+		return invalid("dead_suffix", "dead_suffix %q would make dead-letter queue names look like hold queues (for example %q is also a hold queue of %q with deferred_suffix %q); choose a dead_suffix that does not end in digits",
 			s.Dead, example.dead, example.holdOf, s.Deferred)
 	}
 	return nil
+}
+
+// longerPart names the suffix that takes the most room from a queue name.
+func (s Suffixes) longerPart() string {
+	if len(s.Dead) > len(s.Deferred)+MaxTTLDigits {
+		return "dead_suffix"
+	}
+	return "deferred_suffix"
 }
 
 type clashExample struct{ dead, holdOf string }
