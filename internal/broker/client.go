@@ -95,10 +95,6 @@ func New(cfg Config) (*Client, error) {
 // Endpoint returns the normalised management API base URL.
 func (c *Client) Endpoint() string { return c.endpointRedacted }
 
-// observeAttempts calls f before every HTTP attempt; for tests and
-// benchmarks. Call it before the client is used.
-func (c *Client) observeAttempts(f func(*http.Request)) { c.transport.onAttempt = f }
-
 func redact(s string) string {
 	u, err := url.Parse(s)
 	if err != nil {

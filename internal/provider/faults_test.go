@@ -17,7 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	amqp "github.com/rabbitmq/amqp091-go"
 
-	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
@@ -371,20 +371,12 @@ data "queuey_hold_queues" "test" {
 // user and what it lacks, not "check the password".
 func TestAccFaults_permissionDenied(t *testing.T) {
 	testAccPreCheck(t)
-	c := accClient(t)
-	ctx := context.Background()
 	password := "perm-" + uniqueName("pw")
 	noTag := uniqueName("notag-user")
 	restricted := uniqueName("restricted-user")
 	for user, tags := range map[string]string{noTag: "", restricted: "management"} {
-		if err := c.PutUser(ctx, user, password, tags); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = c.DeleteUser(context.Background(), user) })
 		// Permission only on queues no test declares.
-		if err := c.SetPermissions(ctx, "/", user, broker.Permissions{Configure: "^nothing-here$", Write: "^nothing-here$", Read: "^nothing-here$"}); err != nil {
-			t.Fatal(err)
-		}
+		createUser(t, user, password, tags, "/", brokertest.Permissions{Configure: "^nothing-here$", Write: "^nothing-here$", Read: "^nothing-here$"})
 	}
 	name := uniqueName("perm")
 	cleanupQueues(t, "/", name)
@@ -426,8 +418,6 @@ resource "queuey_queue" "test" {
 // through the default exchange and gets the message back from q.
 func TestAccFaults_leastPrivilege(t *testing.T) {
 	testAccPreCheck(t)
-	c := accClient(t)
-	ctx := context.Background()
 	name := uniqueName("least")
 	cleanupQueues(t, "/", name)
 	s := topology.DefaultSuffixes()
@@ -438,13 +428,7 @@ func TestAccFaults_leastPrivilege(t *testing.T) {
 		tfUser:  {"management", queuesPattern, "^$", "^$"},
 		appUser: {"", queuesPattern, writePattern, queuesPattern},
 	} {
-		if err := c.PutUser(ctx, user, password, grant[0]); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = c.DeleteUser(context.Background(), user) })
-		if err := c.SetPermissions(ctx, "/", user, broker.Permissions{Configure: grant[1], Write: grant[2], Read: grant[3]}); err != nil {
-			t.Fatal(err)
-		}
+		createUser(t, user, password, grant[0], "/", brokertest.Permissions{Configure: grant[1], Write: grant[2], Read: grant[3]})
 	}
 	hold := topology.HoldQueueName(name, 1000, s)
 	cfg := fmt.Sprintf(`

@@ -18,6 +18,7 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 )
 
 // testUser and testPassword are the management API credentials of the
@@ -49,6 +50,34 @@ func accClient(t *testing.T) *broker.Client {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// accAdmin is an administration client of the acceptance tests' broker, for
+// the vhosts, users and permissions a test sets up.
+func accAdmin(t *testing.T) *brokertest.Admin {
+	t.Helper()
+	a, err := brokertest.NewAdmin(os.Getenv(EnvEndpoint), testUser(), testPassword(), os.Getenv(EnvInsecure) == "true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// allPermissions grants everything in a vhost.
+var allPermissions = brokertest.Permissions{Configure: ".*", Write: ".*", Read: ".*"}
+
+// createUser makes a user with a password and tags, with the permissions p in
+// vhost, and deletes it at cleanup.
+func createUser(t *testing.T, name, password, tags, vhost string, p brokertest.Permissions) {
+	t.Helper()
+	a := accAdmin(t)
+	if err := a.PutUser(context.Background(), name, password, tags); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.DeleteUser(context.Background(), name) })
+	if err := a.SetPermissions(context.Background(), vhost, name, p); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // uniqueName returns a queue name no other test run uses.
@@ -196,14 +225,14 @@ func getQueue(t *testing.T, vhost, name string) broker.Queue {
 // the test user, and deletes it at cleanup.
 func createVhost(t *testing.T, name, defaultQueueType string) {
 	t.Helper()
-	c := accClient(t)
-	if err := c.PutVhost(context.Background(), name, defaultQueueType); err != nil {
+	a := accAdmin(t)
+	if err := a.PutVhost(context.Background(), name, defaultQueueType); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.SetPermissions(context.Background(), name, testUser(), broker.Permissions{Configure: ".*", Write: ".*", Read: ".*"}); err != nil {
+	t.Cleanup(func() { _ = a.DeleteVhost(context.Background(), name) })
+	if err := a.SetPermissions(context.Background(), name, testUser(), allPermissions); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = c.DeleteVhost(context.Background(), name) })
 }
 
 func stringsReader(s string) *strings.Reader { return strings.NewReader(s) }

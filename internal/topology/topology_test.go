@@ -2,6 +2,7 @@ package topology
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -328,5 +329,17 @@ func TestSuffixesOf(t *testing.T) {
 		if got := SuffixesOf("orders", tt.dead, tt.hold, def); got != tt.want {
 			t.Errorf("SuffixesOf(orders, %q, %q) = %+v, want %+v", tt.dead, tt.hold, got, tt.want)
 		}
+	}
+}
+
+// String describes the difference in a sentence fragment, for the tests.
+func (d difference) String() string {
+	switch {
+	case !d.HasWanted:
+		return fmt.Sprintf("argument %s: broker has %s, wanted absent", d.Key, d.Actual)
+	case !d.HasActual:
+		return fmt.Sprintf("argument %s: broker has it absent, wanted %s", d.Key, d.Wanted)
+	default:
+		return fmt.Sprintf("argument %s: broker has %s, wanted %s", d.Key, d.Actual, d.Wanted)
 	}
 }
