@@ -44,6 +44,7 @@ type Server struct {
 	queues    map[string]map[string]*Queue // vhost → name → queue
 	requests  []string
 	intercept func(w http.ResponseWriter, r *http.Request) bool
+	listings  listings // see listings.go
 }
 
 // New starts a fake management API with the vhost "/", closed at the end of
@@ -176,6 +177,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if intercept != nil && intercept(w, r) {
 		return
 	}
+	if len(segs) == 2 && segs[0] == "queues" && r.Method == http.MethodGet {
+		s.listQueues(w, r, segs[1])
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
@@ -186,17 +191,6 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		writeJSON(w, map[string]any{"name": segs[1], "default_queue_type": t})
-	case len(segs) == 2 && segs[0] == "queues" && r.Method == http.MethodGet:
-		qs, ok := s.queues[segs[1]]
-		if !ok {
-			ErrorBody(w, http.StatusNotFound, "Object Not Found", "Not Found")
-			return
-		}
-		out := []map[string]any{}
-		for _, q := range qs {
-			out = append(out, s.render(segs[1], q))
-		}
-		writeJSON(w, out)
 	case len(segs) == 3 && segs[0] == "queues":
 		s.queue(w, r, segs[1], segs[2])
 	case len(segs) == 2 && segs[0] == "consumers" && r.Method == http.MethodGet:

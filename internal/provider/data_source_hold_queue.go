@@ -50,7 +50,7 @@ func (d *holdQueueDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 		Attributes: map[string]schema.Attribute{
 			"queue": schema.StringAttribute{
 				MarkdownDescription: queueNameDescription(),
-				Required: true,
+				Required:            true,
 			},
 			"delay": schema.StringAttribute{
 				MarkdownDescription: "How long the message waits, as a Go duration string such as `30s`, `1m30s` or `250ms`; " +

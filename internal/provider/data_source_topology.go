@@ -64,7 +64,7 @@ func (d *topologyDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 		Attributes: map[string]schema.Attribute{
 			"queue": schema.StringAttribute{
 				MarkdownDescription: queueNameDescription(),
-				Required: true,
+				Required:            true,
 			},
 			"message_ttl": schema.StringAttribute{
 				MarkdownDescription: "Queue-wide message TTL of the main queue, as a Go duration string such as `24h`: a whole " +

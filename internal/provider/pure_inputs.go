@@ -253,7 +253,7 @@ func (messageTTLValidator) ValidateString(_ context.Context, req validator.Strin
 // queueParameter is the queue parameter of the functions.
 func queueParameter() function.StringParameter {
 	return function.StringParameter{
-		Name: "queue",
+		Name:                "queue",
 		MarkdownDescription: queueNameDescription(),
 	}
 }

@@ -56,8 +56,8 @@ func (r *queueResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 			},
 			"name": schema.StringAttribute{
 				MarkdownDescription: resourceNameDescription(),
-				Required:   true,
-				Validators: []validator.String{queueNameValidator{}},
+				Required:            true,
+				Validators:          []validator.String{queueNameValidator{}},
 			},
 			"vhost": schema.StringAttribute{
 				MarkdownDescription: "Virtual host of the queues. Defaults to the provider's `vhost`. Changing it, or the " +
