@@ -329,9 +329,9 @@ func (onlyCreatesOrNoOps) CheckPlan(_ context.Context, req plancheck.CheckPlanRe
 var _ plancheck.PlanCheck = onlyCreatesOrNoOps{}
 
 // TestFaults_missingEndpoint: what needs the broker, with no endpoint
-// configured anywhere, says which setting or environment variable to give
-// (resource_queue_validation_test.go has a looser check of the resource).
-// No broker is needed.
+// configured anywhere, says at plan which setting or environment variable to
+// give. Each step only plans, so an error that came at apply instead would
+// leave a non-empty plan and fail the step. No broker is needed.
 func TestFaults_missingEndpoint(t *testing.T) {
 	t.Setenv(EnvEndpoint, "")
 	want := regexp.MustCompile("Missing\\s+Management\\s+API\\s+Endpoint[\\s\\S]*Set\\s+`endpoint`\\s+in\\s+the\\s+provider\\s+\"queuey\"\\s+block,\\s+or\\s+the\\s+" +
@@ -340,7 +340,8 @@ func TestFaults_missingEndpoint(t *testing.T) {
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				// The plan of a new queue needs no broker; the apply does.
+				// Nothing can be created without the broker: the plan says so.
+				PlanOnly: true,
 				Config: `
 provider "queuey" {}
 
@@ -352,6 +353,7 @@ resource "queuey_queue" "test" {
 			},
 			{
 				// The live data source reads at plan time.
+				PlanOnly: true,
 				Config: `
 provider "queuey" {}
 
