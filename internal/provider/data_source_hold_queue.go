@@ -12,8 +12,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
 var (
@@ -159,9 +157,7 @@ func (d *holdQueueDataSource) Read(ctx context.Context, req datasource.ReadReque
 	}
 
 	queue := m.Queue.ValueString()
-	if err := topology.ValidateQueueName(queue, s); err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("queue"), "Invalid Queue Name", queueNameError(err, s))
-	}
+	resp.Diagnostics.Append(checkQueueAttr(queue, s)...)
 	delay, err := parseDuration("delay", m.Delay.ValueString(), delayRange(g))
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("delay"), "Invalid Delay", err.Error()+".")
@@ -175,9 +171,9 @@ func (d *holdQueueDataSource) Read(ctx context.Context, req datasource.ReadReque
 			fmt.Sprintf("%s. The granularity is %s. Use a shorter delay.", err, from))
 		return
 	}
-	hold, err := topology.HoldForTTL(queue, ttl, s)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot Compute Hold Queue", err.Error()+". This is a bug in the provider; please report it.")
+	hold, diags := holdQueueFor(queue, ttl, s)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
 		return
 	}
 

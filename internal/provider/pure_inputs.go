@@ -11,7 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -159,6 +161,26 @@ func holdTTL(name string, delay, g time.Duration) (int64, error) {
 			Message: fmt.Sprintf("%s must not be negative: it may be %s; got %s", name, delayRange(g), delay)}
 	}
 	return topology.DeferredTTLMs(name, delay, g)
+}
+
+// checkQueueAttr reports a refused logical queue name at the attribute
+// queue of a data source.
+func checkQueueAttr(queue string, s topology.Suffixes) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if err := topology.ValidateQueueName(queue, s); err != nil {
+		diags.AddAttributeError(path.Root("queue"), "Invalid Queue Name", queueNameError(err, s))
+	}
+	return diags
+}
+
+// holdQueueFor returns queue's hold queue for ttl, a TTL that holdTTL gave.
+func holdQueueFor(queue string, ttl int64, s topology.Suffixes) (topology.HoldQueue, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	hold, err := topology.HoldForTTL(queue, ttl, s)
+	if err != nil {
+		diags.AddError("Cannot Compute Hold Queue", err.Error()+". This is a bug in the provider; please report it.")
+	}
+	return hold, diags
 }
 
 // queueNameFuncError is queueNameError for a function's argument error, to
