@@ -32,7 +32,7 @@ func NewHoldQueueDataSource() datasource.DataSource {
 }
 
 type holdQueueDataSource struct {
-	data *providerData
+	configuredDataSource
 }
 
 func (d *holdQueueDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -102,10 +102,6 @@ func (d *holdQueueDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 			},
 		},
 	}
-}
-
-func (d *holdQueueDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data, resp.Diagnostics = configuredData(req.ProviderData, resp.Diagnostics)
 }
 
 // ValidateConfig checks what does not depend on the provider's settings: a

@@ -24,7 +24,7 @@ var _ datasource.DataSourceWithConfigure = (*holdQueuesDataSource)(nil)
 func NewHoldQueuesDataSource() datasource.DataSource { return &holdQueuesDataSource{} }
 
 type holdQueuesDataSource struct {
-	data *providerData
+	configuredDataSource
 }
 
 var holdQueueObjectType = types.ObjectType{AttrTypes: map[string]attr.Type{
@@ -72,10 +72,6 @@ func (d *holdQueuesDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 			},
 		},
 	}
-}
-
-func (d *holdQueuesDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data, resp.Diagnostics = configuredData(req.ProviderData, resp.Diagnostics)
 }
 
 func (d *holdQueuesDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {

@@ -29,7 +29,7 @@ func NewTopologyDataSource() datasource.DataSource {
 }
 
 type topologyDataSource struct {
-	data *providerData
+	configuredDataSource
 }
 
 func (d *topologyDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -141,10 +141,6 @@ func (d *topologyDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 			},
 		},
 	}
-}
-
-func (d *topologyDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data, resp.Diagnostics = configuredData(req.ProviderData, resp.Diagnostics)
 }
 
 func (d *topologyDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
@@ -287,16 +288,36 @@ func declaredAs(q broker.Queue, wantArgs string) error {
 	return nil
 }
 
-// errorSteps turns a table of n failing configurations into test steps: step
-// i applies the configuration that config(i) returns and expects an error
-// that contains each of the phrases, in order (see errorMatching).
-func errorSteps(n int, config func(i int) (string, []string)) []resource.TestStep {
-	steps := make([]resource.TestStep, 0, n)
-	for i := range n {
-		cfg, want := config(i)
-		steps = append(steps, resource.TestStep{Config: cfg, ExpectError: errorMatching(want...)})
+// configError is a configuration that must fail, and the phrases its error
+// contains, in order (see errorMatching).
+type configError struct {
+	config string
+	want   []string
+}
+
+// testErrors runs, with no broker, a step for each configuration of tests as
+// wrap makes it whole, each expecting its error.
+func testErrors(t *testing.T, wrap func(string) string, tests []configError, checks ...tfversion.TerraformVersionCheck) {
+	t.Helper()
+	steps := make([]resource.TestStep, 0, len(tests))
+	for _, tt := range tests {
+		steps = append(steps, resource.TestStep{Config: wrap(tt.config), ExpectError: errorMatching(tt.want...)})
 	}
-	return steps
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		TerraformVersionChecks:   checks,
+		Steps:                    steps,
+	})
+}
+
+// functionOutput makes a call of one of the provider's functions an output.
+func functionOutput(call string) string {
+	return "output \"x\" {\n  value = provider::queuey::" + call + "\n}\n"
+}
+
+// dataBlock returns a wrapper that makes a body a data source of type typ.
+func dataBlock(typ string) func(string) string {
+	return func(body string) string { return "data \"" + typ + "\" \"x\" {\n" + body + "\n}\n" }
 }
 
 // expectArgumentsChange is a plan check: the planned change of
