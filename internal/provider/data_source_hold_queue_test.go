@@ -72,13 +72,7 @@ func TestHoldQueueDataSource_ProviderSettings(t *testing.T) {
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: `
-provider "queuey" {
-  dead_suffix          = "-dlq"
-  deferred_suffix      = "-wait-"
-  retry_granularity    = "5s"
-  deferred_granularity = "1m"
-}
+			Config: tunedProvider + `
 
 data "queuey_hold_queue" "retry" {
   queue = "orders"

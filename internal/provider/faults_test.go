@@ -400,15 +400,10 @@ resource "queuey_queue" "test" {
 		return regexp.MustCompile(`HTTP\s+401:\s+` + strings.ReplaceAll(regexp.QuoteMeta(reason), " ", `\s+`) + `[\s\S]*User\s+"` +
 			regexp.QuoteMeta(user) + `"\s+lacks\s+permission`)
 	}
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
-		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy:             checkGone(t, "/", name, name+".dead"),
-		Steps: []resource.TestStep{
-			{Config: cfg(noTag), ExpectError: lacks(noTag, "Not management user")},
-			{Config: cfg(restricted), ExpectError: lacks(restricted, "Access refused")},
-		},
-	})
+	resource.ParallelTest(t, queueCase(t, name, []resource.TestStep{
+		{Config: cfg(noTag), ExpectError: lacks(noTag, "Not management user")},
+		{Config: cfg(restricted), ExpectError: lacks(restricted, "Access refused")},
+	}))
 }
 
 // TestAccFaults_leastPrivilege backs the operating guide's permission advice:

@@ -288,6 +288,28 @@ func declaredAs(q broker.Queue, wantArgs string) error {
 	return nil
 }
 
+// tunedProvider is a provider block that sets every suffix and granularity
+// to something other than the default.
+const tunedProvider = `
+provider "queuey" {
+  dead_suffix          = "-dlq"
+  deferred_suffix      = "-wait-"
+  retry_granularity    = "5s"
+  deferred_granularity = "1m"
+}
+`
+
+// queueCase is an acceptance test of the queuey_queue name in the vhost "/":
+// its steps, then a check that the queue and its dead-letter queue are gone.
+func queueCase(t *testing.T, name string, steps []resource.TestStep) resource.TestCase {
+	return resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkGone(t, "/", name, name+".dead"),
+		Steps:                    steps,
+	}
+}
+
 // configError is a configuration that must fail, and the phrases its error
 // contains, in order (see errorMatching).
 type configError struct {

@@ -95,21 +95,16 @@ data "queuey_hold_queues" "test" {
   queue = queuey_queue.test.name
 }
 `, os.Getenv(EnvEndpoint), user, name)
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
-		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy:             checkGone(t, "/", name, name+".dead"),
-		Steps: []resource.TestStep{
-			{
-				Config: cfg,
-				Check:  checkBrokerQueue(t, "/", name, `{"x-max-priority":3}`),
-			},
-			{
-				Config:           cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-			},
+	resource.Test(t, queueCase(t, name, []resource.TestStep{
+		{
+			Config: cfg,
+			Check:  checkBrokerQueue(t, "/", name, `{"x-max-priority":3}`),
 		},
-	})
+		{
+			Config:           cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+		},
+	}))
 
 	secrets := map[string]string{
 		"the password": password,
