@@ -90,12 +90,7 @@ func TestAccTLS_serverCertificate(t *testing.T) {
 // verifies a client certificate is refused without one, or with one from
 // another CA, and reached with clientcert_file and clientkey_file.
 func TestAccTLS_clientCertificate(t *testing.T) {
-	dir := t.TempDir()
-	ca := newTestCA(t, dir, "queuey-test")
-	other := newTestCA(t, dir, "other")
-	server := ca.issue(t, "server", true)
-	client := ca.issue(t, "terraform", false)
-	stranger := other.issue(t, "stranger", false)
+	ca, _, server, client, stranger := newClientAuthPKI(t)
 	p := newTLSFaultProxy(t, &tls.Config{
 		Certificates: []tls.Certificate{server.TLS},
 		ClientAuth:   tls.RequireAndVerifyClientCert,
@@ -135,12 +130,7 @@ func TestAccTLS_clientCertificate(t *testing.T) {
 // certificate, either way, is reported with advice on the TLS settings after
 // one connection (no retry), and the right settings connect.
 func TestTLS_certificateRefusal(t *testing.T) {
-	dir := t.TempDir()
-	ca := newTestCA(t, dir, "queuey-test")
-	other := newTestCA(t, dir, "other")
-	server := ca.issue(t, "server", true)
-	client := ca.issue(t, "terraform", false)
-	stranger := other.issue(t, "stranger", false)
+	ca, other, server, client, stranger := newClientAuthPKI(t)
 	start := func(clientAuth tls.ClientAuthType) (string, func() int) {
 		var mu sync.Mutex
 		conns := 0
