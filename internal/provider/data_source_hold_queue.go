@@ -47,7 +47,7 @@ func (d *holdQueueDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 			"Nothing is read from the broker: this works without an `endpoint`, and its values are known at plan time.",
 		Attributes: map[string]schema.Attribute{
 			"queue": schema.StringAttribute{
-				MarkdownDescription: queueNameDescription(),
+				MarkdownDescription: queueNameDescription(providerSuffixes),
 				Required:            true,
 			},
 			"delay": schema.StringAttribute{

@@ -65,7 +65,7 @@ func (d *topologyDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 			"are known at plan time.",
 		Attributes: map[string]schema.Attribute{
 			"queue": schema.StringAttribute{
-				MarkdownDescription: queueNameDescription(),
+				MarkdownDescription: queueNameDescription(providerSuffixes),
 				Required:            true,
 			},
 			"message_ttl": schema.StringAttribute{

@@ -52,12 +52,16 @@ func brokerErrorSummary(err error, fallback string) string {
 }
 
 // queueNameDescription describes the logical queue name that the data
-// sources and functions take, with the limits from topology.
-func queueNameDescription() string {
+// sources and functions take, with the limits from topology; suffixes says
+// which suffixes the limit follows.
+func queueNameDescription(suffixes string) string {
 	return fmt.Sprintf("Name of the logical (main) queue, e.g. `orders`: 1 to %d bytes with the default suffixes "+
-		"(the limit follows the suffixes in use, so that every derived name fits RabbitMQ's %d bytes), not starting "+
-		"with `%s`.", topology.DefaultSuffixes().MaxNameBytes(), topology.MaxQueueNameBytes, topology.ReservedPrefix)
+		"(the limit follows %s, so that every derived name fits RabbitMQ's %d bytes), not starting with `%s`.",
+		topology.DefaultSuffixes().MaxNameBytes(), suffixes, topology.MaxQueueNameBytes, topology.ReservedPrefix)
 }
+
+// providerSuffixes names the provider's suffix settings, for descriptions.
+const providerSuffixes = "the provider's `dead_suffix` and `deferred_suffix`"
 
 // resourceNameDescription describes queuey_queue's name.
 func resourceNameDescription() string {

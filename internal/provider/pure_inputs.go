@@ -276,6 +276,6 @@ func (messageTTLValidator) ValidateString(_ context.Context, req validator.Strin
 func queueParameter() function.StringParameter {
 	return function.StringParameter{
 		Name:                "queue",
-		MarkdownDescription: queueNameDescription(),
+		MarkdownDescription: queueNameDescription("the suffixes in use"),
 	}
 }
