@@ -22,20 +22,25 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 )
 
+// defaultUser and defaultPassword are RabbitMQ's default user, which every
+// broker the scripts start (scripts/) has: the credentials of the tests
+// unless RABBITMQ_USERNAME says otherwise.
+const defaultUser, defaultPassword = "guest", "guest"
+
 // testUser and testPassword are the management API credentials of the
-// acceptance tests: RABBITMQ_USERNAME and RABBITMQ_PASSWORD, else guest/guest.
+// acceptance tests: RABBITMQ_USERNAME and RABBITMQ_PASSWORD, else the default.
 func testUser() string {
 	if u := os.Getenv(EnvUsername); u != "" {
 		return u
 	}
-	return "guest"
+	return defaultUser
 }
 
 func testPassword() string {
 	if os.Getenv(EnvUsername) != "" {
 		return os.Getenv(EnvPassword)
 	}
-	return "guest"
+	return defaultPassword
 }
 
 // accClient is a management API client for checking what the broker holds.
@@ -178,8 +183,9 @@ func queueExists(t *testing.T, vhost, queue string) bool {
 	return true
 }
 
-// forceDelete removes queues left by a failed test.
-func forceDelete(t *testing.T, names ...string) {
+// deleteOutOfBand deletes queues of the vhost "/" behind Terraform's back,
+// whatever they hold (a test step's PreConfig).
+func deleteOutOfBand(t *testing.T, names ...string) {
 	const vhost = "/"
 	t.Helper()
 	c := accClient(t)
@@ -198,17 +204,22 @@ func cleanupQueues(t *testing.T, vhost, prefix string) {
 		if os.Getenv("TF_ACC") == "" || os.Getenv(EnvEndpoint) == "" {
 			return
 		}
-		c := accClient(t)
-		all, err := c.ListQueues(context.Background(), vhost)
-		if err != nil {
-			return
-		}
-		for name := range all {
-			if strings.HasPrefix(name, prefix) {
-				_ = c.DeleteQueue(context.Background(), vhost, name, false)
-			}
-		}
+		deleteQueuesWithPrefix(accClient(t), vhost, prefix)
 	})
+}
+
+// deleteQueuesWithPrefix deletes through c every queue of vhost whose name
+// starts with prefix, whatever it holds.
+func deleteQueuesWithPrefix(c *broker.Client, vhost, prefix string) {
+	all, err := c.ListQueues(context.Background(), vhost)
+	if err != nil {
+		return
+	}
+	for name := range all {
+		if strings.HasPrefix(name, prefix) {
+			_ = c.DeleteQueue(context.Background(), vhost, name, false)
+		}
+	}
 }
 
 // getQueue reads a queue through the management API, failing the test when

@@ -71,7 +71,7 @@ func oauthPreCheck(t *testing.T) *oauthBroker {
 		endpoint: strings.TrimRight(os.Getenv(EnvOAuthEndpoint), "/"), rsid: os.Getenv(EnvOAuthResourceServerID),
 		keyID: os.Getenv(EnvOAuthKeyID), version: os.Getenv(EnvOAuthVersion), key: key,
 	}
-	b.admin, err = broker.New(broker.Config{Endpoint: b.endpoint, Username: "guest", Password: "guest"})
+	b.admin, err = broker.New(broker.Config{Endpoint: b.endpoint, Username: defaultUser, Password: defaultPassword})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,17 +107,7 @@ func (b *oauthBroker) token(t *testing.T, scopes []string, life time.Duration) s
 // cleanup deletes, at the end of the test, the queues whose names start with
 // prefix.
 func (b *oauthBroker) cleanup(t *testing.T, prefix string) {
-	t.Cleanup(func() {
-		all, err := b.admin.ListQueues(context.Background(), "/")
-		if err != nil {
-			return
-		}
-		for name := range all {
-			if strings.HasPrefix(name, prefix) {
-				_ = b.admin.DeleteQueue(context.Background(), "/", name, false)
-			}
-		}
-	})
+	t.Cleanup(func() { deleteQueuesWithPrefix(b.admin, "/", prefix) })
 }
 
 // queues lists the queues of vhost "/" whose names start with prefix.

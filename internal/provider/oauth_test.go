@@ -66,8 +66,8 @@ data "queuey_hold_queues" "q" {
 func TestAccOAuth2_applyPlanDestroy(t *testing.T) {
 	b, issuer := newOAuthTest(t, 10*time.Minute)
 	proxy := newRecordingProxy(t, b.endpoint, 0)
-	t.Setenv(EnvUsername, "guest")
-	t.Setenv(EnvPassword, "guest")
+	t.Setenv(EnvUsername, defaultUser)
+	t.Setenv(EnvPassword, defaultPassword)
 	name := uniqueName("oauth")
 	b.cleanup(t, name)
 	cfg := queueAndHoldQueuesConfig(proxy.URL, issuer.block(), name)

@@ -163,7 +163,7 @@ func TestAccQueue_drift(t *testing.T) {
 		{Config: cfg},
 		{
 			// q.dead deleted out of band: declared again in place.
-			PreConfig: func() { forceDelete(t, name+".dead") },
+			PreConfig: func() { deleteOutOfBand(t, name+".dead") },
 			Config:    cfg,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionUpdate),
@@ -172,7 +172,7 @@ func TestAccQueue_drift(t *testing.T) {
 		},
 		{
 			// q deleted out of band: created again.
-			PreConfig: func() { forceDelete(t, name) },
+			PreConfig: func() { deleteOutOfBand(t, name) },
 			Config:    cfg,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionCreate),
@@ -182,7 +182,7 @@ func TestAccQueue_drift(t *testing.T) {
 		{
 			// q redeclared out of band with another TTL: replaced.
 			PreConfig: func() {
-				forceDelete(t, name)
+				deleteOutOfBand(t, name)
 				if err := c.DeclareQueue(ctx, "/", name, map[string]any{"x-message-ttl": 7000}); err != nil {
 					t.Fatal(err)
 				}
@@ -197,7 +197,7 @@ func TestAccQueue_drift(t *testing.T) {
 		{
 			// q redeclared out of band with an extra argument: replaced.
 			PreConfig: func() {
-				forceDelete(t, name)
+				deleteOutOfBand(t, name)
 				if err := c.DeclareQueue(ctx, "/", name, map[string]any{"x-message-ttl": 5000, "x-max-length": 10}); err != nil {
 					t.Fatal(err)
 				}
@@ -213,7 +213,7 @@ func TestAccQueue_drift(t *testing.T) {
 			// q redeclared out of band as auto-delete: the flag shows in
 			// the plan's arguments_json, and the queue is replaced.
 			PreConfig: func() {
-				forceDelete(t, name)
+				deleteOutOfBand(t, name)
 				if _, err := amqpChannel(t, "/").QueueDeclare(name, true, true, false, false, amqp.Table{"x-message-ttl": int32(5000)}); err != nil {
 					t.Fatal(err)
 				}
