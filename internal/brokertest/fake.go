@@ -221,34 +221,7 @@ func (s *Server) queue(w http.ResponseWriter, r *http.Request, vhost, name strin
 		}
 		writeJSON(w, s.render(vhost, q))
 	case http.MethodPut:
-		var body struct {
-			Durable    bool           `json:"durable"`
-			AutoDelete bool           `json:"auto_delete"`
-			Arguments  map[string]any `json:"arguments"`
-		}
-		dec := json.NewDecoder(r.Body)
-		dec.UseNumber()
-		if err := dec.Decode(&body); err != nil {
-			ErrorBody(w, http.StatusBadRequest, "bad_request", err.Error())
-			return
-		}
-		if body.Arguments == nil {
-			body.Arguments = map[string]any{}
-		}
-		if exists {
-			a, _ := json.Marshal(q.Arguments)
-			b, _ := json.Marshal(body.Arguments)
-			if string(a) != string(b) || q.Durable != body.Durable || q.AutoDelete != body.AutoDelete {
-				ErrorBody(w, http.StatusBadRequest, "bad_request",
-					"PRECONDITION_FAILED - inequivalent arg for queue '"+name+"' in vhost '"+vhost+"'")
-				return
-			}
-			w.WriteHeader(http.StatusNoContent)
-			return
-		}
-		qs[name] = &Queue{Name: name, Type: "classic", Durable: body.Durable, AutoDelete: body.AutoDelete,
-			Arguments: body.Arguments, Messages: Count(0)}
-		w.WriteHeader(http.StatusCreated)
+		declare(w, r, qs, vhost, name)
 	case http.MethodDelete:
 		if !exists {
 			ErrorBody(w, http.StatusNotFound, "Object Not Found", "Not Found")
