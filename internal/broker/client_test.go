@@ -124,7 +124,10 @@ func TestValidateEndpoint(t *testing.T) {
 		"http://127.0.0.1:15672/#top":       "without a query or fragment",
 		"ftp://127.0.0.1":                   `has scheme "ftp"`,
 		"http://":                           "has no host",
-		"127.0.0.1:15672":                   "http or https URL",
+		"127.0.0.1:15672":                   `"127.0.0.1:15672" has no scheme: write it as http://127.0.0.1:15672`,
+		"localhost:15672":                   `"localhost:15672" has no scheme`,
+		"u:secret@rabbit:15672":             `"xxxxx@rabbit:15672" has no scheme`,
+		"http://rabbit:15672:1":             `"http://rabbit:15672:1" does not parse`,
 		"http://u:secret@127.0.0.1:15672/?": "without a query",
 	} {
 		_, err := ValidateEndpoint(raw)

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -23,7 +24,8 @@ import (
 // store operation timed out" (a cluster without quorum, or one still
 // forming), a 404 to a declaration whose reason says the queue's process
 // is down (its node is restarting), and, for a few seconds only, a 404 that
-// a node answers while it recovers its vhosts (see recovering).
+// a node answers while it recovers its vhosts (see recovering), when this
+// client has just seen the broker fail as a restarting one does.
 // Credentials, permissions and every other refusal are final, and so is a
 // certificate the TLS handshake refused.
 //
@@ -60,6 +62,18 @@ type retryTransport struct {
 	pause func(n int) time.Duration
 	// onAttempt, when set, observes every attempt (unit tests).
 	onAttempt func(*http.Request)
+	// troubleAt is when (Unix nanoseconds) an attempt last failed in a way
+	// a restarting broker fails (see restartSeen); 0 for never.
+	troubleAt atomic.Int64
+}
+
+// restartSeen reports whether an attempt failed as a restarting broker makes
+// it fail (a refused or reset connection, no answer, a 5xx, a metadata store
+// timeout) within the last recoveryWindow. Only then is a 404 to a write or
+// a vhost-wide read worth trying again: otherwise it means "not there".
+func (t *retryTransport) restartSeen() bool {
+	at := t.troubleAt.Load()
+	return at != 0 && time.Since(time.Unix(0, at)) < recoveryWindow
 }
 
 func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -76,8 +90,14 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if why == "" || ctx.Err() != nil {
 			return resp, err
 		}
+		if strings.HasSuffix(why, recovering) && !t.restartSeen() {
+			return resp, nil // a 404 from a broker seen well: not there
+		}
 		wait := min(pause(n), time.Until(deadline))
-		if strings.HasSuffix(why, recovering) && time.Since(start) >= recoveryWindow {
+		switch {
+		case !strings.HasSuffix(why, recovering):
+			t.troubleAt.Store(time.Now().UnixNano())
+		case time.Since(start) >= recoveryWindow:
 			wait = -1
 		}
 		if wait < 0 {
@@ -109,7 +129,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 // body and put it back.
 func transient(req *http.Request, resp *http.Response, err error) string {
 	if err != nil {
-		if errors.Is(err, context.Canceled) || certificateError(err) {
+		if errors.Is(err, context.Canceled) || certificateError(err) || wrongEndpoint(err) {
 			return ""
 		}
 		return err.Error()

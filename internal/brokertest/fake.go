@@ -75,6 +75,14 @@ func (s *Server) AddVhost(name, defaultQueueType string) {
 	}
 }
 
+// RemoveVhost deletes a vhost and its queues.
+func (s *Server) RemoveVhost(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.vhosts, name)
+	delete(s.queues, name)
+}
+
 // PutQueue adds or replaces a queue of vhost, which must exist.
 func (s *Server) PutQueue(vhost string, q Queue) {
 	s.mu.Lock()
@@ -160,6 +168,12 @@ func ErrorBody(w http.ResponseWriter, status int, errText, reason string) {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if p := r.URL.EscapedPath(); !strings.HasPrefix(p, "/api/") || strings.HasPrefix(p, "/api/api/") {
+		// RabbitMQ answers a path that is not the management API's 400
+		// without a body (seen on 3.10 for /api/api/vhosts/%2F).
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
 	segs := strings.Split(strings.TrimPrefix(r.URL.EscapedPath(), "/api/"), "/")
 	for i, seg := range segs {
 		if u, err := url.PathUnescape(seg); err == nil {

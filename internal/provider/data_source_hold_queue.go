@@ -12,6 +12,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
 var (
@@ -120,7 +122,7 @@ func (d *holdQueueDataSource) ValidateConfig(ctx context.Context, req datasource
 	if err != nil || delay < 0 {
 		return // Reported by the attribute's validators.
 	}
-	if _, err := holdTTL("delay", delay, g); err != nil {
+	if _, err := topology.DeferredTTLMs("delay", delay, g); err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("delay"), "Delay Too Long", err.Error()+". Use a shorter delay.")
 	}
 }
@@ -161,7 +163,7 @@ func (d *holdQueueDataSource) Read(ctx context.Context, req datasource.ReadReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ttl, err := holdTTL("delay", delay, g)
+	ttl, err := topology.DeferredTTLMs("delay", delay, g)
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("delay"), "Delay Too Long",
 			fmt.Sprintf("%s. The granularity is %s. Use a shorter delay.", err, from))

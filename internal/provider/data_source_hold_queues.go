@@ -128,7 +128,7 @@ func (d *holdQueuesDataSource) listHoldQueues(ctx context.Context, vhost, queue 
 		return nil, diags
 	}
 	if err != nil {
-		diags.AddError("Cannot List Queues", err.Error())
+		diags.AddError(brokerErrorSummary(err, "Cannot List Queues"), d.data.explain(err))
 		return nil, diags
 	}
 	var holds []heldQueue

@@ -226,7 +226,7 @@ func collectHoldTTLs(ttls map[int64]struct{}, attr string, delays []types.String
 			diags.AddAttributeError(at, "Invalid Delay", err.Error()+".")
 			continue
 		}
-		ttl, err := holdTTL(name, delay, g)
+		ttl, err := topology.DeferredTTLMs(name, delay, g)
 		if err != nil {
 			diags.AddAttributeError(at, "Delay Too Long",
 				fmt.Sprintf("%s. The granularity is the provider's %s. Use a shorter delay.", err, setting))

@@ -47,6 +47,8 @@ func brokerErrorSummary(err error, fallback string) string {
 		return "OAuth 2.0 Token Endpoint Unreachable"
 	case errors.Is(err, broker.ErrUnauthorized):
 		return "Not Authorized By The Management API"
+	case errors.Is(err, broker.ErrNotHTTP), errors.Is(err, broker.ErrWrongScheme), errors.Is(err, broker.ErrNotAPI):
+		return "Wrong Management API Endpoint"
 	}
 	return fallback
 }

@@ -153,16 +153,6 @@ func delayRangeAnyGranularity() string {
 		topology.FormatWhole(topology.LongestDelay(time.Millisecond)))
 }
 
-// holdTTL returns the TTL of the hold queue for delay at granularity g. name
-// is the attribute or argument reported when the delay is refused.
-func holdTTL(name string, delay, g time.Duration) (int64, error) {
-	if delay < 0 {
-		return 0, &topology.InvalidError{Attribute: name,
-			Message: fmt.Sprintf("%s must not be negative: it may be %s; got %s", name, delayRange(g), delay)}
-	}
-	return topology.DeferredTTLMs(name, delay, g)
-}
-
 // checkQueueAttr reports a refused logical queue name at the attribute
 // queue of a data source.
 func checkQueueAttr(queue string, s topology.Suffixes) diag.Diagnostics {
@@ -173,7 +163,7 @@ func checkQueueAttr(queue string, s topology.Suffixes) diag.Diagnostics {
 	return diags
 }
 
-// holdQueueFor returns queue's hold queue for ttl, a TTL that holdTTL gave.
+// holdQueueFor returns queue's hold queue for ttl, a TTL that topology.DeferredTTLMs gave.
 func holdQueueFor(queue string, ttl int64, s topology.Suffixes) (topology.HoldQueue, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	hold, err := topology.HoldForTTL(queue, ttl, s)

@@ -27,7 +27,7 @@ func TestAccQueue_destroyRefusesWhileMessagesWait(t *testing.T) {
 			PreConfig: func() { publish(t, name, 3) },
 			Config:    cfg,
 			Destroy:   true,
-			ExpectError: regexp.MustCompile(`(?s)Queue\s+Not\s+Empty.*Nothing\s+was\s+deleted.*` + regexp.QuoteMeta(name) +
+			ExpectError: regexp.MustCompile(`(?s)Queue\s+Not\s+Empty.*Nothing\s+of\s+queue\s+"` + regexp.QuoteMeta(name) + `"\s+was\s+deleted.*` + regexp.QuoteMeta(name) +
 				`:\s+3\s+messages,\s+0\s+consumers.*force_destroy`),
 		},
 		{
@@ -51,7 +51,7 @@ func TestAccQueue_destroyRefusesWhileMessagesWait(t *testing.T) {
 			},
 			Config:      cfg,
 			Destroy:     true,
-			ExpectError: regexp.MustCompile(regexp.QuoteMeta(name) + `\.dead:\s+1\s+messages`),
+			ExpectError: regexp.MustCompile(regexp.QuoteMeta(name) + `\.dead:\s+1\s+message,`),
 		},
 		{
 			PreConfig: func() {
@@ -93,7 +93,7 @@ func TestAccQueue_unackedAndConsumersBlockDestroy(t *testing.T) {
 			},
 			Config:      cfg,
 			Destroy:     true,
-			ExpectError: regexp.MustCompile(regexp.QuoteMeta(name) + `:\s+1\s+messages,\s+1\s+consumers`),
+			ExpectError: regexp.MustCompile(regexp.QuoteMeta(name) + `:\s+1\s+message,\s+1\s+consumer\b`),
 		},
 		{
 			PreConfig: func() {
@@ -138,7 +138,7 @@ data "queuey_hold_queue" "wait" {
 			{
 				Config:      cfg,
 				Destroy:     true,
-				ExpectError: regexp.MustCompile(regexp.QuoteMeta(name) + `\.deferred\.600000:\s+1\s+messages`),
+				ExpectError: regexp.MustCompile(regexp.QuoteMeta(name) + `\.deferred\.600000:\s+1\s+message,`),
 			},
 			{
 				PreConfig: func() {

@@ -174,6 +174,7 @@ func TestTLS_certificateRefusal(t *testing.T) {
 			ClientCertFile: client.CertFile, ClientKeyFile: client.KeyFile}, mutualConns, "", 3},
 	} {
 		tc.cfg.RequestTimeout = 5 * time.Second
+		tc.cfg.Username, tc.cfg.Password = "guest", "guest"
 		c, err := broker.New(tc.cfg)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)

@@ -176,28 +176,33 @@ func TestSuffixesValidate(t *testing.T) {
 	tests := []struct {
 		s       Suffixes
 		wantErr string
+		setting string // the SettingError's
 	}{
-		{DefaultSuffixes(), ""},
-		{Suffixes{Dead: "-dlq", Deferred: "-wait-"}, ""},
-		{Suffixes{Dead: "", Deferred: ".deferred."}, "dead_suffix must not be empty"},
-		{Suffixes{Dead: ".dead", Deferred: ""}, "deferred_suffix must not be empty"},
-		{Suffixes{Dead: ".x", Deferred: ".x"}, "must differ"},
-		{Suffixes{Dead: ".dead", Deferred: ".wait5"}, "must not end in a digit"},
-		{Suffixes{Dead: "5", Deferred: ".deferred."}, "look like hold queues"},
-		{Suffixes{Dead: ".deferred.5", Deferred: ".deferred."}, "look like hold queues"},
-		{Suffixes{Dead: ".5", Deferred: ".deferred."}, "look like hold queues"},
-		{Suffixes{Dead: "x5", Deferred: ".deferred."}, ""},
-		{Suffixes{Dead: ".05", Deferred: ".deferred."}, "look like hold queues"},
-		{Suffixes{Dead: ".deferred.05", Deferred: ".deferred."}, "look like hold queues"},
-		{Suffixes{Dead: ".deferred.99999999999", Deferred: ".deferred."}, "look like hold queues"},
-		{Suffixes{Dead: ".dead2", Deferred: ".deferred."}, ""},
-		{Suffixes{Dead: strings.Repeat("d", 255), Deferred: "."}, "leave no room"},
-		{Suffixes{Dead: ".d", Deferred: strings.Repeat("w", 245)}, "leave no room"},
+		{DefaultSuffixes(), "", ""},
+		{Suffixes{Dead: "-dlq", Deferred: "-wait-"}, "", ""},
+		{Suffixes{Dead: "", Deferred: ".deferred."}, "dead_suffix must not be empty", "dead_suffix"},
+		{Suffixes{Dead: ".dead", Deferred: ""}, "deferred_suffix must not be empty", "deferred_suffix"},
+		{Suffixes{Dead: ".x", Deferred: ".x"}, "must differ", "deferred_suffix"},
+		{Suffixes{Dead: ".dead", Deferred: ".wait5"}, "must not end in a digit", "deferred_suffix"},
+		{Suffixes{Dead: "5", Deferred: ".deferred."}, "look like hold queues", "dead_suffix"},
+		{Suffixes{Dead: ".deferred.5", Deferred: ".deferred."}, "look like hold queues", "dead_suffix"},
+		{Suffixes{Dead: ".5", Deferred: ".deferred."}, "look like hold queues", "dead_suffix"},
+		{Suffixes{Dead: "x5", Deferred: ".deferred."}, "", ""},
+		{Suffixes{Dead: ".05", Deferred: ".deferred."}, "look like hold queues", "dead_suffix"},
+		{Suffixes{Dead: ".deferred.05", Deferred: ".deferred."}, "look like hold queues", "dead_suffix"},
+		{Suffixes{Dead: ".deferred.99999999999", Deferred: ".deferred."}, "look like hold queues", "dead_suffix"},
+		{Suffixes{Dead: ".dead2", Deferred: ".deferred."}, "", ""},
+		{Suffixes{Dead: strings.Repeat("d", 255), Deferred: "."}, "leave no room", "dead_suffix"},
+		{Suffixes{Dead: ".d", Deferred: strings.Repeat("w", 245)}, "leave no room", "deferred_suffix"},
 	}
 	for _, tt := range tests {
 		err := tt.s.Validate()
 		if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
 			t.Errorf("Validate(%+v) = %v, want %q", tt.s, err, tt.wantErr)
+		}
+		var se *SettingError
+		if tt.setting != "" && (!errors.As(err, &se) || se.Setting != tt.setting) {
+			t.Errorf("Validate(%+v) = %#v, want a SettingError for %s", tt.s, err, tt.setting)
 		}
 	}
 }
@@ -284,30 +289,23 @@ func TestCompare(t *testing.T) {
 	}
 }
 
-// Every refusal of a setting names its attribute in a typed error, so that
-// callers report it there without reading the message.
-func TestInvalidError_attribute(t *testing.T) {
+// Every refusal of a granularity, a delay, a message TTL or a priority names
+// its attribute in a SettingError (the suffixes' are checked with Validate),
+// so that callers report it there without reading the message.
+func TestSettingError_setting(t *testing.T) {
 	t.Parallel()
-	long := strings.Repeat("d", 255)
 	for _, tt := range []struct {
 		err  error
 		want string
 	}{
-		{Suffixes{Dead: "", Deferred: ".deferred."}.Validate(), "dead_suffix"},
-		{Suffixes{Dead: ".dead", Deferred: ""}.Validate(), "deferred_suffix"},
-		{Suffixes{Dead: ".x", Deferred: ".x"}.Validate(), "deferred_suffix"},
-		{Suffixes{Dead: ".dead", Deferred: ".wait5"}.Validate(), "deferred_suffix"},
-		{Suffixes{Dead: ".5", Deferred: ".deferred."}.Validate(), "dead_suffix"},
-		{Suffixes{Dead: long, Deferred: "."}.Validate(), "dead_suffix"},
-		{Suffixes{Dead: ".d", Deferred: long[:245]}.Validate(), "deferred_suffix"},
 		{ValidateGranularity("retry_granularity", 0), "retry_granularity"},
 		{second(DeferredTTLMs("retry_delays[1]", 600*24*time.Hour, time.Second)), "retry_delays[1]"},
 		{second(MessageTTLMs(-time.Second)), "message_ttl"},
 		{ValidateMaxPriority(256), "max_priority"},
 	} {
-		var invalid *InvalidError
-		if !errors.As(tt.err, &invalid) || invalid.Attribute != tt.want {
-			t.Errorf("%v: got attribute %+v, want %q", tt.err, invalid, tt.want)
+		var se *SettingError
+		if !errors.As(tt.err, &se) || se.Setting != tt.want {
+			t.Errorf("%v: got %+v, want a SettingError for %q", tt.err, se, tt.want)
 		}
 	}
 }

@@ -10,13 +10,13 @@ import (
 // delay). name is the attribute reported in the error.
 func ValidateGranularity(name string, g time.Duration) error {
 	if g <= 0 {
-		return invalid(name, "%s must be a positive whole number of milliseconds, from 1ms to %dms; got %s", name, MaxDeferralMs, g)
+		return settingError(name, "%s must be a positive whole number of milliseconds, from 1ms to %dms; got %s", name, MaxDeferralMs, g)
 	}
 	if g%time.Millisecond != 0 {
-		return invalid(name, "%s must be a whole number of milliseconds, from 1ms to %dms; got %s", name, MaxDeferralMs, g)
+		return settingError(name, "%s must be a whole number of milliseconds, from 1ms to %dms; got %s", name, MaxDeferralMs, g)
 	}
 	if g.Milliseconds() > MaxDeferralMs {
-		return invalid(name, "%s must be at most %dms (%s), the longest hold; got %s", name, MaxDeferralMs, time.Duration(MaxDeferralMs)*time.Millisecond, g)
+		return settingError(name, "%s must be at most %dms (%s), the longest hold; got %s", name, MaxDeferralMs, time.Duration(MaxDeferralMs)*time.Millisecond, g)
 	}
 	return nil
 }
@@ -42,7 +42,8 @@ func DeferredTTLMs(attribute string, delay, granularity time.Duration) (int64, e
 		return 0, err
 	}
 	if delay < 0 {
-		return 0, invalid(attribute, "%s must not be negative; got %s", attribute, delay)
+		return 0, settingError(attribute, "%s must not be negative: it may be from 0s to %s (the longest hold at granularity %s); got %s",
+			attribute, FormatWhole(LongestDelay(granularity)), FormatWhole(granularity), delay)
 	}
 	steps := int64(delay / granularity)
 	if delay%granularity != 0 || steps == 0 {
@@ -51,7 +52,7 @@ func DeferredTTLMs(attribute string, delay, granularity time.Duration) (int64, e
 	gms := granularity.Milliseconds()
 	if steps > MaxDeferralMs/gms {
 		longest := LongestDelay(granularity)
-		return 0, invalid(attribute, "%s %s is past the longest hold: at granularity %s the longest delay accepted is %s (%s), because a hold queue's TTL may be at most %dms, half of RabbitMQ's largest TTL",
+		return 0, settingError(attribute, "%s %s is past the longest hold: at granularity %s the longest delay accepted is %s (%s), because a hold queue's TTL may be at most %dms, half of RabbitMQ's largest TTL",
 			attribute, delay, granularity, FormatWhole(longest), longest, MaxDeferralMs)
 	}
 	return steps * gms, nil
@@ -62,7 +63,7 @@ func DeferredTTLMs(attribute string, delay, granularity time.Duration) (int64, e
 // rounded) from 0 to MaxTTLMs.
 func MessageTTLMs(ttl time.Duration) (int64, error) {
 	if ttl < 0 || ttl%time.Millisecond != 0 || ttl.Milliseconds() > MaxTTLMs {
-		return 0, invalid("message_ttl", "message TTL must be a whole number of milliseconds from 0 to %dms (%s); got %s",
+		return 0, settingError("message_ttl", "message TTL must be a whole number of milliseconds from 0 to %dms (%s); got %s",
 			MaxTTLMs, time.Duration(MaxTTLMs)*time.Millisecond, ttl)
 	}
 	return ttl.Milliseconds(), nil
@@ -71,7 +72,7 @@ func MessageTTLMs(ttl time.Duration) (int64, error) {
 // ValidateMaxPriority checks a main queue's x-max-priority: 1 to 255.
 func ValidateMaxPriority(p int64) error {
 	if p < MinPriority || p > MaxPriority {
-		return invalid("max_priority", "max priority must be from %d to %d; got %d", MinPriority, MaxPriority, p)
+		return settingError("max_priority", "max priority must be from %d to %d; got %d", MinPriority, MaxPriority, p)
 	}
 	return nil
 }
@@ -82,7 +83,7 @@ func QueueArgs(messageTTLMs, maxPriority *int64) (Arguments, error) {
 	args := Arguments{}
 	if messageTTLMs != nil {
 		if *messageTTLMs < 0 || *messageTTLMs > MaxTTLMs {
-			return nil, invalid("message_ttl", "message TTL must be from 0 to %dms; got %dms", MaxTTLMs, *messageTTLMs)
+			return nil, settingError("message_ttl", "message TTL must be from 0 to %dms; got %dms", MaxTTLMs, *messageTTLMs)
 		}
 		args[ArgMessageTTL] = Int(*messageTTLMs)
 	}

@@ -288,8 +288,13 @@ func (e *env) phase(ctx context.Context, dir, kind, phase string) (phaseResult, 
 		args = []string{"plan", "-refresh-only", par}
 	case "destroy":
 		args = []string{"destroy", "-auto-approve", par}
+	case "query":
+		args = []string{"query"}
 	}
-	args = append(args, "-input=false", "-no-color")
+	if phase != "query" {
+		args = append(args, "-input=false")
+	}
+	args = append(args, "-no-color")
 	logPath := filepath.Join(dir, phase+".log")
 	logf, err := os.Create(logPath)
 	if err != nil {
