@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
 )
@@ -108,6 +109,16 @@ func (b *oauthBroker) token(t *testing.T, scopes []string, life time.Duration) s
 // prefix.
 func (b *oauthBroker) cleanup(t *testing.T, prefix string) {
 	t.Cleanup(func() { deleteQueuesWithPrefix(b.admin, "/", prefix) })
+}
+
+// queueCase is an acceptance test of the queuey_queue name on this broker:
+// its steps, then a check that its queues are gone.
+func (b *oauthBroker) queueCase(t *testing.T, name string, steps []resource.TestStep) resource.TestCase {
+	return resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             b.checkQueues(t, name),
+		Steps:                    steps,
+	}
 }
 
 // queues lists the queues of vhost "/" whose names start with prefix.
