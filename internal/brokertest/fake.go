@@ -2,8 +2,12 @@
 // management API that the provider uses, served by net/http/httptest, for
 // unit tests that need no broker: vhosts, queue listings and look-ups with
 // their declaration and counts, declarations, guarded deletes and consumer
-// listings. Tests arrange what the broker holds, inject faults with Intercept
-// and read back the requests it received.
+// listings. Tests arrange what the broker holds, inject faults with Intercept,
+// shape the queue listings (listings.go: numbered, held, failing) and read
+// back the requests it received. Only tests and the bench import it; it also
+// holds what they share around a real broker: Admin, the administration
+// calls the provider never makes (admin.go), and RawListener, a port that is
+// not the management API (listener.go).
 package brokertest
 
 import (
