@@ -103,10 +103,6 @@ func New(cfg Config) (*Client, error) {
 // Endpoint returns the normalised management API base URL.
 func (c *Client) Endpoint() string { return c.endpointRedacted }
 
-// observeAttempts calls f before every HTTP attempt; for tests and
-// benchmarks. Call it before the client is used.
-func (c *Client) observeAttempts(f func(*http.Request)) { c.transport.onAttempt = f }
-
 // redact returns s with the password of its user info hidden, also when s
 // is not a URL with an authority ("u:p@host" parses as scheme "u"): then
 // everything before the last "@" of what would be its authority is hidden.

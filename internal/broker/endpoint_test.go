@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -19,33 +18,6 @@ import (
 // fastFail is how long an answer that can never succeed may take with the
 // default request_timeout and retry_budget.
 const fastFail = 2 * time.Second
-
-// rawListener accepts connections and answers each with answer, then
-// closes it, as RabbitMQ's AMQP port answers HTTP.
-func rawListener(t *testing.T, answer string) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Close() })
-	go func() {
-		for {
-			conn, err := l.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer func() { _ = conn.Close() }()
-				_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
-				buf := make([]byte, 512)
-				_, _ = conn.Read(buf)
-				_, _ = conn.Write([]byte(answer))
-			}()
-		}
-	}()
-	return l.Addr().String()
-}
 
 // defaultClient is a client with the default request_timeout and retry_budget.
 func defaultClient(t *testing.T, endpoint string) *Client {
@@ -60,8 +32,8 @@ func defaultClient(t *testing.T, endpoint string) *Client {
 // Answers that can never succeed fail at once, with the kind, the cause and
 // the fix, with the default settings.
 func TestEndpointMistakesFailFast(t *testing.T) {
-	amqp := rawListener(t, "AMQP\x00\x00\t\x01")
-	tlsAlert := rawListener(t, "\x15\x03\x03\x00\x02\x02\x46") // a TLS port's alert to plain HTTP, as Erlang's ssl sends
+	amqp := brokertest.RawListener(t, brokertest.AMQPGreeting)
+	tlsAlert := brokertest.RawListener(t, "\x15\x03\x03\x00\x02\x02\x46") // a TLS port's alert to plain HTTP, as Erlang's ssl sends
 	tlsSrv := httptest.NewUnstartedServer(http.NotFoundHandler())
 	tlsSrv.Config.ErrorLog = log.New(io.Discard, "", 0) // "client sent an HTTP request to an HTTPS server"
 	tlsSrv.StartTLS()

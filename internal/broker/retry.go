@@ -52,16 +52,15 @@ func backoff(n int) time.Duration {
 	return d/2 + rand.N(d/2+1) //nolint:gosec // jitter needs no cryptographic randomness
 }
 
-// retryTransport gives every attempt its own timeout, tries a request again
-// after transient failures within the retry budget, and undoes the Close flag
-// rabbit-hole sets on every request so that connections are reused.
+// retryTransport gives every attempt its own timeout and tries a request
+// again after transient failures within the retry budget.
 type retryTransport struct {
 	base    http.RoundTripper
 	timeout time.Duration
 	budget  time.Duration
 	// pause, when set, replaces backoff (unit tests).
 	pause func(n int) time.Duration
-	// onAttempt, when set, observes every attempt (tests and benchmarks).
+	// onAttempt, when set, observes every attempt (unit tests).
 	onAttempt func(*http.Request)
 	// troubleAt is when (Unix nanoseconds) an attempt last failed in a way
 	// a restarting broker fails (see restartSeen); 0 for never.
@@ -198,7 +197,6 @@ func queueProcessDown(reason string) bool {
 func (t *retryTransport) attempt(req *http.Request) (*http.Response, error) {
 	ctx, cancel := context.WithTimeout(req.Context(), t.timeout)
 	r := req.Clone(ctx)
-	r.Close = false
 	if req.Body != nil && req.GetBody != nil {
 		body, err := req.GetBody()
 		if err != nil {

@@ -32,8 +32,8 @@ func (v Vhost) IsClassic() bool {
 // only administrators read one vhost (anyone else gets 401 "Not administrator
 // user"), but lets a management user list the vhosts it has permissions in:
 // for such a user the vhost is looked up in that list. The answer is kept
-// and shared by every later caller until this client creates or deletes a
-// vhost (see reads.go): a process checks each vhost once.
+// and shared by every later caller (see reads.go): the client never writes a
+// vhost, so a process checks each vhost once.
 func (c *Client) GetVhost(ctx context.Context, name string) (Vhost, error) {
 	return c.vhosts.do(ctx, name, true, func(ctx context.Context) (Vhost, error) {
 		return c.getVhostNow(ctx, name)

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
@@ -113,6 +115,14 @@ func (d *providerData) brokerClient() (*broker.Client, diag.Diagnostics) {
 		return nil, diags
 	}
 	return d.client, diags
+}
+
+// configuredDataSource, embedded by the data sources, takes the provider's
+// data in Configure.
+type configuredDataSource struct{ data *providerData }
+
+func (d *configuredDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.data, resp.Diagnostics = configuredData(req.ProviderData, resp.Diagnostics)
 }
 
 // configuredData takes the providerData that Configure handed to a resource or

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"net"
 	"regexp"
 	"strings"
 	"testing"
@@ -13,33 +12,12 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 )
 
-// amqpPort is a listener that answers like RabbitMQ's AMQP port.
-func amqpPort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Close() })
-	go func() {
-		for {
-			conn, err := l.Accept()
-			if err != nil {
-				return
-			}
-			_, _ = conn.Write([]byte("AMQP\x00\x00\t\x01"))
-			_ = conn.Close()
-		}
-	}()
-	return l.Addr().String()
-}
-
 // Settings that can never work fail the plan at once (default retry budget)
 // with the cause and the fix.
 func TestProvider_endpointMistakes(t *testing.T) {
 	clearBrokerEnv(t)
 	fake := brokertest.New(t)
-	amqp := amqpPort(t)
+	amqp := brokertest.RawListener(t, brokertest.AMQPGreeting)
 	// atPlan: the error must come at plan (PlanOnly), not only at apply.
 	tests := []struct {
 		name, provider, want string

@@ -118,7 +118,7 @@ func (n testNode) client(t *testing.T, budget time.Duration) *broker.Client {
 }
 
 func (n testNode) newClient(budget time.Duration) (*broker.Client, error) {
-	return broker.New(broker.Config{Endpoint: n.endpoint, Username: "guest", Password: "guest",
+	return broker.New(broker.Config{Endpoint: n.endpoint, Username: defaultUser, Password: defaultPassword,
 		RequestTimeout: 10 * time.Second, RetryBudget: budget})
 }
 
@@ -132,10 +132,10 @@ func (n testNode) provider(extra string) string {
 
 provider "queuey" {
   endpoint = %q
-  username = "guest"
-  password = "guest"
+  username = %q
+  password = %q
 %s}
-`, n.endpoint, extra)
+`, n.endpoint, defaultUser, defaultPassword, extra)
 }
 
 // restart stops the node's RabbitMQ application, keeps it down for outage,

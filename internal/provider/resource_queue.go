@@ -56,10 +56,9 @@ func (r *queueResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"name": schema.StringAttribute{
-				MarkdownDescription: "Name of the logical queue `q`: 1 to 235 bytes with the default suffixes (255 minus the " +
-					"longest derived suffix, a hold queue's with a 10-digit TTL), not starting with `amq.`. Changing it replaces the queues.",
-				Required:   true,
-				Validators: []validator.String{queueNameValidator{}},
+				MarkdownDescription: resourceNameDescription(),
+				Required:            true,
+				Validators:          []validator.String{queueNameValidator{}},
 			},
 			"vhost": schema.StringAttribute{
 				MarkdownDescription: "Virtual host of the queues. Defaults to the provider's `vhost`. Changing it, or the " +

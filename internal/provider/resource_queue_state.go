@@ -1,7 +1,7 @@
 package provider
 
 import (
-	"strings"
+	"errors"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-jsontypes/jsontypes"
@@ -48,7 +48,11 @@ func wantedWith(m queueModel, s topology.Suffixes) (wantedQueues, diag.Diagnosti
 	}
 	args, err := topology.QueueArgs(ttl, prio)
 	if err != nil {
-		diags.AddAttributeError(path.Root("max_priority"), "Invalid Queue Arguments", err.Error())
+		at := "max_priority"
+		if se := (*topology.SettingError)(nil); errors.As(err, &se) {
+			at = se.Setting
+		}
+		diags.AddAttributeError(path.Root(at), "Invalid Queue Arguments", err.Error())
 		return wantedQueues{}, diags
 	}
 	return wantedQueues{
@@ -61,15 +65,7 @@ func wantedWith(m queueModel, s topology.Suffixes) (wantedQueues, diag.Diagnosti
 // back from its dead_queue and hold_queue_prefix), falling back to the
 // provider's for what state does not tell (after an import).
 func (r *queueResource) suffixesFor(m queueModel) topology.Suffixes {
-	s := r.data.suffixes
-	name := m.Name.ValueString()
-	if v := m.DeadQueue.ValueString(); !m.DeadQueue.IsNull() && strings.HasPrefix(v, name) && len(v) > len(name) {
-		s.Dead = v[len(name):]
-	}
-	if v := m.HoldQueuePrefix.ValueString(); !m.HoldQueuePrefix.IsNull() && strings.HasPrefix(v, name) && len(v) > len(name) {
-		s.Deferred = v[len(name):]
-	}
-	return s
+	return topology.SuffixesOf(m.Name.ValueString(), m.DeadQueue.ValueString(), m.HoldQueuePrefix.ValueString(), r.data.suffixes)
 }
 
 // observedState is the state of a queue as the broker holds it: the prior

@@ -25,8 +25,10 @@ func (s Suffixes) MaxNameBytes() int {
 	return MaxQueueNameBytes - max(len(s.Dead), len(s.Deferred)+MaxTTLDigits)
 }
 
-// SettingError is a setting that breaks a rule; Setting names the provider
-// attribute (and functions' option) to change, e.g. "deferred_suffix".
+// SettingError is a setting or input that breaks a rule; Setting names the
+// attribute, function argument or option to change, e.g. "deferred_suffix",
+// "retry_delays[1]", "message_ttl", so that callers report it there without
+// reading the message, which names it too.
 type SettingError struct {
 	Setting string
 	msg     string

@@ -72,7 +72,7 @@ func (e *env) declareLogicalQueues(ctx context.Context, prefix string) error {
 				if strings.HasSuffix(name, ".dead") {
 					args = map[string]any{}
 				}
-				if err := e.admin.DeclareQueue(ctx, e.vhost, name, args); err != nil {
+				if err := e.client.DeclareQueue(ctx, e.vhost, name, args); err != nil {
 					errs <- fmt.Errorf("declaring %q: %w", name, err)
 					return
 				}
