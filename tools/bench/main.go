@@ -37,6 +37,7 @@ type options struct {
 	vhost       string
 	ttl         string
 	priority    int
+	query       bool
 }
 
 func main() {
@@ -59,6 +60,7 @@ func main() {
 	flag.StringVar(&o.vhost, "vhost", "", "existing vhost to use (default: a fresh vhost made for this run and deleted after it)")
 	flag.StringVar(&o.ttl, "message-ttl", "24h", "message_ttl of every queue")
 	flag.IntVar(&o.priority, "max-priority", 10, "max_priority of every queue")
+	flag.BoolVar(&o.query, "query", false, "measure `terraform query` (Terraform 1.14+) over a vhost of n logical queues instead")
 	flag.Parse()
 	if o.endpoint == "" {
 		fmt.Fprintln(os.Stderr, "bench: no management API: set RABBITMQ_ENDPOINT or -endpoint (make bench runs scripts/broker-ready.sh first)")
@@ -119,6 +121,9 @@ func run(ctx context.Context, o options) (err error) {
 			err = cerr
 		}
 	}()
+	if o.query {
+		return runQuery(ctx, &e)
+	}
 	fmt.Printf("bench %s: N=%d, %d runs of each kind, -parallelism=%d, vhost %q, provider %s\n",
 		e.id, o.n, o.runs, o.parallelism, e.vhost, e.o.provider)
 	fmt.Printf("machine: %s\n", machineLine(&e))
