@@ -40,8 +40,8 @@
 # with go test -parallel ACC_PARALLEL (default 4); every broker a stage needs
 # is made ready first by scripts/brokers.sh, and every broker this run started
 # is stopped when it ends (the machine's own broker never is). The CLIs the
-# machine lacks are built while the brokers start (a cold build takes 4-10
-# minutes each, later runs reuse the cache). After the stages, a deprecation
+# machine lacks are built while the brokers start (a cold build takes 2-4
+# minutes each on an idle machine, later runs reuse the cache). After the stages, a deprecation
 # check reads the log of each 4.x node the stages used: a "Deprecated features"
 # warning written during the run fails it (RabbitMQ 4.3 warns once something
 # the next version removes is used: transient non-exclusive queues,

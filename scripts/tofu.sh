@@ -15,8 +15,9 @@
 # it: instead download the module, copy it somewhere writable and build
 # ./cmd/tofu there the way OpenTofu's release build does (CGO off, -trimpath,
 # version.dev=no so that `tofu version` prints the plain release version).
-# A cold build takes 4-10 minutes on 2 cores (about 12 CPU-minutes), with a
-# warm Go build cache about 15-40 s; a cached binary costs nothing.
+# A cold build takes 2-4 minutes on an idle 2-core machine (about 5-6
+# CPU-minutes, 12-15 minutes under heavy load), with a warm Go build cache
+# about 30 s; a cached binary costs nothing.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
