@@ -115,19 +115,21 @@ h1_of_zip() {
 
 # --- 1. The release ----------------------------------------------------------
 
-# new_gnupghome: a private temporary GNUPGHOME, deleted at exit.
+# new_gnupghome VAR: a private temporary GNUPGHOME into VAR; at exit its
+# agent is stopped and it is deleted (so not made in a command substitution,
+# whose subshell would lose the record).
 new_gnupghome() {
-	local d
-	d="$(mktemp -d "${TMPDIR:-/tmp}/release-check-gpg.XXXXXX")"
-	chmod 700 "$d"
-	temps+=("$d")
-	echo "$d"
+	local home_
+	home_="$(mktemp -d "${TMPDIR:-/tmp}/release-check-gpg.XXXXXX")"
+	chmod 700 "$home_"
+	temps+=("$home_")
+	printf -v "$1" '%s' "$home_"
 }
 
 build_release() {
 	local t=$SECONDS gr fpr
+	new_gnupghome GNUPGHOME
 	export GNUPGHOME
-	GNUPGHOME="$(new_gnupghome)"
 	# RSA: the key type the Terraform Registry accepts.
 	run gpg-key.log gpg --batch --passphrase '' --quick-gen-key \
 		"queuey release-check (throwaway) <release-check@queuey.invalid>" rsa2048 sign 1d
@@ -171,7 +173,7 @@ verify_release() {
 	say "sha256sum -c $sums: $n files OK (${#platforms[@]} zips and the registry manifest)"
 
 	# Verified as a user would: a keyring holding only the public key.
-	d="$(new_gnupghome)"
+	new_gnupghome d
 	run gpg-import.log env GNUPGHOME="$d" gpg --batch --import "$work/signing-key.asc"
 	run gpg-verify.log env GNUPGHOME="$d" gpg --batch --verify "$rel/$sums.sig" "$rel/$sums"
 	say "gpg --verify $sums.sig: $(grep -m 1 -o 'Good signature from "[^"]*"' "$logs/gpg-verify.log")"
@@ -197,7 +199,7 @@ bad_sums_and_signature() {
 	sed -i '1{s/^0/1/;t;s/^./0/}' "$bad/$sums"
 	refused sha256sum-bad.log "a SHA256SUMS that does not match the zips (sha256sum -c)" 'computed checksum did NOT match' \
 		bash -c 'cd "$1" && sha256sum --strict --quiet -c "$2"' _ "$bad" "$sums"
-	d="$(new_gnupghome)"
+	new_gnupghome d
 	run gpg-import-bad.log env GNUPGHOME="$d" gpg --batch --import "$work/signing-key.asc"
 	refused gpg-verify-bad-sums.log "that SHA256SUMS against its signature (gpg --verify)" 'BAD signature' \
 		env GNUPGHOME="$d" gpg --batch --verify "$bad/$sums.sig" "$bad/$sums"
@@ -234,6 +236,7 @@ tampered_zip() {
 	bin="$(unzip -Z1 "$1" | grep -x "${name}_v.*")"
 	flip_byte "$d/$bin" $(($(stat -c %s "$d/$bin") / 2))
 	mapfile -t files < <(unzip -Z1 "$1")
+	rm -f "$2" # a new zip, not an update of one (nor of a hard link to the release's)
 	(cd "$d" && zip -q -X "$2" "${files[@]}")
 	unzip -tq "$2" >/dev/null || fail "the tampered zip is not a valid zip"
 	[[ "$(unzip -Z1 "$1")" == "$(unzip -Z1 "$2")" ]] || fail "the tampered zip's names differ"

@@ -23,7 +23,10 @@ func TestProviderConfigure_LogsVersion(t *testing.T) {
 			p := New(version)()
 			var s provider.SchemaResponse
 			p.Schema(ctx, provider.SchemaRequest{}, &s)
-			typ := s.Schema.Type().TerraformType(ctx).(tftypes.Object)
+			typ, ok := s.Schema.Type().TerraformType(ctx).(tftypes.Object)
+			if !ok {
+				t.Fatalf("the provider schema's type is %T, want an object", s.Schema.Type().TerraformType(ctx))
+			}
 			attrs := map[string]tftypes.Value{}
 			for name, at := range typ.AttributeTypes {
 				attrs[name] = tftypes.NewValue(at, nil)
