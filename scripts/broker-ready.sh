@@ -81,7 +81,7 @@ write_env() {
 		} >"$tmp"
 	)
 	mv -f "$tmp" "$env_file"
-	log "broker ready at $1 (settings in $env_file)"
+	[[ "${BROKER_READY_QUIET:-}" == 1 ]] || log "broker ready at $1 (settings in $env_file)"
 	printf 'export RABBITMQ_ENDPOINT=%q\n' "$1"
 	printf 'export RABBITMQ_USERNAME=%q\n' "$2"
 	echo "# RABBITMQ_PASSWORD is in $env_file"

@@ -152,7 +152,8 @@ start_one() {
 	case "$kind" in
 	system)
 		(
-			BROKER_ENV_FILE="$dir/$name.env.tmp" "$root/scripts/broker-ready.sh" >/dev/null
+			# Quiet: this script names the env file it writes (not the .tmp).
+			BROKER_READY_QUIET=1 BROKER_ENV_FILE="$dir/$name.env.tmp" "$root/scripts/broker-ready.sh" >/dev/null
 			set -a
 			# shellcheck disable=SC1090
 			. "$dir/$name.env.tmp"

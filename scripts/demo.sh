@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # `make demo`: applies examples/quickstart with the provider built into build/,
 # against a broker made ready by scripts/brokers.sh (BROKER), and prints the outputs.
+# `make demo-destroy` (scripts/demo.sh destroy): destroys what the demo
+# declared, with the demo's own CLI configuration and broker settings.
+# `scripts/demo.sh leftovers` (make clean): lists the queues the demo's state
+# still manages on the broker, if any; contacts nothing.
 #
 # Terraform finds the fresh build through a dev_overrides CLI configuration
 # written to build/terraformrc and passed in TF_CLI_CONFIG_FILE; ~/.terraformrc
@@ -21,11 +25,42 @@ set -euo pipefail
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo_root"
 
+mode="${1:-apply}"
 tf="${TF:-terraform}"
 build_dir="$repo_root/build"
 work_dir="$build_dir/quickstart"
 
 log() { printf 'demo: %s\n' "$*" >&2; }
+
+# managed prints each queue the demo's state manages, as "orders (vhost /)".
+managed() {
+	[[ -s "$work_dir/terraform.tfstate" ]] || return 0
+	# The state's queuey_queue IDs, "%2F/orders": escaped vhost, slash,
+	# escaped name; unescaped for reading.
+	grep -o '"id": "[^"]*/[^"]*"' "$work_dir/terraform.tfstate" |
+		sed -E 's#"id": "([^/]*)/(.*)"#\2 (vhost \1),#; s/%2F/\//g; s/%20/ /g' || true
+}
+
+case "$mode" in
+apply | destroy) ;;
+leftovers)
+	queues="$(managed | tr '\n' ' ' | sed 's/, *$//')"
+	if [[ -n "$queues" ]]; then
+		log "the demo's state (build/quickstart) still manages queues on the broker: $queues."
+		log "They stay there, with their dead-letter and hold queues, after make clean removes the state;"
+		log "run make demo-destroy first to delete them."
+	fi
+	exit 0
+	;;
+*)
+	log "unknown mode '$mode': apply (default), destroy or leftovers"
+	exit 2
+	;;
+esac
+if [[ "$mode" == destroy && -z "$(managed)" ]]; then
+	log "build/quickstart holds no state of the demo: nothing to destroy"
+	exit 0
+fi
 
 if [[ "$tf" == tofu ]] && ! command -v tofu >/dev/null; then
 	log "tofu not on PATH: scripts/tofu.sh provides OpenTofu in build/bin/tofu"
@@ -74,15 +109,21 @@ export TF_CLI_CONFIG_FILE="$build_dir/terraformrc"
 export TF_IN_AUTOMATION=1
 export CHECKPOINT_DISABLE=1
 
+color=()
+if [[ ! -t 1 ]]; then color=(-no-color); fi
+
+if [[ "$mode" == destroy ]]; then
+	# The configuration the demo applied, still in build/quickstart.
+	log "$tf destroy of build/quickstart against $RABBITMQ_ENDPOINT"
+	"$tf" -chdir="$work_dir" destroy -auto-approve -input=false "${color[@]}"
+	exit 0
+fi
+
 mkdir -p "$work_dir"
 rm -f "$work_dir"/*.tf
 cp examples/quickstart/*.tf "$work_dir/"
 
-color=()
-if [[ ! -t 1 ]]; then color=(-no-color); fi
-
 log "$tf apply of examples/quickstart (in build/quickstart) against $RABBITMQ_ENDPOINT"
+# apply prints the outputs at its end (terraform output prints them again).
 "$tf" -chdir="$work_dir" apply -auto-approve -input=false "${color[@]}"
-echo
-log "$tf output"
-"$tf" -chdir="$work_dir" output "${color[@]}"
+log "done; make demo-destroy deletes the demo's queues again"

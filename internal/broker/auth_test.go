@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 )
 
 // fakeJWT is an unsigned token with the given claims; the client never
@@ -64,51 +66,38 @@ func newTokenServer(t *testing.T, secret string) *tokenServer {
 	return ts
 }
 
-// authAPI is a management API that records the Authorization header and the
-// extra headers of every request, and answers 401 to tokens listed in refuse.
+// authAPI is the fake broker, recording the headers of every request and
+// answering 401 to the Authorization values listed in refuse.
 type authAPI struct {
-	*httptest.Server
+	*brokertest.Server
 	mu      sync.Mutex
-	auth    []string
 	headers []http.Header
 	refuse  map[string]string // Authorization value → 401 reason
 }
 
 func newAuthAPI(t *testing.T) *authAPI {
-	a := &authAPI{refuse: map[string]string{}}
-	a.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	a := &authAPI{Server: brokertest.New(t), refuse: map[string]string{}}
+	a.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
 		a.mu.Lock()
-		a.auth = append(a.auth, r.Header.Get("Authorization"))
 		a.headers = append(a.headers, r.Header.Clone())
 		reason, refused := a.refuse[r.Header.Get("Authorization")]
 		a.mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
 		if refused {
-			w.WriteHeader(http.StatusUnauthorized)
-			_, _ = fmt.Fprintf(w, `{"error":"not_authorized","reason":%q}`, reason)
-			return
+			brokertest.ErrorBody(w, http.StatusUnauthorized, "not_authorized", reason)
 		}
-		if r.Method == http.MethodPut {
-			w.WriteHeader(http.StatusCreated)
-			return
-		}
-		if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/api/queues/") {
-			// An empty vhost: a 404 would make the client look the vhost up
-			// too (RabbitMQ 4.3 answers 404 to a user without access).
-			_, _ = w.Write([]byte(`[]`))
-			return
-		}
-		w.WriteHeader(http.StatusNotFound)
-		_, _ = w.Write([]byte(`{"error":"Object Not Found","reason":"Not Found"}`))
-	}))
-	t.Cleanup(a.Close)
+		return refused
+	})
 	return a
 }
 
 func (a *authAPI) authorizations() []string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return append([]string(nil), a.auth...)
+	out := make([]string, 0, len(a.headers))
+	for _, h := range a.headers {
+		out = append(out, h.Get("Authorization"))
+	}
+	return out
 }
 
 func newAuthClient(t *testing.T, cfg Config) *Client {

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -27,6 +28,10 @@ type Client struct {
 	counted  flight[map[string]Queue] // the same, with message counts
 	checks   flight[map[string]Queue] // message and consumer counts
 	vhosts   flight[Vhost]
+
+	// credentialsRefused is set once the broker refused the basic-auth
+	// credentials: later requests are not sent (see refusedBefore).
+	credentialsRefused atomic.Bool
 
 	nodeMu      sync.Mutex
 	nodeDefault *string // the node's default queue type, once read ("" for none)
@@ -81,6 +86,9 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkCredentials(cfg); err != nil {
+		return nil, err
+	}
 	// A backstop: every attempt already has its own timeout.
 	overall := cfg.maxRequestTime() + cfg.RequestTimeout
 	return &Client{
@@ -95,20 +103,32 @@ func New(cfg Config) (*Client, error) {
 // Endpoint returns the normalised management API base URL.
 func (c *Client) Endpoint() string { return c.endpointRedacted }
 
-// observeAttempts calls f before every HTTP attempt; for tests and
-// benchmarks. Call it before the client is used.
-func (c *Client) observeAttempts(f func(*http.Request)) { c.transport.onAttempt = f }
-
+// redact returns s with the password of its user info hidden, also when s
+// is not a URL with an authority ("u:p@host" parses as scheme "u"): then
+// everything before the last "@" of what would be its authority is hidden.
 func redact(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return "(unparsable URL)"
+	if u, err := url.Parse(s); err == nil && strings.Contains(s, "://") {
+		return u.Redacted()
 	}
-	return u.Redacted()
+	rest := s
+	if i := strings.Index(rest, "://"); i >= 0 {
+		rest = rest[i+3:]
+	}
+	auth := rest
+	if i := strings.IndexAny(auth, "/?#"); i >= 0 {
+		auth = auth[:i]
+	}
+	if i := strings.LastIndex(auth, "@"); i >= 0 {
+		return strings.Replace(s, auth[:i], "xxxxx", 1)
+	}
+	return s
 }
 
 func (c *Client) unreachable(op string, err error) error {
 	if e := c.authError(op, err); e != nil {
+		return e
+	}
+	if e := c.endpointMismatch(op, err); e != nil {
 		return e
 	}
 	reason := transportReason(err)
@@ -129,6 +149,9 @@ func ValidateEndpoint(raw string) (*url.URL, error) {
 	s := strings.TrimRight(strings.TrimSpace(raw), "/")
 	u, err := url.Parse(s)
 	switch {
+	case !strings.Contains(raw, "://"):
+		return nil, fmt.Errorf("the endpoint must be an http or https URL such as http://127.0.0.1:15672; %q has no scheme: "+
+			"write it as http://%s (or https:// for a TLS listener)", redact(s), redact(s))
 	case err != nil:
 		return nil, fmt.Errorf("the endpoint must be an http or https URL such as http://127.0.0.1:15672; %q does not parse", redact(s))
 	case u.Scheme != "http" && u.Scheme != "https":
@@ -188,6 +211,9 @@ func (c *Client) send(ctx context.Context, op, method, path string, body, out an
 	req, err := c.newRequest(ctx, method, path, b)
 	if err != nil {
 		return &Error{Op: op, Endpoint: c.endpointRedacted, Reason: err.Error()}
+	}
+	if c.credentialsRefused.Load() {
+		return c.refusedBefore(op)
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {

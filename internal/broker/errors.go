@@ -48,6 +48,18 @@ type Error struct {
 	Kind error
 	// Hint says what to do next.
 	Hint string
+	// CredentialsRefused says that the broker refused the username or
+	// password (Kind is ErrUnauthorized): the same for every request of
+	// the client, so a caller may explain it once (see Short).
+	CredentialsRefused bool
+}
+
+// Short is the error without its hint, for a caller that has shown the
+// hint already.
+func (e *Error) Short() string {
+	c := *e
+	c.Hint = ""
+	return c.Error()
 }
 
 func (e *Error) Error() string {
@@ -92,7 +104,12 @@ func (c *Client) classify(ctx context.Context, op string, status int, reason str
 		e.Hint = c.tokenRefusalHint(reason)
 	case status == 401 || status == 403:
 		e.Kind = ErrUnauthorized
-		e.Hint = c.authHint(c.authProblem(ctx, status, reason))
+		problem := c.authProblem(ctx, status, reason)
+		e.Hint = c.authHint(problem)
+		if problem == authCredentials {
+			e.CredentialsRefused = true
+			c.credentialsRefused.Store(true)
+		}
 	case metadataStoreTimeout(lower):
 		e.Kind = ErrUnavailable
 		e.Hint = "The cluster's metadata store did not answer in time: most likely a majority of the cluster's nodes is down or " +
@@ -103,6 +120,8 @@ func (c *Client) classify(ctx context.Context, op string, status int, reason str
 		e.Hint = "The queue's node is down or restarting: bring it back (check `rabbitmqctl cluster_status`), then try again"
 	case status == 404:
 		e.Kind = ErrNotFound
+	case status == 400 && reason == "" && ctx != nil:
+		c.notAPI(ctx, e)
 	case strings.Contains(lower, "inequivalent arg") || strings.Contains(lower, "precondition_failed"):
 		e.Kind = ErrArgumentsConflict
 	case strings.Contains(lower, "not empty") || strings.Contains(lower, "in use"):
@@ -209,12 +228,21 @@ func (c *Client) authHint(k authProblemKind) string {
 		return fmt.Sprintf("User %q lacks permission for this: it needs the management (or administrator) tag, "+
 			"e.g. `rabbitmqctl set_user_tags %s management`", u, u)
 	case authVhost:
-		return fmt.Sprintf("User %q lacks permission for this: it has no access to the vhost; grant it configure, write and read "+
-			"permissions there (`rabbitmqctl set_permissions -p VHOST %s ...`)", u, u)
+		return fmt.Sprintf("User %q lacks permission for this: it has no access to the vhost; grant it configure permission "+
+			"there on the queues it manages (`rabbitmqctl set_permissions -p VHOST %s QUEUES_PATTERN '^$' '^$'`; write and "+
+			"read are not needed)", u, u)
 	case authPermissions:
-		return fmt.Sprintf("User %q lacks permission for this: its configure, write and read permissions in the vhost "+
-			"must match the queues it declares (see the resource's queues_pattern and write_pattern)", u)
+		return fmt.Sprintf("User %q lacks permission for this: its configure permission in the vhost must match the "+
+			"queues it declares and deletes (the resource's queues_pattern); write and read are not needed", u)
 	}
 	return fmt.Sprintf("Authentication failed for user %q: check username and password (or %s and %s)",
 		u, "RABBITMQ_USERNAME", "RABBITMQ_PASSWORD")
+}
+
+// refusedBefore is the error of a request not sent because an earlier one of
+// this client had the credentials refused: they do not change within the
+// provider's process, so asking again would only be refused again.
+func (c *Client) refusedBefore(op string) *Error {
+	return &Error{Op: op, Endpoint: c.endpointRedacted, Reason: "not sent, since an earlier request had the credentials refused",
+		Kind: ErrUnauthorized, CredentialsRefused: true, Hint: c.authHint(authCredentials)}
 }

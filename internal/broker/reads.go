@@ -19,7 +19,7 @@ import (
 //     lists each vhost once.
 //
 // Neither ever gets an answer older than the last write this client made:
-// every write (a declaration, a delete, an administration call) moves the
+// every write (a declaration, a delete) moves the
 // flight to a new generation, and a request of an older generation is neither
 // joined nor kept after it. Errors are never kept.
 //

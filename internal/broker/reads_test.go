@@ -2,128 +2,31 @@ package broker
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 )
 
-// fakeBroker is a management API with one vhost, "v". Each listing answers
-// with the queues as they were when the request arrived, plus a queue named
-// "seq-<n>" where n numbers the listing requests, so that a caller can tell
-// which request answered it.
-type fakeBroker struct {
-	t   *testing.T
-	srv *httptest.Server
-
-	mu     sync.Mutex
-	queues map[string]bool
-	// hold, when set, holds every listing after it has taken its snapshot
-	// until the channel is closed.
-	hold chan struct{}
-	// started is closed (and replaced) whenever a listing request arrives.
-	started chan struct{}
-	// listStatus, when not 0, is the status of every listing.
-	listStatus int
-	// canceled counts listings whose client went away before the answer.
-	canceled atomic.Int64
-
-	listings  atomic.Int64
-	consumers atomic.Int64
-	vhostGets atomic.Int64
-	writes    atomic.Int64
-}
-
-func newFakeBroker(t *testing.T) *fakeBroker {
+// newReadsBroker returns a fake broker with the vhost "v" whose listings
+// carry their sequence number (see seqOf), and a client of it.
+func newReadsBroker(t *testing.T) (*brokertest.Server, *Client) {
 	t.Helper()
-	b := &fakeBroker{t: t, queues: map[string]bool{}, started: make(chan struct{})}
-	b.srv = httptest.NewServer(http.HandlerFunc(b.serve))
-	t.Cleanup(b.srv.Close)
-	return b
+	b := brokertest.New(t)
+	b.AddVhost("v", "")
+	b.StampListings()
+	return b, fakeClient(t, b, 5*time.Second)
 }
 
-func (b *fakeBroker) client(t *testing.T) *Client {
-	t.Helper()
-	c, err := New(Config{Endpoint: b.srv.URL, Username: "u", Password: "p", RequestTimeout: 5 * time.Second, RetryBudget: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
-func (b *fakeBroker) serve(w http.ResponseWriter, r *http.Request) {
-	path := r.URL.EscapedPath()
-	switch {
-	case r.Method == http.MethodGet && path == "/api/queues/v":
-		n := b.listings.Add(1)
-		b.mu.Lock()
-		names := []string{fmt.Sprintf("seq-%d", n)}
-		for q := range b.queues {
-			names = append(names, q)
-		}
-		hold, status := b.hold, b.listStatus
-		close(b.started)
-		b.started = make(chan struct{})
-		b.mu.Unlock()
-		if hold != nil {
-			select {
-			case <-hold:
-			case <-r.Context().Done():
-				b.canceled.Add(1)
-				return
-			}
-		}
-		if status != 0 {
-			w.WriteHeader(status)
-			_, _ = w.Write([]byte(`{"error":"Object Not Found","reason":"Not Found"}`))
-			return
-		}
-		out := make([]map[string]any, 0, len(names))
-		for _, q := range names {
-			out = append(out, map[string]any{"name": q, "vhost": "v", "type": "classic", "durable": true,
-				"auto_delete": false, "exclusive": false, "arguments": map[string]any{}, "messages": 0})
-		}
-		_ = json.NewEncoder(w).Encode(out)
-	case r.Method == http.MethodGet && path == "/api/consumers/v":
-		b.consumers.Add(1)
-		_, _ = w.Write([]byte(`[{"queue":{"name":"busy"}},{"queue":{"name":"busy"}}]`))
-	case r.Method == http.MethodGet && path == "/api/vhosts/v":
-		b.vhostGets.Add(1)
-		_, _ = w.Write([]byte(`{"name":"v","default_queue_type":"undefined"}`))
-	case r.Method == http.MethodDelete && strings.HasPrefix(path, "/api/queues/v/"):
-		b.writes.Add(1)
-		b.mu.Lock()
-		delete(b.queues, strings.TrimPrefix(path, "/api/queues/v/"))
-		b.mu.Unlock()
-		w.WriteHeader(http.StatusNoContent)
-	case r.Method == http.MethodPut && strings.HasPrefix(path, "/api/queues/v/"):
-		b.writes.Add(1)
-		b.mu.Lock()
-		b.queues[strings.TrimPrefix(path, "/api/queues/v/")] = true
-		b.mu.Unlock()
-		w.WriteHeader(http.StatusCreated)
-	default:
-		http.NotFound(w, r)
-	}
-}
-
-// nextStart returns a channel closed when the next listing request arrives.
-func (b *fakeBroker) nextStart() <-chan struct{} {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.started
-}
-
-func (b *fakeBroker) setHold(ch chan struct{}) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.hold = ch
+// requestCount returns the number of requests the broker received that start
+// with prefix.
+func requestCount(b *brokertest.Server, prefix string) int64 {
+	return int64(len(b.RequestsMatching(prefix)))
 }
 
 // seqOf returns the number of the listing request that produced an answer.
@@ -147,9 +50,9 @@ func seqOf(t *testing.T, qs map[string]Queue) int64 {
 
 // wantListings fails the test unless the broker has answered n listings;
 // format takes their number.
-func wantListings(t *testing.T, b *fakeBroker, n int64, format string) {
+func wantListings(t *testing.T, b *brokertest.Server, n int64, format string) {
 	t.Helper()
-	if got := b.listings.Load(); got != n {
+	if got := b.Listings("v"); got != n {
 		t.Fatalf(format, got)
 	}
 }
@@ -177,8 +80,7 @@ func listConcurrently(t *testing.T, n int, list func() (map[string]Queue, error)
 }
 
 func TestReads_keptListingServesEveryLaterReadUntilAWrite(t *testing.T) {
-	b := newFakeBroker(t)
-	c := b.client(t)
+	b, c := newReadsBroker(t)
 	ctx := context.Background()
 	list := func() (map[string]Queue, error) { return c.ListQueueDeclarations(ctx, "v") }
 
@@ -214,14 +116,13 @@ func TestReads_keptListingServesEveryLaterReadUntilAWrite(t *testing.T) {
 }
 
 func TestReads_liveListingIsNeverKept(t *testing.T) {
-	b := newFakeBroker(t)
-	c := b.client(t)
+	b, c := newReadsBroker(t)
 	ctx := context.Background()
 	for _, list := range []func() (map[string]Queue, error){
 		func() (map[string]Queue, error) { return c.ListQueues(ctx, "v") },
 		func() (map[string]Queue, error) { return c.ListQueuesWithConsumers(ctx, "v") },
 	} {
-		before := b.listings.Load()
+		before := b.Listings("v")
 		for range 3 {
 			qs, err := list()
 			if err != nil {
@@ -230,17 +131,16 @@ func TestReads_liveListingIsNeverKept(t *testing.T) {
 			if s := seqOf(t, qs); s <= before {
 				t.Fatalf("a live read got the answer of request %d, which had finished before it asked (%d)", s, before)
 			}
-			before = b.listings.Load()
+			before = b.Listings("v")
 		}
 	}
 }
 
 func TestReads_liveCallersShareARequestInFlight(t *testing.T) {
-	b := newFakeBroker(t)
-	c := b.client(t)
+	b, c := newReadsBroker(t)
 	hold := make(chan struct{})
-	b.setHold(hold)
-	started := b.nextStart()
+	b.HoldListings(hold)
+	started := b.ListingArrived()
 	done := make(chan []int64, 1)
 	go func() {
 		done <- listConcurrently(t, 1, func() (map[string]Queue, error) { return c.ListQueues(context.Background(), "v") })
@@ -262,8 +162,7 @@ func TestReads_liveCallersShareARequestInFlight(t *testing.T) {
 }
 
 func TestReads_callerAfterWriteNeverGetsAnOlderAnswer(t *testing.T) {
-	b := newFakeBroker(t)
-	c := b.client(t)
+	b, c := newReadsBroker(t)
 	ctx := context.Background()
 
 	for _, kept := range []bool{false, true} {
@@ -275,8 +174,8 @@ func TestReads_callerAfterWriteNeverGetsAnOlderAnswer(t *testing.T) {
 		}
 		// A's listing is sent and held by the broker, its snapshot taken.
 		hold := make(chan struct{})
-		b.setHold(hold)
-		started := b.nextStart()
+		b.HoldListings(hold)
+		started := b.ListingArrived()
 		type result struct {
 			qs  map[string]Queue
 			err error
@@ -287,7 +186,7 @@ func TestReads_callerAfterWriteNeverGetsAnOlderAnswer(t *testing.T) {
 			aDone <- result{qs, err}
 		}()
 		<-started
-		aSeq := b.listings.Load()
+		aSeq := b.Listings("v")
 
 		// A write completes while that listing is in flight.
 		name := fmt.Sprintf("new-%v", kept)
@@ -295,7 +194,7 @@ func TestReads_callerAfterWriteNeverGetsAnOlderAnswer(t *testing.T) {
 			t.Fatal(err)
 		}
 		// B asks after the write: it must not share A's request.
-		b.setHold(nil)
+		b.HoldListings(nil)
 		qs, err := list()
 		if err != nil {
 			t.Fatal(err)
@@ -324,8 +223,7 @@ func TestReads_callerAfterWriteNeverGetsAnOlderAnswer(t *testing.T) {
 // However the calls interleave with each other and with writes, every answer
 // shows the queues this client had declared before the call began.
 func TestReads_answersNeverPredateTheLastWrite(t *testing.T) {
-	b := newFakeBroker(t)
-	c := b.client(t)
+	b, c := newReadsBroker(t)
 	ctx := context.Background()
 
 	var wg sync.WaitGroup
@@ -371,16 +269,15 @@ func TestReads_answersNeverPredateTheLastWrite(t *testing.T) {
 	if n := failures.Load(); n > 0 {
 		t.Fatalf("%d answers missed a queue this client had declared before asking", n)
 	}
-	t.Logf("%d listing requests served the concurrent calls", b.listings.Load())
+	t.Logf("%d listing requests served the concurrent calls", b.Listings("v"))
 }
 
 func TestReads_errorsAreSharedAndNotKept(t *testing.T) {
-	b := newFakeBroker(t)
-	b.listStatus = http.StatusNotFound
-	c := b.client(t)
+	b, c := newReadsBroker(t)
+	b.FailListings(http.StatusNotFound)
 	hold := make(chan struct{})
-	b.setHold(hold)
-	started := b.nextStart()
+	b.HoldListings(hold)
+	started := b.ListingArrived()
 
 	var wg sync.WaitGroup
 	errs := make([]error, 5)
@@ -407,10 +304,8 @@ func TestReads_errorsAreSharedAndNotKept(t *testing.T) {
 	}
 	wantListings(t, b, 1, "the failing listing was sent %d times, want once for all callers")
 	// The failure is not remembered: the next call asks again and succeeds.
-	b.mu.Lock()
-	b.listStatus = 0
-	b.hold = nil
-	b.mu.Unlock()
+	b.FailListings(0)
+	b.HoldListings(nil)
 	if _, err := c.ListQueueDeclarations(context.Background(), "v"); err != nil {
 		t.Fatalf("after the broker recovered: %v", err)
 	}
@@ -418,11 +313,10 @@ func TestReads_errorsAreSharedAndNotKept(t *testing.T) {
 }
 
 func TestReads_cancelOneCallerOnly(t *testing.T) {
-	b := newFakeBroker(t)
-	c := b.client(t)
+	b, c := newReadsBroker(t)
 	hold := make(chan struct{})
-	b.setHold(hold)
-	started := b.nextStart()
+	b.HoldListings(hold)
+	started := b.ListingArrived()
 
 	ctx1, cancel1 := context.WithCancel(context.Background())
 	defer cancel1()
@@ -465,18 +359,17 @@ func TestReads_cancelOneCallerOnly(t *testing.T) {
 			t.Fatalf("caller %d got the answer of request %d, want 1", i, s)
 		}
 	}
-	if n, x := b.listings.Load(), b.canceled.Load(); n != 1 || x != 0 {
+	if n, x := b.Listings("v"), b.CanceledListings(); n != 1 || x != 0 {
 		t.Fatalf("%d listing requests, %d cancelled; want 1 request that completed", n, x)
 	}
 }
 
 func TestReads_requestCancelledWhenEveryCallerLeaves(t *testing.T) {
-	b := newFakeBroker(t)
-	c := b.client(t)
+	b, c := newReadsBroker(t)
 	hold := make(chan struct{})
 	defer close(hold)
-	b.setHold(hold)
-	started := b.nextStart()
+	b.HoldListings(hold)
+	started := b.ListingArrived()
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -490,14 +383,14 @@ func TestReads_requestCancelledWhenEveryCallerLeaves(t *testing.T) {
 		t.Fatalf("got %v, want context.Canceled", err)
 	}
 	deadline := time.Now().Add(5 * time.Second)
-	for b.canceled.Load() == 0 {
+	for b.CanceledListings() == 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the request went on with nobody waiting for it")
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	// The abandoned request is not kept: the next caller asks again.
-	b.setHold(nil)
+	b.HoldListings(nil)
 	if _, err := c.ListQueueDeclarations(context.Background(), "v"); err != nil {
 		t.Fatal(err)
 	}
@@ -505,8 +398,7 @@ func TestReads_requestCancelledWhenEveryCallerLeaves(t *testing.T) {
 }
 
 func TestReads_vhostCheckedOncePerClient(t *testing.T) {
-	b := newFakeBroker(t)
-	c := b.client(t)
+	b, c := newReadsBroker(t)
 	ctx := context.Background()
 	check := func() {
 		var wg sync.WaitGroup
@@ -528,20 +420,13 @@ func TestReads_vhostCheckedOncePerClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	check()
-	if n := b.vhostGets.Load(); n != 1 {
+	if n := requestCount(b, "GET vhosts v"); n != 1 {
 		t.Fatalf("16 vhost checks sent %d requests, want 1", n)
-	}
-	// A vhost write by this client drops it.
-	_ = c.DeleteVhost(ctx, "other")
-	check()
-	if n := b.vhostGets.Load(); n != 2 {
-		t.Fatalf("after a vhost write, %d requests in all, want 2", n)
 	}
 }
 
 func TestReads_peekSharesTheChecksListingUntilAWrite(t *testing.T) {
-	b := newFakeBroker(t)
-	c := b.client(t)
+	b, c := newReadsBroker(t)
 	ctx := context.Background()
 	for range 5 {
 		qs, err := c.PeekQueuesWithConsumers(ctx, "v")
@@ -553,25 +438,25 @@ func TestReads_peekSharesTheChecksListingUntilAWrite(t *testing.T) {
 		}
 	}
 	// One round: the queue listings with and without counts, and the consumers.
-	if l, cs := b.listings.Load(), b.consumers.Load(); l != 2 || cs != 1 {
+	if l, cs := b.Listings("v"), requestCount(b, "GET consumers v"); l != 2 || cs != 1 {
 		t.Fatalf("5 peeks sent %d queue and %d consumer listings, want 2 and 1", l, cs)
 	}
 	// A live check never takes the kept one.
 	if _, err := c.ListQueuesWithConsumers(ctx, "v"); err != nil {
 		t.Fatal(err)
 	}
-	if l, cs := b.listings.Load(), b.consumers.Load(); l != 4 || cs != 2 {
+	if l, cs := b.Listings("v"), requestCount(b, "GET consumers v"); l != 4 || cs != 2 {
 		t.Fatalf("a live check after peeks: %d queue and %d consumer listings in all, want 4 and 2", l, cs)
 	}
 }
 
 // waitListings waits until the broker has received n listing requests.
-func waitListings(t *testing.T, b *fakeBroker, n int64) {
+func waitListings(t *testing.T, b *brokertest.Server, n int64) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
-	for b.listings.Load() < n {
+	for b.Listings("v") < n {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d listing requests arrived, want %d", b.listings.Load(), n)
+			t.Fatalf("%d listing requests arrived, want %d", b.Listings("v"), n)
 		}
 		time.Sleep(time.Millisecond)
 	}
@@ -582,12 +467,9 @@ func waitListings(t *testing.T, b *fakeBroker, n int64) {
 // that began before any other write, and a kept read (the plan-time warning)
 // takes nothing older than a delete.
 func TestReads_checksJoinAListingInFlightAcrossQueueDeletesOnly(t *testing.T) {
-	b := newFakeBroker(t)
-	c := b.client(t)
+	b, c := newReadsBroker(t)
 	ctx := context.Background()
-	b.mu.Lock()
-	b.queues["gone"] = true
-	b.mu.Unlock()
+	b.PutQueue("v", brokertest.Queue{Name: "gone", Messages: brokertest.Count(0)})
 
 	type result struct {
 		qs  map[string]Queue
@@ -602,7 +484,7 @@ func TestReads_checksJoinAListingInFlightAcrossQueueDeletesOnly(t *testing.T) {
 		return ch
 	}
 	hold := make(chan struct{})
-	b.setHold(hold)
+	b.HoldListings(hold)
 	a := check()
 	waitListings(t, b, 2) // the listings with and without counts, held
 
@@ -636,11 +518,11 @@ func TestReads_checksJoinAListingInFlightAcrossQueueDeletesOnly(t *testing.T) {
 
 	// A kept read after a delete takes neither a finished answer nor one in
 	// flight from before it.
-	b.setHold(nil)
+	b.HoldListings(nil)
 	if _, err := c.PeekQueuesWithConsumers(ctx, "v"); err != nil {
 		t.Fatal(err)
 	}
-	before := b.listings.Load()
+	before := b.Listings("v")
 	if err := c.DeleteQueue(ctx, "v", "new", true); err != nil {
 		t.Fatal(err)
 	}
@@ -648,21 +530,21 @@ func TestReads_checksJoinAListingInFlightAcrossQueueDeletesOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := qs["new"]; ok || b.listings.Load() != before+2 {
-		t.Fatalf("a peek after a delete got an older answer (%d listings before, %d after): %v", before, b.listings.Load(), qs)
+	if _, ok := qs["new"]; ok || b.Listings("v") != before+2 {
+		t.Fatalf("a peek after a delete got an older answer (%d listings before, %d after): %v", before, b.Listings("v"), qs)
 	}
 	if err := c.DeclareQueue(ctx, "v", "other", nil); err != nil {
 		t.Fatal(err) // so that the next peek sends a listing
 	}
 	hold = make(chan struct{})
-	b.setHold(hold)
+	b.HoldListings(hold)
 	d := make(chan result, 1)
 	go func() {
 		qs, err := c.PeekQueuesWithConsumers(ctx, "v")
 		d <- result{qs, err}
 	}()
 	waitListings(t, b, before+4)
-	if err := c.DeleteQueue(ctx, "v", "seq-1", true); err != nil {
+	if err := c.DeleteQueue(ctx, "v", "other", true); err != nil {
 		t.Fatal(err)
 	}
 	e := make(chan result, 1)
@@ -684,8 +566,7 @@ func TestReads_checksJoinAListingInFlightAcrossQueueDeletesOnly(t *testing.T) {
 // misses a queue this client declared before it asked, and a kept read never
 // shows one this client deleted before it asked.
 func TestReads_checksNeverPredateTheLastDeclaration(t *testing.T) {
-	b := newFakeBroker(t)
-	c := b.client(t)
+	b, c := newReadsBroker(t)
 	ctx := context.Background()
 
 	var wg sync.WaitGroup
@@ -736,5 +617,5 @@ func TestReads_checksNeverPredateTheLastDeclaration(t *testing.T) {
 	if n := stale.Load(); n > 0 {
 		t.Fatalf("%d kept reads showed a queue this client had deleted before asking", n)
 	}
-	t.Logf("%d listing requests served the concurrent calls", b.listings.Load())
+	t.Logf("%d listing requests served the concurrent calls", b.Listings("v"))
 }

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -23,7 +24,8 @@ import (
 // store operation timed out" (a cluster without quorum, or one still
 // forming), a 404 to a declaration whose reason says the queue's process
 // is down (its node is restarting), and, for a few seconds only, a 404 that
-// a node answers while it recovers its vhosts (see recovering).
+// a node answers while it recovers its vhosts (see recovering), when this
+// client has just seen the broker fail as a restarting one does.
 // Credentials, permissions and every other refusal are final, and so is a
 // certificate the TLS handshake refused.
 //
@@ -50,17 +52,28 @@ func backoff(n int) time.Duration {
 	return d/2 + rand.N(d/2+1) //nolint:gosec // jitter needs no cryptographic randomness
 }
 
-// retryTransport gives every attempt its own timeout, tries a request again
-// after transient failures within the retry budget, and undoes the Close flag
-// rabbit-hole sets on every request so that connections are reused.
+// retryTransport gives every attempt its own timeout and tries a request
+// again after transient failures within the retry budget.
 type retryTransport struct {
 	base    http.RoundTripper
 	timeout time.Duration
 	budget  time.Duration
 	// pause, when set, replaces backoff (unit tests).
 	pause func(n int) time.Duration
-	// onAttempt, when set, observes every attempt (tests and benchmarks).
+	// onAttempt, when set, observes every attempt (unit tests).
 	onAttempt func(*http.Request)
+	// troubleAt is when (Unix nanoseconds) an attempt last failed in a way
+	// a restarting broker fails (see restartSeen); 0 for never.
+	troubleAt atomic.Int64
+}
+
+// restartSeen reports whether an attempt failed as a restarting broker makes
+// it fail (a refused or reset connection, no answer, a 5xx, a metadata store
+// timeout) within the last recoveryWindow. Only then is a 404 to a write or
+// a vhost-wide read worth trying again: otherwise it means "not there".
+func (t *retryTransport) restartSeen() bool {
+	at := t.troubleAt.Load()
+	return at != 0 && time.Since(time.Unix(0, at)) < recoveryWindow
 }
 
 func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -77,8 +90,14 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if why == "" || ctx.Err() != nil {
 			return resp, err
 		}
+		if strings.HasSuffix(why, recovering) && !t.restartSeen() {
+			return resp, nil // a 404 from a broker seen well: not there
+		}
 		wait := min(pause(n), time.Until(deadline))
-		if strings.HasSuffix(why, recovering) && time.Since(start) >= recoveryWindow {
+		switch {
+		case !strings.HasSuffix(why, recovering):
+			t.troubleAt.Store(time.Now().UnixNano())
+		case time.Since(start) >= recoveryWindow:
 			wait = -1
 		}
 		if wait < 0 {
@@ -110,7 +129,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 // body and put it back.
 func transient(req *http.Request, resp *http.Response, err error) string {
 	if err != nil {
-		if errors.Is(err, context.Canceled) || certificateError(err) {
+		if errors.Is(err, context.Canceled) || certificateError(err) || wrongEndpoint(err) {
 			return ""
 		}
 		return err.Error()
@@ -178,7 +197,6 @@ func queueProcessDown(reason string) bool {
 func (t *retryTransport) attempt(req *http.Request) (*http.Response, error) {
 	ctx, cancel := context.WithTimeout(req.Context(), t.timeout)
 	r := req.Clone(ctx)
-	r.Close = false
 	if req.Body != nil && req.GetBody != nil {
 		body, err := req.GetBody()
 		if err != nil {

@@ -266,7 +266,7 @@ func TestWriteTimeoutWithoutMajority(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(release)
-	c, err := New(Config{Endpoint: srv.URL, RequestTimeout: 50 * time.Millisecond, RetryBudget: -1})
+	c, err := New(Config{Endpoint: srv.URL, Username: "u", Password: "p", RequestTimeout: 50 * time.Millisecond, RetryBudget: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,15 +276,22 @@ func TestWriteTimeoutWithoutMajority(t *testing.T) {
 	}
 }
 
-// A 404 to a write may come from a node still recovering its vhosts: it is
-// tried again, within recoveryWindow only; a 404 to a GET of one queue is the
-// usual answer for a queue that does not exist, and final.
+// A 404 to a write, after the broker was seen restarting (here a 503), may
+// come from a node still recovering its vhosts: it is tried again, within
+// recoveryWindow only; a 404 to a GET of one queue is the usual answer for a
+// queue that does not exist, and final. (Without a restart seen, a 404 is
+// final: TestNotFoundIsFinalWithDefaultBudget.)
 func TestRetryNotFoundWithinRecoveryWindow(t *testing.T) {
 	defer func(w time.Duration) { recoveryWindow = w }(recoveryWindow)
 	recoveryWindow = 50 * time.Millisecond
 	var n atomic.Int64
+	var restarted atomic.Bool
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		n.Add(1)
+		if !restarted.Swap(true) {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
 		w.WriteHeader(http.StatusNotFound)
 		_, _ = io.WriteString(w, `{"error":"Object Not Found","reason":"Not Found"}`)
 	}))
@@ -294,7 +301,7 @@ func TestRetryNotFoundWithinRecoveryWindow(t *testing.T) {
 	if err := c.DeclareQueue(context.Background(), "/", "q", nil); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("got %v, want ErrNotFound", err)
 	}
-	if n.Load() < 2 || time.Since(start) < recoveryWindow {
+	if n.Load() < 3 || time.Since(start) < recoveryWindow {
 		t.Errorf("%d attempts in %s, want attempts for the recovery window of %s", n.Load(), time.Since(start), recoveryWindow)
 	}
 	n.Store(0)

@@ -1,6 +1,8 @@
 package broker
 
 import (
+	"bytes"
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -43,7 +45,8 @@ func newBaseTransport(cfg Config) (*http.Transport, error) {
 	dialer := &net.Dialer{Timeout: cfg.RequestTimeout, KeepAlive: 30 * time.Second}
 	return &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           dialer.DialContext,
+		DialContext:           sniffingDial(dialer),
+		DialTLSContext:        tlsDial(dialer, tlsCfg),
 		TLSClientConfig:       tlsCfg,
 		TLSHandshakeTimeout:   cfg.RequestTimeout,
 		ResponseHeaderTimeout: cfg.RequestTimeout,
@@ -65,3 +68,81 @@ func certificateError(err error) bool {
 	msg := err.Error()
 	return strings.Contains(msg, "x509: ") || (strings.Contains(msg, "tls: ") && strings.Contains(msg, "certificate"))
 }
+
+// sniffingDial dials a plain-HTTP connection that checks the first bytes the
+// server sends: an answer that does not begin like HTTP's ("HTTP/") fails at
+// once with a *protocolError instead of net/http's untyped "malformed HTTP
+// response", so that it is not tried again for the whole retry budget.
+func sniffingDial(d *net.Dialer) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		conn, err := d.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return &sniffConn{Conn: conn}, nil
+	}
+}
+
+// tlsDial dials and completes the TLS handshake of an https connection, so
+// that a handshake with a server that does not speak TLS fails with crypto/tls's
+// typed tls.RecordHeaderError (see wrongEndpoint).
+func tlsDial(d *net.Dialer, base *tls.Config) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		raw, err := d.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		cfg := base.Clone()
+		if cfg.ServerName == "" {
+			if host, _, err := net.SplitHostPort(addr); err == nil {
+				cfg.ServerName = host
+			}
+		}
+		conn := tls.Client(raw, cfg)
+		if err := conn.HandshakeContext(ctx); err != nil {
+			_ = raw.Close()
+			// Wrapped: net/http replaces a bare tls.RecordHeaderError that
+			// begins "HTTP/" with an untyped error.
+			return nil, &handshakeError{err: err}
+		}
+		return conn, nil
+	}
+}
+
+// sniffConn is a plain connection whose first read must look like HTTP.
+type sniffConn struct {
+	net.Conn
+	checked bool
+}
+
+func (c *sniffConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if !c.checked && n > 0 {
+		c.checked = true
+		if got := p[:min(n, len(httpPrefix))]; !bytes.HasPrefix([]byte(httpPrefix), got) {
+			return 0, &protocolError{got: append([]byte(nil), p[:min(n, 16)]...)}
+		}
+	}
+	return n, err
+}
+
+const httpPrefix = "HTTP/"
+
+// protocolError is a server that answered plain HTTP with another protocol.
+type protocolError struct{ got []byte }
+
+func (e *protocolError) Error() string {
+	return fmt.Sprintf("the server does not speak HTTP: it answered %q", e.got)
+}
+
+// tlsRecord reports whether b begins like a TLS record (an alert or a
+// handshake, TLS 1.0 to 1.3): what a TLS port answers to plain HTTP.
+func tlsRecord(b []byte) bool {
+	return len(b) >= 2 && (b[0] == 0x15 || b[0] == 0x16) && b[1] == 0x03
+}
+
+// handshakeError is a failed TLS handshake.
+type handshakeError struct{ err error }
+
+func (e *handshakeError) Error() string { return e.err.Error() }
+func (e *handshakeError) Unwrap() error { return e.err }

@@ -4,14 +4,15 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 )
 
-// versionBroker answers fixed bodies by path, as the RabbitMQ versions the
-// project tests against do, and counts the requests by path.
+// versionBroker maps a path (below /api/) to the answer a RabbitMQ version
+// gives there.
 type versionBroker map[string]answer
 
 type answer = struct {
@@ -19,28 +20,21 @@ type answer = struct {
 	body   string
 }
 
-func (vb versionBroker) client(t *testing.T) (*Client, map[string]int) {
+// client starts a fake broker that answers the paths of vb as given, and
+// returns a client of it.
+func (vb versionBroker) client(t *testing.T) (*Client, *brokertest.Server) {
 	t.Helper()
-	seen := map[string]int{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p := r.URL.EscapedPath()
-		seen[p]++
-		a, ok := vb[p]
-		if !ok {
-			t.Errorf("unexpected request %s %s", r.Method, r.URL)
-			w.WriteHeader(http.StatusTeapot)
-			return
+	b := brokertest.New(t)
+	b.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
+		a, ok := vb[strings.TrimPrefix(r.URL.EscapedPath(), "/api/")]
+		if ok {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(a.status)
+			_, _ = w.Write([]byte(a.body))
 		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(a.status)
-		_, _ = w.Write([]byte(a.body))
-	}))
-	t.Cleanup(srv.Close)
-	c, err := New(Config{Endpoint: srv.URL, Username: "u", Password: "p", RequestTimeout: 5 * time.Second, RetryBudget: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c, seen
+		return ok
+	})
+	return fakeClient(t, b, 5*time.Second), b
 }
 
 // What RabbitMQ 3.10.8, 4.0.5 and 4.3.6 answered here.
@@ -73,16 +67,16 @@ func TestClassify_authProblemsOnEveryVersion(t *testing.T) {
 		{"no reason (rabbit-hole), whoami refuses", 401, ``, "401", "check username and password"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			vb := versionBroker{"/api/queues/v": {tc.status, tc.body}}
+			vb := versionBroker{"queues/v": {tc.status, tc.body}}
 			switch tc.whoami {
 			case "200":
-				vb["/api/whoami"] = answer{200, `{"name":"u","tags":["management"]}`}
+				vb["whoami"] = answer{200, `{"name":"u","tags":["management"]}`}
 			case "401":
-				vb["/api/whoami"] = answer{401, loginFailed4x}
+				vb["whoami"] = answer{401, loginFailed4x}
 			case "401tag":
-				vb["/api/whoami"] = answer{401, notManagement}
+				vb["whoami"] = answer{401, notManagement}
 			}
-			c, seen := vb.client(t)
+			c, b := vb.client(t)
 			_, err := c.ListQueueDeclarations(context.Background(), "v")
 			if !errors.Is(err, ErrUnauthorized) {
 				t.Fatalf("got %v, want ErrUnauthorized", err)
@@ -90,7 +84,7 @@ func TestClassify_authProblemsOnEveryVersion(t *testing.T) {
 			if !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("got %q, want it to say %q", err, tc.want)
 			}
-			if tc.whoami == "" && seen["/api/whoami"] != 0 {
+			if tc.whoami == "" && len(b.RequestsMatching("GET whoami")) != 0 {
 				t.Errorf("asked /api/whoami for a known reason")
 			}
 		})
@@ -107,17 +101,17 @@ func TestConfirmNotFound(t *testing.T) {
 		{
 			name: "administrator, vhost gone",
 			vb: versionBroker{
-				"/api/queues/v": answer{404, objectNotFound},
-				"/api/vhosts/v": answer{404, objectNotFound},
+				"queues/v": answer{404, objectNotFound},
+				"vhosts/v": answer{404, objectNotFound},
 			},
 			wantKind: ErrNotFound,
 		},
 		{
 			name: "management user, vhost gone (3.10/4.0) or not accessible (4.3)",
 			vb: versionBroker{
-				"/api/queues/v": answer{404, notFound43},
-				"/api/vhosts/v": answer{401, notAdministrator},
-				"/api/vhosts":   answer{200, `[{"name":"other"}]`},
+				"queues/v": answer{404, notFound43},
+				"vhosts/v": answer{401, notAdministrator},
+				"vhosts":   answer{200, `[{"name":"other"}]`},
 			},
 			wantKind: ErrUnauthorized,
 			wantText: `Vhost "v" is not among the vhosts user "u" can access`,
@@ -149,9 +143,9 @@ func TestGetVhost_nodeDefaultQueueType(t *testing.T) {
 		{"vhost sets none, node quorum", `{"name":"v","metadata":{}}`, `{"default_queue_type":"quorum"}`, "quorum", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			vb := versionBroker{"/api/vhosts/v": answer{200, tc.vhost}}
+			vb := versionBroker{"vhosts/v": answer{200, tc.vhost}}
 			if tc.overview != "" {
-				vb["/api/overview"] = answer{200, tc.overview}
+				vb["overview"] = answer{200, tc.overview}
 			}
 			c, _ := vb.client(t)
 			v, err := c.GetVhost(context.Background(), "v")

@@ -32,8 +32,8 @@ func (v Vhost) IsClassic() bool {
 // only administrators read one vhost (anyone else gets 401 "Not administrator
 // user"), but lets a management user list the vhosts it has permissions in:
 // for such a user the vhost is looked up in that list. The answer is kept
-// and shared by every later caller until this client creates or deletes a
-// vhost (see reads.go): a process checks each vhost once.
+// and shared by every later caller (see reads.go): the client never writes a
+// vhost, so a process checks each vhost once.
 func (c *Client) GetVhost(ctx context.Context, name string) (Vhost, error) {
 	return c.vhosts.do(ctx, name, true, func(ctx context.Context) (Vhost, error) {
 		return c.getVhostNow(ctx, name)
@@ -132,8 +132,8 @@ func (c *Client) confirmNotFound(ctx context.Context, vhost string, err error) e
 	case errors.Is(verr, ErrNotFound):
 		return &Error{Op: e.Op, Endpoint: e.Endpoint, Status: e.Status, Reason: e.Reason, Kind: ErrUnauthorized,
 			Hint: fmt.Sprintf("Vhost %q is not among the vhosts user %q can access: either it does not exist, or the user has no "+
-				"permissions in it (RabbitMQ 4.3 answers 404 to both). Grant the user configure, write and read permissions there "+
-				"(`rabbitmqctl set_permissions -p %s %s ...`), or create the vhost", vhost, c.cfg.Username, vhost, c.cfg.Username)}
+				"permissions in it (RabbitMQ 4.3 answers 404 to both). Grant the user configure permission there on the queues it "+
+				"manages (`rabbitmqctl set_permissions -p %s %s QUEUES_PATTERN '^$' '^$'`), or create the vhost", vhost, c.cfg.Username, vhost, c.cfg.Username)}
 	default:
 		return verr
 	}

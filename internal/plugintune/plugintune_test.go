@@ -1,8 +1,11 @@
 package plugintune
 
 import (
+	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
+	"strings"
 	"testing"
 )
 
@@ -22,10 +25,81 @@ func TestStartProfileWritesOneProfilePerProcess(t *testing.T) {
 	}
 }
 
-func TestStartProfileOffByDefault(t *testing.T) {
-	startProfile("")() // no directory: nothing to write, nothing to stop
+// profiling reports whether a CPU profile is running: then another cannot
+// start.
+func profiling() bool {
+	if err := pprof.StartCPUProfile(io.Discard); err != nil {
+		return true
+	}
+	pprof.StopCPUProfile()
+	return false
 }
 
-func TestStartProfileMissingDirectoryIsNotFatal(t *testing.T) {
-	startProfile(filepath.Join(t.TempDir(), "missing"))()
+// stderrOf returns what f writes to standard error.
+func stderrOf(t *testing.T, f func()) string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := os.Stderr
+	os.Stderr = w
+	f()
+	os.Stderr = saved
+	_ = w.Close()
+	out, _ := io.ReadAll(r)
+	return string(out)
+}
+
+func TestStartProfile_notStarted(t *testing.T) {
+	for _, tt := range []struct {
+		name, dir, wantStderr string
+	}{
+		{"off by default", "", ""},
+		{"missing directory is reported, not fatal", filepath.Join(t.TempDir(), "missing"), EnvCPUProfile + ": no CPU profile"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var stop func()
+			stderr := stderrOf(t, func() { stop = startProfile(tt.dir) })
+			if profiling() {
+				t.Error("a CPU profile is running")
+			}
+			stop()
+			if tt.wantStderr == "" && stderr != "" || !strings.Contains(stderr, tt.wantStderr) {
+				t.Errorf("standard error %q, want %q", stderr, tt.wantStderr)
+			}
+		})
+	}
+}
+
+func TestQuietUnlessAsked(t *testing.T) {
+	sdk := []string{"TF_LOG_SDK", "TF_LOG_SDK_PROTO", "TF_LOG_SDK_FRAMEWORK", "TF_LOG_PROVIDER_QUEUEY"}
+	for _, tt := range []struct {
+		name string
+		env  map[string]string
+		want map[string]string // after quietUnlessAsked; "" is unset
+	}{
+		{"nobody asked: the SDK is quiet", nil,
+			map[string]string{"TF_LOG_SDK": "off", "TF_LOG_SDK_PROTO": "off", "TF_LOG_SDK_FRAMEWORK": "off", "TF_LOG_PROVIDER_QUEUEY": "off"}},
+		{"TF_LOG asks for logs", map[string]string{"TF_LOG": "DEBUG"}, map[string]string{"TF_LOG_SDK": ""}},
+		{"TF_LOG_PROVIDER asks for logs", map[string]string{"TF_LOG_PROVIDER": "TRACE"}, map[string]string{"TF_LOG_SDK": ""}},
+		{"a setting given is kept", map[string]string{"TF_LOG_SDK_PROTO": "TRACE"},
+			map[string]string{"TF_LOG_SDK_PROTO": "TRACE", "TF_LOG_SDK": "off"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, v := range append([]string{"TF_LOG", "TF_LOG_PROVIDER"}, sdk...) {
+				t.Setenv(v, "") // restored at the end of the test
+				_ = os.Unsetenv(v)
+			}
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			quietUnlessAsked()
+			for k, want := range tt.want {
+				if got := os.Getenv(k); got != want {
+					t.Errorf("%s = %q, want %q", k, got, want)
+				}
+			}
+		})
+	}
 }

@@ -13,8 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	amqp "github.com/rabbitmq/amqp091-go"
-
-	"github.com/queuey/terraform-provider-queuey/internal/broker"
 )
 
 // TestAccQueue_amqpDeclaredAdoptAndImport: queues an application declared
@@ -71,17 +69,14 @@ resource "queuey_queue" "imported" {
 // 4.0 answer such a user 401, 4.3 answers 404 as if the vhost did not exist).
 func TestAccFaults_vhostPermissionRevoked(t *testing.T) {
 	testAccPreCheck(t)
-	c := accClient(t)
+	c := accAdmin(t)
 	ctx := context.Background()
 	vhost := uniqueName("revoked")
 	createVhost(t, vhost, "")
 	user, password := uniqueName("revoked-user"), "revoked-"+uniqueName("pw")
-	if err := c.PutUser(ctx, user, password, "management"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.DeleteUser(context.Background(), user) })
+	createUser(t, user, password, "management", vhost, allPermissions)
 	grant := func() {
-		if err := c.SetPermissions(ctx, vhost, user, broker.Permissions{Configure: ".*", Write: ".*", Read: ".*"}); err != nil {
+		if err := c.SetPermissions(ctx, vhost, user, allPermissions); err != nil {
 			t.Fatal(err)
 		}
 	}

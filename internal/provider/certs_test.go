@@ -37,19 +37,10 @@ type issuedCert struct {
 // newTestCA makes a CA named name whose files go into dir.
 func newTestCA(t *testing.T, dir, name string) *testCA {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          serialNumber(t),
-		Subject:               pkix.Name{CommonName: name},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(24 * time.Hour),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
+	key, tmpl := newKeyAndTemplate(t, name)
+	tmpl.KeyUsage = x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature
+	tmpl.BasicConstraintsValid = true
+	tmpl.IsCA = true
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
 		t.Fatal(err)
@@ -69,17 +60,8 @@ func newTestCA(t *testing.T, dir, name string) *testCA {
 // 127.0.0.1 and localhost, or a client certificate.
 func (ca *testCA) issue(t *testing.T, name string, server bool) issuedCert {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: serialNumber(t),
-		Subject:      pkix.Name{CommonName: name},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-	}
+	key, tmpl := newKeyAndTemplate(t, name)
+	tmpl.KeyUsage = x509.KeyUsageDigitalSignature
 	if server {
 		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
 		tmpl.IPAddresses = []net.IP{net.IPv4(127, 0, 0, 1)}
@@ -103,6 +85,31 @@ func (ca *testCA) issue(t *testing.T, name string, server bool) issuedCert {
 		t.Fatal(err)
 	}
 	return ic
+}
+
+// newClientAuthPKI makes a CA, a server and a client certificate it issues,
+// and a client certificate from another CA.
+func newClientAuthPKI(t *testing.T) (ca, other *testCA, server, client, stranger issuedCert) {
+	t.Helper()
+	dir := t.TempDir()
+	ca, other = newTestCA(t, dir, "queuey-test"), newTestCA(t, dir, "other")
+	return ca, other, ca.issue(t, "server", true), ca.issue(t, "terraform", false), other.issue(t, "stranger", false)
+}
+
+// newKeyAndTemplate returns a new key and the template of a certificate
+// named name, valid from an hour ago for a day.
+func newKeyAndTemplate(t *testing.T, name string) (*ecdsa.PrivateKey, *x509.Certificate) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return key, &x509.Certificate{
+		SerialNumber: serialNumber(t),
+		Subject:      pkix.Name{CommonName: name},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(24 * time.Hour),
+	}
 }
 
 func serialNumber(t *testing.T) *big.Int {

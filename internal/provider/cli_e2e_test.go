@@ -52,6 +52,7 @@ type terraformCLI struct {
 	t   *testing.T
 	dir string
 	rc  string
+	env []string // more environment of the CLI
 }
 
 func newTerraformCLI(t *testing.T, config string) *terraformCLI {
@@ -88,6 +89,7 @@ func (c *terraformCLI) run(args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, tf, append(args, "-no-color")...)
 	cmd.Dir = c.dir
 	cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+c.rc, "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1")
+	cmd.Env = append(cmd.Env, c.env...)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }

@@ -34,7 +34,7 @@ func NewHoldQueueDataSource() datasource.DataSource {
 }
 
 type holdQueueDataSource struct {
-	data *providerData
+	configuredDataSource
 }
 
 func (d *holdQueueDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -49,10 +49,8 @@ func (d *holdQueueDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 			"Nothing is read from the broker: this works without an `endpoint`, and its values are known at plan time.",
 		Attributes: map[string]schema.Attribute{
 			"queue": schema.StringAttribute{
-				MarkdownDescription: "Name of the logical (main) queue, e.g. `orders`. It must be 1 to 235 bytes long with the " +
-					"default suffixes (the limit shrinks or grows with the provider's `dead_suffix` and `deferred_suffix`, " +
-					"so that every derived name fits RabbitMQ's 255 bytes) and must not start with `amq.`.",
-				Required: true,
+				MarkdownDescription: queueNameDescription(providerSuffixes),
+				Required:            true,
 			},
 			"delay": schema.StringAttribute{
 				MarkdownDescription: "How long the message waits, as a Go duration string such as `30s`, `1m30s` or `250ms`; " +
@@ -108,10 +106,6 @@ func (d *holdQueueDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 	}
 }
 
-func (d *holdQueueDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data, resp.Diagnostics = configuredData(req.ProviderData, resp.Diagnostics)
-}
-
 // ValidateConfig checks what does not depend on the provider's settings: a
 // delay past the longest hold when the granularity is given here.
 func (d *holdQueueDataSource) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
@@ -128,7 +122,7 @@ func (d *holdQueueDataSource) ValidateConfig(ctx context.Context, req datasource
 	if err != nil || delay < 0 {
 		return // Reported by the attribute's validators.
 	}
-	if _, err := holdTTL("delay", delay, g); err != nil {
+	if _, err := topology.DeferredTTLMs("delay", delay, g); err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("delay"), "Delay Too Long", err.Error()+". Use a shorter delay.")
 	}
 }
@@ -161,9 +155,7 @@ func (d *holdQueueDataSource) Read(ctx context.Context, req datasource.ReadReque
 	}
 
 	queue := m.Queue.ValueString()
-	if err := topology.ValidateQueueName(queue, s); err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("queue"), "Invalid Queue Name", queueNameError(err, s))
-	}
+	resp.Diagnostics.Append(checkQueueAttr(queue, s)...)
 	delay, err := parseDuration("delay", m.Delay.ValueString(), delayRange(g))
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("delay"), "Invalid Delay", err.Error()+".")
@@ -171,15 +163,15 @@ func (d *holdQueueDataSource) Read(ctx context.Context, req datasource.ReadReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ttl, err := holdTTL("delay", delay, g)
+	ttl, err := topology.DeferredTTLMs("delay", delay, g)
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("delay"), "Delay Too Long",
 			fmt.Sprintf("%s. The granularity is %s. Use a shorter delay.", err, from))
 		return
 	}
-	hold, err := topology.HoldForTTL(queue, ttl, s)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot Compute Hold Queue", err.Error()+". This is a bug in the provider; please report it.")
+	hold, diags := holdQueueFor(queue, ttl, s)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
 		return
 	}
 

@@ -72,13 +72,7 @@ func TestHoldQueueDataSource_ProviderSettings(t *testing.T) {
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: `
-provider "queuey" {
-  dead_suffix          = "-dlq"
-  deferred_suffix      = "-wait-"
-  retry_granularity    = "5s"
-  deferred_granularity = "1m"
-}
+			Config: tunedProvider + `
 
 data "queuey_hold_queue" "retry" {
   queue = "orders"
@@ -125,84 +119,74 @@ data "queuey_hold_queue" "longest_at_1m" {
 }
 
 func TestHoldQueueDataSource_Errors(t *testing.T) {
-	tests := []struct {
-		name, config string
-		want         []string
-	}{
+	tests := []configError{
 		{
-			name:   "malformed delay",
+			// malformed delay
 			config: `queue = "orders"` + "\n" + `delay = "half a minute"`,
 			want:   []string{"Invalid Delay", `delay must be a Go duration string`, "from 0s to the longest hold: 2147483s at the default granularity of 1s"},
 		},
 		{
-			name:   "negative delay",
+			// negative delay
 			config: `queue = "orders"` + "\n" + `delay = "-1s"`,
 			want:   []string{"Invalid Delay", "delay must not be negative: it may be from 0s to the longest hold"},
 		},
 		{
-			name:   "one second past the longest delay at 1s",
+			// one second past the longest delay at 1s
 			config: `queue = "orders"` + "\n" + `delay = "2147484s"`,
 			want:   []string{"Delay Too Long", "delay 596h31m24s is past the longest hold", "at granularity 1s the longest delay accepted is 2147483s"},
 		},
 		{
-			name:   "a fraction past the longest delay at 1s",
+			// a fraction past the longest delay at 1s
 			config: `queue = "orders"` + "\n" + `delay = "2147483.001s"`,
 			want:   []string{"Delay Too Long", "the longest delay accepted is 2147483s"},
 		},
 		{
-			name:   "one millisecond past the longest delay at 1ms",
+			// one millisecond past the longest delay at 1ms
 			config: `queue = "orders"` + "\n" + `delay = "2147483648ms"` + "\n" + `granularity = "1ms"`,
 			want:   []string{"Delay Too Long", "at granularity 1ms the longest delay accepted is 2147483647ms"},
 		},
 		{
-			name:   "past the longest delay at the deferred granularity",
+			// past the longest delay at the deferred granularity
 			config: `queue = "orders"` + "\n" + `delay = "2147483001ms"` + "\n" + `purpose = "deferral"`,
 			want:   []string{"Delay Too Long", "at granularity 1s the longest delay accepted is 2147483s", "The granularity is the provider's deferred_granularity"},
 		},
 		{
-			name:   "zero granularity",
+			// zero granularity
 			config: `queue = "orders"` + "\n" + `delay = "1s"` + "\n" + `granularity = "0s"`,
 			want:   []string{"Invalid Granularity", "granularity must be a positive whole number of milliseconds, from 1ms to 2147483647ms"},
 		},
 		{
-			name:   "sub-millisecond granularity",
+			// sub-millisecond granularity
 			config: `queue = "orders"` + "\n" + `delay = "1s"` + "\n" + `granularity = "1500us"`,
 			want:   []string{"Invalid Granularity", "granularity must be a whole number of milliseconds, from 1ms to 2147483647ms; got 1.5ms"},
 		},
 		{
-			name:   "malformed granularity",
+			// malformed granularity
 			config: `queue = "orders"` + "\n" + `delay = "1s"` + "\n" + `granularity = "1 second"`,
 			want:   []string{"Invalid Duration", "granularity must be a Go duration string", "a whole number of milliseconds from 1ms to 2147483647ms"},
 		},
 		{
-			name:   "unknown purpose",
+			// unknown purpose
 			config: `queue = "orders"` + "\n" + `delay = "1s"` + "\n" + `purpose = "backoff"`,
 			want:   []string{"purpose", `value must be one of: ["retry" "deferral"]`},
 		},
 		{
-			name:   "reserved queue name",
+			// reserved queue name
 			config: `queue = "amq.orders"` + "\n" + `delay = "1s"`,
 			want:   []string{"Invalid Queue Name", `queue name "amq.orders" starts with "amq."`, "must be 1 to 235 bytes long"},
 		},
 		{
-			name:   "queue name of 236 bytes",
+			// queue name of 236 bytes
 			config: `queue = "` + strings.Repeat("q", 236) + `"` + "\n" + `delay = "1s"`,
 			want:   []string{"Invalid Queue Name", "queue name is 236 bytes; it may be 1 to 235 bytes"},
 		},
 		{
-			name:   "empty queue name",
+			// empty queue name
 			config: `queue = ""` + "\n" + `delay = "1s"`,
 			want:   []string{"Invalid Queue Name", "queue name must not be empty; it may be 1 to 235 bytes"},
 		},
 	}
-	steps := errorSteps(len(tests), func(i int) (string, []string) {
-		tt := tests[i]
-		return "data \"queuey_hold_queue\" \"x\" {\n" + tt.config + "\n}\n", tt.want
-	})
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories,
-		Steps:                    steps,
-	})
+	testErrors(t, dataBlock("queuey_hold_queue"), tests)
 }
 
 func TestHoldQueueDataSource_QueueLimitFollowsSuffixes(t *testing.T) {

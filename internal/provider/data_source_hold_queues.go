@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -23,7 +24,7 @@ var _ datasource.DataSourceWithConfigure = (*holdQueuesDataSource)(nil)
 func NewHoldQueuesDataSource() datasource.DataSource { return &holdQueuesDataSource{} }
 
 type holdQueuesDataSource struct {
-	data *providerData
+	configuredDataSource
 }
 
 var holdQueueObjectType = types.ObjectType{AttrTypes: map[string]attr.Type{
@@ -73,10 +74,6 @@ func (d *holdQueuesDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 	}
 }
 
-func (d *holdQueuesDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data, resp.Diagnostics = configuredData(req.ProviderData, resp.Diagnostics)
-}
-
 func (d *holdQueuesDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var m holdQueuesModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
@@ -84,10 +81,9 @@ func (d *holdQueuesDataSource) Read(ctx context.Context, req datasource.ReadRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	s := d.data.suffixes
 	queue := m.Queue.ValueString()
-	if err := topology.ValidateQueueName(queue, s); err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("queue"), "Invalid Queue Name", queueNameError(err, s))
+	resp.Diagnostics.Append(checkQueueAttr(queue, d.data.suffixes)...)
+	if resp.Diagnostics.HasError() {
 		return
 	}
 	if m.Vhost.IsNull() {
@@ -98,54 +94,72 @@ func (d *holdQueuesDataSource) Read(ctx context.Context, req datasource.ReadRequ
 		}
 		m.Vhost = types.StringValue(d.data.vhost)
 	}
-	client, diags := d.data.brokerClient()
+	holds, diags := d.listHoldQueues(ctx, m.Vhost.ValueString(), queue)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	vhost := m.Vhost.ValueString()
-	all, err := client.ListQueues(ctx, vhost)
-	if errors.Is(err, broker.ErrNotFound) {
-		resp.Diagnostics.AddAttributeError(path.Root("vhost"), "Vhost Not Found",
-			fmt.Sprintf("Vhost %q does not exist at %s: check `vhost` (or the provider's vhost).", vhost, client.Endpoint()))
-		return
-	}
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot List Queues", err.Error())
-		return
-	}
-	type hold struct {
-		name     string
-		ttl      int64
-		messages *int64
-	}
-	var holds []hold
-	for name, q := range all {
-		if ttl, ok := topology.ParseHoldQueueName(queue, name, s); ok {
-			holds = append(holds, hold{name: name, ttl: ttl, messages: q.Messages})
-		}
-	}
-	sort.Slice(holds, func(i, j int) bool { return holds[i].ttl < holds[j].ttl })
-	names := make([]attr.Value, 0, len(holds))
-	objs := make([]attr.Value, 0, len(holds))
-	for _, h := range holds {
-		names = append(names, types.StringValue(h.name))
-		obj, diags := types.ObjectValue(holdQueueObjectType.AttrTypes, map[string]attr.Value{
-			"name":     types.StringValue(h.name),
-			"ttl_ms":   types.Int64Value(h.ttl),
-			"messages": types.Int64PointerValue(h.messages),
-		})
-		resp.Diagnostics.Append(diags...)
-		objs = append(objs, obj)
-	}
-	m.Names, diags = types.ListValue(types.StringType, names)
-	resp.Diagnostics.Append(diags...)
-	m.Queues, diags = types.ListValue(holdQueueObjectType, objs)
+	m.Names, m.Queues, diags = holdQueueLists(holds)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// heldQueue is a hold queue the broker has.
+type heldQueue struct {
+	name     string
+	ttl      int64
+	messages *int64
+}
+
+// listHoldQueues returns the hold queues of queue that vhost has, by
+// ascending TTL.
+func (d *holdQueuesDataSource) listHoldQueues(ctx context.Context, vhost, queue string) ([]heldQueue, diag.Diagnostics) {
+	client, diags := d.data.brokerClient()
+	if diags.HasError() {
+		return nil, diags
+	}
+	all, err := client.ListQueues(ctx, vhost)
+	if errors.Is(err, broker.ErrNotFound) {
+		diags.AddAttributeError(path.Root("vhost"), "Vhost Not Found",
+			fmt.Sprintf("Vhost %q does not exist at %s: check `vhost` (or the provider's vhost).", vhost, client.Endpoint()))
+		return nil, diags
+	}
+	if err != nil {
+		diags.AddError(brokerErrorSummary(err, "Cannot List Queues"), d.data.explain(err))
+		return nil, diags
+	}
+	var holds []heldQueue
+	for name, q := range all {
+		if ttl, ok := topology.ParseHoldQueueName(queue, name, d.data.suffixes); ok {
+			holds = append(holds, heldQueue{name: name, ttl: ttl, messages: q.Messages})
+		}
+	}
+	sort.Slice(holds, func(i, j int) bool { return holds[i].ttl < holds[j].ttl })
+	return holds, diags
+}
+
+// holdQueueLists returns the names and queues attributes of holds.
+func holdQueueLists(holds []heldQueue) (names, queues types.List, diags diag.Diagnostics) {
+	nameValues := make([]attr.Value, 0, len(holds))
+	objs := make([]attr.Value, 0, len(holds))
+	for _, h := range holds {
+		nameValues = append(nameValues, types.StringValue(h.name))
+		obj, d := types.ObjectValue(holdQueueObjectType.AttrTypes, map[string]attr.Value{
+			"name":     types.StringValue(h.name),
+			"ttl_ms":   types.Int64Value(h.ttl),
+			"messages": types.Int64PointerValue(h.messages),
+		})
+		diags.Append(d...)
+		objs = append(objs, obj)
+	}
+	names, d := types.ListValue(types.StringType, nameValues)
+	diags.Append(d...)
+	queues, d = types.ListValue(holdQueueObjectType, objs)
+	diags.Append(d...)
+	return names, queues, diags
 }
 
 type holdQueuesModel struct {

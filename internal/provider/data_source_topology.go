@@ -3,7 +3,8 @@ package provider
 import (
 	"context"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-jsontypes/jsontypes"
@@ -11,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -27,7 +29,7 @@ func NewTopologyDataSource() datasource.DataSource {
 }
 
 type topologyDataSource struct {
-	data *providerData
+	configuredDataSource
 }
 
 func (d *topologyDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -63,10 +65,8 @@ func (d *topologyDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 			"are known at plan time.",
 		Attributes: map[string]schema.Attribute{
 			"queue": schema.StringAttribute{
-				MarkdownDescription: "Name of the logical (main) queue, e.g. `orders`. It must be 1 to 235 bytes long with the " +
-					"default suffixes (the limit follows the provider's `dead_suffix` and `deferred_suffix`, so that every " +
-					"derived name fits RabbitMQ's 255 bytes) and must not start with `amq.`.",
-				Required: true,
+				MarkdownDescription: queueNameDescription(providerSuffixes),
+				Required:            true,
 			},
 			"message_ttl": schema.StringAttribute{
 				MarkdownDescription: "Queue-wide message TTL of the main queue, as a Go duration string such as `24h`: a whole " +
@@ -143,10 +143,6 @@ func (d *topologyDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 	}
 }
 
-func (d *topologyDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.data, resp.Diagnostics = configuredData(req.ProviderData, resp.Diagnostics)
-}
-
 func (d *topologyDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var m topologyDataSourceModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
@@ -158,13 +154,39 @@ func (d *topologyDataSource) Read(ctx context.Context, req datasource.ReadReques
 		return
 	}
 	s := d.data.suffixes
-
 	queue := m.Queue.ValueString()
-	if err := topology.ValidateQueueName(queue, s); err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("queue"), "Invalid Queue Name", queueNameError(err, s))
+	resp.Diagnostics.Append(checkQueueAttr(queue, s)...)
+	ttlMs, maxPriority, diags := mainQueueSettings(m)
+	resp.Diagnostics.Append(diags...)
+	ttls := map[int64]struct{}{}
+	resp.Diagnostics.Append(collectHoldTTLs(ttls, "retry_delays", m.RetryDelays, d.data.retryGranularity, "retry_granularity")...)
+	resp.Diagnostics.Append(collectHoldTTLs(ttls, "deferral_delays", m.DeferralDelays, d.data.deferredGranularity, "deferred_granularity")...)
+	if resp.Diagnostics.HasError() {
+		return
 	}
+	mainArgs, err := topology.QueueArgs(ttlMs, maxPriority)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot Compute Main Queue", err.Error()+". This is a bug in the provider; please report it.")
+		return
+	}
+	m.MainQueue = &topologyQueueModel{Name: types.StringValue(queue), ArgumentsJSON: jsontypes.NewNormalizedValue(mainArgs.JSON())}
+	m.DeadQueue = &topologyQueueModel{
+		Name:          types.StringValue(topology.DeadQueueName(queue, s)),
+		ArgumentsJSON: jsontypes.NewNormalizedValue(topology.DeadQueueArgs().JSON()),
+	}
+	if m.HoldQueues, diags = holdQueueModels(queue, ttls, s); diags.HasError() {
+		resp.Diagnostics.Append(diags...)
+		return
+	}
+	m.HoldQueuePattern = types.StringValue(topology.HoldQueuePattern(queue, s))
+	m.QueuesPattern = types.StringValue(topology.QueuesPattern(queue, s))
+	m.WritePattern = types.StringValue(topology.WritePattern(queue, s))
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
 
-	var ttlMs, maxPriority *int64
+// mainQueueSettings checks message_ttl and max_priority and returns them as
+// topology takes them; nil for one not set.
+func mainQueueSettings(m topologyDataSourceModel) (ttlMs, maxPriority *int64, diags diag.Diagnostics) {
 	if !m.MessageTTL.IsNull() {
 		ttl, err := parseDuration("message_ttl", m.MessageTTL.ValueString(), messageTTLRange())
 		if err == nil {
@@ -174,85 +196,63 @@ func (d *topologyDataSource) Read(ctx context.Context, req datasource.ReadReques
 			}
 		}
 		if err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("message_ttl"), "Invalid Message TTL",
+			diags.AddAttributeError(path.Root("message_ttl"), "Invalid Message TTL",
 				fmt.Sprintf("message_ttl is refused: %s. Give %s.", err, messageTTLRange()))
 		}
 	}
 	if !m.MaxPriority.IsNull() {
 		p := m.MaxPriority.ValueInt64()
 		if err := topology.ValidateMaxPriority(p); err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("max_priority"), "Invalid Max Priority", "max_priority: "+err.Error()+".")
+			diags.AddAttributeError(path.Root("max_priority"), "Invalid Max Priority", "max_priority: "+err.Error()+".")
 		}
 		maxPriority = &p
 	}
+	return ttlMs, maxPriority, diags
+}
 
-	ttls := map[int64]struct{}{}
-	collect := func(attr string, delays []types.String, g time.Duration, setting string) {
-		for i, v := range delays {
-			at := path.Root(attr).AtListIndex(i)
-			name := at.String()
-			if v.IsNull() {
-				resp.Diagnostics.AddAttributeError(at, "Missing Delay", name+" is null; give a Go duration "+delayRange(g)+", or remove the element.")
-				continue
-			}
-			delay, err := parseDuration(name, v.ValueString(), delayRange(g))
-			if err != nil {
-				resp.Diagnostics.AddAttributeError(at, "Invalid Delay", err.Error()+".")
-				continue
-			}
-			ttl, err := holdTTL(name, delay, g)
-			if err != nil {
-				resp.Diagnostics.AddAttributeError(at, "Delay Too Long",
-					fmt.Sprintf("%s. The granularity is the provider's %s. Use a shorter delay.", err, setting))
-				continue
-			}
-			ttls[ttl] = struct{}{}
+// collectHoldTTLs adds to ttls the hold queue TTL of each delay of the list
+// attribute attr at granularity g, the provider's setting.
+func collectHoldTTLs(ttls map[int64]struct{}, attr string, delays []types.String, g time.Duration, setting string) diag.Diagnostics {
+	var diags diag.Diagnostics
+	for i, v := range delays {
+		at := path.Root(attr).AtListIndex(i)
+		name := at.String()
+		if v.IsNull() {
+			diags.AddAttributeError(at, "Missing Delay", name+" is null; give a Go duration "+delayRange(g)+", or remove the element.")
+			continue
 		}
-	}
-	collect("retry_delays", m.RetryDelays, d.data.retryGranularity, "retry_granularity")
-	collect("deferral_delays", m.DeferralDelays, d.data.deferredGranularity, "deferred_granularity")
-	if resp.Diagnostics.HasError() {
-		return
-	}
-
-	mainArgs, err := topology.QueueArgs(ttlMs, maxPriority)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot Compute Main Queue", err.Error()+". This is a bug in the provider; please report it.")
-		return
-	}
-	m.MainQueue = &topologyQueueModel{
-		Name:          types.StringValue(queue),
-		ArgumentsJSON: jsontypes.NewNormalizedValue(mainArgs.JSON()),
-	}
-	m.DeadQueue = &topologyQueueModel{
-		Name:          types.StringValue(topology.DeadQueueName(queue, s)),
-		ArgumentsJSON: jsontypes.NewNormalizedValue(topology.DeadQueueArgs().JSON()),
-	}
-
-	sorted := make([]int64, 0, len(ttls))
-	for ttl := range ttls {
-		sorted = append(sorted, ttl)
-	}
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
-	m.HoldQueues = make([]topologyHoldQueueModel, 0, len(sorted))
-	for _, ttl := range sorted {
-		hold, err := topology.HoldForTTL(queue, ttl, s)
+		delay, err := parseDuration(name, v.ValueString(), delayRange(g))
 		if err != nil {
-			resp.Diagnostics.AddError("Cannot Compute Hold Queue", err.Error()+". This is a bug in the provider; please report it.")
-			return
+			diags.AddAttributeError(at, "Invalid Delay", err.Error()+".")
+			continue
 		}
-		m.HoldQueues = append(m.HoldQueues, topologyHoldQueueModel{
+		ttl, err := topology.DeferredTTLMs(name, delay, g)
+		if err != nil {
+			diags.AddAttributeError(at, "Delay Too Long",
+				fmt.Sprintf("%s. The granularity is the provider's %s. Use a shorter delay.", err, setting))
+			continue
+		}
+		ttls[ttl] = struct{}{}
+	}
+	return diags
+}
+
+// holdQueueModels returns queue's hold queues for ttls, by ascending TTL.
+func holdQueueModels(queue string, ttls map[int64]struct{}, s topology.Suffixes) ([]topologyHoldQueueModel, diag.Diagnostics) {
+	out := make([]topologyHoldQueueModel, 0, len(ttls))
+	for _, ttl := range slices.Sorted(maps.Keys(ttls)) {
+		hold, diags := holdQueueFor(queue, ttl, s)
+		if diags.HasError() {
+			return nil, diags
+		}
+		out = append(out, topologyHoldQueueModel{
 			Name:          types.StringValue(hold.Name),
 			TTLMs:         types.Int64Value(hold.TTLMs),
 			ExpiresMs:     types.Int64Value(hold.ExpiresMs),
 			ArgumentsJSON: jsontypes.NewNormalizedValue(hold.Args.JSON()),
 		})
 	}
-
-	m.HoldQueuePattern = types.StringValue(topology.HoldQueuePattern(queue, s))
-	m.QueuesPattern = types.StringValue(topology.QueuesPattern(queue, s))
-	m.WritePattern = types.StringValue(topology.WritePattern(queue, s))
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	return out, nil
 }
 
 type topologyDataSourceModel struct {

@@ -80,13 +80,7 @@ func TestTopologyDataSource_ProviderSettings(t *testing.T) {
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: `
-provider "queuey" {
-  dead_suffix          = "-dlq"
-  deferred_suffix      = "-wait-"
-  retry_granularity    = "5s"
-  deferred_granularity = "1m"
-}
+			Config: tunedProvider + `
 
 data "queuey_topology" "x" {
   queue           = "orders"
@@ -143,79 +137,69 @@ data "queuey_topology" "min" {
 }
 
 func TestTopologyDataSource_Errors(t *testing.T) {
-	tests := []struct {
-		name, config string
-		want         []string
-	}{
+	tests := []configError{
 		{
-			name:   "reserved queue name",
+			// reserved queue name
 			config: `queue = "amq.orders"`,
 			want:   []string{"Invalid Queue Name", `queue name "amq.orders" starts with "amq."`, "must be 1 to 235 bytes long"},
 		},
 		{
-			name:   "queue name of 236 bytes",
+			// queue name of 236 bytes
 			config: `queue = "` + strings.Repeat("q", 236) + `"`,
 			want:   []string{"Invalid Queue Name", "queue name is 236 bytes; it may be 1 to 235 bytes"},
 		},
 		{
-			name:   "max priority 0",
+			// max priority 0
 			config: `queue = "orders"` + "\n" + `max_priority = 0`,
 			want:   []string{"max_priority", "value must be between 1 and 255, got: 0"},
 		},
 		{
-			name:   "max priority 256",
+			// max priority 256
 			config: `queue = "orders"` + "\n" + `max_priority = 256`,
 			want:   []string{"max_priority", "value must be between 1 and 255, got: 256"},
 		},
 		{
-			name:   "sub-millisecond message TTL",
+			// sub-millisecond message TTL
 			config: `queue = "orders"` + "\n" + `message_ttl = "1500us"`,
 			want:   []string{"Invalid Message TTL", "message_ttl is refused", "a whole number of milliseconds from 0ms to 4294967295ms"},
 		},
 		{
-			name:   "message TTL past the largest",
+			// message TTL past the largest
 			config: `queue = "orders"` + "\n" + `message_ttl = "4294967296ms"`,
 			want:   []string{"Invalid Message TTL", "message_ttl is refused", "from 0ms to 4294967295ms"},
 		},
 		{
-			name:   "negative message TTL",
+			// negative message TTL
 			config: `queue = "orders"` + "\n" + `message_ttl = "-1s"`,
 			want:   []string{"Invalid Message TTL", "from 0ms to 4294967295ms"},
 		},
 		{
-			name:   "malformed message TTL",
+			// malformed message TTL
 			config: `queue = "orders"` + "\n" + `message_ttl = "1 day"`,
 			want:   []string{"Invalid Duration", "message_ttl must be a Go duration string", "a whole number of milliseconds from 0ms to 4294967295ms"},
 		},
 		{
-			name:   "malformed retry delay",
+			// malformed retry delay
 			config: `queue = "orders"` + "\n" + `retry_delays = ["1s", "2s", "3 s"]`,
 			want:   []string{"Invalid Delay", `retry_delays[2] must be a Go duration string`, "from 0s to the longest hold"},
 		},
 		{
-			name:   "negative deferral delay",
+			// negative deferral delay
 			config: `queue = "orders"` + "\n" + `deferral_delays = ["-5s"]`,
 			want:   []string{"Invalid Delay", `deferral_delays[0] must not be negative`},
 		},
 		{
-			name:   "retry delay past the longest hold",
+			// retry delay past the longest hold
 			config: `queue = "orders"` + "\n" + `retry_delays = ["1s", "2147484s"]`,
-			want:   []string{"Delay Too Long", "retry_delays[1]: delay 596h31m24s is past the longest hold", "the longest delay accepted is 2147483s", "The granularity is the provider's retry_granularity"},
+			want:   []string{"Delay Too Long", "retry_delays[1] 596h31m24s is past the longest hold", "the longest delay accepted is 2147483s", "The granularity is the provider's retry_granularity"},
 		},
 		{
-			name:   "null delay",
+			// null delay
 			config: `queue = "orders"` + "\n" + `deferral_delays = ["1s", null]`,
 			want:   []string{"Missing Delay", "deferral_delays[1] is null"},
 		},
 	}
-	steps := errorSteps(len(tests), func(i int) (string, []string) {
-		tt := tests[i]
-		return "data \"queuey_topology\" \"x\" {\n" + tt.config + "\n}\n", tt.want
-	})
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories,
-		Steps:                    steps,
-	})
+	testErrors(t, dataBlock("queuey_topology"), tests)
 }
 
 func TestTopologyDataSource_Example(t *testing.T) {

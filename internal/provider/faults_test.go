@@ -17,7 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	amqp "github.com/rabbitmq/amqp091-go"
 
-	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
@@ -329,9 +329,9 @@ func (onlyCreatesOrNoOps) CheckPlan(_ context.Context, req plancheck.CheckPlanRe
 var _ plancheck.PlanCheck = onlyCreatesOrNoOps{}
 
 // TestFaults_missingEndpoint: what needs the broker, with no endpoint
-// configured anywhere, says which setting or environment variable to give
-// (resource_queue_validation_test.go has a looser check of the resource).
-// No broker is needed.
+// configured anywhere, says at plan which setting or environment variable to
+// give. Each step only plans, so an error that came at apply instead would
+// leave a non-empty plan and fail the step. No broker is needed.
 func TestFaults_missingEndpoint(t *testing.T) {
 	t.Setenv(EnvEndpoint, "")
 	want := regexp.MustCompile("Missing\\s+Management\\s+API\\s+Endpoint[\\s\\S]*Set\\s+`endpoint`\\s+in\\s+the\\s+provider\\s+\"queuey\"\\s+block,\\s+or\\s+the\\s+" +
@@ -340,7 +340,8 @@ func TestFaults_missingEndpoint(t *testing.T) {
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				// The plan of a new queue needs no broker; the apply does.
+				// Nothing can be created without the broker: the plan says so.
+				PlanOnly: true,
 				Config: `
 provider "queuey" {}
 
@@ -352,6 +353,7 @@ resource "queuey_queue" "test" {
 			},
 			{
 				// The live data source reads at plan time.
+				PlanOnly: true,
 				Config: `
 provider "queuey" {}
 
@@ -371,20 +373,12 @@ data "queuey_hold_queues" "test" {
 // user and what it lacks, not "check the password".
 func TestAccFaults_permissionDenied(t *testing.T) {
 	testAccPreCheck(t)
-	c := accClient(t)
-	ctx := context.Background()
 	password := "perm-" + uniqueName("pw")
 	noTag := uniqueName("notag-user")
 	restricted := uniqueName("restricted-user")
 	for user, tags := range map[string]string{noTag: "", restricted: "management"} {
-		if err := c.PutUser(ctx, user, password, tags); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = c.DeleteUser(context.Background(), user) })
 		// Permission only on queues no test declares.
-		if err := c.SetPermissions(ctx, "/", user, broker.Permissions{Configure: "^nothing-here$", Write: "^nothing-here$", Read: "^nothing-here$"}); err != nil {
-			t.Fatal(err)
-		}
+		createUser(t, user, password, tags, "/", brokertest.Permissions{Configure: "^nothing-here$", Write: "^nothing-here$", Read: "^nothing-here$"})
 	}
 	name := uniqueName("perm")
 	cleanupQueues(t, "/", name)
@@ -406,15 +400,10 @@ resource "queuey_queue" "test" {
 		return regexp.MustCompile(`HTTP\s+401:\s+` + strings.ReplaceAll(regexp.QuoteMeta(reason), " ", `\s+`) + `[\s\S]*User\s+"` +
 			regexp.QuoteMeta(user) + `"\s+lacks\s+permission`)
 	}
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
-		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy:             checkGone(t, "/", name, name+".dead"),
-		Steps: []resource.TestStep{
-			{Config: cfg(noTag), ExpectError: lacks(noTag, "Not management user")},
-			{Config: cfg(restricted), ExpectError: lacks(restricted, "Access refused")},
-		},
-	})
+	resource.ParallelTest(t, queueCase(t, name, []resource.TestStep{
+		{Config: cfg(noTag), ExpectError: lacks(noTag, "Not management user")},
+		{Config: cfg(restricted), ExpectError: lacks(restricted, "Access refused")},
+	}))
 }
 
 // TestAccFaults_leastPrivilege backs the operating guide's permission advice:
@@ -426,8 +415,6 @@ resource "queuey_queue" "test" {
 // through the default exchange and gets the message back from q.
 func TestAccFaults_leastPrivilege(t *testing.T) {
 	testAccPreCheck(t)
-	c := accClient(t)
-	ctx := context.Background()
 	name := uniqueName("least")
 	cleanupQueues(t, "/", name)
 	s := topology.DefaultSuffixes()
@@ -438,13 +425,7 @@ func TestAccFaults_leastPrivilege(t *testing.T) {
 		tfUser:  {"management", queuesPattern, "^$", "^$"},
 		appUser: {"", queuesPattern, writePattern, queuesPattern},
 	} {
-		if err := c.PutUser(ctx, user, password, grant[0]); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = c.DeleteUser(context.Background(), user) })
-		if err := c.SetPermissions(ctx, "/", user, broker.Permissions{Configure: grant[1], Write: grant[2], Read: grant[3]}); err != nil {
-			t.Fatal(err)
-		}
+		createUser(t, user, password, grant[0], "/", brokertest.Permissions{Configure: grant[1], Write: grant[2], Read: grant[3]})
 	}
 	hold := topology.HoldQueueName(name, 1000, s)
 	cfg := fmt.Sprintf(`

@@ -2,11 +2,13 @@ package provider
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
 func joinLines(lines []string) string { return strings.Join(lines, "\n  - ") }
@@ -45,6 +47,27 @@ func brokerErrorSummary(err error, fallback string) string {
 		return "OAuth 2.0 Token Endpoint Unreachable"
 	case errors.Is(err, broker.ErrUnauthorized):
 		return "Not Authorized By The Management API"
+	case errors.Is(err, broker.ErrNotHTTP), errors.Is(err, broker.ErrWrongScheme), errors.Is(err, broker.ErrNotAPI):
+		return "Wrong Management API Endpoint"
 	}
 	return fallback
+}
+
+// queueNameDescription describes the logical queue name that the data
+// sources and functions take, with the limits from topology; suffixes says
+// which suffixes the limit follows.
+func queueNameDescription(suffixes string) string {
+	return fmt.Sprintf("Name of the logical (main) queue, e.g. `orders`: 1 to %d bytes with the default suffixes "+
+		"(the limit follows %s, so that every derived name fits RabbitMQ's %d bytes), not starting with `%s`.",
+		topology.DefaultSuffixes().MaxNameBytes(), suffixes, topology.MaxQueueNameBytes, topology.ReservedPrefix)
+}
+
+// providerSuffixes names the provider's suffix settings, for descriptions.
+const providerSuffixes = "the provider's `dead_suffix` and `deferred_suffix`"
+
+// resourceNameDescription describes queuey_queue's name.
+func resourceNameDescription() string {
+	return fmt.Sprintf("Name of the logical queue `q`: 1 to %d bytes with the default suffixes (%d minus the longest "+
+		"derived suffix, a hold queue's with a %d-digit TTL), not starting with `%s`. Changing it replaces the queues.",
+		topology.DefaultSuffixes().MaxNameBytes(), topology.MaxQueueNameBytes, topology.MaxTTLDigits, topology.ReservedPrefix)
 }

@@ -42,10 +42,7 @@ output "longest" {
 }
 
 func TestDeadQueueNameFunction_Errors(t *testing.T) {
-	tests := []struct {
-		call string
-		want []string
-	}{
+	tests := []configError{
 		{`dead_queue_name("amq.orders")`, []string{`Invalid value for "queue" parameter`, `starts with "amq."`, "1 to 235 bytes"}},
 		{`dead_queue_name("` + strings.Repeat("q", 236) + `")`, []string{`Invalid value for "queue" parameter`, "queue name is 236 bytes; it may be 1 to 235 bytes"}},
 		{`dead_queue_name("")`, []string{`Invalid value for "queue" parameter`, "queue name must not be empty; it may be 1 to 235 bytes"}},
@@ -53,15 +50,7 @@ func TestDeadQueueNameFunction_Errors(t *testing.T) {
 		{`dead_queue_name("orders", { dead_suffix = ".deferred." })`, []string{`Invalid value for "options" parameter`, "dead_suffix and deferred_suffix must differ"}},
 		{`dead_queue_name("orders", { granularity = "0s" })`, []string{`Invalid value for "options" parameter`, "from 1ms to 2147483647ms"}},
 	}
-	steps := errorSteps(len(tests), func(i int) (string, []string) {
-		tt := tests[i]
-		return "output \"x\" {\n  value = provider::queuey::" + tt.call + "\n}\n", tt.want
-	})
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories,
-		TerraformVersionChecks:   functionsAvailable,
-		Steps:                    steps,
-	})
+	testErrors(t, functionOutput, tests, functionsAvailable...)
 }
 
 func TestDeadQueueNameFunction_Example(t *testing.T) {

@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework/function"
+
+	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
 var _ function.Function = (*deferredTTLMsFunction)(nil)
@@ -59,7 +61,7 @@ func (f *deferredTTLMsFunction) Run(ctx context.Context, req function.RunRequest
 		resp.Error = function.NewArgumentFuncError(0, err.Error())
 		return
 	}
-	ttl, err := holdTTL("delay", delay, g)
+	ttl, err := topology.DeferredTTLMs("delay", delay, g)
 	if err != nil {
 		resp.Error = function.NewArgumentFuncError(0, err.Error())
 		return

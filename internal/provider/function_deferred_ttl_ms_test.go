@@ -39,28 +39,17 @@ func TestDeferredTTLMsFunction(t *testing.T) {
 }
 
 func TestDeferredTTLMsFunction_Errors(t *testing.T) {
-	tests := []struct {
-		delay, granularity string
-		want               []string
-	}{
-		{"2147484s", "1s", []string{`Invalid value for "delay" parameter`, "at granularity 1s the longest delay accepted is 2147483s"}},
-		{"2147483648ms", "1ms", []string{`Invalid value for "delay" parameter`, "at granularity 1ms the longest delay accepted is 2147483647ms"}},
-		{"30 seconds", "1s", []string{`Invalid value for "delay" parameter`, "delay must be a Go duration string", "from 0s to 2147483s"}},
-		{"-1ms", "1s", []string{`Invalid value for "delay" parameter`, "delay must not be negative", "from 0s to 2147483s"}},
-		{"1s", "0s", []string{`Invalid value for "granularity" parameter`, "granularity must be a positive whole number of milliseconds, from 1ms to 2147483647ms"}},
-		{"1s", "1.5ms", []string{`Invalid value for "granularity" parameter`, "granularity must be a whole number of milliseconds, from 1ms to 2147483647ms"}},
-		{"1s", "2147483648ms", []string{`Invalid value for "granularity" parameter`, "granularity must be at most 2147483647ms"}},
-		{"1s", "", []string{`Invalid value for "granularity" parameter`, "granularity must be a Go duration string", "from 1ms to 2147483647ms"}},
+	tests := []configError{
+		{`deferred_ttl_ms("2147484s", "1s")`, []string{`Invalid value for "delay" parameter`, "at granularity 1s the longest delay accepted is 2147483s"}},
+		{`deferred_ttl_ms("2147483648ms", "1ms")`, []string{`Invalid value for "delay" parameter`, "at granularity 1ms the longest delay accepted is 2147483647ms"}},
+		{`deferred_ttl_ms("30 seconds", "1s")`, []string{`Invalid value for "delay" parameter`, "delay must be a Go duration string", "from 0s to 2147483s"}},
+		{`deferred_ttl_ms("-1ms", "1s")`, []string{`Invalid value for "delay" parameter`, "delay must not be negative", "from 0s to 2147483s"}},
+		{`deferred_ttl_ms("1s", "0s")`, []string{`Invalid value for "granularity" parameter`, "granularity must be a positive whole number of milliseconds, from 1ms to 2147483647ms"}},
+		{`deferred_ttl_ms("1s", "1.5ms")`, []string{`Invalid value for "granularity" parameter`, "granularity must be a whole number of milliseconds, from 1ms to 2147483647ms"}},
+		{`deferred_ttl_ms("1s", "2147483648ms")`, []string{`Invalid value for "granularity" parameter`, "granularity must be at most 2147483647ms"}},
+		{`deferred_ttl_ms("1s", "")`, []string{`Invalid value for "granularity" parameter`, "granularity must be a Go duration string", "from 1ms to 2147483647ms"}},
 	}
-	steps := errorSteps(len(tests), func(i int) (string, []string) {
-		tt := tests[i]
-		return "output \"x\" {\n  value = provider::queuey::deferred_ttl_ms(\"" + tt.delay + "\", \"" + tt.granularity + "\")\n}\n", tt.want
-	})
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories,
-		TerraformVersionChecks:   functionsAvailable,
-		Steps:                    steps,
-	})
+	testErrors(t, functionOutput, tests, functionsAvailable...)
 }
 
 func TestDeferredTTLMsFunction_Example(t *testing.T) {

@@ -68,10 +68,7 @@ output "from_delay" {
 }
 
 func TestHoldQueueArgumentsFunction_Errors(t *testing.T) {
-	tests := []struct {
-		call string
-		want []string
-	}{
+	tests := []configError{
 		{`hold_queue_arguments("orders", 0)`, []string{`Invalid value for "ttl_ms" parameter`, "from 1 to 2147483647; got 0"}},
 		{`hold_queue_arguments("orders", -5)`, []string{`Invalid value for "ttl_ms" parameter`, "from 1 to 2147483647; got -5"}},
 		{`hold_queue_arguments("orders", 2147483648)`, []string{`Invalid value for "ttl_ms" parameter`, "from 1 to 2147483647; got 2147483648"}},
@@ -80,15 +77,7 @@ func TestHoldQueueArgumentsFunction_Errors(t *testing.T) {
 		{`hold_queue_arguments("amq.orders", 1000)`, []string{`Invalid value for "queue" parameter`, `starts with "amq."`}},
 		{`hold_queue_arguments("` + strings.Repeat("q", 236) + `", 1000)`, []string{`Invalid value for "queue" parameter`, "queue name is 236 bytes; it may be 1 to 235 bytes"}},
 	}
-	steps := errorSteps(len(tests), func(i int) (string, []string) {
-		tt := tests[i]
-		return "output \"x\" {\n  value = provider::queuey::" + tt.call + "\n}\n", tt.want
-	})
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories,
-		TerraformVersionChecks:   functionsAvailable,
-		Steps:                    steps,
-	})
+	testErrors(t, functionOutput, tests, functionsAvailable...)
 }
 
 func TestWholeInt64(t *testing.T) {

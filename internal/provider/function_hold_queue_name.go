@@ -64,7 +64,7 @@ func (f *holdQueueNameFunction) Run(ctx context.Context, req function.RunRequest
 		resp.Error = function.NewArgumentFuncError(1, err.Error())
 		return
 	}
-	ttl, err := holdTTL("delay", delay, o.granularity)
+	ttl, err := topology.DeferredTTLMs("delay", delay, o.granularity)
 	if err != nil {
 		resp.Error = function.NewArgumentFuncError(1, err.Error())
 		return

@@ -39,80 +39,69 @@ func TestHoldQueueNameFunction(t *testing.T) {
 }
 
 func TestHoldQueueNameFunction_Errors(t *testing.T) {
-	tests := []struct {
-		name, call string
-		want       []string
-	}{
+	tests := []configError{
 		{
-			name: "malformed delay",
-			call: `hold_queue_name("orders", "soon")`,
-			want: []string{`Invalid value for "delay" parameter`, `delay must be a Go duration string`, "from 0s to 2147483s (the longest hold at granularity 1s)"},
+			// malformed delay
+			config: `hold_queue_name("orders", "soon")`,
+			want:   []string{`Invalid value for "delay" parameter`, `delay must be a Go duration string`, "from 0s to 2147483s (the longest hold at granularity 1s)"},
 		},
 		{
-			name: "negative delay",
-			call: `hold_queue_name("orders", "-1s")`,
-			want: []string{`Invalid value for "delay" parameter`, "delay must not be negative: it may be from 0s to 2147483s"},
+			// negative delay
+			config: `hold_queue_name("orders", "-1s")`,
+			want:   []string{`Invalid value for "delay" parameter`, "delay must not be negative: it may be from 0s to 2147483s"},
 		},
 		{
-			name: "one second past the longest delay",
-			call: `hold_queue_name("orders", "2147484s")`,
-			want: []string{`Invalid value for "delay" parameter`, "at granularity 1s the longest delay accepted is 2147483s"},
+			// one second past the longest delay
+			config: `hold_queue_name("orders", "2147484s")`,
+			want:   []string{`Invalid value for "delay" parameter`, "at granularity 1s the longest delay accepted is 2147483s"},
 		},
 		{
-			name: "one millisecond past the longest delay at 1ms",
-			call: `hold_queue_name("orders", "2147483648ms", { granularity = "1ms" })`,
-			want: []string{`Invalid value for "delay" parameter`, "at granularity 1ms the longest delay accepted is 2147483647ms"},
+			// one millisecond past the longest delay at 1ms
+			config: `hold_queue_name("orders", "2147483648ms", { granularity = "1ms" })`,
+			want:   []string{`Invalid value for "delay" parameter`, "at granularity 1ms the longest delay accepted is 2147483647ms"},
 		},
 		{
-			name: "zero granularity",
-			call: `hold_queue_name("orders", "1s", { granularity = "0s" })`,
-			want: []string{`Invalid value for "options" parameter`, "options.granularity must be a positive whole number of milliseconds, from 1ms to 2147483647ms"},
+			// zero granularity
+			config: `hold_queue_name("orders", "1s", { granularity = "0s" })`,
+			want:   []string{`Invalid value for "options" parameter`, "options.granularity must be a positive whole number of milliseconds, from 1ms to 2147483647ms"},
 		},
 		{
-			name: "sub-millisecond granularity",
-			call: `hold_queue_name("orders", "1s", { granularity = "0.5ms" })`,
-			want: []string{`Invalid value for "options" parameter`, "options.granularity must be a whole number of milliseconds, from 1ms to 2147483647ms"},
+			// sub-millisecond granularity
+			config: `hold_queue_name("orders", "1s", { granularity = "0.5ms" })`,
+			want:   []string{`Invalid value for "options" parameter`, "options.granularity must be a whole number of milliseconds, from 1ms to 2147483647ms"},
 		},
 		{
-			name: "unknown options key",
-			call: `hold_queue_name("orders", "1s", { retry_granularity = "5s" })`,
-			want: []string{`Invalid value for "options" parameter`, `unknown key(s) "retry_granularity"; the keys accepted are dead_suffix, deferred_suffix, granularity`},
+			// unknown options key
+			config: `hold_queue_name("orders", "1s", { retry_granularity = "5s" })`,
+			want:   []string{`Invalid value for "options" parameter`, `unknown key(s) "retry_granularity"; the keys accepted are dead_suffix, deferred_suffix, granularity`},
 		},
 		{
-			name: "two options maps",
-			call: `hold_queue_name("orders", "1s", { granularity = "5s" }, { deferred_suffix = "-wait-" })`,
-			want: []string{`Invalid value for "options" parameter`, "options may be given at most once"},
+			// two options maps
+			config: `hold_queue_name("orders", "1s", { granularity = "5s" }, { deferred_suffix = "-wait-" })`,
+			want:   []string{`Invalid value for "options" parameter`, "options may be given at most once"},
 		},
 		{
-			name: "deferred suffix ending in a digit",
-			call: `hold_queue_name("orders", "1s", { deferred_suffix = "-wait1" })`,
-			want: []string{`Invalid value for "options" parameter`, `deferred_suffix "-wait1" must not end in a digit`},
+			// deferred suffix ending in a digit
+			config: `hold_queue_name("orders", "1s", { deferred_suffix = "-wait1" })`,
+			want:   []string{`Invalid value for "options" parameter`, `deferred_suffix "-wait1" must not end in a digit`},
 		},
 		{
-			name: "reserved queue name",
-			call: `hold_queue_name("amq.orders", "1s")`,
-			want: []string{`Invalid value for "queue" parameter`, `starts with "amq."`, "must be 1 to 235 bytes long"},
+			// reserved queue name
+			config: `hold_queue_name("amq.orders", "1s")`,
+			want:   []string{`Invalid value for "queue" parameter`, `starts with "amq."`, "must be 1 to 235 bytes long"},
 		},
 		{
-			name: "queue name of 236 bytes",
-			call: `hold_queue_name("` + strings.Repeat("q", 236) + `", "1s")`,
-			want: []string{`Invalid value for "queue" parameter`, "queue name is 236 bytes; it may be 1 to 235 bytes"},
+			// queue name of 236 bytes
+			config: `hold_queue_name("` + strings.Repeat("q", 236) + `", "1s")`,
+			want:   []string{`Invalid value for "queue" parameter`, "queue name is 236 bytes; it may be 1 to 235 bytes"},
 		},
 		{
-			name: "queue name too long for the suffixes given",
-			call: `hold_queue_name("` + strings.Repeat("q", 235) + `", "1s", { deferred_suffix = ".deferred.ttl." })`,
-			want: []string{`Invalid value for "queue" parameter`, "queue name is 235 bytes; it may be 1 to 231 bytes"},
+			// queue name too long for the suffixes given
+			config: `hold_queue_name("` + strings.Repeat("q", 235) + `", "1s", { deferred_suffix = ".deferred.ttl." })`,
+			want:   []string{`Invalid value for "queue" parameter`, "queue name is 235 bytes; it may be 1 to 231 bytes"},
 		},
 	}
-	steps := errorSteps(len(tests), func(i int) (string, []string) {
-		tt := tests[i]
-		return "output \"x\" {\n  value = provider::queuey::" + tt.call + "\n}\n", tt.want
-	})
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories,
-		TerraformVersionChecks:   functionsAvailable,
-		Steps:                    steps,
-	})
+	testErrors(t, functionOutput, tests, functionsAvailable...)
 }
 
 func TestHoldQueueNameFunction_Example(t *testing.T) {

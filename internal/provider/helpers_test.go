@@ -15,25 +15,32 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 )
 
+// defaultUser and defaultPassword are RabbitMQ's default user, which every
+// broker the scripts start (scripts/) has: the credentials of the tests
+// unless RABBITMQ_USERNAME says otherwise.
+const defaultUser, defaultPassword = "guest", "guest"
+
 // testUser and testPassword are the management API credentials of the
-// acceptance tests: RABBITMQ_USERNAME and RABBITMQ_PASSWORD, else guest/guest.
+// acceptance tests: RABBITMQ_USERNAME and RABBITMQ_PASSWORD, else the default.
 func testUser() string {
 	if u := os.Getenv(EnvUsername); u != "" {
 		return u
 	}
-	return "guest"
+	return defaultUser
 }
 
 func testPassword() string {
 	if os.Getenv(EnvUsername) != "" {
 		return os.Getenv(EnvPassword)
 	}
-	return "guest"
+	return defaultPassword
 }
 
 // accClient is a management API client for checking what the broker holds.
@@ -49,6 +56,34 @@ func accClient(t *testing.T) *broker.Client {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// accAdmin is an administration client of the acceptance tests' broker, for
+// the vhosts, users and permissions a test sets up.
+func accAdmin(t *testing.T) *brokertest.Admin {
+	t.Helper()
+	a, err := brokertest.NewAdmin(os.Getenv(EnvEndpoint), testUser(), testPassword(), os.Getenv(EnvInsecure) == "true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// allPermissions grants everything in a vhost.
+var allPermissions = brokertest.Permissions{Configure: ".*", Write: ".*", Read: ".*"}
+
+// createUser makes a user with a password and tags, with the permissions p in
+// vhost, and deletes it at cleanup.
+func createUser(t *testing.T, name, password, tags, vhost string, p brokertest.Permissions) {
+	t.Helper()
+	a := accAdmin(t)
+	if err := a.PutUser(context.Background(), name, password, tags); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.DeleteUser(context.Background(), name) })
+	if err := a.SetPermissions(context.Background(), vhost, name, p); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // uniqueName returns a queue name no other test run uses.
@@ -148,8 +183,9 @@ func queueExists(t *testing.T, vhost, queue string) bool {
 	return true
 }
 
-// forceDelete removes queues left by a failed test.
-func forceDelete(t *testing.T, names ...string) {
+// deleteOutOfBand deletes queues of the vhost "/" behind Terraform's back,
+// whatever they hold (a test step's PreConfig).
+func deleteOutOfBand(t *testing.T, names ...string) {
 	const vhost = "/"
 	t.Helper()
 	c := accClient(t)
@@ -168,17 +204,22 @@ func cleanupQueues(t *testing.T, vhost, prefix string) {
 		if os.Getenv("TF_ACC") == "" || os.Getenv(EnvEndpoint) == "" {
 			return
 		}
-		c := accClient(t)
-		all, err := c.ListQueues(context.Background(), vhost)
-		if err != nil {
-			return
-		}
-		for name := range all {
-			if strings.HasPrefix(name, prefix) {
-				_ = c.DeleteQueue(context.Background(), vhost, name, false)
-			}
-		}
+		deleteQueuesWithPrefix(accClient(t), vhost, prefix)
 	})
+}
+
+// deleteQueuesWithPrefix deletes through c every queue of vhost whose name
+// starts with prefix, whatever it holds.
+func deleteQueuesWithPrefix(c *broker.Client, vhost, prefix string) {
+	all, err := c.ListQueues(context.Background(), vhost)
+	if err != nil {
+		return
+	}
+	for name := range all {
+		if strings.HasPrefix(name, prefix) {
+			_ = c.DeleteQueue(context.Background(), vhost, name, false)
+		}
+	}
 }
 
 // getQueue reads a queue through the management API, failing the test when
@@ -196,14 +237,14 @@ func getQueue(t *testing.T, vhost, name string) broker.Queue {
 // the test user, and deletes it at cleanup.
 func createVhost(t *testing.T, name, defaultQueueType string) {
 	t.Helper()
-	c := accClient(t)
-	if err := c.PutVhost(context.Background(), name, defaultQueueType); err != nil {
+	a := accAdmin(t)
+	if err := a.PutVhost(context.Background(), name, defaultQueueType); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.SetPermissions(context.Background(), name, testUser(), broker.Permissions{Configure: ".*", Write: ".*", Read: ".*"}); err != nil {
+	t.Cleanup(func() { _ = a.DeleteVhost(context.Background(), name) })
+	if err := a.SetPermissions(context.Background(), name, testUser(), allPermissions); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = c.DeleteVhost(context.Background(), name) })
 }
 
 func stringsReader(s string) *strings.Reader { return strings.NewReader(s) }
@@ -258,16 +299,58 @@ func declaredAs(q broker.Queue, wantArgs string) error {
 	return nil
 }
 
-// errorSteps turns a table of n failing configurations into test steps: step
-// i applies the configuration that config(i) returns and expects an error
-// that contains each of the phrases, in order (see errorMatching).
-func errorSteps(n int, config func(i int) (string, []string)) []resource.TestStep {
-	steps := make([]resource.TestStep, 0, n)
-	for i := range n {
-		cfg, want := config(i)
-		steps = append(steps, resource.TestStep{Config: cfg, ExpectError: errorMatching(want...)})
+// tunedProvider is a provider block that sets every suffix and granularity
+// to something other than the default.
+const tunedProvider = `
+provider "queuey" {
+  dead_suffix          = "-dlq"
+  deferred_suffix      = "-wait-"
+  retry_granularity    = "5s"
+  deferred_granularity = "1m"
+}
+`
+
+// queueCase is an acceptance test of the queuey_queue name in the vhost "/":
+// its steps, then a check that the queue and its dead-letter queue are gone.
+func queueCase(t *testing.T, name string, steps []resource.TestStep) resource.TestCase {
+	return resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkGone(t, "/", name, name+".dead"),
+		Steps:                    steps,
 	}
-	return steps
+}
+
+// configError is a configuration that must fail, and the phrases its error
+// contains, in order (see errorMatching).
+type configError struct {
+	config string
+	want   []string
+}
+
+// testErrors runs, with no broker, a step for each configuration of tests as
+// wrap makes it whole, each expecting its error.
+func testErrors(t *testing.T, wrap func(string) string, tests []configError, checks ...tfversion.TerraformVersionCheck) {
+	t.Helper()
+	steps := make([]resource.TestStep, 0, len(tests))
+	for _, tt := range tests {
+		steps = append(steps, resource.TestStep{Config: wrap(tt.config), ExpectError: errorMatching(tt.want...)})
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		TerraformVersionChecks:   checks,
+		Steps:                    steps,
+	})
+}
+
+// functionOutput makes a call of one of the provider's functions an output.
+func functionOutput(call string) string {
+	return "output \"x\" {\n  value = provider::queuey::" + call + "\n}\n"
+}
+
+// dataBlock returns a wrapper that makes a body a data source of type typ.
+func dataBlock(typ string) func(string) string {
+	return func(body string) string { return "data \"" + typ + "\" \"x\" {\n" + body + "\n}\n" }
 }
 
 // expectArgumentsChange is a plan check: the planned change of

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
 )
@@ -71,7 +72,7 @@ func oauthPreCheck(t *testing.T) *oauthBroker {
 		endpoint: strings.TrimRight(os.Getenv(EnvOAuthEndpoint), "/"), rsid: os.Getenv(EnvOAuthResourceServerID),
 		keyID: os.Getenv(EnvOAuthKeyID), version: os.Getenv(EnvOAuthVersion), key: key,
 	}
-	b.admin, err = broker.New(broker.Config{Endpoint: b.endpoint, Username: "guest", Password: "guest"})
+	b.admin, err = broker.New(broker.Config{Endpoint: b.endpoint, Username: defaultUser, Password: defaultPassword})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,17 +108,17 @@ func (b *oauthBroker) token(t *testing.T, scopes []string, life time.Duration) s
 // cleanup deletes, at the end of the test, the queues whose names start with
 // prefix.
 func (b *oauthBroker) cleanup(t *testing.T, prefix string) {
-	t.Cleanup(func() {
-		all, err := b.admin.ListQueues(context.Background(), "/")
-		if err != nil {
-			return
-		}
-		for name := range all {
-			if strings.HasPrefix(name, prefix) {
-				_ = b.admin.DeleteQueue(context.Background(), "/", name, false)
-			}
-		}
-	})
+	t.Cleanup(func() { deleteQueuesWithPrefix(b.admin, "/", prefix) })
+}
+
+// queueCase is an acceptance test of the queuey_queue name on this broker:
+// its steps, then a check that its queues are gone.
+func (b *oauthBroker) queueCase(t *testing.T, name string, steps []resource.TestStep) resource.TestCase {
+	return resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             b.checkQueues(t, name),
+		Steps:                    steps,
+	}
 }
 
 // queues lists the queues of vhost "/" whose names start with prefix.

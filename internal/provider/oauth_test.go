@@ -66,28 +66,24 @@ data "queuey_hold_queues" "q" {
 func TestAccOAuth2_applyPlanDestroy(t *testing.T) {
 	b, issuer := newOAuthTest(t, 10*time.Minute)
 	proxy := newRecordingProxy(t, b.endpoint, 0)
-	t.Setenv(EnvUsername, "guest")
-	t.Setenv(EnvPassword, "guest")
+	t.Setenv(EnvUsername, defaultUser)
+	t.Setenv(EnvPassword, defaultPassword)
 	name := uniqueName("oauth")
 	b.cleanup(t, name)
 	cfg := queueAndHoldQueuesConfig(proxy.URL, issuer.block(), name)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy:             b.checkQueues(t, name),
-		Steps: []resource.TestStep{
-			{
-				Config: cfg,
-				Check: resource.ComposeTestCheckFunc(
-					b.checkQueues(t, name, name, name+".dead"),
-					resource.TestCheckResourceAttr("queuey_queue.q", "dead_queue", name+".dead"),
-				),
-			},
-			{
-				Config:           cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-			},
+	resource.Test(t, b.queueCase(t, name, []resource.TestStep{
+		{
+			Config: cfg,
+			Check: resource.ComposeTestCheckFunc(
+				b.checkQueues(t, name, name, name+".dead"),
+				resource.TestCheckResourceAttr("queuey_queue.q", "dead_queue", name+".dead"),
+			),
 		},
-	})
+		{
+			Config:           cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+		},
+	}))
 	proxy.checkAllBearer(t, issuer.tokens()...)
 	if n := issuer.hits.Load(); n < 1 || n > 3 {
 		t.Errorf("the token endpoint was asked %d times over the whole test, want 1 to 3 (one shared token)", n)
@@ -113,14 +109,10 @@ func TestAccOAuth2_fromEnvironment(t *testing.T) {
 	t.Setenv(EnvOAuth2ClientSecret, issuer.secret)
 	name := uniqueName("oauth-env")
 	b.cleanup(t, name)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy:             b.checkQueues(t, name),
-		Steps: []resource.TestStep{{
-			Config: fmt.Sprintf("provider \"queuey\" {\n  endpoint = %q\n}\n\nresource \"queuey_queue\" \"q\" {\n  name = %q\n}\n", proxy.URL, name),
-			Check:  b.checkQueues(t, name, name, name+".dead"),
-		}},
-	})
+	resource.Test(t, b.queueCase(t, name, []resource.TestStep{{
+		Config: fmt.Sprintf("provider \"queuey\" {\n  endpoint = %q\n}\n\nresource \"queuey_queue\" \"q\" {\n  name = %q\n}\n", proxy.URL, name),
+		Check:  b.checkQueues(t, name, name, name+".dead"),
+	}}))
 	proxy.checkAllBearer(t, issuer.tokens()...)
 }
 
@@ -185,14 +177,10 @@ func TestAccOAuth2_minimalScopes(t *testing.T) {
 	b.cleanup(t, name)
 	scopes := []string{b.rsid + ".tag:management", b.rsid + ".configure:%2F/" + name + "*"}
 	cfg := queueAndHoldQueuesConfig(b.endpoint, issuer.block(scopes...), name)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy:             b.checkQueues(t, name),
-		Steps: []resource.TestStep{
-			{Config: cfg, Check: b.checkQueues(t, name, name, name+".dead")},
-			{Config: cfg, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
-		},
-	})
+	resource.Test(t, b.queueCase(t, name, []resource.TestStep{
+		{Config: cfg, Check: b.checkQueues(t, name, name, name+".dead")},
+		{Config: cfg, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+	}))
 }
 
 // A wrong client secret: an error naming token_url and the identity
@@ -252,11 +240,8 @@ func TestAccBearerToken_staticWithHeaders(t *testing.T) {
 	t.Setenv("TF_VAR_queuey_token", tok)
 	name := uniqueName("bearer")
 	b.cleanup(t, name)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy:             b.checkQueues(t, name),
-		Steps: []resource.TestStep{{
-			Config: fmt.Sprintf(`
+	resource.Test(t, b.queueCase(t, name, []resource.TestStep{{
+		Config: fmt.Sprintf(`
 variable "queuey_token" {
   type      = string
   sensitive = true
@@ -275,9 +260,8 @@ resource "queuey_queue" "q" {
   name = %q
 }
 `, proxy.URL, headerValue, name),
-			Check: b.checkQueues(t, name, name, name+".dead"),
-		}},
-	})
+		Check: b.checkQueues(t, name, name, name+".dead"),
+	}}))
 	proxy.checkAllBearer(t, tok)
 	for _, r := range proxy.requests() {
 		if r.header.Get("X-Queuey-Test") != headerValue || r.header.Get("Cf-Access-Client-Id") != "terraform.access" {
@@ -340,14 +324,10 @@ output "dead" {
   value = queuey_queue.q.dead_queue
 }
 `, proxy.URL, issuer.oauth2Block("var.client_secret"), name)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy:             b.checkQueues(t, name),
-		Steps: []resource.TestStep{
-			{Config: cfg, Check: b.checkQueues(t, name, name, name+".dead")},
-			{Config: cfg, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
-		},
-	})
+	resource.Test(t, b.queueCase(t, name, []resource.TestStep{
+		{Config: cfg, Check: b.checkQueues(t, name, name, name+".dead")},
+		{Config: cfg, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+	}))
 	raw, err := os.ReadFile(logPath)
 	if err != nil {
 		t.Fatal(err)

@@ -6,20 +6,17 @@ package provider
 import (
 	"context"
 	"fmt"
-	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
@@ -28,6 +25,7 @@ import (
 var (
 	_ provider.Provider                   = (*queueyProvider)(nil)
 	_ provider.ProviderWithFunctions      = (*queueyProvider)(nil)
+	_ provider.ProviderWithListResources  = (*queueyProvider)(nil)
 	_ provider.ProviderWithValidateConfig = (*queueyProvider)(nil)
 )
 
@@ -146,8 +144,10 @@ func (p *queueyProvider) Schema(_ context.Context, _ provider.SchemaRequest, res
 					"(refused or reset connections, answers 500, 502, 503 and 504, the broker's metadata store timing out, " +
 					"a queue whose node is restarting), as a Go duration from `0s` (one attempt only) to `1h`. " +
 					"Pauses start at 250ms and double up to 5s. A request gives up at the latest `retry_budget` + " +
-					"`request_timeout` after it began: 90s with the defaults. Refused credentials and permissions are never " +
-					"tried again. Defaults to `60s`, enough to ride through a broker restart.",
+					"`request_timeout` after it began: 90s with the defaults. What can never succeed fails at once: refused " +
+					"credentials and permissions, an endpoint that is not the management API (the AMQP port, `http://` to a " +
+					"TLS port or `https://` to a plain one, a path other than the API's), and a 404 (not found), unless this " +
+					"provider has just seen the broker restarting. Defaults to `60s`, enough to ride through a broker restart.",
 				Optional: true,
 				Validators: []validator.String{
 					durationSyntaxValidator{rangeText: "from 0s to 1h"},
@@ -246,11 +246,7 @@ func (p *queueyProvider) ValidateConfig(ctx context.Context, req provider.Valida
 		s.Deferred = m.DeferredSuffix.ValueString()
 	}
 	if err := s.Validate(); err != nil {
-		at := path.Root("dead_suffix")
-		if m.DeadSuffix.IsNull() || strings.Contains(err.Error(), "deferred_suffix must") || strings.HasPrefix(err.Error(), "deferred_suffix") {
-			at = path.Root("deferred_suffix")
-		}
-		resp.Diagnostics.AddAttributeError(at, "Invalid Queue Name Suffixes", err.Error())
+		addSuffixError(m, err, &resp.Diagnostics)
 	}
 	if methods := configuredAuthMethods(m); len(methods) > 1 {
 		resp.Diagnostics.AddAttributeError(path.Root(methods[1].attr), "Conflicting Authentication Settings",
@@ -269,141 +265,15 @@ func (p *queueyProvider) ValidateConfig(ctx context.Context, req provider.Valida
 	}
 }
 
-// Configure resolves the settings (attributes, then environment variables,
-// then defaults) into providerData. It never contacts the broker. Values
-// unknown at plan time are remembered as such: the pure data sources report
-// them, and the broker client is built only once they are known.
-func (p *queueyProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
-	// The version the binary was built as (goreleaser's for a release), in
-	// the logs of every run: TF_LOG=INFO shows it.
-	tflog.Info(ctx, "configuring the queuey provider", map[string]any{"version": p.version})
-	var m providerModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-
-	data := &providerData{
-		suffixes:            topology.DefaultSuffixes(),
-		retryGranularity:    topology.DefaultGranularity,
-		deferredGranularity: topology.DefaultGranularity,
-		vhost:               defaultVhost,
-	}
-
-	// Pure settings.
-	for name, v := range map[string]types.String{"dead_suffix": m.DeadSuffix, "deferred_suffix": m.DeferredSuffix} {
-		switch {
-		case v.IsUnknown():
-			data.unknownPure = append(data.unknownPure, name)
-			data.suffixesUnknown = true
-		case !v.IsNull() && name == "dead_suffix":
-			data.suffixes.Dead = v.ValueString()
-		case !v.IsNull():
-			data.suffixes.Deferred = v.ValueString()
-		}
-	}
-	for name, v := range map[string]types.String{"retry_granularity": m.RetryGranularity, "deferred_granularity": m.DeferredGranularity} {
-		if v.IsUnknown() {
-			data.unknownPure = append(data.unknownPure, name)
-			continue
-		}
-		if v.IsNull() {
-			continue
-		}
-		d, err := parseGranularity(name, v.ValueString())
-		if err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root(name), "Invalid Granularity", err.Error())
-			continue
-		}
-		if name == "retry_granularity" {
-			data.retryGranularity = d
-		} else {
-			data.deferredGranularity = d
-		}
-	}
-	if len(data.unknownPure) == 0 {
-		if err := data.suffixes.Validate(); err != nil {
-			resp.Diagnostics.AddError("Invalid Queue Name Suffixes", err.Error())
-		}
-	}
-
-	// Broker settings.
-	cfg := broker.Config{RequestTimeout: broker.DefaultRequestTimeout}
-	str := data.setting
-	str(m.Endpoint, EnvEndpoint, &cfg.Endpoint)
-	str(m.CACertFile, EnvCACert, &cfg.CACertFile)
-	str(m.ClientCertFile, EnvClientCert, &cfg.ClientCertFile)
-	str(m.ClientKeyFile, EnvClientKey, &cfg.ClientKeyFile)
-
-	switch {
-	case m.Vhost.IsUnknown():
-		data.vhostUnknown = true
-	case !m.Vhost.IsNull():
-		data.vhost = m.Vhost.ValueString()
-	case os.Getenv(EnvVhost) != "":
-		data.vhost = os.Getenv(EnvVhost)
-	}
-
-	switch {
-	case m.Insecure.IsUnknown():
-		data.brokerUnknown = true
-	case !m.Insecure.IsNull():
-		cfg.Insecure = m.Insecure.ValueBool()
-	case os.Getenv(EnvInsecure) != "":
-		b, err := strconv.ParseBool(os.Getenv(EnvInsecure))
-		if err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("insecure"), "Invalid "+EnvInsecure,
-				fmt.Sprintf("%s must be true or false (or 1 or 0); got %q.", EnvInsecure, os.Getenv(EnvInsecure)))
-		}
-		cfg.Insecure = b
-	}
-
-	switch {
-	case m.RequestTimeout.IsUnknown():
-		data.brokerUnknown = true
-	case !m.RequestTimeout.IsNull():
-		d, err := parseDuration("request_timeout", m.RequestTimeout.ValueString(), "from 1ms to 1h")
-		if err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("request_timeout"), "Invalid Duration", err.Error())
-		}
-		cfg.RequestTimeout = d
-	}
-
-	switch {
-	case m.RetryBudget.IsUnknown():
-		data.brokerUnknown = true
-	case !m.RetryBudget.IsNull():
-		d, err := parseDuration("retry_budget", m.RetryBudget.ValueString(), "from 0s to 1h")
-		if err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("retry_budget"), "Invalid Duration", err.Error())
-		}
-		cfg.RetryBudget = d
-		if d == 0 {
-			cfg.RetryBudget = -1 // one attempt only
-		}
-	}
-
-	resolveAuth(ctx, m, &cfg, data, &resp.Diagnostics)
-
-	if !data.brokerUnknown && cfg.Endpoint != "" && m.Endpoint.IsNull() {
-		// The attribute's validator did not see a value taken from the environment.
-		if err := checkEndpoint(cfg.Endpoint); err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("endpoint"), "Invalid "+EnvEndpoint, err.Error())
-		}
-	}
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	data.brokerConfig = cfg
-	data.endpointSet = cfg.Endpoint != ""
-
-	resp.DataSourceData = data
-	resp.ResourceData = data
-}
-
 func (p *queueyProvider) Resources(_ context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		NewQueueResource,
+	}
+}
+
+func (p *queueyProvider) ListResources(_ context.Context) []func() list.ListResource {
+	return []func() list.ListResource{
+		NewQueueListResource,
 	}
 }
 

@@ -79,15 +79,32 @@ func joinMethods(ms []authSetting) string {
 // comes from the configuration when it sets one, else from the environment;
 // within it, each attribute beats its environment variable.
 func resolveAuth(ctx context.Context, m providerModel, cfg *broker.Config, data *providerData, diags *diag.Diagnostics) {
-	str := data.setting
 	cfg.Headers = stringMap(ctx, m.Headers, data, diags)
-
 	for _, v := range []attr.Value{m.Username, m.Password, m.BearerToken, m.OAuth2} {
 		if v.IsUnknown() {
 			data.brokerUnknown = true
 			return
 		}
 	}
+	method, ok := authMethod(m, diags)
+	if !ok {
+		return
+	}
+	switch method {
+	case authBasic:
+		data.setting(m.Username, EnvUsername, &cfg.Username)
+		data.setting(m.Password, EnvPassword, &cfg.Password)
+	case authBearer:
+		data.setting(m.BearerToken, EnvBearerToken, &cfg.BearerToken)
+	case authOAuth2:
+		cfg.OAuth2 = resolveOAuth2(ctx, m, data, diags)
+	}
+}
+
+// authMethod picks the way to authenticate: the one the configuration sets,
+// else the one the environment sets, else basic auth; false after reporting
+// an environment that sets more than one.
+func authMethod(m providerModel, diags *diag.Diagnostics) (string, bool) {
 	methods := configuredAuthMethods(m)
 	if len(methods) == 0 {
 		methods = environmentAuthMethods()
@@ -96,52 +113,47 @@ func resolveAuth(ctx context.Context, m providerModel, cfg *broker.Config, data 
 				fmt.Sprintf("Set exactly one way to authenticate to the management API: %s. The provider block sets none, "+
 					"and the environment sets %s: unset all but one (or choose one in the provider block, which takes precedence).",
 					authMethodsText, joinMethods(methods)))
-			return
+			return "", false
 		}
 	}
-	method := authBasic
-	if len(methods) > 0 {
-		method = methods[0].method
+	if len(methods) == 0 {
+		return authBasic, true
 	}
-	switch method {
-	case authBasic:
-		str(m.Username, EnvUsername, &cfg.Username)
-		str(m.Password, EnvPassword, &cfg.Password)
-	case authBearer:
-		str(m.BearerToken, EnvBearerToken, &cfg.BearerToken)
-	case authOAuth2:
-		var o oauth2Model
-		if !m.OAuth2.IsNull() {
-			diags.Append(m.OAuth2.As(ctx, &o, basetypes.ObjectAsOptions{})...)
-		} else {
-			o = oauth2Model{TokenURL: types.StringNull(), ClientID: types.StringNull(), ClientSecret: types.StringNull(),
-				Scopes: types.ListNull(types.StringType), EndpointParams: types.MapNull(types.StringType)}
-		}
-		oc := &broker.OAuth2Config{}
-		str(o.TokenURL, EnvOAuth2TokenURL, &oc.TokenURL)
-		str(o.ClientID, EnvOAuth2ClientID, &oc.ClientID)
-		str(o.ClientSecret, EnvOAuth2ClientSecret, &oc.ClientSecret)
-		oc.EndpointParams = stringMap(ctx, o.EndpointParams, data, diags)
-		if o.Scopes.IsUnknown() {
-			data.brokerUnknown = true
-		} else if !o.Scopes.IsNull() {
-			diags.Append(o.Scopes.ElementsAs(ctx, &oc.Scopes, false)...)
-		}
-		if data.brokerUnknown {
-			return
-		}
-		for _, f := range []struct{ name, env, v string }{
-			{"token_url", EnvOAuth2TokenURL, oc.TokenURL},
-			{"client_id", EnvOAuth2ClientID, oc.ClientID},
-			{"client_secret", EnvOAuth2ClientSecret, oc.ClientSecret},
-		} {
-			if f.v == "" {
-				diags.AddAttributeError(path.Root("oauth2").AtName(f.name), "Missing OAuth 2.0 Setting",
-					fmt.Sprintf("The OAuth 2.0 client credentials grant needs %s: set it in the oauth2 block or in the %s environment variable.", f.name, f.env))
-			}
-		}
-		cfg.OAuth2 = oc
+	return methods[0].method, true
+}
+
+// resolveOAuth2 takes the oauth2 block, each attribute defaulting to its
+// environment variable, and reports those missing from both.
+func resolveOAuth2(ctx context.Context, m providerModel, data *providerData, diags *diag.Diagnostics) *broker.OAuth2Config {
+	o := oauth2Model{TokenURL: types.StringNull(), ClientID: types.StringNull(), ClientSecret: types.StringNull(),
+		Scopes: types.ListNull(types.StringType), EndpointParams: types.MapNull(types.StringType)}
+	if !m.OAuth2.IsNull() {
+		diags.Append(m.OAuth2.As(ctx, &o, basetypes.ObjectAsOptions{})...)
 	}
+	oc := &broker.OAuth2Config{}
+	data.setting(o.TokenURL, EnvOAuth2TokenURL, &oc.TokenURL)
+	data.setting(o.ClientID, EnvOAuth2ClientID, &oc.ClientID)
+	data.setting(o.ClientSecret, EnvOAuth2ClientSecret, &oc.ClientSecret)
+	oc.EndpointParams = stringMap(ctx, o.EndpointParams, data, diags)
+	if o.Scopes.IsUnknown() {
+		data.brokerUnknown = true
+	} else if !o.Scopes.IsNull() {
+		diags.Append(o.Scopes.ElementsAs(ctx, &oc.Scopes, false)...)
+	}
+	if data.brokerUnknown {
+		return oc
+	}
+	for _, f := range []struct{ name, env, v string }{
+		{"token_url", EnvOAuth2TokenURL, oc.TokenURL},
+		{"client_id", EnvOAuth2ClientID, oc.ClientID},
+		{"client_secret", EnvOAuth2ClientSecret, oc.ClientSecret},
+	} {
+		if f.v == "" {
+			diags.AddAttributeError(path.Root("oauth2").AtName(f.name), "Missing OAuth 2.0 Setting",
+				fmt.Sprintf("The OAuth 2.0 client credentials grant needs %s: set it in the oauth2 block or in the %s environment variable.", f.name, f.env))
+		}
+	}
+	return oc
 }
 
 // setting resolves a broker setting: the attribute's value when it is set,

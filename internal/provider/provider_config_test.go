@@ -28,120 +28,112 @@ data "queuey_hold_queue" "x" {
 
 func TestProviderConfig_Invalid(t *testing.T) {
 	clearBrokerEnv(t)
-	tests := []struct {
-		name, provider string
-		want           []string
-	}{
+	tests := []configError{
 		{
-			name:     "deferred suffix ending in a digit",
-			provider: `deferred_suffix = ".deferred.1"`,
-			want:     []string{"Invalid Queue Name Suffixes", "deferred_suffix", `".deferred.1" must not end in a digit`},
+			// deferred suffix ending in a digit
+			config: `deferred_suffix = ".deferred.1"`,
+			want:   []string{"Invalid Queue Name Suffixes", "deferred_suffix", `".deferred.1" must not end in a digit`},
 		},
 		{
-			name:     "equal suffixes",
-			provider: `dead_suffix = ".x."` + "\n" + `deferred_suffix = ".x."`,
-			want:     []string{"Invalid Queue Name Suffixes", `dead_suffix and deferred_suffix must differ; both are ".x."`},
+			// equal suffixes
+			config: `dead_suffix = ".x."` + "\n" + `deferred_suffix = ".x."`,
+			want:   []string{"Invalid Queue Name Suffixes", `dead_suffix and deferred_suffix must differ; both are ".x."`},
 		},
 		{
-			name:     "empty dead suffix",
-			provider: `dead_suffix = ""`,
-			want:     []string{"Invalid Queue Name Suffixes", `dead_suffix must not be empty (the default is ".dead")`},
+			// empty dead suffix
+			config: `dead_suffix = ""`,
+			want:   []string{"Invalid Queue Name Suffixes", `dead_suffix must not be empty (the default is ".dead")`},
 		},
 		{
-			name:     "dead suffix that looks like a hold queue",
-			provider: `dead_suffix = ".deferred.5"`,
-			want:     []string{"Invalid Queue Name Suffixes", `dead_suffix ".deferred.5" would make dead-letter queue names look like hold queues`},
+			// dead suffix that looks like a hold queue
+			config: `dead_suffix = ".deferred.5"`,
+			want:   []string{"Invalid Queue Name Suffixes", `dead_suffix ".deferred.5" would make dead-letter queue names look like hold queues`},
 		},
 		{
-			name:     "zero retry granularity",
-			provider: `retry_granularity = "0s"`,
-			want:     []string{"Invalid Granularity", "retry_granularity must be a positive whole number of milliseconds, from 1ms to 2147483647ms"},
+			// zero retry granularity
+			config: `retry_granularity = "0s"`,
+			want:   []string{"Invalid Granularity", "retry_granularity must be a positive whole number of milliseconds, from 1ms to 2147483647ms"},
 		},
 		{
-			name:     "sub-millisecond deferred granularity",
-			provider: `deferred_granularity = "1500us"`,
-			want:     []string{"Invalid Granularity", "deferred_granularity must be a whole number of milliseconds, from 1ms to 2147483647ms"},
+			// sub-millisecond deferred granularity
+			config: `deferred_granularity = "1500us"`,
+			want:   []string{"Invalid Granularity", "deferred_granularity must be a whole number of milliseconds, from 1ms to 2147483647ms"},
 		},
 		{
-			name:     "granularity past the longest hold",
-			provider: `deferred_granularity = "2147483648ms"`,
-			want:     []string{"Invalid Granularity", "deferred_granularity must be at most 2147483647ms"},
+			// granularity past the longest hold
+			config: `deferred_granularity = "2147483648ms"`,
+			want:   []string{"Invalid Granularity", "deferred_granularity must be at most 2147483647ms"},
 		},
 		{
-			name:     "malformed granularity",
-			provider: `retry_granularity = "a second"`,
-			want:     []string{"retry_granularity", "from 1ms to 2147483647ms", `got "a second"`},
+			// malformed granularity
+			config: `retry_granularity = "a second"`,
+			want:   []string{"retry_granularity", "from 1ms to 2147483647ms", `got "a second"`},
 		},
 		{
-			name:     "endpoint with another scheme",
-			provider: `endpoint = "amqp://127.0.0.1:5672"`,
-			want:     []string{"Invalid Endpoint", "endpoint", `"amqp://127.0.0.1:5672" has scheme "amqp"`},
+			// endpoint with another scheme
+			config: `endpoint = "amqp://127.0.0.1:5672"`,
+			want:   []string{"Invalid Endpoint", "endpoint", `"amqp://127.0.0.1:5672" has scheme "amqp"`},
 		},
 		{
-			name:     "endpoint without a host",
-			provider: `endpoint = "http://"`,
-			want:     []string{"Invalid Endpoint", "has no host"},
+			// endpoint without a host
+			config: `endpoint = "http://"`,
+			want:   []string{"Invalid Endpoint", "has no host"},
 		},
 		{
-			name:     "endpoint with a query",
-			provider: `endpoint = "http://127.0.0.1:15672/?vhost=x"`,
-			want:     []string{"Invalid Endpoint", "without a query or fragment"},
+			// endpoint with a query
+			config: `endpoint = "http://127.0.0.1:15672/?vhost=x"`,
+			want:   []string{"Invalid Endpoint", "without a query or fragment"},
 		},
 		{
-			name:     "request timeout out of range",
-			provider: `request_timeout = "2h"`,
-			want:     []string{"request_timeout must be from 1ms to 1h0m0s; got 2h"},
+			// request timeout out of range
+			config: `request_timeout = "2h"`,
+			want:   []string{"request_timeout must be from 1ms to 1h0m0s; got 2h"},
 		},
 		{
-			name:     "retry budget out of range",
-			provider: `retry_budget = "61m"`,
-			want:     []string{"retry_budget must be from 0s to 1h0m0s; got 61m"},
+			// retry budget out of range
+			config: `retry_budget = "61m"`,
+			want:   []string{"retry_budget must be from 0s to 1h0m0s; got 61m"},
 		},
 		{
-			name:     "negative retry budget",
-			provider: `retry_budget = "-1s"`,
-			want:     []string{"retry_budget must be from 0s to 1h0m0s; got -1s"},
+			// negative retry budget
+			config: `retry_budget = "-1s"`,
+			want:   []string{"retry_budget must be from 0s to 1h0m0s; got -1s"},
 		},
 		{
-			name:     "malformed retry budget",
-			provider: `retry_budget = "a minute"`,
-			want:     []string{"retry_budget", "from 0s to 1h", `got "a minute"`},
+			// malformed retry budget
+			config: `retry_budget = "a minute"`,
+			want:   []string{"retry_budget", "from 0s to 1h", `got "a minute"`},
 		},
 		{
-			name:     "client certificate without its key",
-			provider: `clientcert_file = "/tmp/client.pem"`,
-			want:     []string{"Incomplete Client Certificate", "set clientkey_file as well"},
+			// client certificate without its key
+			config: `clientcert_file = "/tmp/client.pem"`,
+			want:   []string{"Incomplete Client Certificate", "set clientkey_file as well"},
 		},
 		{
-			name:     "basic auth and a bearer token",
-			provider: `username = "u"` + "\n" + `password = "p"` + "\n" + `bearer_token = "t"`,
+			// basic auth and a bearer token
+			config: `username = "u"` + "\n" + `password = "p"` + "\n" + `bearer_token = "t"`,
 			want: []string{"Conflicting Authentication Settings", "Set exactly one way to authenticate",
 				"sets `username` (username and password) and `bearer_token` (bearer_token)"},
 		},
 		{
-			name:     "a bearer token and oauth2",
-			provider: `bearer_token = "t"` + "\n" + `oauth2 {` + "\n" + `token_url = "http://127.0.0.1:1/token"` + "\n" + `}`,
-			want:     []string{"Conflicting Authentication Settings", "`bearer_token` (bearer_token) and `oauth2` (the oauth2 block)"},
+			// a bearer token and oauth2
+			config: `bearer_token = "t"` + "\n" + `oauth2 {` + "\n" + `token_url = "http://127.0.0.1:1/token"` + "\n" + `}`,
+			want:   []string{"Conflicting Authentication Settings", "`bearer_token` (bearer_token) and `oauth2` (the oauth2 block)"},
 		},
 		{
-			name:     "a password and oauth2",
-			provider: `password = "p"` + "\n" + `oauth2 {}`,
-			want:     []string{"Conflicting Authentication Settings", "`password` (username and password) and `oauth2`"},
+			// a password and oauth2
+			config: `password = "p"` + "\n" + `oauth2 {}`,
+			want:   []string{"Conflicting Authentication Settings", "`password` (username and password) and `oauth2`"},
 		},
 		{
-			name:     "oauth2 without client credentials",
-			provider: `oauth2 {` + "\n" + `token_url = "http://127.0.0.1:1/token"` + "\n" + `}`,
-			want:     []string{"Missing OAuth 2.0 Setting", "needs client_id", "RABBITMQ_OAUTH2_CLIENT_ID", "needs client_secret"},
+			// oauth2 without client credentials
+			config: `oauth2 {` + "\n" + `token_url = "http://127.0.0.1:1/token"` + "\n" + `}`,
+			want:   []string{"Missing OAuth 2.0 Setting", "needs client_id", "RABBITMQ_OAUTH2_CLIENT_ID", "needs client_secret"},
 		},
 	}
-	steps := errorSteps(len(tests), func(i int) (string, []string) {
-		tt := tests[i]
-		return "provider \"queuey\" {\n" + tt.provider + "\n}\n" + pureHoldQueue, tt.want
-	})
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories,
-		Steps:                    steps,
-	})
+	testErrors(t, func(provider string) string {
+		return "provider \"queuey\" {\n" + provider + "\n}\n" + pureHoldQueue
+	}, tests)
 }
 
 func TestProviderConfig_InvalidEndpointFromEnvironment(t *testing.T) {

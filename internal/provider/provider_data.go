@@ -1,11 +1,15 @@
 package provider
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
@@ -32,6 +36,22 @@ type providerData struct {
 	clientOnce sync.Once
 	client     *broker.Client
 	clientErr  error
+
+	// credentialsExplained is set once a diagnostic has said what to do
+	// about refused credentials (see explain).
+	credentialsExplained atomic.Bool
+}
+
+// explain is the detail of a diagnostic for a failed broker call. A refusal
+// of the credentials is the same for every resource of the run, and
+// Terraform shows every resource's diagnostic: the first says what to fix,
+// the others only point to it.
+func (d *providerData) explain(err error) string {
+	var e *broker.Error
+	if d == nil || !errors.As(err, &e) || !e.CredentialsRefused || !d.credentialsExplained.Swap(true) {
+		return err.Error()
+	}
+	return e.Short() + ". The same credentials were refused for another resource of this run: see that error, which says what to fix"
 }
 
 // pureReady reports an error naming every pure setting still unknown: the
@@ -80,11 +100,29 @@ func (d *providerData) brokerClient() (*broker.Client, diag.Diagnostics) {
 	d.clientOnce.Do(func() {
 		d.client, d.clientErr = broker.New(d.brokerConfig)
 	})
-	if d.clientErr != nil {
+	var missing *broker.MissingCredentialError
+	switch {
+	case errors.As(d.clientErr, &missing):
+		env := map[string]string{"username": EnvUsername, "password": EnvPassword}[missing.Setting]
+		// Not an attribute error: the path would be read in the resource's schema.
+		diags.AddError("Missing Management API "+titleWord(missing.Setting),
+			fmt.Sprintf("The management API needs a %s for basic auth, and none is set: set `%s` in the provider \"queuey\" "+
+				"block or the %s environment variable (or authenticate with bearer_token or an oauth2 block instead).",
+				missing.Setting, missing.Setting, env))
+		return nil, diags
+	case d.clientErr != nil:
 		diags.AddError("Invalid Management API Settings", d.clientErr.Error())
 		return nil, diags
 	}
 	return d.client, diags
+}
+
+// configuredDataSource, embedded by the data sources, takes the provider's
+// data in Configure.
+type configuredDataSource struct{ data *providerData }
+
+func (d *configuredDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.data, resp.Diagnostics = configuredData(req.ProviderData, resp.Diagnostics)
 }
 
 // configuredData takes the providerData that Configure handed to a resource or
@@ -99,4 +137,12 @@ func configuredData(v any, diags diag.Diagnostics) (*providerData, diag.Diagnost
 			fmt.Sprintf("Expected *providerData, got %T. This is a bug in the provider; please report it.", v))
 	}
 	return data, diags
+}
+
+// titleWord is word with its first letter upper case, for a summary.
+func titleWord(word string) string {
+	if word == "" {
+		return word
+	}
+	return strings.ToUpper(word[:1]) + word[1:]
 }

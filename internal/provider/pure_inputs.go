@@ -11,7 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -151,20 +153,24 @@ func delayRangeAnyGranularity() string {
 		topology.FormatWhole(topology.LongestDelay(time.Millisecond)))
 }
 
-// holdTTL returns the TTL of the hold queue for delay at granularity g. name
-// is the attribute or argument reported when the delay is refused.
-func holdTTL(name string, delay, g time.Duration) (int64, error) {
-	ttl, err := topology.DeferredTTLMs(delay, g)
-	if err == nil {
-		return ttl, nil
+// checkQueueAttr reports a refused logical queue name at the attribute
+// queue of a data source.
+func checkQueueAttr(queue string, s topology.Suffixes) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if err := topology.ValidateQueueName(queue, s); err != nil {
+		diags.AddAttributeError(path.Root("queue"), "Invalid Queue Name", queueNameError(err, s))
 	}
-	if delay < 0 {
-		return 0, fmt.Errorf("%s must not be negative: it may be %s; got %s", name, delayRange(g), delay)
+	return diags
+}
+
+// holdQueueFor returns queue's hold queue for ttl, a TTL that topology.DeferredTTLMs gave.
+func holdQueueFor(queue string, ttl int64, s topology.Suffixes) (topology.HoldQueue, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	hold, err := topology.HoldForTTL(queue, ttl, s)
+	if err != nil {
+		diags.AddError("Cannot Compute Hold Queue", err.Error()+". This is a bug in the provider; please report it.")
 	}
-	if name == "delay" {
-		return 0, err
-	}
-	return 0, fmt.Errorf("%s: %w", name, err)
+	return hold, diags
 }
 
 // queueNameFuncError is queueNameError for a function's argument error, to
@@ -259,9 +265,7 @@ func (messageTTLValidator) ValidateString(_ context.Context, req validator.Strin
 // queueParameter is the queue parameter of the functions.
 func queueParameter() function.StringParameter {
 	return function.StringParameter{
-		Name: "queue",
-		MarkdownDescription: "Name of the logical (main) queue, e.g. `orders`: 1 to 235 bytes with the default suffixes " +
-			"(the limit follows the suffixes in use, so that every derived name fits RabbitMQ's 255 bytes), not starting " +
-			"with `amq.`.",
+		Name:                "queue",
+		MarkdownDescription: queueNameDescription("the suffixes in use"),
 	}
 }

@@ -141,15 +141,15 @@ func TestParseFunctionOptions(t *testing.T) {
 }
 
 func TestHoldTTLErrors(t *testing.T) {
-	if _, err := holdTTL("retry_delays[2]", -time.Second, time.Second); err == nil ||
+	if _, err := topology.DeferredTTLMs("retry_delays[2]", -time.Second, time.Second); err == nil ||
 		err.Error() != "retry_delays[2] must not be negative: it may be from 0s to 2147483s (the longest hold at granularity 1s); got -1s" {
 		t.Errorf("negative delay: %v", err)
 	}
-	if _, err := holdTTL("retry_delays[2]", 2147484*time.Second, time.Second); err == nil ||
-		!strings.HasPrefix(err.Error(), "retry_delays[2]: delay 596h31m24s is past the longest hold: at granularity 1s the longest delay accepted is 2147483s") {
+	if _, err := topology.DeferredTTLMs("retry_delays[2]", 2147484*time.Second, time.Second); err == nil ||
+		!strings.HasPrefix(err.Error(), "retry_delays[2] 596h31m24s is past the longest hold: at granularity 1s the longest delay accepted is 2147483s") {
 		t.Errorf("long delay: %v", err)
 	}
-	if ttl, err := holdTTL("delay", 2147483647*time.Millisecond, time.Millisecond); err != nil || ttl != topology.MaxDeferralMs {
+	if ttl, err := topology.DeferredTTLMs("delay", 2147483647*time.Millisecond, time.Millisecond); err != nil || ttl != topology.MaxDeferralMs {
 		t.Errorf("longest delay at 1ms: %d, %v", ttl, err)
 	}
 }

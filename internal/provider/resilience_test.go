@@ -118,7 +118,7 @@ func (n testNode) client(t *testing.T, budget time.Duration) *broker.Client {
 }
 
 func (n testNode) newClient(budget time.Duration) (*broker.Client, error) {
-	return broker.New(broker.Config{Endpoint: n.endpoint, Username: "guest", Password: "guest",
+	return broker.New(broker.Config{Endpoint: n.endpoint, Username: defaultUser, Password: defaultPassword,
 		RequestTimeout: 10 * time.Second, RetryBudget: budget})
 }
 
@@ -132,10 +132,10 @@ func (n testNode) provider(extra string) string {
 
 provider "queuey" {
   endpoint = %q
-  username = "guest"
-  password = "guest"
+  username = %q
+  password = %q
 %s}
-`, n.endpoint, extra)
+`, n.endpoint, defaultUser, defaultPassword, extra)
 }
 
 // restart stops the node's RabbitMQ application, keeps it down for outage,
@@ -284,7 +284,7 @@ func TestAccRestart_ridesThrough(t *testing.T) {
 				var left []string
 				for name, q := range all {
 					if strings.HasPrefix(name, base) {
-						left = append(left, fmt.Sprintf("%s (state %q, messages %s)", name, q.State, countText(q.Messages)))
+						left = append(left, fmt.Sprintf("%s (state %q, %s)", name, q.State, countText(q.Messages, "message")))
 					}
 				}
 				t.Fatalf("after the destroy the broker still holds %d queues of the test: %s", got, strings.Join(left, ", "))
@@ -360,7 +360,7 @@ func TestAccCluster_nodeDown(t *testing.T) {
 
 	// Destroy refuses before any DELETE, naming queue, node, state and what to do.
 	out, err := tf.run("destroy", "-auto-approve")
-	refused := regexp.MustCompile(`(?s)Queue Not Running: Destroy Refused.*Nothing was deleted.*` + regexp.QuoteMeta(name) +
+	refused := regexp.MustCompile(`(?s)Queue Not Running: Destroy Refused.*Nothing of queue.*was deleted.*` + regexp.QuoteMeta(name) +
 		` on node ` + regexp.QuoteMeta(c2.erlang) + `: state \w+.*rabbitmqctl`)
 	if err == nil || !refused.MatchString(out) {
 		t.Fatalf("destroy with the queue's node down: want a refusal naming queue, node, state and what to do: %v\n%s", err, out)

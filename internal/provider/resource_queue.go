@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-jsontypes/jsontypes"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -26,6 +26,7 @@ var (
 	_ resource.ResourceWithConfigure   = (*queueResource)(nil)
 	_ resource.ResourceWithImportState = (*queueResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*queueResource)(nil)
+	_ resource.ResourceWithMoveState   = (*queueResource)(nil)
 )
 
 // NewQueueResource returns the queuey_queue resource.
@@ -55,10 +56,9 @@ func (r *queueResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"name": schema.StringAttribute{
-				MarkdownDescription: "Name of the logical queue `q`: 1 to 235 bytes with the default suffixes (255 minus the " +
-					"longest derived suffix, a hold queue's with a 10-digit TTL), not starting with `amq.`. Changing it replaces the queues.",
-				Required:   true,
-				Validators: []validator.String{queueNameValidator{}},
+				MarkdownDescription: resourceNameDescription(),
+				Required:            true,
+				Validators:          []validator.String{queueNameValidator{}},
 			},
 			"vhost": schema.StringAttribute{
 				MarkdownDescription: "Virtual host of the queues. Defaults to the provider's `vhost`. Changing it, or the " +
@@ -89,7 +89,10 @@ func (r *queueResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 					"`running`) without any check: RabbitMQ 4.x removes such a queue at once, and the messages it kept on that " +
 					"node are gone when the node comes back. Defaults to `false`, when destroy deletes nothing while any queue " +
 					"holds a message, has a consumer or is not running, and lists each with its counts, or its node and state. " +
-					"Changes in place.",
+					"Changes in place. When it takes effect: a destroy uses the value in state, so for `terraform destroy` " +
+					"apply `force_destroy = true` first, then destroy; a replacement (a change of `name`, `vhost`, " +
+					"`message_ttl` or `max_priority`) uses the value planned with it, so setting `force_destroy = true` in " +
+					"the same apply as the change is enough.",
 				Optional: true,
 				Computed: true,
 				Default:  booldefault.StaticBool(false),
@@ -152,49 +155,7 @@ func (r *queueResource) Create(ctx context.Context, req resource.CreateRequest, 
 	}
 	vhost := plan.Vhost.ValueString()
 	name := plan.Name.ValueString()
-
-	// Check both queues before declaring either: adopt identical ones, refuse
-	// any other, change nothing on a refusal. The vhost check (made once per
-	// vhost by the provider process) goes out alongside the look-ups of the
-	// two queues; a look-up of one queue costs the broker the same whatever
-	// the size of the vhost, where a listing grows with it.
-	vhostErr := make(chan error, 1)
-	go func() { vhostErr <- checkVhost(ctx, client, vhost) }()
-	existing, err := lookUpQueues(ctx, client, vhost, want.dead.Name, want.main.Name)
-	if verr := <-vhostErr; verr != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("vhost"), brokerErrorSummary(verr, "Cannot Use Vhost"), verr.Error())
-		return
-	}
-	if err != nil {
-		resp.Diagnostics.AddError(brokerErrorSummary(err, "Cannot Read Queue"), err.Error())
-		return
-	}
-	var down []broker.Queue
-	for _, q := range existing {
-		if !q.Running() {
-			down = append(down, q)
-		}
-	}
-	if len(down) > 0 {
-		resp.Diagnostics.AddAttributeError(path.Root("name"), summaryUnavailable,
-			fmt.Sprintf("Queue %q in vhost %q exists but is not running:\n  - %s\n"+
-				"It can be neither checked nor declared until its node is back (RabbitMQ answers a declaration with "+
-				"\"process is stopped by supervisor\"). Nothing was changed. %s, then apply again.",
-				name, vhost, joinLines(notRunningLines(down)), bringBackHint))
-		return
-	}
-	var conflicts []string
-	for _, q := range []topology.Queue{want.dead, want.main} {
-		if got, ok := existing[q.Name]; ok {
-			conflicts = append(conflicts, describeMismatch(got, q)...)
-		}
-	}
-	if len(conflicts) > 0 {
-		resp.Diagnostics.AddAttributeError(path.Root("name"), "Queue Exists With Different Settings",
-			fmt.Sprintf("Queue %q in vhost %q cannot be adopted: an existing queue differs from what the queuey backend declares, "+
-				"and RabbitMQ would refuse the application's declaration. Differences:\n  - %s\n"+
-				"Nothing was changed. Delete or rename the existing queue (after draining it), or change this resource to match.",
-				name, vhost, joinLines(conflicts)))
+	if resp.Diagnostics.Append(r.checkBeforeCreate(ctx, client, vhost, want)...); resp.Diagnostics.HasError() {
 		return
 	}
 	for _, q := range []topology.Queue{want.dead, want.main} {
@@ -206,6 +167,55 @@ func (r *queueResource) Create(ctx context.Context, req resource.CreateRequest, 
 	plan.DeadQueue = types.StringValue(want.dead.Name)
 	plan.ArgumentsJSON = jsontypes.NewNormalizedValue(want.main.Args.JSON())
 	resp.Diagnostics.Append(setModel(ctx, &resp.State.Raw, resp.State.Schema.Type, &plan)...)
+	resp.Diagnostics.Append(setIdentity(ctx, resp.Identity, name, vhost)...)
+}
+
+// checkBeforeCreate checks both queues before either is declared: identical
+// ones are adopted, any other is refused, and nothing changes on a refusal.
+// The vhost check (made once per vhost by the provider process) goes out
+// alongside the look-ups of the two queues; a look-up of one queue costs the
+// broker the same whatever the size of the vhost, where a listing grows with it.
+func (r *queueResource) checkBeforeCreate(ctx context.Context, client *broker.Client, vhost string, want wantedQueues) diag.Diagnostics {
+	var diags diag.Diagnostics
+	name := want.main.Name
+	vhostErr := make(chan error, 1)
+	go func() { vhostErr <- checkVhost(ctx, client, vhost) }()
+	existing, err := lookUpQueues(ctx, client, vhost, want.dead.Name, want.main.Name)
+	if verr := <-vhostErr; verr != nil {
+		diags.AddAttributeError(path.Root("vhost"), brokerErrorSummary(verr, "Cannot Use Vhost"), r.data.explain(verr))
+		return diags
+	}
+	if err != nil {
+		diags.AddError(brokerErrorSummary(err, "Cannot Read Queue"), r.data.explain(err))
+		return diags
+	}
+	var down []broker.Queue
+	var conflicts []string
+	for _, q := range []topology.Queue{want.dead, want.main} {
+		got, ok := existing[q.Name]
+		switch {
+		case ok && !got.Running():
+			down = append(down, got)
+		case ok:
+			conflicts = append(conflicts, describeMismatch(got, q)...)
+		}
+	}
+	if len(down) > 0 {
+		diags.AddAttributeError(path.Root("name"), summaryUnavailable,
+			fmt.Sprintf("Queue %q in vhost %q exists but is not running:\n  - %s\n"+
+				"It can be neither checked nor declared until its node is back (RabbitMQ answers a declaration with "+
+				"\"process is stopped by supervisor\"). Nothing was changed. %s, then apply again.",
+				name, vhost, joinLines(notRunningLines(down)), bringBackHint))
+		return diags
+	}
+	if len(conflicts) > 0 {
+		diags.AddAttributeError(path.Root("name"), "Queue Exists With Different Settings",
+			fmt.Sprintf("Queue %q in vhost %q cannot be adopted: an existing queue differs from what the queuey backend declares, "+
+				"and RabbitMQ would refuse the application's declaration. Differences:\n  - %s\n"+
+				"Nothing was changed. Delete or rename the existing queue (after draining it), or change this resource to match.",
+				name, vhost, joinLines(conflicts)))
+	}
+	return diags
 }
 
 func (r *queueResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -214,6 +224,11 @@ func (r *queueResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	vhost, name := state.Vhost.ValueString(), state.Name.ValueString()
+	// The framework wants an identity from every Read, even one that finds
+	// the queue gone or keeps the prior state; state written before
+	// identities existed gets one here.
+	resp.Diagnostics.Append(setIdentity(ctx, resp.Identity, name, vhost)...)
 	if !r.data.brokerReady() {
 		// The endpoint or credentials come from something not known until
 		// apply: keep the prior state; apply reads with the real values.
@@ -225,83 +240,25 @@ func (r *queueResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	vhost, name := state.Vhost.ValueString(), state.Name.ValueString()
-	queues, err := client.ListQueueDeclarations(ctx, vhost)
-	if errors.Is(err, broker.ErrNotFound) {
-		// The vhost is gone, and the queues with it: plan to create them again.
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	if err != nil {
-		resp.Diagnostics.AddError(brokerErrorSummary(err, "Cannot Read Queue"), err.Error())
-		return
-	}
 	suffixes := r.suffixesFor(state)
-	deadName := topology.DeadQueueName(name, suffixes)
-	// A listing taken while a node restarts can leave queues out for a moment:
-	// what it lacks is asked for alone before it counts as gone.
-	main, mainOK, err := confirmQueue(ctx, client, queues, vhost, name)
-	if err == nil && !mainOK {
+	found, err := readTopology(ctx, client, vhost, name, suffixes)
+	if err != nil {
+		resp.Diagnostics.AddError(brokerErrorSummary(err, "Cannot Read Queue"), r.data.explain(err))
+		return
+	}
+	if found.gone {
+		// q or its vhost is gone: the next plan creates them again.
 		resp.State.RemoveResource(ctx)
 		return
 	}
-	dead, deadOK := broker.Queue{}, false
-	if err == nil {
-		dead, deadOK, err = confirmQueue(ctx, client, queues, vhost, deadName)
-	}
-	if err != nil {
-		resp.Diagnostics.AddError(brokerErrorSummary(err, "Cannot Read Queue"), err.Error())
-		return
-	}
-	if down := notRunning(main, dead); len(down) > 0 {
+	if down := notRunning(found.main, found.dead); len(down) > 0 {
 		resp.Diagnostics.AddWarning("Queue Not Running",
 			fmt.Sprintf("In vhost %q these queues of queuey_queue %q exist but are not running, most likely because the cluster node "+
 				"that hosts them is down or restarting:\n  - %s\nThey keep their messages on that node, and nothing is planned for them. "+
 				"Destroy refuses to delete them while they are not running (unless force_destroy), and declaring them fails. %s.",
 				vhost, name, joinLines(notRunningLines(down)), bringBackHint))
 	}
-
-	// Reflect the broker's x-message-ttl and x-max-priority (so that an import,
-	// or a queue redeclared out of band, shows up as those attributes), keeping
-	// the prior spelling of a duration that is equal by value.
-	ttlMs, ttlOK := intArg(main.Arguments, topology.ArgMessageTTL)
-	switch {
-	case !ttlOK:
-		state.MessageTTL = types.StringNull()
-	case !sameDurationMs(state.MessageTTL, ttlMs):
-		state.MessageTTL = types.StringValue(shortDuration(time.Duration(ttlMs) * time.Millisecond))
-	}
-	if p, ok := intArg(main.Arguments, topology.ArgMaxPriority); ok {
-		state.MaxPriority = types.Int64Value(p)
-	} else {
-		state.MaxPriority = types.Int64Null()
-	}
-	// Only when the broker's q differs from what the backend declares does
-	// state hold the broker's table (flags that differ included, e.g.
-	// "auto_delete":true): the next plan then shows it against the computed
-	// table and replaces the queue.
-	want, diags := r.wantedWith(state, suffixes)
-	switch {
-	case diags.HasError():
-		// The broker holds something this resource cannot express (a TTL out
-		// of range, a priority of 0): drift all the same.
-		want = wantedQueues{main: topology.Queue{Name: name}, dead: topology.Queue{Name: topology.DeadQueueName(name, suffixes), Args: topology.DeadQueueArgs()}}
-		state.ArgumentsJSON = jsontypes.NewNormalizedValue(topology.ObservedJSON(existingOf(main)))
-	case len(topology.Mismatches(existingOf(main), want.main.Args)) > 0:
-		state.ArgumentsJSON = jsontypes.NewNormalizedValue(topology.ObservedJSON(existingOf(main)))
-	default:
-		state.ArgumentsJSON = jsontypes.NewNormalizedValue(want.main.Args.JSON())
-	}
-	if deadOK {
-		state.DeadQueue = types.StringValue(want.dead.Name)
-	} else {
-		// Missing: the plan puts the name back and the update declares it.
-		state.DeadQueue = types.StringNull()
-	}
-	setDerived(&state, name, vhost, suffixes)
-	if state.ForceDestroy.IsNull() {
-		state.ForceDestroy = types.BoolValue(false)
-	}
+	state = observedState(state, found.main, found.deadOK, suffixes)
 	resp.Diagnostics.Append(setModel(ctx, &resp.State.Raw, resp.State.Schema.Type, &state)...)
 }
 
@@ -332,6 +289,10 @@ func (r *queueResource) Update(ctx context.Context, req resource.UpdateRequest, 
 	plan.DeadQueue = types.StringValue(want.dead.Name)
 	plan.ArgumentsJSON = jsontypes.NewNormalizedValue(want.main.Args.JSON())
 	resp.Diagnostics.Append(setModel(ctx, &resp.State.Raw, resp.State.Schema.Type, &plan)...)
+	// Built from the plan, not taken from the request: after a
+	// -refresh=false plan of a resource stored before identities existed,
+	// the prior identity is null.
+	resp.Diagnostics.Append(setIdentity(ctx, resp.Identity, plan.Name.ValueString(), plan.Vhost.ValueString())...)
 }
 
 func (r *queueResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -346,7 +307,9 @@ func (r *queueResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 		return
 	}
 	t := r.targetOf(state)
-	if err := destroyTopology(ctx, client, t, state.ForceDestroy.ValueBool()); err != nil {
+	force, replacing := destroyIntent(ctx, req.Private, state)
+	t.replacing = replacing
+	if err := destroyTopology(ctx, client, t, force); err != nil {
 		var refused *refusedError
 		if errors.As(err, &refused) {
 			resp.Diagnostics.AddError("Queue Not Empty: Destroy Refused", err.Error())
@@ -362,15 +325,16 @@ func (r *queueResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 }
 
 func (r *queueResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	vhost, name, err := parseQueueID(req.ID)
-	if err != nil {
-		resp.Diagnostics.AddError("Invalid Import ID", err.Error())
+	vhost, name, diags := r.importTarget(ctx, req)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
 		return
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), queueID(vhost, name))...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("vhost"), vhost)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("force_destroy"), false)...)
+	resp.Diagnostics.Append(setIdentity(ctx, resp.Identity, name, vhost)...)
 }
 
 // queueModel is the resource's state and plan.

@@ -19,23 +19,23 @@ const countWait = 20 * time.Second
 // refusedError is a destroy refused because a queue holds messages or has
 // consumers.
 type refusedError struct {
-	vhost string
-	lines []string
-	done  []string
+	target destroyTarget
+	lines  []string
+	done   []string
 }
 
 func (e *refusedError) Error() string {
 	var b strings.Builder
 	if len(e.done) == 0 {
-		fmt.Fprintf(&b, "Nothing was deleted: these queues in vhost %q hold messages or have consumers, and deleting them would lose messages "+
-			"(a message waiting in a hold queue would dead-letter into a deleted queue and vanish):\n  - %s\n",
-			e.vhost, joinLines(e.lines))
+		fmt.Fprintf(&b, "Nothing of queue %q was deleted: ", e.target.queue)
 	} else {
-		fmt.Fprintf(&b, "Deleted %s; then RabbitMQ refused to delete the rest in vhost %q:\n  - %s\n",
-			strings.Join(e.done, ", "), e.vhost, joinLines(e.lines))
+		fmt.Fprintf(&b, "Deleted %s; then RabbitMQ refused to delete the rest: ", strings.Join(e.done, ", "))
 	}
-	b.WriteString("Drain them (let consumers finish, or move the messages), then run destroy again; or set force_destroy = true, " +
-		"apply, and destroy to delete them with their messages.")
+	fmt.Fprintf(&b, "these queues in vhost %q hold messages or have consumers, and deleting them would lose messages "+
+		"(a message waiting in a hold queue would dead-letter into a deleted queue and vanish):\n  - %s\n",
+		e.target.vhost, joinLines(e.lines))
+	b.WriteString(nextSteps(e.target, len(e.done) > 0, "Drain them (let consumers finish, or move the messages)",
+		"delete them with their messages"))
 	return b.String()
 }
 
@@ -43,30 +43,48 @@ func (e *refusedError) Error() string {
 // not running: RabbitMQ 4.x deletes such a queue even when asked to delete it
 // only if empty, and its messages, kept on its node, are lost.
 type notRunningError struct {
-	vhost string
-	down  []broker.Queue
-	done  []string
+	target destroyTarget
+	down   []broker.Queue
+	done   []string
 }
 
 func (e *notRunningError) Error() string {
 	var b strings.Builder
 	if len(e.done) == 0 {
-		b.WriteString("Nothing was deleted: ")
+		fmt.Fprintf(&b, "Nothing of queue %q was deleted: ", e.target.queue)
 	} else {
 		fmt.Fprintf(&b, "Deleted %s; then found that ", strings.Join(e.done, ", "))
 	}
 	fmt.Fprintf(&b, "these queues in vhost %q are not running, most likely because the cluster node that hosts them is down or restarting:\n  - %s\n"+
 		"Their message counts cannot be known, and RabbitMQ may delete such a queue even when asked to delete it only if empty, "+
-		"losing the messages kept on that node. %s, then run destroy again; or set force_destroy = true, apply, and destroy to "+
-		"delete them without these checks.", e.vhost, joinLines(notRunningLines(e.down)), bringBackHint)
+		"losing the messages kept on that node. ", e.target.vhost, joinLines(notRunningLines(e.down)))
+	b.WriteString(nextSteps(e.target, len(e.done) > 0, bringBackHint, "delete them without these checks"))
 	return b.String()
+}
+
+// nextSteps says what to do after a refused destroy: fix (what makes the
+// queues deletable), then run the destroy (or the replacement's apply)
+// again; or, to force (what force_destroy does), set force_destroy in the
+// way that reaches this destroy. After a partial destroy, it never advises
+// an apply that would declare again what was deleted.
+func nextSteps(t destroyTarget, partial bool, fix, force string) string {
+	switch {
+	case t.replacing:
+		return fix + ", then apply again: this destroy is the first half of replacing the queue, and the apply deletes what " +
+			"is left, then creates the queues anew. Or set force_destroy = true in the same apply as the change, to " + force + "."
+	case partial:
+		return fix + ", then run destroy again: it deletes only what is left. Do not apply before it, since apply would declare " +
+			"the queues deleted above again."
+	}
+	return fix + ", then run destroy again; or set force_destroy = true, apply (it changes in place, deleting nothing), " +
+		"and destroy, to " + force + "."
 }
 
 // destroyTopology deletes the hold queues of t, then its main queue, then its
 // dead-letter queue. Unless force is set, it first checks them all and
 // deletes nothing while any is not running, holds a message or has a
-// consumer; it checks each queue's state again just before deleting it, and
-// each delete is guarded with if-empty and if-unused.
+// consumer (see check); it checks each queue's state again just before
+// deleting it, and each delete is guarded with if-empty and if-unused.
 func destroyTopology(ctx context.Context, c *broker.Client, t destroyTarget, force bool) error {
 	owned, err := t.list(ctx, c)
 	if errors.Is(err, broker.ErrNotFound) {
@@ -76,32 +94,48 @@ func destroyTopology(ctx context.Context, c *broker.Client, t destroyTarget, for
 		return err
 	}
 	if !force {
-		// Counts not reported yet, and queues not running, may be a node
-		// that is starting: its queues report "down" for a moment, and a
-		// listing can leave them out (see ListQueuesWithConsumers). Both are
-		// waited for, up to t.wait, before the destroy is refused.
-		down := notRunning(owned...)
-		lines, unknown := busy(owned, true)
-		deadline := time.Now().Add(t.wait)
-		for (unknown || len(down) > 0) && time.Now().Before(deadline) {
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(time.Second):
-			}
-			if owned, err = t.list(ctx, c); err != nil {
-				return err
-			}
-			down = notRunning(owned...)
-			lines, unknown = busy(owned, true)
-		}
-		if len(down) > 0 {
-			return &notRunningError{vhost: t.vhost, down: down}
-		}
-		if len(lines) > 0 {
-			return &refusedError{vhost: t.vhost, lines: lines}
+		if owned, err = t.check(ctx, c, owned); err != nil {
+			return err
 		}
 	}
+	return t.deleteAll(ctx, c, owned, force)
+}
+
+// check refuses the destroy while a queue of owned is not running, holds a
+// message or has a consumer, and returns the last listing otherwise. Counts
+// not reported yet, and queues not running, may be a node that is starting:
+// its queues report "down" for a moment, and a listing can leave them out
+// (see ListQueuesWithConsumers). Both are waited for, up to t.wait, before
+// the destroy is refused.
+func (t destroyTarget) check(ctx context.Context, c *broker.Client, owned []broker.Queue) ([]broker.Queue, error) {
+	down := notRunning(owned...)
+	lines, unknown := busy(owned, true)
+	deadline := time.Now().Add(t.wait)
+	for (unknown || len(down) > 0) && time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(time.Second):
+		}
+		var err error
+		if owned, err = t.list(ctx, c); err != nil {
+			return nil, err
+		}
+		down = notRunning(owned...)
+		lines, unknown = busy(owned, true)
+	}
+	if len(down) > 0 {
+		return nil, &notRunningError{target: t, down: down}
+	}
+	if len(lines) > 0 {
+		return nil, &refusedError{target: t, lines: lines}
+	}
+	return owned, nil
+}
+
+// deleteAll deletes owned in order; unless force is set, each after a last
+// look at its state, and each guarded with if-empty and if-unused.
+func (t destroyTarget) deleteAll(ctx context.Context, c *broker.Client, owned []broker.Queue, force bool) error {
 	var done []string
 	for _, q := range owned {
 		if !force {
@@ -116,7 +150,7 @@ func destroyTopology(ctx context.Context, c *broker.Client, t destroyTarget, for
 				return deletedThen(done, err)
 			}
 			if found && !now.Running() {
-				return &notRunningError{vhost: t.vhost, down: []broker.Queue{now}, done: done}
+				return &notRunningError{target: t, down: []broker.Queue{now}, done: done}
 			}
 		}
 		err := c.DeleteQueue(ctx, t.vhost, q.Name, !force)
@@ -126,7 +160,7 @@ func destroyTopology(ctx context.Context, c *broker.Client, t destroyTarget, for
 			err = nil
 		}
 		if errors.Is(err, broker.ErrNotEmpty) {
-			return &refusedError{vhost: t.vhost, done: done, lines: []string{q.Name + ": " + err.Error()}}
+			return &refusedError{target: t, done: done, lines: []string{q.Name + ": " + err.Error()}}
 		}
 		if err != nil {
 			return deletedThen(done, err)
@@ -187,6 +221,9 @@ type destroyTarget struct {
 	// wait bounds how long the checks before a destroy wait for unknown
 	// counts and queues not running (countWait; none in unit tests).
 	wait time.Duration
+	// replacing says that the destroy is the first half of a replacement
+	// (see destroyIntent), for the advice of a refusal.
+	replacing bool
 }
 
 func (r *queueResource) targetOf(m queueModel) destroyTarget {
@@ -217,20 +254,24 @@ func busy(queues []broker.Queue, withUnknown bool) (lines []string, unknown bool
 			if !withUnknown {
 				continue
 			}
-			lines = append(lines, fmt.Sprintf("%s: %s messages, %s consumers (not reported by the management API yet)",
-				q.Name, countText(q.Messages), countText(q.Consumers)))
+			lines = append(lines, fmt.Sprintf("%s: %s, %s (not reported by the management API yet)",
+				q.Name, countText(q.Messages, "message"), countText(q.Consumers, "consumer")))
 			continue
 		}
 		if *q.Messages > 0 || *q.Consumers > 0 {
-			lines = append(lines, fmt.Sprintf("%s: %d messages, %d consumers", q.Name, *q.Messages, *q.Consumers))
+			lines = append(lines, fmt.Sprintf("%s: %s, %s", q.Name, countText(q.Messages, "message"), countText(q.Consumers, "consumer")))
 		}
 	}
 	return lines, unknown
 }
 
-func countText(n *int64) string {
-	if n == nil {
-		return "unknown"
+// countText is "1 message", "2 messages" or "unknown messages".
+func countText(n *int64, noun string) string {
+	switch {
+	case n == nil:
+		return "unknown " + noun + "s"
+	case *n == 1:
+		return "1 " + noun
 	}
-	return fmt.Sprint(*n)
+	return fmt.Sprintf("%d %ss", *n, noun)
 }

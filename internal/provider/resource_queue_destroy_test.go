@@ -53,7 +53,7 @@ func TestBusy(t *testing.T) {
 	if !unknown {
 		t.Error("an unreported count did not count as unknown")
 	}
-	want := []string{"full: 3 messages, 0 consumers", "consumed: 0 messages, 1 consumers",
+	want := []string{"full: 3 messages, 0 consumers", "consumed: 0 messages, 1 consumer",
 		"fresh: unknown messages, 0 consumers (not reported by the management API yet)"}
 	if strings.Join(lines, "|") != strings.Join(want, "|") {
 		t.Errorf("busy = %q, want %q", lines, want)
@@ -85,7 +85,7 @@ func TestDestroyRefusesQueuesNotRunning(t *testing.T) {
 		wantDeletes string
 	}{
 		{name: "down in the listing", down: "down",
-			wantErr: `Nothing was deleted: these queues in vhost "/" are not running`},
+			wantErr: `Nothing of queue "orders" was deleted: these queues in vhost "/" are not running`},
 		{name: "down just before its delete", down: "running", alone: "stopped",
 			wantErr: "Deleted orders.deferred.1000; then found that these queues", wantDeletes: "orders.deferred.1000"},
 		{name: "missing from the listing, down when asked alone", down: "stopped", hidden: true,
@@ -150,7 +150,7 @@ func TestDestroyRefusesQueuesLeftOutOfTheCountedListing(t *testing.T) {
 	})
 	c := fakeBrokerClient(t, fake)
 	err := destroyTopology(context.Background(), c, target, false)
-	if err == nil || !strings.Contains(err.Error(), "orders.deferred.5000: unknown messages") || !strings.Contains(err.Error(), "Nothing was deleted") {
+	if err == nil || !strings.Contains(err.Error(), "orders.deferred.5000: unknown messages") || !strings.Contains(err.Error(), `Nothing of queue "orders" was deleted`) {
 		t.Errorf("got %v, want a refusal naming orders.deferred.5000 with unknown messages", err)
 	}
 	if d := fake.RequestsMatching("DELETE "); len(d) > 0 {
@@ -240,7 +240,7 @@ func TestDestroysShareListingsAcrossDeletes(t *testing.T) {
 			t.Errorf("destroy of q%d: %v", i, err)
 		}
 	}
-	if err := errs[n]; err == nil || !strings.Contains(err.Error(), "busy.deferred.5000: 1 messages") || !strings.Contains(err.Error(), "Nothing was deleted") {
+	if err := errs[n]; err == nil || !strings.Contains(err.Error(), "busy.deferred.5000: 1 message,") || !strings.Contains(err.Error(), `Nothing of queue "busy" was deleted`) {
 		t.Errorf("destroy of busy: got %v, want a refusal naming busy.deferred.5000", err)
 	}
 	if got := strings.Join(fake.QueueNames("/"), " "); got != "busy busy.dead busy.deferred.5000" {

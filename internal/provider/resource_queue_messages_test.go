@@ -21,54 +21,49 @@ func TestAccQueue_destroyRefusesWhileMessagesWait(t *testing.T) {
 	name := uniqueName("keep")
 	cleanupQueues(t, "/", name)
 	cfg := queueConfig(name, `  max_priority = 10`)
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
-		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy:             checkGone(t, "/", name, name+".dead"),
-		Steps: []resource.TestStep{
-			{Config: cfg},
-			{
-				PreConfig: func() { publish(t, name, 3) },
-				Config:    cfg,
-				Destroy:   true,
-				ExpectError: regexp.MustCompile(`(?s)Queue\s+Not\s+Empty.*Nothing\s+was\s+deleted.*` + regexp.QuoteMeta(name) +
-					`:\s+3\s+messages,\s+0\s+consumers.*force_destroy`),
-			},
-			{
-				// The refused destroy lost nothing.
-				PreConfig: func() {
-					if n := messageCount(t, name); n != 3 {
-						t.Fatalf("after a refused destroy %s holds %d messages, want 3", name, n)
-					}
-					if !queueExists(t, "/", name+".dead") {
-						t.Fatalf("a refused destroy deleted %s.dead", name)
-					}
-				},
-				Config:   cfg,
-				PlanOnly: true,
-			},
-			{
-				// A message in q.dead blocks destroy too.
-				PreConfig: func() {
-					drain(t, "/", name, 3)
-					publish(t, name+".dead", 1)
-				},
-				Config:      cfg,
-				Destroy:     true,
-				ExpectError: regexp.MustCompile(regexp.QuoteMeta(name) + `\.dead:\s+1\s+messages`),
-			},
-			{
-				PreConfig: func() {
-					if n := messageCount(t, name+".dead"); n != 1 {
-						t.Fatalf("%s.dead holds %d messages, want 1", name, n)
-					}
-				},
-				// force_destroy changes in place, then the final destroy deletes everything.
-				Config: queueConfig(name, `  max_priority  = 10
-  force_destroy = true`),
-			},
+	resource.ParallelTest(t, queueCase(t, name, []resource.TestStep{
+		{Config: cfg},
+		{
+			PreConfig: func() { publish(t, name, 3) },
+			Config:    cfg,
+			Destroy:   true,
+			ExpectError: regexp.MustCompile(`(?s)Queue\s+Not\s+Empty.*Nothing\s+of\s+queue\s+"` + regexp.QuoteMeta(name) + `"\s+was\s+deleted.*` + regexp.QuoteMeta(name) +
+				`:\s+3\s+messages,\s+0\s+consumers.*force_destroy`),
 		},
-	})
+		{
+			// The refused destroy lost nothing.
+			PreConfig: func() {
+				if n := messageCount(t, name); n != 3 {
+					t.Fatalf("after a refused destroy %s holds %d messages, want 3", name, n)
+				}
+				if !queueExists(t, "/", name+".dead") {
+					t.Fatalf("a refused destroy deleted %s.dead", name)
+				}
+			},
+			Config:   cfg,
+			PlanOnly: true,
+		},
+		{
+			// A message in q.dead blocks destroy too.
+			PreConfig: func() {
+				drain(t, "/", name, 3)
+				publish(t, name+".dead", 1)
+			},
+			Config:      cfg,
+			Destroy:     true,
+			ExpectError: regexp.MustCompile(regexp.QuoteMeta(name) + `\.dead:\s+1\s+message,`),
+		},
+		{
+			PreConfig: func() {
+				if n := messageCount(t, name+".dead"); n != 1 {
+					t.Fatalf("%s.dead holds %d messages, want 1", name, n)
+				}
+			},
+			// force_destroy changes in place, then the final destroy deletes everything.
+			Config: queueConfig(name, `  max_priority  = 10
+  force_destroy = true`),
+		},
+	}))
 }
 
 func TestAccQueue_unackedAndConsumersBlockDestroy(t *testing.T) {
@@ -77,46 +72,41 @@ func TestAccQueue_unackedAndConsumersBlockDestroy(t *testing.T) {
 	cleanupQueues(t, "/", name)
 	cfg := queueConfig(name, "")
 	var ch *amqp.Channel
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
-		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy:             checkGone(t, "/", name, name+".dead"),
-		Steps: []resource.TestStep{
-			{Config: cfg},
-			{
-				// One message delivered to a consumer and not acknowledged:
-				// if-empty alone would let the queue go.
-				PreConfig: func() {
-					publish(t, name, 1)
-					ch = amqpChannel(t, "/")
-					deliveries, err := ch.Consume(name, "", false, false, false, false, nil)
-					if err != nil {
-						t.Fatal(err)
-					}
-					select {
-					case <-deliveries:
-					case <-time.After(10 * time.Second):
-						t.Fatal("no delivery")
-					}
-					waitConsumers(t, "/", name, 1)
-				},
-				Config:      cfg,
-				Destroy:     true,
-				ExpectError: regexp.MustCompile(regexp.QuoteMeta(name) + `:\s+1\s+messages,\s+1\s+consumers`),
+	resource.ParallelTest(t, queueCase(t, name, []resource.TestStep{
+		{Config: cfg},
+		{
+			// One message delivered to a consumer and not acknowledged:
+			// if-empty alone would let the queue go.
+			PreConfig: func() {
+				publish(t, name, 1)
+				ch = amqpChannel(t, "/")
+				deliveries, err := ch.Consume(name, "", false, false, false, false, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				select {
+				case <-deliveries:
+				case <-time.After(10 * time.Second):
+					t.Fatal("no delivery")
+				}
+				waitConsumers(t, "/", name, 1)
 			},
-			{
-				PreConfig: func() {
-					// Nack back to the queue and let the consumer go.
-					_ = ch.Close()
-					if n := messageCount(t, name); n != 1 {
-						t.Fatalf("%s holds %d messages after the consumer left, want 1", name, n)
-					}
-					drain(t, "/", name, 1)
-				},
-				Config: cfg,
-			},
+			Config:      cfg,
+			Destroy:     true,
+			ExpectError: regexp.MustCompile(regexp.QuoteMeta(name) + `:\s+1\s+message,\s+1\s+consumer\b`),
 		},
-	})
+		{
+			PreConfig: func() {
+				// Nack back to the queue and let the consumer go.
+				_ = ch.Close()
+				if n := messageCount(t, name); n != 1 {
+					t.Fatalf("%s holds %d messages after the consumer left, want 1", name, n)
+				}
+				drain(t, "/", name, 1)
+			},
+			Config: cfg,
+		},
+	}))
 }
 
 func TestAccQueue_holdQueueMessageBlocksDestroy(t *testing.T) {
@@ -148,7 +138,7 @@ data "queuey_hold_queue" "wait" {
 			{
 				Config:      cfg,
 				Destroy:     true,
-				ExpectError: regexp.MustCompile(regexp.QuoteMeta(name) + `\.deferred\.600000:\s+1\s+messages`),
+				ExpectError: regexp.MustCompile(regexp.QuoteMeta(name) + `\.deferred\.600000:\s+1\s+message,`),
 			},
 			{
 				PreConfig: func() {

@@ -39,7 +39,8 @@ func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	}
 	if req.Plan.Raw.IsNull() {
 		if state != nil {
-			r.warnIfBusy(ctx, *state, "destroyed", &resp.Diagnostics)
+			resp.Diagnostics.Append(noteReplacement(ctx, resp.Private, *state, false, false)...)
+			r.warnIfBusy(ctx, *state, "destroyed", state.ForceDestroy.ValueBool(), &resp.Diagnostics)
 		}
 		return
 	}
@@ -49,10 +50,25 @@ func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	// Only the configured vhost is needed: reading one attribute costs far
 	// less than converting the whole configuration.
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("vhost"), &configVhost)...)
-	if resp.Diagnostics.HasError() {
+	if resp.Diagnostics.HasError() || !r.planValues(&plan, configVhost, state == nil, &resp.Diagnostics) {
 		return
 	}
+	if state != nil {
+		replace := replacementPaths(*state, plan)
+		resp.RequiresReplace = append(resp.RequiresReplace, replace...)
+		force := plan.ForceDestroy.ValueBool()
+		resp.Diagnostics.Append(noteReplacement(ctx, resp.Private, *state, len(replace) > 0, force)...)
+		if len(replace) > 0 {
+			r.warnIfBusy(ctx, *state, "replaced (destroyed, then created again)", force, &resp.Diagnostics)
+		}
+	}
+	resp.Diagnostics.Append(setModel(ctx, &resp.Plan.Raw, resp.Plan.Schema.Type, &plan)...)
+}
 
+// planValues fills in plan's vhost and computed values, and checks the name
+// (and, for a queue to create, that the broker settings are usable); false
+// after an error.
+func (r *queueResource) planValues(plan *queueModel, configVhost types.String, creating bool, diags *diag.Diagnostics) bool {
 	if configVhost.IsNull() {
 		if r.data.vhostUnknown {
 			plan.Vhost = types.StringUnknown()
@@ -67,22 +83,22 @@ func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	s := r.data.suffixes
 	if pureKnown && nameKnown {
 		if err := topology.ValidateQueueName(name, s); err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("name"), "Invalid Queue Name", queueNameError(err, s))
-			return
+			diags.AddAttributeError(path.Root("name"), "Invalid Queue Name", queueNameError(err, s))
+			return false
 		}
 	}
-	if state == nil && r.data.brokerReady() && !r.data.endpointSet {
-		// Nothing can be created without the management API: say so now
-		// rather than at apply.
-		_, diags := r.data.brokerClient()
-		resp.Diagnostics.Append(diags...)
-		return
+	if creating && r.data.brokerReady() {
+		// Nothing can be created without the management API's endpoint and
+		// credentials: say so now rather than at apply. Building the client
+		// contacts nothing.
+		if _, d := r.data.brokerClient(); d.HasError() {
+			diags.Append(d...)
+			return false
+		}
 	}
-
-	// Computed values.
 	switch {
 	case pureKnown && nameKnown && !plan.Vhost.IsUnknown():
-		setDerived(&plan, name, plan.Vhost.ValueString(), s)
+		setDerived(plan, name, plan.Vhost.ValueString(), s)
 	default:
 		plan.ID = types.StringUnknown()
 		plan.HoldQueuePrefix = types.StringUnknown()
@@ -90,30 +106,20 @@ func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 		plan.QueuesPattern = types.StringUnknown()
 		plan.WritePattern = types.StringUnknown()
 	}
+	plan.DeadQueue = types.StringUnknown()
 	if pureKnown && nameKnown {
 		plan.DeadQueue = types.StringValue(topology.DeadQueueName(name, s))
-	} else {
-		plan.DeadQueue = types.StringUnknown()
 	}
+	plan.ArgumentsJSON = jsontypes.NewNormalizedUnknown()
 	if nameKnown && !plan.MessageTTL.IsUnknown() && !plan.MaxPriority.IsUnknown() {
-		want, diags := r.wanted(plan)
-		resp.Diagnostics.Append(diags...)
-		if diags.HasError() {
-			return
+		want, d := r.wanted(*plan)
+		diags.Append(d...)
+		if d.HasError() {
+			return false
 		}
 		plan.ArgumentsJSON = jsontypes.NewNormalizedValue(want.main.Args.JSON())
-	} else {
-		plan.ArgumentsJSON = jsontypes.NewNormalizedUnknown()
 	}
-
-	if state != nil {
-		replace := replacementPaths(*state, plan)
-		resp.RequiresReplace = append(resp.RequiresReplace, replace...)
-		if len(replace) > 0 {
-			r.warnIfBusy(ctx, *state, "replaced (destroyed, then created again)", &resp.Diagnostics)
-		}
-	}
-	resp.Diagnostics.Append(setModel(ctx, &resp.Plan.Raw, resp.Plan.Schema.Type, &plan)...)
+	return true
 }
 
 // replacementPaths is the one place that decides replacement (the schema has
@@ -148,6 +154,12 @@ func replacementPaths(state, plan queueModel) path.Paths {
 		state.ArgumentsJSON.ValueString() != plan.ArgumentsJSON.ValueString() {
 		out = append(out, path.Root("arguments_json"))
 	}
+	if len(out) > 0 {
+		// Read-only names follow the attributes above: marking them too
+		// would show "# forces replacement" on what the user cannot set.
+		return out
+	}
+	// Otherwise only the provider's suffixes changed them.
 	if !state.HoldQueuePrefix.IsNull() && differ(state.HoldQueuePrefix, plan.HoldQueuePrefix) {
 		out = append(out, path.Root("hold_queue_prefix"))
 	}
@@ -173,7 +185,7 @@ func durationsEqual(a, b types.String) bool {
 // warnIfBusy adds a warning listing the queues of state that hold messages or
 // have consumers. It is best effort: skipped when the broker settings are
 // unknown or the broker does not answer quickly, and never an error.
-func (r *queueResource) warnIfBusy(ctx context.Context, state queueModel, fate string, diags *diag.Diagnostics) {
+func (r *queueResource) warnIfBusy(ctx context.Context, state queueModel, fate string, force bool, diags *diag.Diagnostics) {
 	if !r.data.brokerReady() || !r.data.endpointSet {
 		return
 	}
@@ -196,7 +208,11 @@ func (r *queueResource) warnIfBusy(ctx context.Context, state queueModel, fate s
 		return
 	}
 	outcome := "Destroy will refuse and delete nothing while they are not empty, unless force_destroy = true."
-	if state.ForceDestroy.ValueBool() {
+	if fate != "destroyed" {
+		outcome = "The replacement will refuse and delete nothing while they are not empty, unless force_destroy = true " +
+			"(set in this same apply, it counts)."
+	}
+	if force {
 		outcome = "force_destroy = true: they will be deleted and THESE MESSAGES WILL BE LOST."
 	}
 	diags.AddWarning("Queue Holds Messages",

@@ -46,7 +46,7 @@ func TestAccQueue_sharedReadSeesOutOfBandDelete(t *testing.T) {
 			},
 			{
 				// Between two plans, one of the five queues disappears.
-				PreConfig: func() { forceDelete(t, names[2]) },
+				PreConfig: func() { deleteOutOfBand(t, names[2]) },
 				Config:    cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{

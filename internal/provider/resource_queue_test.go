@@ -61,104 +61,94 @@ func TestAccQueue_basic(t *testing.T) {
 	testAccPreCheck(t)
 	name := uniqueName("basic")
 	cleanupQueues(t, "/", name)
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
-		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy:             checkGone(t, "/", name, name+".dead"),
-		Steps: []resource.TestStep{
-			{
-				Config: queueConfig(name, `  message_ttl  = "24h"
+	resource.ParallelTest(t, queueCase(t, name, []resource.TestStep{
+		{
+			Config: queueConfig(name, `  message_ttl  = "24h"
   max_priority = 10`),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("id"), knownvalue.StringExact("%2F/"+name)),
-					statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("vhost"), knownvalue.StringExact("/")),
-					statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("dead_queue"), knownvalue.StringExact(name+".dead")),
-					statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("arguments_json"),
-						knownvalue.StringExact(`{"x-max-priority":10,"x-message-ttl":86400000}`)),
-					statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("hold_queue_prefix"), knownvalue.StringExact(name+".deferred.")),
-					statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("hold_queue_pattern"),
-						knownvalue.StringExact(`^`+regexp.QuoteMeta(name)+`\.deferred\.[0-9]+$`)),
-					statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("queues_pattern"),
-						knownvalue.StringExact(`^`+regexp.QuoteMeta(name)+`(\.dead|\.deferred\.[0-9]+)?$`)),
-					statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("write_pattern"),
-						knownvalue.StringExact(`^(amq\.default|`+regexp.QuoteMeta(name)+`(\.dead|\.deferred\.[0-9]+)?)$`)),
-					statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("force_destroy"), knownvalue.Bool(false)),
-				},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					checkBrokerQueue(t, "/", name, `{"x-max-priority":10,"x-message-ttl":86400000}`),
-					checkBrokerQueue(t, "/", name+".dead", `{}`),
-				),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("id"), knownvalue.StringExact("%2F/"+name)),
+				statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("vhost"), knownvalue.StringExact("/")),
+				statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("dead_queue"), knownvalue.StringExact(name+".dead")),
+				statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("arguments_json"),
+					knownvalue.StringExact(`{"x-max-priority":10,"x-message-ttl":86400000}`)),
+				statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("hold_queue_prefix"), knownvalue.StringExact(name+".deferred.")),
+				statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("hold_queue_pattern"),
+					knownvalue.StringExact(`^`+regexp.QuoteMeta(name)+`\.deferred\.[0-9]+$`)),
+				statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("queues_pattern"),
+					knownvalue.StringExact(`^`+regexp.QuoteMeta(name)+`(\.dead|\.deferred\.[0-9]+)?$`)),
+				statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("write_pattern"),
+					knownvalue.StringExact(`^(amq\.default|`+regexp.QuoteMeta(name)+`(\.dead|\.deferred\.[0-9]+)?)$`)),
+				statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("force_destroy"), knownvalue.Bool(false)),
 			},
-			{
-				// Same config again: nothing to do.
-				Config: queueConfig(name, `  message_ttl  = "24h"
-  max_priority = 10`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-			},
-			{
-				ResourceName:      "queuey_queue.test",
-				ImportState:       true,
-				ImportStateId:     "%2F/" + name,
-				ImportStateVerify: true,
-			},
+			Check: resource.ComposeAggregateTestCheckFunc(
+				checkBrokerQueue(t, "/", name, `{"x-max-priority":10,"x-message-ttl":86400000}`),
+				checkBrokerQueue(t, "/", name+".dead", `{}`),
+			),
 		},
-	})
+		{
+			// Same config again: nothing to do.
+			Config: queueConfig(name, `  message_ttl  = "24h"
+  max_priority = 10`),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+		},
+		{
+			ResourceName:      "queuey_queue.test",
+			ImportState:       true,
+			ImportStateId:     "%2F/" + name,
+			ImportStateVerify: true,
+		},
+	}))
 }
 
 func TestAccQueue_changes(t *testing.T) {
 	testAccPreCheck(t)
 	name := uniqueName("changes")
 	cleanupQueues(t, "/", name)
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
-		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy:             checkGone(t, "/", name, name+".dead"),
-		Steps: []resource.TestStep{
-			{
-				Config: queueConfig(name, `  message_ttl = "5s"`),
-				Check:  checkBrokerQueue(t, "/", name, `{"x-message-ttl":5000}`),
-			},
-			{
-				// The same duration spelt differently is no change.
-				Config:           queueConfig(name, `  message_ttl = "5000ms"`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-			},
-			{
-				Config: queueConfig(name, `  message_ttl = "10s"`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionReplace),
-				}},
-				Check: checkBrokerQueue(t, "/", name, `{"x-message-ttl":10000}`),
-			},
-			{
-				Config: queueConfig(name, `  message_ttl  = "10s"
+	resource.ParallelTest(t, queueCase(t, name, []resource.TestStep{
+		{
+			Config: queueConfig(name, `  message_ttl = "5s"`),
+			Check:  checkBrokerQueue(t, "/", name, `{"x-message-ttl":5000}`),
+		},
+		{
+			// The same duration spelt differently is no change.
+			Config:           queueConfig(name, `  message_ttl = "5000ms"`),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+		},
+		{
+			Config: queueConfig(name, `  message_ttl = "10s"`),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionReplace),
+			}},
+			Check: checkBrokerQueue(t, "/", name, `{"x-message-ttl":10000}`),
+		},
+		{
+			Config: queueConfig(name, `  message_ttl  = "10s"
   max_priority = 5`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionReplace),
-				}},
-				Check: checkBrokerQueue(t, "/", name, `{"x-max-priority":5,"x-message-ttl":10000}`),
-			},
-			{
-				Config: queueConfig(name, `  message_ttl   = "10s"
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionReplace),
+			}},
+			Check: checkBrokerQueue(t, "/", name, `{"x-max-priority":5,"x-message-ttl":10000}`),
+		},
+		{
+			Config: queueConfig(name, `  message_ttl   = "10s"
   max_priority  = 5
   force_destroy = true`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionUpdate),
-				}},
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("force_destroy"), knownvalue.Bool(true)),
-				},
-			},
-			{
-				// Dropping the TTL replaces too.
-				Config: queueConfig(name, `  max_priority = 5`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionReplace),
-				}},
-				Check: checkBrokerQueue(t, "/", name, `{"x-max-priority":5}`),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionUpdate),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("force_destroy"), knownvalue.Bool(true)),
 			},
 		},
-	})
+		{
+			// Dropping the TTL replaces too.
+			Config: queueConfig(name, `  max_priority = 5`),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionReplace),
+			}},
+			Check: checkBrokerQueue(t, "/", name, `{"x-max-priority":5}`),
+		},
+	}))
 }
 
 func TestAccQueue_drift(t *testing.T) {
@@ -169,86 +159,81 @@ func TestAccQueue_drift(t *testing.T) {
 	want := `{"x-message-ttl":5000}`
 	c := accClient(t)
 	ctx := context.Background()
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
-		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy:             checkGone(t, "/", name, name+".dead"),
-		Steps: []resource.TestStep{
-			{Config: cfg},
-			{
-				// q.dead deleted out of band: declared again in place.
-				PreConfig: func() { forceDelete(t, name+".dead") },
-				Config:    cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionUpdate),
-				}},
-				Check: checkBrokerQueue(t, "/", name+".dead", `{}`),
+	resource.ParallelTest(t, queueCase(t, name, []resource.TestStep{
+		{Config: cfg},
+		{
+			// q.dead deleted out of band: declared again in place.
+			PreConfig: func() { deleteOutOfBand(t, name+".dead") },
+			Config:    cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionUpdate),
+			}},
+			Check: checkBrokerQueue(t, "/", name+".dead", `{}`),
+		},
+		{
+			// q deleted out of band: created again.
+			PreConfig: func() { deleteOutOfBand(t, name) },
+			Config:    cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionCreate),
+			}},
+			Check: checkBrokerQueue(t, "/", name, want),
+		},
+		{
+			// q redeclared out of band with another TTL: replaced.
+			PreConfig: func() {
+				deleteOutOfBand(t, name)
+				if err := c.DeclareQueue(ctx, "/", name, map[string]any{"x-message-ttl": 7000}); err != nil {
+					t.Fatal(err)
+				}
 			},
-			{
-				// q deleted out of band: created again.
-				PreConfig: func() { forceDelete(t, name) },
-				Config:    cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionCreate),
-				}},
-				Check: checkBrokerQueue(t, "/", name, want),
+			Config: cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionReplace),
+				expectArgumentsChange(`{"x-message-ttl":7000}`, `{"x-message-ttl":5000}`),
+			}},
+			Check: checkBrokerQueue(t, "/", name, want),
+		},
+		{
+			// q redeclared out of band with an extra argument: replaced.
+			PreConfig: func() {
+				deleteOutOfBand(t, name)
+				if err := c.DeclareQueue(ctx, "/", name, map[string]any{"x-message-ttl": 5000, "x-max-length": 10}); err != nil {
+					t.Fatal(err)
+				}
 			},
-			{
-				// q redeclared out of band with another TTL: replaced.
-				PreConfig: func() {
-					forceDelete(t, name)
-					if err := c.DeclareQueue(ctx, "/", name, map[string]any{"x-message-ttl": 7000}); err != nil {
-						t.Fatal(err)
-					}
-				},
-				Config: cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionReplace),
-					expectArgumentsChange(`{"x-message-ttl":7000}`, `{"x-message-ttl":5000}`),
-				}},
-				Check: checkBrokerQueue(t, "/", name, want),
+			Config: cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionReplace),
+				expectArgumentsChange(`{"x-max-length":10,"x-message-ttl":5000}`, `{"x-message-ttl":5000}`),
+			}},
+			Check: checkBrokerQueue(t, "/", name, want),
+		},
+		{
+			// q redeclared out of band as auto-delete: the flag shows in
+			// the plan's arguments_json, and the queue is replaced.
+			PreConfig: func() {
+				deleteOutOfBand(t, name)
+				if _, err := amqpChannel(t, "/").QueueDeclare(name, true, true, false, false, amqp.Table{"x-message-ttl": int32(5000)}); err != nil {
+					t.Fatal(err)
+				}
 			},
-			{
-				// q redeclared out of band with an extra argument: replaced.
-				PreConfig: func() {
-					forceDelete(t, name)
-					if err := c.DeclareQueue(ctx, "/", name, map[string]any{"x-message-ttl": 5000, "x-max-length": 10}); err != nil {
-						t.Fatal(err)
-					}
-				},
-				Config: cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionReplace),
-					expectArgumentsChange(`{"x-max-length":10,"x-message-ttl":5000}`, `{"x-message-ttl":5000}`),
-				}},
-				Check: checkBrokerQueue(t, "/", name, want),
-			},
-			{
-				// q redeclared out of band as auto-delete: the flag shows in
-				// the plan's arguments_json, and the queue is replaced.
-				PreConfig: func() {
-					forceDelete(t, name)
-					if _, err := amqpChannel(t, "/").QueueDeclare(name, true, true, false, false, amqp.Table{"x-message-ttl": int32(5000)}); err != nil {
-						t.Fatal(err)
-					}
-				},
-				Config: cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionReplace),
-					expectArgumentsChange(`{"auto_delete":true,"x-message-ttl":5000}`, `{"x-message-ttl":5000}`),
-				}},
-				Check: checkBrokerQueue(t, "/", name, want),
-			},
-			{
-				// After the apply, state holds the computed table again.
-				Config:           cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("arguments_json"), knownvalue.StringExact(`{"x-message-ttl":5000}`)),
-				},
+			Config: cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionReplace),
+				expectArgumentsChange(`{"auto_delete":true,"x-message-ttl":5000}`, `{"x-message-ttl":5000}`),
+			}},
+			Check: checkBrokerQueue(t, "/", name, want),
+		},
+		{
+			// After the apply, state holds the computed table again.
+			Config:           cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("arguments_json"), knownvalue.StringExact(`{"x-message-ttl":5000}`)),
 			},
 		},
-	})
+	}))
 }
 
 func TestAccQueue_adoptAndConflict(t *testing.T) {
@@ -466,32 +451,27 @@ resource "queuey_queue" "test" {
 }
 `, ep, ttl, name)
 	}
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
-		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy:             checkGone(t, "/", name, name+".dead"),
-		Steps: []resource.TestStep{
-			{
-				Config: cfg(endpoint, "5s"),
-				Check:  checkBrokerQueue(t, "/", name, `{"x-message-ttl":5000}`),
-			},
-			{
-				// The endpoint changes spelling (a trailing slash), so it is
-				// unknown while planning: the queue keeps its state.
-				Config: cfg(strings.TrimRight(endpoint, "/")+"/", "5s"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionNoop),
-				}},
-			},
-			{
-				// The TTL is unknown while planning and turns out different:
-				// planned as a replacement, applied as one.
-				Config: cfg(strings.TrimRight(endpoint, "/")+"/", "6s"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionReplace),
-				}},
-				Check: checkBrokerQueue(t, "/", name, `{"x-message-ttl":6000}`),
-			},
+	resource.ParallelTest(t, queueCase(t, name, []resource.TestStep{
+		{
+			Config: cfg(endpoint, "5s"),
+			Check:  checkBrokerQueue(t, "/", name, `{"x-message-ttl":5000}`),
 		},
-	})
+		{
+			// The endpoint changes spelling (a trailing slash), so it is
+			// unknown while planning: the queue keeps its state.
+			Config: cfg(strings.TrimRight(endpoint, "/")+"/", "5s"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionNoop),
+			}},
+		},
+		{
+			// The TTL is unknown while planning and turns out different:
+			// planned as a replacement, applied as one.
+			Config: cfg(strings.TrimRight(endpoint, "/")+"/", "6s"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionReplace),
+			}},
+			Check: checkBrokerQueue(t, "/", name, `{"x-message-ttl":6000}`),
+		},
+	}))
 }

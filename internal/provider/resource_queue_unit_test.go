@@ -84,7 +84,7 @@ func TestDestroyTopology_allOrNothing(t *testing.T) {
 	if !errors.As(err, &refused) {
 		t.Fatalf("err = %v, want a refusal", err)
 	}
-	for _, want := range []string{"Nothing was deleted", "orders.deferred.30000: 2 messages, 0 consumers", "orders.deferred.60000: 0 messages, 1 consumers", "force_destroy = true"} {
+	for _, want := range []string{`Nothing of queue "orders" was deleted`, "orders.deferred.30000: 2 messages, 0 consumers", "orders.deferred.60000: 0 messages, 1 consumer\n", "force_destroy = true"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%s", want, err)
 		}

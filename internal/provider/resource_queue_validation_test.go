@@ -41,19 +41,6 @@ func TestQueue_planTimeValidation(t *testing.T) {
 	}
 }
 
-// With no endpoint, planning a new queue works (nothing to read yet) and
-// applying fails with an error that says what to set.
-func TestQueue_missingEndpoint(t *testing.T) {
-	t.Setenv(EnvEndpoint, "")
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories,
-		Steps: []resource.TestStep{{
-			Config:      "provider \"queuey\" {}\nresource \"queuey_queue\" \"q\" {\n  name = \"orders\"\n}\n",
-			ExpectError: regexp.MustCompile(`(?s)Missing\s+Management\s+API\s+Endpoint.*endpoint.*RABBITMQ_ENDPOINT`),
-		}},
-	})
-}
-
 // A malformed duration names the attribute and the range it accepts, on the
 // provider as on the resource.
 func TestProvider_malformedDurations(t *testing.T) {

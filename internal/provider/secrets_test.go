@@ -14,8 +14,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-
-	"github.com/queuey/terraform-provider-queuey/internal/broker"
 )
 
 // TestProviderSchema_passwordSensitive: Terraform hides the password in plan
@@ -56,21 +54,13 @@ func TestProviderSchema_passwordSensitive(t *testing.T) {
 // that what was searched holds both Terraform's and the provider's logs.
 func TestAccSecrets_notLogged(t *testing.T) {
 	testAccPreCheck(t)
-	c := accClient(t)
-	ctx := context.Background()
 	user := uniqueName("secrets-user")
 	b := make([]byte, 24)
 	if _, err := rand.Read(b); err != nil {
 		t.Fatal(err)
 	}
 	password := "QueueySecret-" + hex.EncodeToString(b)
-	if err := c.PutUser(ctx, user, password, "management"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.DeleteUser(context.Background(), user) })
-	if err := c.SetPermissions(ctx, "/", user, broker.Permissions{Configure: ".*", Write: ".*", Read: ".*"}); err != nil {
-		t.Fatal(err)
-	}
+	createUser(t, user, password, "management", "/", allPermissions)
 
 	dir := t.TempDir()
 	tfLogPath := filepath.Join(dir, "tf-log-path.log")
@@ -105,21 +95,16 @@ data "queuey_hold_queues" "test" {
   queue = queuey_queue.test.name
 }
 `, os.Getenv(EnvEndpoint), user, name)
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
-		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy:             checkGone(t, "/", name, name+".dead"),
-		Steps: []resource.TestStep{
-			{
-				Config: cfg,
-				Check:  checkBrokerQueue(t, "/", name, `{"x-max-priority":3}`),
-			},
-			{
-				Config:           cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-			},
+	resource.Test(t, queueCase(t, name, []resource.TestStep{
+		{
+			Config: cfg,
+			Check:  checkBrokerQueue(t, "/", name, `{"x-max-priority":3}`),
 		},
-	})
+		{
+			Config:           cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+		},
+	}))
 
 	secrets := map[string]string{
 		"the password": password,

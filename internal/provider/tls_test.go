@@ -65,42 +65,32 @@ func TestAccTLS_serverCertificate(t *testing.T) {
 	p := newTLSFaultProxy(t, &tls.Config{Certificates: []tls.Certificate{server.TLS}, MinVersion: tls.VersionTLS12})
 	name := uniqueName("tls")
 	cleanupQueues(t, "/", name)
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
-		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy:             checkGone(t, "/", name, name+".dead"),
-		Steps: []resource.TestStep{
-			{
-				Config: tlsQueueConfig(p.URL, fmt.Sprintf("  cacert_file = %q", other.CertFile), name),
-				ExpectError: regexp.MustCompile(`at\s+` + regexp.QuoteMeta(p.URL) + `\s+failed:\s+tls:\s+failed\s+to\s+verify\s+certificate:\s+` +
-					`x509:\s+certificate\s+signed\s+by\s+unknown\s+authority\.\s+` + certificateHint),
-			},
-			{
-				Config: tlsQueueConfig(p.URL, "  insecure = true", name),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					checkBrokerQueue(t, "/", name, `{}`),
-					checkProxied(p),
-				),
-			},
-			{
-				// Verified this time: the refresh and plan go through, nothing to do.
-				Config:           tlsQueueConfig(p.URL, fmt.Sprintf("  cacert_file = %q", ca.CertFile), name),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-			},
+	resource.ParallelTest(t, queueCase(t, name, []resource.TestStep{
+		{
+			Config: tlsQueueConfig(p.URL, fmt.Sprintf("  cacert_file = %q", other.CertFile), name),
+			ExpectError: regexp.MustCompile(`at\s+` + regexp.QuoteMeta(p.URL) + `\s+failed:\s+tls:\s+failed\s+to\s+verify\s+certificate:\s+` +
+				`x509:\s+certificate\s+signed\s+by\s+unknown\s+authority\.\s+` + certificateHint),
 		},
-	})
+		{
+			Config: tlsQueueConfig(p.URL, "  insecure = true", name),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				checkBrokerQueue(t, "/", name, `{}`),
+				checkProxied(p),
+			),
+		},
+		{
+			// Verified this time: the refresh and plan go through, nothing to do.
+			Config:           tlsQueueConfig(p.URL, fmt.Sprintf("  cacert_file = %q", ca.CertFile), name),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+		},
+	}))
 }
 
 // TestAccTLS_clientCertificate: a management API front that requires and
 // verifies a client certificate is refused without one, or with one from
 // another CA, and reached with clientcert_file and clientkey_file.
 func TestAccTLS_clientCertificate(t *testing.T) {
-	dir := t.TempDir()
-	ca := newTestCA(t, dir, "queuey-test")
-	other := newTestCA(t, dir, "other")
-	server := ca.issue(t, "server", true)
-	client := ca.issue(t, "terraform", false)
-	stranger := other.issue(t, "stranger", false)
+	ca, _, server, client, stranger := newClientAuthPKI(t)
 	p := newTLSFaultProxy(t, &tls.Config{
 		Certificates: []tls.Certificate{server.TLS},
 		ClientAuth:   tls.RequireAndVerifyClientCert,
@@ -111,33 +101,28 @@ func TestAccTLS_clientCertificate(t *testing.T) {
 	cleanupQueues(t, "/", name)
 	withCA := fmt.Sprintf("  cacert_file = %q\n", ca.CertFile)
 	refused := regexp.MustCompile(`at\s+` + regexp.QuoteMeta(p.URL) + `\s+failed:\s+remote\s+error:\s+tls:\s+[a-z ]*certificate[a-z ]*\.\s+` + certificateHint)
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
-		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy:             checkGone(t, "/", name, name+".dead"),
-		Steps: []resource.TestStep{
-			{
-				// No client certificate.
-				Config:      tlsQueueConfig(p.URL, withCA, name),
-				ExpectError: refused,
-			},
-			{
-				// A client certificate the front does not trust.
-				Config: tlsQueueConfig(p.URL, withCA+fmt.Sprintf("  clientcert_file = %q\n  clientkey_file  = %q",
-					stranger.CertFile, stranger.KeyFile), name),
-				ExpectError: refused,
-			},
-			{
-				Config: tlsQueueConfig(p.URL, withCA+fmt.Sprintf("  clientcert_file = %q\n  clientkey_file  = %q",
-					client.CertFile, client.KeyFile), name),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					checkBrokerQueue(t, "/", name, `{}`),
-					checkBrokerQueue(t, "/", name+".dead", `{}`),
-					checkProxied(p),
-				),
-			},
+	resource.ParallelTest(t, queueCase(t, name, []resource.TestStep{
+		{
+			// No client certificate.
+			Config:      tlsQueueConfig(p.URL, withCA, name),
+			ExpectError: refused,
 		},
-	})
+		{
+			// A client certificate the front does not trust.
+			Config: tlsQueueConfig(p.URL, withCA+fmt.Sprintf("  clientcert_file = %q\n  clientkey_file  = %q",
+				stranger.CertFile, stranger.KeyFile), name),
+			ExpectError: refused,
+		},
+		{
+			Config: tlsQueueConfig(p.URL, withCA+fmt.Sprintf("  clientcert_file = %q\n  clientkey_file  = %q",
+				client.CertFile, client.KeyFile), name),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				checkBrokerQueue(t, "/", name, `{}`),
+				checkBrokerQueue(t, "/", name+".dead", `{}`),
+				checkProxied(p),
+			),
+		},
+	}))
 }
 
 // TestTLS_certificateRefusal checks the management API client against HTTPS
@@ -145,12 +130,7 @@ func TestAccTLS_clientCertificate(t *testing.T) {
 // certificate, either way, is reported with advice on the TLS settings after
 // one connection (no retry), and the right settings connect.
 func TestTLS_certificateRefusal(t *testing.T) {
-	dir := t.TempDir()
-	ca := newTestCA(t, dir, "queuey-test")
-	other := newTestCA(t, dir, "other")
-	server := ca.issue(t, "server", true)
-	client := ca.issue(t, "terraform", false)
-	stranger := other.issue(t, "stranger", false)
+	ca, other, server, client, stranger := newClientAuthPKI(t)
 	start := func(clientAuth tls.ClientAuthType) (string, func() int) {
 		var mu sync.Mutex
 		conns := 0
@@ -194,6 +174,7 @@ func TestTLS_certificateRefusal(t *testing.T) {
 			ClientCertFile: client.CertFile, ClientKeyFile: client.KeyFile}, mutualConns, "", 3},
 	} {
 		tc.cfg.RequestTimeout = 5 * time.Second
+		tc.cfg.Username, tc.cfg.Password = "guest", "guest"
 		c, err := broker.New(tc.cfg)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)

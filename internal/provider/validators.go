@@ -31,7 +31,8 @@ func (endpointValidator) ValidateString(_ context.Context, req validator.StringR
 }
 
 // parseDurationAttr parses a Go duration string for a validator; a malformed
-// string is reported by the GoDuration type itself, so it is skipped here.
+// string is reported by durationSyntaxValidator, which stands before this
+// one in every schema, so it is skipped here.
 func parseDurationAttr(req validator.StringRequest) (time.Duration, bool) {
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return 0, false

@@ -108,18 +108,6 @@ type difference struct {
 	Wanted    string
 }
 
-// String describes the difference in a sentence fragment.
-func (d difference) String() string {
-	switch {
-	case !d.HasWanted:
-		return fmt.Sprintf("argument %s: broker has %s, wanted absent", d.Key, d.Actual)
-	case !d.HasActual:
-		return fmt.Sprintf("argument %s: broker has it absent, wanted %s", d.Key, d.Wanted)
-	default:
-		return fmt.Sprintf("argument %s: broker has %s, wanted %s", d.Key, d.Actual, d.Wanted)
-	}
-}
-
 // compareArgs lists, in key order, every difference between the argument table a
 // broker reports (decoded from JSON, so numbers may be float64 or
 // json.Number) and the wanted table. Keys listed in ignore are skipped when

@@ -1,7 +1,5 @@
 package topology
 
-import "time"
-
 // Queue is a broker queue to declare: its name and its argument table.
 type Queue struct {
 	Name string
@@ -13,16 +11,6 @@ type HoldQueue struct {
 	Queue
 	TTLMs     int64
 	ExpiresMs int64
-}
-
-// Hold returns the hold queue of queue that keeps a wait of delay rounded at
-// granularity.
-func Hold(queue string, delay, granularity time.Duration, s Suffixes) (HoldQueue, error) {
-	ttl, err := DeferredTTLMs(delay, granularity)
-	if err != nil {
-		return HoldQueue{}, err
-	}
-	return HoldForTTL(queue, ttl, s)
 }
 
 // HoldForTTL returns the hold queue of queue whose TTL is ttlMs.

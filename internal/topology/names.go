@@ -42,6 +42,20 @@ func ValidateQueueNameForm(name string) error {
 // DeadQueueName returns the name of queue's dead-letter queue.
 func DeadQueueName(queue string, s Suffixes) string { return queue + s.Dead }
 
+// SuffixesOf reads back the suffixes that named queue's dead-letter queue
+// dead and its hold queue prefix holdPrefix: what each adds to queue. A name
+// that is empty (not known) or does not extend queue leaves that suffix of
+// fallback in place.
+func SuffixesOf(queue, dead, holdPrefix string, fallback Suffixes) Suffixes {
+	if suffix, ok := strings.CutPrefix(dead, queue); ok && suffix != "" {
+		fallback.Dead = suffix
+	}
+	if suffix, ok := strings.CutPrefix(holdPrefix, queue); ok && suffix != "" {
+		fallback.Deferred = suffix
+	}
+	return fallback
+}
+
 // DeadQueueArgs returns the dead-letter queue's arguments: none.
 func DeadQueueArgs() Arguments { return Arguments{} }
 

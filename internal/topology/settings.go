@@ -25,28 +25,48 @@ func (s Suffixes) MaxNameBytes() int {
 	return MaxQueueNameBytes - max(len(s.Dead), len(s.Deferred)+MaxTTLDigits)
 }
 
+// SettingError is a setting or input that breaks a rule; Setting names the
+// attribute, function argument or option to change, e.g. "deferred_suffix",
+// "retry_delays[1]", "message_ttl", so that callers report it there without
+// reading the message, which names it too.
+type SettingError struct {
+	Setting string
+	msg     string
+}
+
+func (e *SettingError) Error() string { return e.msg }
+
+func settingError(setting, format string, args ...any) *SettingError {
+	return &SettingError{Setting: setting, msg: fmt.Sprintf(format, args...)}
+}
+
 // Validate checks the suffixes: both non-empty and different, the deferred
 // suffix not ending in a digit, room left for a queue name, and no dead-letter
-// queue name that could be taken for a hold queue.
+// queue name that could be taken for a hold queue. Its errors are
+// *SettingError, naming the suffix to change.
 func (s Suffixes) Validate() error {
 	if s.Dead == "" {
-		return fmt.Errorf("dead_suffix must not be empty (the default is %q)", DefaultDeadSuffix)
+		return settingError("dead_suffix", "dead_suffix must not be empty (the default is %q)", DefaultDeadSuffix)
 	}
 	if s.Deferred == "" {
-		return fmt.Errorf("deferred_suffix must not be empty (the default is %q)", DefaultDeferredSuffix)
+		return settingError("deferred_suffix", "deferred_suffix must not be empty (the default is %q)", DefaultDeferredSuffix)
 	}
 	if s.Dead == s.Deferred {
-		return fmt.Errorf("dead_suffix and deferred_suffix must differ; both are %q", s.Dead)
+		return settingError("deferred_suffix", "dead_suffix and deferred_suffix must differ; both are %q", s.Dead)
 	}
 	if isDigit(s.Deferred[len(s.Deferred)-1]) {
-		return fmt.Errorf("deferred_suffix %q must not end in a digit: the TTL that follows it would run into it", s.Deferred)
+		return settingError("deferred_suffix", "deferred_suffix %q must not end in a digit: the TTL that follows it would run into it", s.Deferred)
 	}
 	if s.MaxNameBytes() < 1 {
-		return fmt.Errorf("dead_suffix (%d bytes) and deferred_suffix (%d bytes, plus 10 digits of TTL) leave no room for a queue name within RabbitMQ's %d-byte limit; dead_suffix may be at most %d bytes and deferred_suffix at most %d",
+		longer := "dead_suffix"
+		if len(s.Deferred)+MaxTTLDigits > len(s.Dead) {
+			longer = "deferred_suffix"
+		}
+		return settingError(longer, "dead_suffix (%d bytes) and deferred_suffix (%d bytes, plus 10 digits of TTL) leave no room for a queue name within RabbitMQ's %d-byte limit; dead_suffix may be at most %d bytes and deferred_suffix at most %d",
 			len(s.Dead), len(s.Deferred), MaxQueueNameBytes, MaxQueueNameBytes-1, MaxQueueNameBytes-1-MaxTTLDigits)
 	}
 	if example, clash := s.deadLooksLikeHold(); clash {
-		return fmt.Errorf("dead_suffix %q would make dead-letter queue names look like hold queues (for example %q is also a hold queue of %q with deferred_suffix %q); choose a dead_suffix that does not end in digits",
+		return settingError("dead_suffix", "dead_suffix %q would make dead-letter queue names look like hold queues (for example %q is also a hold queue of %q with deferred_suffix %q); choose a dead_suffix that does not end in digits",
 			s.Dead, example.dead, example.holdOf, s.Deferred)
 	}
 	return nil

@@ -1,6 +1,8 @@
 package topology
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -36,7 +38,7 @@ func TestDeferredTTLMs(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := DeferredTTLMs(tt.delay, tt.gran)
+			got, err := DeferredTTLMs("delay", tt.delay, tt.gran)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("DeferredTTLMs(%s, %s) = %d, %v; want error containing %q", tt.delay, tt.gran, got, err, tt.wantErr)
@@ -65,21 +67,21 @@ func TestConstants(t *testing.T) {
 
 func TestHoldQueue(t *testing.T) {
 	t.Parallel()
-	h, err := Hold("orders", 29200*time.Millisecond, time.Second, DefaultSuffixes())
+	h, err := HoldForTTL("orders", 30000, DefaultSuffixes())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if h.Name != "orders.deferred.30000" || h.TTLMs != 30000 || h.ExpiresMs != 60000 {
-		t.Errorf("Hold = %+v", h)
+		t.Errorf("HoldForTTL = %+v", h)
 	}
 	want := `{"x-dead-letter-exchange":"","x-dead-letter-routing-key":"orders","x-expires":60000,"x-message-ttl":30000}`
 	if got := h.Args.JSON(); got != want {
 		t.Errorf("JSON = %s, want %s", got, want)
 	}
 	custom := Suffixes{Dead: "-dlq", Deferred: "-wait-"}
-	h, err = Hold("jobs", 61*time.Second, time.Minute, custom)
+	h, err = HoldForTTL("jobs", 120000, custom)
 	if err != nil || h.Name != "jobs-wait-120000" {
-		t.Errorf("custom Hold = %+v, %v", h, err)
+		t.Errorf("custom HoldForTTL = %+v, %v", h, err)
 	}
 	for _, ttl := range []int64{0, -1, MaxDeferralMs + 1} {
 		if _, err := HoldQueueArgs("q", ttl); err == nil || !strings.Contains(err.Error(), "1 to 2147483647") {
@@ -174,28 +176,33 @@ func TestSuffixesValidate(t *testing.T) {
 	tests := []struct {
 		s       Suffixes
 		wantErr string
+		setting string // the SettingError's
 	}{
-		{DefaultSuffixes(), ""},
-		{Suffixes{Dead: "-dlq", Deferred: "-wait-"}, ""},
-		{Suffixes{Dead: "", Deferred: ".deferred."}, "dead_suffix must not be empty"},
-		{Suffixes{Dead: ".dead", Deferred: ""}, "deferred_suffix must not be empty"},
-		{Suffixes{Dead: ".x", Deferred: ".x"}, "must differ"},
-		{Suffixes{Dead: ".dead", Deferred: ".wait5"}, "must not end in a digit"},
-		{Suffixes{Dead: "5", Deferred: ".deferred."}, "look like hold queues"},
-		{Suffixes{Dead: ".deferred.5", Deferred: ".deferred."}, "look like hold queues"},
-		{Suffixes{Dead: ".5", Deferred: ".deferred."}, "look like hold queues"},
-		{Suffixes{Dead: "x5", Deferred: ".deferred."}, ""},
-		{Suffixes{Dead: ".05", Deferred: ".deferred."}, "look like hold queues"},
-		{Suffixes{Dead: ".deferred.05", Deferred: ".deferred."}, "look like hold queues"},
-		{Suffixes{Dead: ".deferred.99999999999", Deferred: ".deferred."}, "look like hold queues"},
-		{Suffixes{Dead: ".dead2", Deferred: ".deferred."}, ""},
-		{Suffixes{Dead: strings.Repeat("d", 255), Deferred: "."}, "leave no room"},
-		{Suffixes{Dead: ".d", Deferred: strings.Repeat("w", 245)}, "leave no room"},
+		{DefaultSuffixes(), "", ""},
+		{Suffixes{Dead: "-dlq", Deferred: "-wait-"}, "", ""},
+		{Suffixes{Dead: "", Deferred: ".deferred."}, "dead_suffix must not be empty", "dead_suffix"},
+		{Suffixes{Dead: ".dead", Deferred: ""}, "deferred_suffix must not be empty", "deferred_suffix"},
+		{Suffixes{Dead: ".x", Deferred: ".x"}, "must differ", "deferred_suffix"},
+		{Suffixes{Dead: ".dead", Deferred: ".wait5"}, "must not end in a digit", "deferred_suffix"},
+		{Suffixes{Dead: "5", Deferred: ".deferred."}, "look like hold queues", "dead_suffix"},
+		{Suffixes{Dead: ".deferred.5", Deferred: ".deferred."}, "look like hold queues", "dead_suffix"},
+		{Suffixes{Dead: ".5", Deferred: ".deferred."}, "look like hold queues", "dead_suffix"},
+		{Suffixes{Dead: "x5", Deferred: ".deferred."}, "", ""},
+		{Suffixes{Dead: ".05", Deferred: ".deferred."}, "look like hold queues", "dead_suffix"},
+		{Suffixes{Dead: ".deferred.05", Deferred: ".deferred."}, "look like hold queues", "dead_suffix"},
+		{Suffixes{Dead: ".deferred.99999999999", Deferred: ".deferred."}, "look like hold queues", "dead_suffix"},
+		{Suffixes{Dead: ".dead2", Deferred: ".deferred."}, "", ""},
+		{Suffixes{Dead: strings.Repeat("d", 255), Deferred: "."}, "leave no room", "dead_suffix"},
+		{Suffixes{Dead: ".d", Deferred: strings.Repeat("w", 245)}, "leave no room", "deferred_suffix"},
 	}
 	for _, tt := range tests {
 		err := tt.s.Validate()
 		if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
 			t.Errorf("Validate(%+v) = %v, want %q", tt.s, err, tt.wantErr)
+		}
+		var se *SettingError
+		if tt.setting != "" && (!errors.As(err, &se) || se.Setting != tt.setting) {
+			t.Errorf("Validate(%+v) = %#v, want a SettingError for %s", tt.s, err, tt.setting)
 		}
 	}
 }
@@ -279,5 +286,58 @@ func TestCompare(t *testing.T) {
 		if strings.Join(got, "|") != strings.Join(tt.want, "|") {
 			t.Errorf("%s: Compare = %q, want %q", tt.name, got, tt.want)
 		}
+	}
+}
+
+// Every refusal of a granularity, a delay, a message TTL or a priority names
+// its attribute in a SettingError (the suffixes' are checked with Validate),
+// so that callers report it there without reading the message.
+func TestSettingError_setting(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		err  error
+		want string
+	}{
+		{ValidateGranularity("retry_granularity", 0), "retry_granularity"},
+		{second(DeferredTTLMs("retry_delays[1]", 600*24*time.Hour, time.Second)), "retry_delays[1]"},
+		{second(MessageTTLMs(-time.Second)), "message_ttl"},
+		{ValidateMaxPriority(256), "max_priority"},
+	} {
+		var se *SettingError
+		if !errors.As(tt.err, &se) || se.Setting != tt.want {
+			t.Errorf("%v: got %+v, want a SettingError for %q", tt.err, se, tt.want)
+		}
+	}
+}
+
+func second[T any](_ T, err error) error { return err }
+
+func TestSuffixesOf(t *testing.T) {
+	t.Parallel()
+	def := DefaultSuffixes()
+	for _, tt := range []struct {
+		dead, hold string
+		want       Suffixes
+	}{
+		{"orders-dlq", "orders-wait-", Suffixes{Dead: "-dlq", Deferred: "-wait-"}},
+		{"", "", def},             // after an import: nothing known
+		{"orders", "orders", def}, // no suffix at all
+		{"other.dead", "orders-w-", Suffixes{Dead: def.Dead, Deferred: "-w-"}}, // not derived from orders
+	} {
+		if got := SuffixesOf("orders", tt.dead, tt.hold, def); got != tt.want {
+			t.Errorf("SuffixesOf(orders, %q, %q) = %+v, want %+v", tt.dead, tt.hold, got, tt.want)
+		}
+	}
+}
+
+// String describes the difference in a sentence fragment, for the tests.
+func (d difference) String() string {
+	switch {
+	case !d.HasWanted:
+		return fmt.Sprintf("argument %s: broker has %s, wanted absent", d.Key, d.Actual)
+	case !d.HasActual:
+		return fmt.Sprintf("argument %s: broker has it absent, wanted %s", d.Key, d.Wanted)
+	default:
+		return fmt.Sprintf("argument %s: broker has %s, wanted %s", d.Key, d.Actual, d.Wanted)
 	}
 }

@@ -10,13 +10,13 @@ import (
 // delay). name is the attribute reported in the error.
 func ValidateGranularity(name string, g time.Duration) error {
 	if g <= 0 {
-		return fmt.Errorf("%s must be a positive whole number of milliseconds, from 1ms to %dms; got %s", name, MaxDeferralMs, g)
+		return settingError(name, "%s must be a positive whole number of milliseconds, from 1ms to %dms; got %s", name, MaxDeferralMs, g)
 	}
 	if g%time.Millisecond != 0 {
-		return fmt.Errorf("%s must be a whole number of milliseconds, from 1ms to %dms; got %s", name, MaxDeferralMs, g)
+		return settingError(name, "%s must be a whole number of milliseconds, from 1ms to %dms; got %s", name, MaxDeferralMs, g)
 	}
 	if g.Milliseconds() > MaxDeferralMs {
-		return fmt.Errorf("%s must be at most %dms (%s), the longest hold; got %s", name, MaxDeferralMs, time.Duration(MaxDeferralMs)*time.Millisecond, g)
+		return settingError(name, "%s must be at most %dms (%s), the longest hold; got %s", name, MaxDeferralMs, time.Duration(MaxDeferralMs)*time.Millisecond, g)
 	}
 	return nil
 }
@@ -35,13 +35,15 @@ func LongestDelay(g time.Duration) time.Duration {
 // keeps a wait of delay: delay rounded up to a whole multiple of granularity,
 // and at least one step (a zero delay waits one step). A negative delay, a
 // granularity that is not a whole positive number of milliseconds, and a
-// result past MaxDeferralMs are errors: the TTL is never clamped.
-func DeferredTTLMs(delay, granularity time.Duration) (int64, error) {
+// result past MaxDeferralMs are errors, naming attribute (the delay's
+// attribute or argument): the TTL is never clamped.
+func DeferredTTLMs(attribute string, delay, granularity time.Duration) (int64, error) {
 	if err := ValidateGranularity("granularity", granularity); err != nil {
 		return 0, err
 	}
 	if delay < 0 {
-		return 0, fmt.Errorf("delay must not be negative; got %s", delay)
+		return 0, settingError(attribute, "%s must not be negative: it may be from 0s to %s (the longest hold at granularity %s); got %s",
+			attribute, FormatWhole(LongestDelay(granularity)), FormatWhole(granularity), delay)
 	}
 	steps := int64(delay / granularity)
 	if delay%granularity != 0 || steps == 0 {
@@ -50,8 +52,8 @@ func DeferredTTLMs(delay, granularity time.Duration) (int64, error) {
 	gms := granularity.Milliseconds()
 	if steps > MaxDeferralMs/gms {
 		longest := LongestDelay(granularity)
-		return 0, fmt.Errorf("delay %s is past the longest hold: at granularity %s the longest delay accepted is %s (%s), because a hold queue's TTL may be at most %dms, half of RabbitMQ's largest TTL",
-			delay, granularity, FormatWhole(longest), longest, MaxDeferralMs)
+		return 0, settingError(attribute, "%s %s is past the longest hold: at granularity %s the longest delay accepted is %s (%s), because a hold queue's TTL may be at most %dms, half of RabbitMQ's largest TTL",
+			attribute, delay, granularity, FormatWhole(longest), longest, MaxDeferralMs)
 	}
 	return steps * gms, nil
 }
@@ -61,7 +63,7 @@ func DeferredTTLMs(delay, granularity time.Duration) (int64, error) {
 // rounded) from 0 to MaxTTLMs.
 func MessageTTLMs(ttl time.Duration) (int64, error) {
 	if ttl < 0 || ttl%time.Millisecond != 0 || ttl.Milliseconds() > MaxTTLMs {
-		return 0, fmt.Errorf("message TTL must be a whole number of milliseconds from 0 to %dms (%s); got %s",
+		return 0, settingError("message_ttl", "message TTL must be a whole number of milliseconds from 0 to %dms (%s); got %s",
 			MaxTTLMs, time.Duration(MaxTTLMs)*time.Millisecond, ttl)
 	}
 	return ttl.Milliseconds(), nil
@@ -70,7 +72,7 @@ func MessageTTLMs(ttl time.Duration) (int64, error) {
 // ValidateMaxPriority checks a main queue's x-max-priority: 1 to 255.
 func ValidateMaxPriority(p int64) error {
 	if p < MinPriority || p > MaxPriority {
-		return fmt.Errorf("max priority must be from %d to %d; got %d", MinPriority, MaxPriority, p)
+		return settingError("max_priority", "max priority must be from %d to %d; got %d", MinPriority, MaxPriority, p)
 	}
 	return nil
 }
@@ -81,7 +83,7 @@ func QueueArgs(messageTTLMs, maxPriority *int64) (Arguments, error) {
 	args := Arguments{}
 	if messageTTLMs != nil {
 		if *messageTTLMs < 0 || *messageTTLMs > MaxTTLMs {
-			return nil, fmt.Errorf("message TTL must be from 0 to %dms; got %dms", MaxTTLMs, *messageTTLMs)
+			return nil, settingError("message_ttl", "message TTL must be from 0 to %dms; got %dms", MaxTTLMs, *messageTTLMs)
 		}
 		args[ArgMessageTTL] = Int(*messageTTLMs)
 	}

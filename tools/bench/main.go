@@ -37,6 +37,7 @@ type options struct {
 	vhost       string
 	ttl         string
 	priority    int
+	query       bool
 }
 
 func main() {
@@ -48,7 +49,7 @@ func main() {
 	flag.IntVar(&o.runs, "runs", 3, "runs of each kind; the table shows the median")
 	flag.IntVar(&o.parallelism, "parallelism", 10, "terraform -parallelism")
 	flag.StringVar(&o.provider, "provider", "build/terraform-provider-queuey", "the provider binary to measure")
-	flag.StringVar(&o.noop, "noop", "build/bench/terraform-provider-noop", "the do-nothing provider binary (go build ./tools/bench/noop)")
+	flag.StringVar(&o.noop, "noop", "build/bench/terraform-provider-noop", "the do-nothing provider binary (make bench builds it: cd tools && go build ./bench/noop)")
 	flag.BoolVar(&o.profile, "profile", false, "have the providers write CPU profiles per phase (QUEUEY_CPUPROFILE) and print the top of each")
 	flag.IntVar(&o.profileTop, "profile-top", 20, "lines of each profile's top to print")
 	flag.StringVar(&o.terraform, "terraform", "terraform", "the terraform binary")
@@ -59,6 +60,7 @@ func main() {
 	flag.StringVar(&o.vhost, "vhost", "", "existing vhost to use (default: a fresh vhost made for this run and deleted after it)")
 	flag.StringVar(&o.ttl, "message-ttl", "24h", "message_ttl of every queue")
 	flag.IntVar(&o.priority, "max-priority", 10, "max_priority of every queue")
+	flag.BoolVar(&o.query, "query", false, "measure `terraform query` (Terraform 1.14+) over a vhost of n logical queues instead")
 	flag.Parse()
 	if o.endpoint == "" {
 		fmt.Fprintln(os.Stderr, "bench: no management API: set RABBITMQ_ENDPOINT or -endpoint (make bench runs scripts/broker-ready.sh first)")
@@ -107,7 +109,7 @@ func run(ctx context.Context, o options) (err error) {
 		return err
 	}
 	if _, err := os.Stat(e.o.noop); err != nil {
-		return fmt.Errorf("do-nothing provider binary: %w (go build -o %s ./tools/bench/noop)", err, o.noop)
+		return fmt.Errorf("do-nothing provider binary: %w (cd tools && go build -o %s ./bench/noop)", err, o.noop)
 	}
 	if err := e.setup(ctx); err != nil {
 		_ = e.cleanup()
@@ -119,6 +121,9 @@ func run(ctx context.Context, o options) (err error) {
 			err = cerr
 		}
 	}()
+	if o.query {
+		return runQuery(ctx, &e)
+	}
 	fmt.Printf("bench %s: N=%d, %d runs of each kind, -parallelism=%d, vhost %q, provider %s\n",
 		e.id, o.n, o.runs, o.parallelism, e.vhost, e.o.provider)
 	fmt.Printf("machine: %s\n", machineLine(&e))

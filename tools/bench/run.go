@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 	"github.com/queuey/terraform-provider-queuey/internal/plugintune"
 )
 
@@ -31,7 +32,8 @@ type env struct {
 	id        string
 	vhost     string
 	madeVhost bool
-	admin     *broker.Client
+	admin     *brokertest.Admin
+	client    *broker.Client // lists and deletes the bench's queues
 	proxy     *countingProxy
 	rc        string
 	shimLog   string
@@ -51,7 +53,11 @@ func (e *env) setup(ctx context.Context) error {
 	if err := os.MkdirAll(filepath.Join(e.o.dir, e.id), 0o755); err != nil {
 		return err
 	}
-	e.admin, err = broker.New(broker.Config{Endpoint: e.o.endpoint, Username: e.o.username, Password: e.o.password})
+	e.client, err = broker.New(broker.Config{Endpoint: e.o.endpoint, Username: e.o.username, Password: e.o.password})
+	if err != nil {
+		return err
+	}
+	e.admin, err = brokertest.NewAdmin(e.o.endpoint, e.o.username, e.o.password, false)
 	if err != nil {
 		return err
 	}
@@ -84,7 +90,7 @@ func (e *env) setup(ctx context.Context) error {
 			return fmt.Errorf("creating vhost %q: %w", e.vhost, err)
 		}
 		e.madeVhost = true
-		if err := e.admin.SetPermissions(ctx, e.vhost, e.o.username, broker.Permissions{Configure: ".*", Write: ".*", Read: ".*"}); err != nil {
+		if err := e.admin.SetPermissions(ctx, e.vhost, e.o.username, brokertest.Permissions{Configure: ".*", Write: ".*", Read: ".*"}); err != nil {
 			return fmt.Errorf("permissions on vhost %q: %w", e.vhost, err)
 		}
 	}
@@ -118,7 +124,7 @@ func (e *env) cleanup() error {
 	if e.proxy != nil {
 		e.proxy.Close()
 	}
-	if e.admin == nil || e.vhost == "" {
+	if e.admin == nil || e.client == nil || e.vhost == "" {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -128,7 +134,7 @@ func (e *env) cleanup() error {
 		fmt.Fprintf(os.Stderr, "bench: cleanup deleted %d queues left in vhost %q\n", n, e.vhost)
 	}
 	if e.madeVhost {
-		if derr := e.admin.DeleteVhost(ctx, e.vhost); derr != nil && !errors.Is(derr, broker.ErrNotFound) && err == nil {
+		if derr := e.admin.DeleteVhost(ctx, e.vhost); derr != nil && !brokertest.IsNotFound(derr) && err == nil {
 			err = derr
 		}
 	}
@@ -140,7 +146,7 @@ func (e *env) cleanup() error {
 
 // deleteLeftovers deletes the queues whose names start with prefix.
 func (e *env) deleteLeftovers(ctx context.Context, prefix string) (int, error) {
-	all, err := e.admin.ListQueues(ctx, e.vhost)
+	all, err := e.client.ListQueues(ctx, e.vhost)
 	if errors.Is(err, broker.ErrNotFound) {
 		return 0, nil
 	}
@@ -150,7 +156,7 @@ func (e *env) deleteLeftovers(ctx context.Context, prefix string) (int, error) {
 	n := 0
 	for name := range all {
 		if strings.HasPrefix(name, prefix) {
-			if err := e.admin.DeleteQueue(ctx, e.vhost, name, false); err != nil && !errors.Is(err, broker.ErrNotFound) {
+			if err := e.client.DeleteQueue(ctx, e.vhost, name, false); err != nil && !errors.Is(err, broker.ErrNotFound) {
 				return n, err
 			}
 			n++
@@ -160,7 +166,7 @@ func (e *env) deleteLeftovers(ctx context.Context, prefix string) (int, error) {
 }
 
 func (e *env) countQueues(ctx context.Context, prefix string) (int, error) {
-	all, err := e.admin.ListQueues(ctx, e.vhost)
+	all, err := e.client.ListQueues(ctx, e.vhost)
 	if err != nil {
 		return 0, err
 	}
@@ -282,8 +288,13 @@ func (e *env) phase(ctx context.Context, dir, kind, phase string) (phaseResult, 
 		args = []string{"plan", "-refresh-only", par}
 	case "destroy":
 		args = []string{"destroy", "-auto-approve", par}
+	case "query":
+		args = []string{"query"}
 	}
-	args = append(args, "-input=false", "-no-color")
+	if phase != "query" {
+		args = append(args, "-input=false")
+	}
+	args = append(args, "-no-color")
 	logPath := filepath.Join(dir, phase+".log")
 	logf, err := os.Create(logPath)
 	if err != nil {

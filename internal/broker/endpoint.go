@@ -1,0 +1,179 @@
+package broker
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Endpoint mistakes: the endpoint answers, but not as the management API
+// does. None of them can get better by trying again, so each fails the
+// request at once (see transient), with what to change.
+var (
+	// ErrNotHTTP: the endpoint's port speaks another protocol, e.g. AMQP.
+	ErrNotHTTP = errors.New("endpoint does not speak HTTP")
+	// ErrWrongScheme: http:// to a TLS port, or https:// to a plain one.
+	ErrWrongScheme = errors.New("endpoint scheme does not match its port")
+	// ErrNotAPI: the endpoint's path is not the management API's base, so
+	// RabbitMQ answers 400 without a reason (e.g. an endpoint ending in /api).
+	ErrNotAPI = errors.New("endpoint path is not the management API")
+)
+
+// managementPort is where the management API usually listens.
+const managementPort = "15672"
+
+// endpointMismatch is the *Error of a transport failure that says the endpoint
+// is the wrong one, or nil.
+func (c *Client) endpointMismatch(op string, err error) *Error {
+	m := c.mismatch(err)
+	if m.kind == nil {
+		return nil
+	}
+	return &Error{Op: op, Endpoint: c.endpointRedacted, Reason: m.reason, Kind: m.kind, Hint: m.hint}
+}
+
+// endpointProblem is what a transport error says about the endpoint: the
+// kind (nil when it is not an endpoint mistake), the cause and the fix.
+type endpointProblem struct {
+	kind         error
+	reason, hint string
+}
+
+// mismatch classifies a transport error (see endpointProblem).
+func (c *Client) mismatch(err error) endpointProblem {
+	var pe *protocolError
+	var rh tls.RecordHeaderError
+	switch {
+	case errors.As(err, &pe) && tlsRecord(pe.got):
+		return endpointProblem{ErrWrongScheme, "the server answered plain HTTP with TLS", c.schemeHint("https")}
+	case errors.As(err, &pe):
+		return endpointProblem{ErrNotHTTP, pe.Error(), notHTTPHint(pe.got)}
+	case errors.As(err, &rh) && strings.HasPrefix(string(rh.RecordHeader[:]), httpPrefix):
+		return endpointProblem{ErrWrongScheme, "the server answered the TLS handshake with plain HTTP", c.schemeHint("http")}
+	case errors.As(err, &rh):
+		return endpointProblem{ErrNotHTTP, fmt.Sprintf("the server does not speak TLS or HTTP: it answered %q", rh.RecordHeader[:]),
+			notHTTPHint(rh.RecordHeader[:])}
+	}
+	return endpointProblem{}
+}
+
+// notHTTPHint says what a port that answered got is, and where the
+// management API usually is.
+func notHTTPHint(got []byte) string {
+	what := "This port speaks another protocol than HTTP"
+	if strings.HasPrefix(string(got), "AMQP") {
+		what = "This is RabbitMQ's AMQP port (it answered with the AMQP protocol header), not the management API"
+	}
+	return what + ": set endpoint (or RABBITMQ_ENDPOINT) to the management API's URL, which is usually on port " +
+		managementPort + ", e.g. http://127.0.0.1:" + managementPort
+}
+
+// schemeHint says to use scheme instead of the endpoint's.
+func (c *Client) schemeHint(scheme string) string {
+	u, err := url.Parse(c.endpoint)
+	if err != nil {
+		return "Use " + scheme + ":// in endpoint"
+	}
+	was := u.Scheme
+	u.Scheme = scheme
+	if scheme == "https" {
+		return fmt.Sprintf("This port speaks TLS: set endpoint to %s (https://, not %s://)", u.Redacted(), was)
+	}
+	return fmt.Sprintf("This port speaks plain HTTP, not TLS: set endpoint to %s (http://, not %s://), "+
+		"or enable TLS on the management listener", u.Redacted(), was)
+}
+
+// notAPI fills in a 400 without a reason, RabbitMQ's answer to a path below
+// its port that is not the management API's (the management API's own
+// refusals always give one): the endpoint's path is wrong, or the port
+// speaks TLS and the server answered plain HTTP with a 400 of its own.
+func (c *Client) notAPI(ctx context.Context, e *Error) {
+	u, err := url.Parse(c.endpoint)
+	if err != nil {
+		return
+	}
+	if u.Scheme == "http" && speaksTLS(ctx, u.Host, c.cfg.RequestTimeout) {
+		e.Kind, e.Hint = ErrWrongScheme, c.schemeHint("https")
+		return
+	}
+	e.Kind = ErrNotAPI
+	switch p := strings.TrimRight(u.Path, "/"); {
+	case strings.HasSuffix(p, "/api"):
+		u.Path = strings.TrimSuffix(p, "/api")
+		e.Hint = fmt.Sprintf("The endpoint is the management API's base URL, without /api (the provider appends /api/ itself): "+
+			"set endpoint to %s", u.Redacted())
+	case p != "":
+		e.Hint = fmt.Sprintf("The endpoint's path %q is not where the management API is: set endpoint to its base URL, "+
+			"e.g. %s://%s (with the path prefix only when management.path_prefix is set)", p, u.Scheme, u.Host)
+	default:
+		e.Hint = "The server at the endpoint is not RabbitMQ's management API (it answered 400 without a reason): " +
+			"set endpoint to the management API's base URL, usually on port " + managementPort
+	}
+}
+
+// speaksTLS reports whether a TLS handshake with host succeeds, within
+// timeout and at most probeTimeout; the certificate is not checked, since
+// the question is only which protocol the port speaks.
+func speaksTLS(ctx context.Context, host string, timeout time.Duration) bool {
+	ctx, cancel := context.WithTimeout(ctx, min(timeout, probeTimeout))
+	defer cancel()
+	d := tls.Dialer{Config: &tls.Config{InsecureSkipVerify: true}} //nolint:gosec // a probe of the protocol only; nothing is sent
+	if _, _, err := net.SplitHostPort(host); err != nil {
+		host = net.JoinHostPort(host, "80")
+	}
+	conn, err := d.DialContext(ctx, "tcp", host)
+	if err != nil {
+		return false
+	}
+	_ = conn.Close()
+	return true
+}
+
+// probeTimeout bounds speaksTLS.
+const probeTimeout = 2 * time.Second
+
+// MissingCredentialError says that basic auth lacks its username or password:
+// the broker would refuse every request, so the client is not built.
+type MissingCredentialError struct {
+	// Setting is "username" or "password".
+	Setting string
+}
+
+func (e *MissingCredentialError) Error() string {
+	return fmt.Sprintf("the management API needs a %s (basic auth), and none is set", e.Setting)
+}
+
+// checkCredentials returns a *MissingCredentialError when basic auth lacks
+// its username or password, unless headers carries an Authorization header
+// of its own.
+func checkCredentials(cfg Config) error {
+	if cfg.Method() != AuthBasic {
+		return nil
+	}
+	for name := range cfg.Headers {
+		if http.CanonicalHeaderKey(name) == "Authorization" {
+			return nil
+		}
+	}
+	switch {
+	case cfg.Username == "":
+		return &MissingCredentialError{Setting: "username"}
+	case cfg.Password == "":
+		return &MissingCredentialError{Setting: "password"}
+	}
+	return nil
+}
+
+// wrongEndpoint reports whether a transport error says the endpoint is the
+// wrong one (see mismatch): final, never tried again.
+func wrongEndpoint(err error) bool {
+	var pe *protocolError
+	var rh tls.RecordHeaderError
+	return errors.As(err, &pe) || errors.As(err, &rh)
+}

@@ -1,0 +1,40 @@
+package brokertest
+
+import (
+	"net"
+	"testing"
+	"time"
+)
+
+// AMQPGreeting is what RabbitMQ's AMQP port answers to anything that is not
+// AMQP, an HTTP request included: the protocol header it speaks.
+const AMQPGreeting = "AMQP\x00\x00\t\x01"
+
+// RawListener listens on a loopback port, closed at the end of the test, and
+// answers each connection with answer after reading what the client sends,
+// then closes it: a port that is not the management API (RabbitMQ's AMQP
+// port, a TLS port). It returns the address, host:port.
+func RawListener(t testing.TB, answer string) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Close() })
+	go func() {
+		for {
+			conn, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer func() { _ = conn.Close() }()
+				_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
+				buf := make([]byte, 512)
+				_, _ = conn.Read(buf)
+				_, _ = conn.Write([]byte(answer))
+			}()
+		}
+	}()
+	return l.Addr().String()
+}

@@ -1,0 +1,112 @@
+package brokertest
+
+import (
+	"fmt"
+	"net/http"
+)
+
+// listings shapes the queue listings (GET /api/queues/<vhost>), for the tests
+// of reads shared among concurrent callers.
+type listings struct {
+	count    map[string]int64 // listing requests so far, by vhost
+	stamp    bool
+	hold     chan struct{}
+	status   int
+	arrived  chan struct{}
+	canceled int64
+}
+
+// StampListings adds to every queue listing a queue named seq-<n>, where n
+// numbers the listing requests of that vhost from 1, so that a caller can
+// tell which request answered it.
+func (s *Server) StampListings() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.listings.stamp = true
+}
+
+// HoldListings makes every queue listing, once it has taken its snapshot of
+// the queues, wait until release is closed or its client goes away; nil
+// stops holding later listings.
+func (s *Server) HoldListings(release chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.listings.hold = release
+}
+
+// FailListings makes every queue listing answer status (as RabbitMQ answers
+// a 404) after its hold, if any; 0 stops it.
+func (s *Server) FailListings(status int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.listings.status = status
+}
+
+// ListingArrived returns a channel closed when the next queue listing
+// request arrives.
+func (s *Server) ListingArrived() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.listings.arrived == nil {
+		s.listings.arrived = make(chan struct{})
+	}
+	return s.listings.arrived
+}
+
+// Listings returns the number of queue listing requests of vhost so far.
+func (s *Server) Listings(vhost string) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.listings.count[vhost]
+}
+
+// CanceledListings returns the number of held listings whose client went
+// away before the answer.
+func (s *Server) CanceledListings() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.listings.canceled
+}
+
+// listQueues answers a queue listing with the queues as they were when the
+// request arrived.
+func (s *Server) listQueues(w http.ResponseWriter, r *http.Request, vhost string) {
+	s.mu.Lock()
+	if s.listings.count == nil {
+		s.listings.count = map[string]int64{}
+	}
+	s.listings.count[vhost]++
+	qs, exists := s.queues[vhost]
+	out := []map[string]any{}
+	for _, q := range qs {
+		out = append(out, s.render(vhost, q))
+	}
+	if s.listings.stamp {
+		out = append(out, s.render(vhost, &Queue{Name: fmt.Sprintf("seq-%d", s.listings.count[vhost]), Type: "classic",
+			Durable: true, Arguments: map[string]any{}, Messages: Count(0)}))
+	}
+	if s.listings.arrived != nil {
+		close(s.listings.arrived)
+		s.listings.arrived = nil
+	}
+	hold, status := s.listings.hold, s.listings.status
+	s.mu.Unlock()
+	if hold != nil {
+		select {
+		case <-hold:
+		case <-r.Context().Done():
+			s.mu.Lock()
+			s.listings.canceled++
+			s.mu.Unlock()
+			return
+		}
+	}
+	switch {
+	case status != 0:
+		ErrorBody(w, status, "Object Not Found", "Not Found")
+	case !exists:
+		ErrorBody(w, http.StatusNotFound, "Object Not Found", "Not Found")
+	default:
+		writeJSON(w, out)
+	}
+}

@@ -1,0 +1,211 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/list"
+	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/topology"
+)
+
+var (
+	_ list.ListResource              = (*queueListResource)(nil)
+	_ list.ListResourceWithConfigure = (*queueListResource)(nil)
+)
+
+// NewQueueListResource returns the queuey_queue list resource, which finds the
+// logical queues a vhost already holds for `terraform query` (Terraform 1.14+).
+func NewQueueListResource() list.ListResource { return &queueListResource{} }
+
+type queueListResource struct {
+	data *providerData
+}
+
+func (r *queueListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_queue"
+}
+
+func (r *queueListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
+	resp.Schema = listschema.Schema{
+		MarkdownDescription: "Lists the logical queues of a vhost exactly as the queuey backend declares them, sorted by name, " +
+			"for `terraform query` (Terraform 1.14 or later): every queue `q` whose dead-letter queue exists too, both durable, " +
+			"not auto-delete, not exclusive and classic, `q` with no argument but `x-message-ttl` and `x-max-priority` and its " +
+			"dead-letter queue with none. A queue that has a dead-letter sibling but differs is named, with its first " +
+			"difference, in one warning; a dead-letter or hold queue of a listed queue is never listed itself. " +
+			"`terraform query -generate-config-out=FILE` writes a `queuey_queue` and an `import` block for each.",
+		Attributes: map[string]listschema.Attribute{
+			"vhost": listschema.StringAttribute{
+				MarkdownDescription: "Virtual host to list. Defaults to the provider's `vhost`.",
+				Optional:            true,
+			},
+			"name_regex": listschema.StringAttribute{
+				MarkdownDescription: "Regular expression (RE2 syntax, as Go's `regexp`) that the name of `q` must match, " +
+					"e.g. `^orders` (unanchored unless you anchor it). Unset, every logical queue is listed.",
+				Optional:   true,
+				Validators: []validator.String{regexValidator{}},
+			},
+		},
+	}
+}
+
+func (r *queueListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data, resp.Diagnostics = configuredData(req.ProviderData, resp.Diagnostics)
+}
+
+// List reads the vhost once and streams what it holds: first the warning that
+// names every near miss (so that Terraform's limit, which stops reading the
+// stream, never drops it), then one result per logical queue.
+func (r *queueListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
+	var cfg queueListConfig
+	diags := req.Config.Get(ctx, &cfg)
+	if diags.HasError() {
+		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		return
+	}
+	l, diags := r.listing(ctx, cfg)
+	if diags.HasError() {
+		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		return
+	}
+	stream.Results = func(push func(list.ListResult) bool) {
+		if len(l.near) > 0 && !push(list.ListResult{Diagnostics: nearMissWarning(l.vhost, l.near)}) {
+			return
+		}
+		for i, f := range l.found {
+			if req.Limit > 0 && int64(i) >= req.Limit {
+				return
+			}
+			if !push(r.result(ctx, req, l, f)) {
+				return
+			}
+		}
+	}
+}
+
+// queueListing is what one listing of a vhost found.
+type queueListing struct {
+	vhost    string
+	suffixes topology.Suffixes
+	queues   map[string]broker.Queue
+	found    []topology.Found
+	near     []topology.NearMiss
+}
+
+// listing checks the vhost (it exists and makes classic queues, as for the
+// resource), reads its queues once and picks the logical queues.
+func (r *queueListResource) listing(ctx context.Context, cfg queueListConfig) (queueListing, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	client, d := r.data.brokerClient()
+	if diags.Append(d...); diags.HasError() {
+		return queueListing{}, diags
+	}
+	l := queueListing{vhost: r.data.vhost, suffixes: r.data.suffixes}
+	if !cfg.Vhost.IsNull() {
+		l.vhost = cfg.Vhost.ValueString()
+	}
+	var match func(string) bool
+	if !cfg.NameRegex.IsNull() {
+		re, err := regexp.Compile(cfg.NameRegex.ValueString())
+		if err != nil {
+			diags.AddAttributeError(path.Root("name_regex"), "Invalid Regular Expression", regexError(err))
+			return queueListing{}, diags
+		}
+		match = re.MatchString
+	}
+	if err := checkVhost(ctx, client, l.vhost); err != nil {
+		diags.AddAttributeError(path.Root("vhost"), brokerErrorSummary(err, "Cannot Use Vhost"), err.Error())
+		return queueListing{}, diags
+	}
+	queues, err := client.ListQueueDeclarations(ctx, l.vhost)
+	if err != nil {
+		summary := brokerErrorSummary(err, "Cannot List Queues")
+		if errors.Is(err, broker.ErrNotFound) {
+			summary = "Vhost Not Found"
+		}
+		diags.AddAttributeError(path.Root("vhost"), summary, err.Error())
+		return queueListing{}, diags
+	}
+	l.queues = queues
+	named := make([]topology.NamedQueue, 0, len(queues))
+	for name, q := range queues {
+		named = append(named, topology.NamedQueue{Name: name, Existing: existingOf(q)})
+	}
+	l.found, l.near = topology.LogicalQueues(named, l.suffixes, match)
+	return l, diags
+}
+
+// result is one logical queue as Terraform lists it: its identity, a display
+// name, and, when asked for, the state a Read after an import gives.
+func (r *queueListResource) result(ctx context.Context, req list.ListRequest, l queueListing, f topology.Found) list.ListResult {
+	res := req.NewListResult(ctx)
+	res.DisplayName = fmt.Sprintf("%s (vhost %s)", f.Name, l.vhost)
+	res.Diagnostics.Append(setIdentity(ctx, res.Identity, f.Name, l.vhost)...)
+	if req.IncludeResource {
+		m := queueModel{Name: types.StringValue(f.Name), Vhost: types.StringValue(l.vhost), ForceDestroy: types.BoolValue(false)}
+		m = observedState(m, l.queues[f.Name], true, l.suffixes)
+		res.Diagnostics.Append(setModel(ctx, &res.Resource.Raw, res.Resource.Schema.Type, &m)...)
+	}
+	return res
+}
+
+// nearMissWarning names every queue that has a dead-letter sibling but is not
+// listed, with its first difference, so that nothing is skipped silently.
+func nearMissWarning(vhost string, near []topology.NearMiss) diag.Diagnostics {
+	lines := make([]string, len(near))
+	for i, n := range near {
+		lines[i] = n.String()
+	}
+	what := fmt.Sprintf("These %d queues have", len(near))
+	if len(near) == 1 {
+		what = "This queue has"
+	}
+	var diags diag.Diagnostics
+	diags.AddWarning("Queues Not Listed",
+		fmt.Sprintf("%s a dead-letter queue in vhost %q but differ from what the queuey backend declares, so they are not "+
+			"listed (queuey_queue would refuse to adopt them as they are):\n  - %s\n"+
+			"To manage one with queuey_queue, drain it and declare it again the way the backend does.",
+			what, vhost, strings.Join(lines, "\n  - ")))
+	return diags
+}
+
+// regexError explains an invalid name_regex.
+func regexError(err error) string {
+	return fmt.Sprintf("name_regex must be a regular expression in RE2 syntax (Go's regexp), e.g. \"^orders\": %v", err)
+}
+
+// regexValidator accepts an RE2 regular expression.
+type regexValidator struct{}
+
+var _ validator.String = regexValidator{}
+
+func (regexValidator) Description(context.Context) string {
+	return "value must be a regular expression in RE2 syntax"
+}
+
+func (v regexValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (regexValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if _, err := regexp.Compile(req.ConfigValue.ValueString()); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Regular Expression", regexError(err))
+	}
+}
+
+// queueListConfig is the config block of a queuey_queue list.
+type queueListConfig struct {
+	Vhost     types.String `tfsdk:"vhost"`
+	NameRegex types.String `tfsdk:"name_regex"`
+}

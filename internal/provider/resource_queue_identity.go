@@ -1,0 +1,82 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/queuey/terraform-provider-queuey/internal/topology"
+)
+
+var _ resource.ResourceWithIdentity = (*queueResource)(nil)
+
+// IdentitySchema is what identifies a queuey_queue to Terraform 1.12+ and
+// OpenTofu 1.12+: the queue's name and vhost, set by every Create, Read,
+// Update and import, and accepted by import blocks with `identity = {...}`.
+func (r *queueResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = identityschema.Schema{
+		Attributes: map[string]identityschema.Attribute{
+			"name": identityschema.StringAttribute{
+				RequiredForImport: true,
+				Description:       "Name of the logical queue `q`.",
+			},
+			"vhost": identityschema.StringAttribute{
+				OptionalForImport: true,
+				Description:       "Virtual host of the queue. Defaults to the provider's `vhost` on import.",
+			},
+		},
+	}
+}
+
+// queueIdentity is the identity of a queuey_queue.
+type queueIdentity struct {
+	Name  types.String `tfsdk:"name"`
+	Vhost types.String `tfsdk:"vhost"`
+}
+
+// setIdentity records name and vhost as the identity of a response. The
+// framework hands no identity to a Terraform older than 1.12: nothing to do.
+func setIdentity(ctx context.Context, id *tfsdk.ResourceIdentity, name, vhost string) diag.Diagnostics {
+	if id == nil {
+		return nil
+	}
+	return id.Set(ctx, queueIdentity{Name: types.StringValue(name), Vhost: types.StringValue(vhost)})
+}
+
+// importTarget reads the queue an import names: the string ID
+// (vhost/name, escaped) or the identity (name, and vhost defaulting to the
+// provider's).
+func (r *queueResource) importTarget(ctx context.Context, req resource.ImportStateRequest) (vhost, name string, diags diag.Diagnostics) {
+	if req.ID != "" || req.Identity == nil {
+		var err error
+		if vhost, name, err = parseQueueID(req.ID); err != nil {
+			diags.AddError("Invalid Import ID", err.Error())
+		}
+		return vhost, name, diags
+	}
+	var id queueIdentity
+	if diags.Append(req.Identity.Get(ctx, &id)...); diags.HasError() {
+		return "", "", diags
+	}
+	if r.data == nil {
+		diags.AddError("Provider Not Configured", "The queuey provider has not been configured yet; this is a bug in the provider or in Terraform.")
+		return "", "", diags
+	}
+	name = id.Name.ValueString()
+	if err := topology.ValidateQueueName(name, r.data.suffixes); err != nil {
+		diags.AddError("Invalid Import Identity", "The identity attribute `name` is not a queue this resource can manage: "+err.Error()+".")
+		return "", "", diags
+	}
+	if vhost = id.Vhost.ValueString(); id.Vhost.IsNull() || vhost == "" {
+		if r.data.vhostUnknown {
+			diags.AddError("Invalid Import Identity", "The identity attribute `vhost` is not set and the provider's `vhost` is not known yet: "+
+				"give `vhost` in the identity, or a known provider `vhost`.")
+		}
+		vhost = r.data.vhost
+	}
+	return vhost, name, diags
+}

@@ -1,0 +1,225 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+)
+
+// Source states as cyrilgdn/rabbitmq and rfd59/rabbitmq (terraform-plugin-sdk
+// v2, schema version 0) write them: settings is a list of one block,
+// arguments a map of strings, arguments_json a JSON string ("" when unset),
+// id "name@vhost"; rfd59 adds the computed type.
+func cyrilgdnState(name, vhost, settings string) string {
+	return fmt.Sprintf(`{"id":%q,"name":%q,"settings":[%s],"vhost":%q}`, name+"@"+vhost, name, settings, vhost)
+}
+
+func rfd59State(name, vhost, typ, settings string) string {
+	return fmt.Sprintf(`{"id":%q,"name":%q,"settings":[%s],"type":%q,"vhost":%q}`, name+"@"+vhost, name, settings, typ, vhost)
+}
+
+const (
+	cyrilgdnTF   = "registry.terraform.io/cyrilgdn/rabbitmq"
+	cyrilgdnTofu = "registry.opentofu.org/cyrilgdn/rabbitmq"
+	rfd59TF      = "registry.terraform.io/rfd59/rabbitmq"
+	rfd59Tofu    = "registry.opentofu.org/rfd59/rabbitmq"
+)
+
+// movedOrders is the state a move of a durable queue "orders" in "/" with a
+// 5 s TTL and 10 priorities gives.
+var movedOrders = map[string]string{
+	"id": "%2F/orders", "name": "orders", "vhost": "/", "message_ttl": "5s", "max_priority": "10", "force_destroy": "false",
+	"arguments_json": `{"x-max-priority":10,"x-message-ttl":5000}`, "dead_queue": "null", "hold_queue_prefix": "null",
+	"hold_queue_pattern": "null", "queues_pattern": "null", "write_pattern": "null",
+	"identity.name": "orders", "identity.vhost": "/",
+}
+
+func withAttrs(base map[string]string, kv ...string) map[string]string {
+	out := make(map[string]string, len(base))
+	for k, v := range base {
+		out[k] = v
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		out[kv[i]] = kv[i+1]
+	}
+	return out
+}
+
+func TestMoveStateFromRabbitMQQueue(t *testing.T) {
+	t.Parallel()
+	jsonArgs := `{"arguments":null,"arguments_json":"{\"x-max-priority\":10,\"x-message-ttl\":5000}","auto_delete":false,"durable":true}`
+	tests := []struct {
+		name     string
+		provider string
+		typeName string
+		version  int64
+		state    string
+		want     map[string]string // the target state, attribute by attribute
+		errs     []string          // or the error: each of these in its detail
+	}{
+		{"arguments_json numbers", cyrilgdnTF, "rabbitmq_queue", 0, cyrilgdnState("orders", "/", jsonArgs), movedOrders, nil},
+		{"arguments as the map of strings", cyrilgdnTF, "rabbitmq_queue", 0,
+			cyrilgdnState("orders", "/", `{"arguments":{"x-max-priority":"10","x-message-ttl":"5000"},"arguments_json":"","auto_delete":false,"durable":true}`), movedOrders, nil},
+		{"arguments_json numeric strings, OpenTofu's hostname", cyrilgdnTofu, "rabbitmq_queue", 0,
+			cyrilgdnState("orders", "/", `{"arguments":{},"arguments_json":"{\"x-max-priority\":\"10\",\"x-message-ttl\":\"5000\"}","auto_delete":false,"durable":true}`), movedOrders, nil},
+		{"OpenTofu before 1.12: the implied local name", "rabbitmq", "rabbitmq_queue", 0, cyrilgdnState("orders", "/", jsonArgs), movedOrders, nil},
+		{"rfd59 with the classic type a 3.13 broker adds", rfd59TF, "rabbitmq_queue", 0,
+			rfd59State("orders", "/", "classic", `{"arguments":null,"arguments_json":"{\"x-max-priority\":10,\"x-message-ttl\":5000,\"x-queue-type\":\"classic\"}","auto_delete":false,"durable":true}`), movedOrders, nil},
+		{"rfd59 under OpenTofu, no arguments, a vhost to escape", rfd59Tofu, "rabbitmq_queue", 0,
+			rfd59State("odd name@x", "team/a b", "classic", `{"arguments":null,"arguments_json":null,"auto_delete":false,"durable":true}`),
+			withAttrs(movedOrders, "id", "team%2Fa%20b/odd%20name@x", "name", "odd name@x", "vhost", "team/a b",
+				"identity.name", "odd name@x", "identity.vhost", "team/a b", "message_ttl", "null",
+				"max_priority", "null", "arguments_json", "{}"), nil},
+		{"TTL rendered as Read renders it, another vhost", cyrilgdnTF, "rabbitmq_queue", 0,
+			cyrilgdnState("orders", "jobs", `{"arguments":{"x-message-ttl":"90000000"},"arguments_json":"","auto_delete":false,"durable":true}`),
+			withAttrs(movedOrders, "id", "jobs/orders", "vhost", "jobs", "identity.vhost", "jobs", "message_ttl", "25h", "max_priority", "null", "arguments_json", `{"x-message-ttl":90000000}`), nil},
+		{"not durable", cyrilgdnTF, "rabbitmq_queue", 0,
+			cyrilgdnState("orders", "/", `{"arguments":null,"arguments_json":"","auto_delete":false,"durable":false}`), nil,
+			[]string{`Queue "orders" in vhost "/"`, "settings.durable: rabbitmq_queue has false, the backend declares true", "Nothing was moved"}},
+		{"auto-delete", rfd59Tofu, "rabbitmq_queue", 0,
+			rfd59State("orders", "/", "classic", `{"arguments":null,"arguments_json":"","auto_delete":true,"durable":true}`), nil,
+			[]string{"settings.auto_delete: rabbitmq_queue has true, the backend declares false"}},
+		{"an argument the backend never declares", cyrilgdnTF, "rabbitmq_queue", 0,
+			cyrilgdnState("orders", "/", `{"arguments":null,"arguments_json":"{\"x-max-length\":1000,\"x-message-ttl\":5000}","auto_delete":false,"durable":true}`), nil,
+			[]string{`settings.arguments_json "x-max-length": rabbitmq_queue has 1000, the backend declares absent`}},
+		{"a string argument", cyrilgdnTF, "rabbitmq_queue", 0,
+			cyrilgdnState("orders", "/", `{"arguments":{"x-dead-letter-exchange":"dlx"},"arguments_json":"","auto_delete":false,"durable":true}`), nil,
+			[]string{`settings.arguments "x-dead-letter-exchange": rabbitmq_queue has "dlx", the backend declares absent`}},
+		{"values out of range", cyrilgdnTF, "rabbitmq_queue", 0,
+			cyrilgdnState("orders", "/", `{"arguments":{"x-max-priority":"0","x-message-ttl":"4294967296"},"arguments_json":"","auto_delete":false,"durable":true}`), nil,
+			[]string{`"x-max-priority": rabbitmq_queue has 0, the backend declares an integer from 1 to 255`,
+				`"x-message-ttl": rabbitmq_queue has 4294967296, the backend declares an integer from 0 to 4294967295`}},
+		{"a quorum queue", rfd59TF, "rabbitmq_queue", 0,
+			rfd59State("orders", "/", "quorum", `{"arguments":null,"arguments_json":"","auto_delete":false,"durable":true}`), nil,
+			[]string{"type: rabbitmq_queue has quorum, the backend declares classic"}},
+		{"a reserved name", cyrilgdnTF, "rabbitmq_queue", 0, cyrilgdnState("amq.orders", "/", jsonArgs), nil,
+			[]string{"rabbitmq_queue name", `starts with "amq."`, "nothing was moved"}},
+		{"no settings block", cyrilgdnTF, "rabbitmq_queue", 0, `{"id":"orders@/","name":"orders","settings":[],"vhost":"/"}`, nil,
+			[]string{"unreadable rabbitmq_queue state: it has 0 settings blocks", "import the queue instead"}},
+		{"both arguments and arguments_json", cyrilgdnTF, "rabbitmq_queue", 0,
+			cyrilgdnState("orders", "/", `{"arguments":{"x-message-ttl":"5000"},"arguments_json":"{\"x-message-ttl\":5000}","auto_delete":false,"durable":true}`), nil,
+			[]string{"both settings.arguments and settings.arguments_json are set"}},
+		{"another schema version", cyrilgdnTF, "rabbitmq_queue", 1, cyrilgdnState("orders", "/", jsonArgs), nil,
+			[]string{"schema version 1", "import the queue instead"}},
+		{"another provider's rabbitmq_queue", "registry.terraform.io/someone/rabbitmq", "rabbitmq_queue", 0, cyrilgdnState("orders", "/", jsonArgs), nil,
+			[]string{"does not include support for the given source resource", "someone/rabbitmq"}},
+		{"another resource type of the same provider", cyrilgdnTF, "rabbitmq_exchange", 0, cyrilgdnState("orders", "/", jsonArgs), nil,
+			[]string{"does not include support for the given source resource", "rabbitmq_exchange"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, diags := moveResourceState(t, tt.provider, tt.typeName, tt.version, tt.state)
+			if tt.errs != nil {
+				if got != nil {
+					t.Fatalf("moved state %v, want an error", got)
+				}
+				for _, want := range tt.errs {
+					if !strings.Contains(diags, want) {
+						t.Errorf("error lacks %q:\n%s", want, diags)
+					}
+				}
+				return
+			}
+			if diags != "" {
+				t.Fatalf("unexpected diagnostics:\n%s", diags)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("moved state:\n got %v\nwant %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// moveResourceState moves a source state into queuey_queue through the
+// provider's protocol server, as the CLIs do, and returns the target state
+// rendered attribute by attribute, or the diagnostics.
+func moveResourceState(t *testing.T, provider, typeName string, version int64, state string) (map[string]string, string) {
+	t.Helper()
+	ctx := context.Background()
+	srv, err := providerserver.NewProtocol6WithError(New("test")())()
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := srv.MoveResourceState(ctx, &tfprotov6.MoveResourceStateRequest{
+		SourceProviderAddress: provider, SourceTypeName: typeName, SourceSchemaVersion: version,
+		SourceState: &tfprotov6.RawState{JSON: []byte(state)}, TargetTypeName: "queuey_queue",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var diags []string
+	for _, d := range resp.Diagnostics {
+		diags = append(diags, fmt.Sprintf("%v: %s: %s", d.Severity, d.Summary, d.Detail))
+	}
+	if resp.TargetState == nil {
+		return nil, strings.Join(diags, "\n")
+	}
+	v, err := resp.TargetState.Unmarshal(schemas.ResourceSchemas["queuey_queue"].ValueType())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := renderAttrs(t, v)
+	ids, err := srv.GetResourceIdentitySchemas(ctx, &tfprotov6.GetResourceIdentitySchemasRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.TargetIdentity == nil || resp.TargetIdentity.IdentityData == nil {
+		t.Fatal("the move returned no identity")
+	}
+	idv, err := resp.TargetIdentity.IdentityData.Unmarshal(ids.IdentitySchemas["queuey_queue"].ValueType())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range renderAttrs(t, idv) {
+		out["identity."+k] = v
+	}
+	return out, strings.Join(diags, "\n")
+}
+
+func renderAttrs(t *testing.T, v tftypes.Value) map[string]string {
+	t.Helper()
+	var obj map[string]tftypes.Value
+	if err := v.As(&obj); err != nil {
+		t.Fatal(err)
+	}
+	out := make(map[string]string, len(obj))
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		a := obj[k]
+		switch {
+		case a.IsNull():
+			out[k] = "null"
+		case a.Type().Is(tftypes.String):
+			var s string
+			_ = a.As(&s)
+			out[k] = s
+		case a.Type().Is(tftypes.Number):
+			var n big.Float
+			_ = a.As(&n)
+			out[k] = n.String()
+		case a.Type().Is(tftypes.Bool):
+			var b bool
+			_ = a.As(&b)
+			out[k] = fmt.Sprint(b)
+		default:
+			t.Fatalf("attribute %s of unexpected type %s", k, a.Type())
+		}
+	}
+	return out
+}

@@ -1,0 +1,167 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework-jsontypes/jsontypes"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+)
+
+// memPrivate is a private state for unit tests.
+type memPrivate map[string][]byte
+
+func (m memPrivate) GetKey(_ context.Context, key string) ([]byte, diag.Diagnostics) {
+	return m[key], nil
+}
+
+func (m memPrivate) SetKey(_ context.Context, key string, value []byte) diag.Diagnostics {
+	if len(value) == 0 {
+		delete(m, key)
+	} else {
+		m[key] = value
+	}
+	return nil
+}
+
+func replaceModel(ttl string, force bool) queueModel {
+	return queueModel{Name: types.StringValue("orders"), Vhost: types.StringValue("/"), MessageTTL: types.StringValue(ttl),
+		MaxPriority: types.Int64Null(), ArgumentsJSON: jsontypes.NewNormalizedValue(`{"ttl":"` + ttl + `"}`), DeadQueue: types.StringValue("orders.dead"),
+		HoldQueuePrefix: types.StringValue("orders.deferred."), ForceDestroy: types.BoolValue(force)}
+}
+
+// A replacement's note reaches the destroy of the replaced state only: it
+// carries the planned force_destroy, and tells the destroy it is half of a
+// replacement; in the replacement's own state it counts for nothing.
+func TestDestroyIntent(t *testing.T) {
+	ctx := context.Background()
+	old := replaceModel("5s", false)
+	for _, tc := range []struct {
+		name                string
+		note                func(memPrivate)
+		state               queueModel
+		wantForce, wantRepl bool
+	}{
+		{"plain destroy", func(memPrivate) {}, old, false, false},
+		{"plain destroy with force_destroy", func(memPrivate) {}, replaceModel("5s", true), true, false},
+		{"replacement planning force_destroy", func(p memPrivate) { noteReplacement(ctx, p, old, true, true) }, old, true, true},
+		{"replacement without force_destroy", func(p memPrivate) { noteReplacement(ctx, p, old, true, false) }, old, false, true},
+		{"the note in the new queue's state", func(p memPrivate) { noteReplacement(ctx, p, old, true, false) }, replaceModel("10s", false), false, false},
+		{"an update removes the note", func(p memPrivate) {
+			noteReplacement(ctx, p, old, true, true)
+			noteReplacement(ctx, p, old, false, true)
+		}, old, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := memPrivate{}
+			tc.note(p)
+			force, repl := destroyIntent(ctx, p, tc.state)
+			if force != tc.wantForce || repl != tc.wantRepl {
+				t.Errorf("force %v, replacing %v; want %v, %v", force, repl, tc.wantForce, tc.wantRepl)
+			}
+		})
+	}
+}
+
+// A refusal's advice fits the destroy: a replacement's says to set
+// force_destroy in the same apply; a partial destroy's never says apply.
+func TestRefusalAdvice(t *testing.T) {
+	lines := []string{"orders: 1 message, 0 consumers"}
+	for _, tc := range []struct {
+		name    string
+		err     error
+		want    []string
+		notWant []string
+	}{
+		{"destroy", &refusedError{target: destroyTarget{vhost: "/", queue: "orders"}, lines: lines},
+			[]string{`Nothing of queue "orders" was deleted`, "run destroy again; or set force_destroy = true, apply"}, nil},
+		{"partial destroy", &refusedError{target: destroyTarget{vhost: "/", queue: "orders"}, lines: lines, done: []string{"orders.deferred.5000"}},
+			[]string{"Deleted orders.deferred.5000", "run destroy again: it deletes only what is left", "Do not apply before it"},
+			[]string{"Nothing", "set force_destroy = true, apply"}},
+		{"replacement", &refusedError{target: destroyTarget{vhost: "/", queue: "orders", replacing: true}, lines: lines},
+			[]string{"first half of replacing the queue", "force_destroy = true in the same apply as the change"},
+			[]string{"run destroy again"}},
+		{"replacement, partial", &notRunningError{target: destroyTarget{vhost: "/", queue: "orders", replacing: true}, done: []string{"orders.deferred.5000"}},
+			[]string{"Deleted orders.deferred.5000", "first half of replacing", "in the same apply"}, []string{"run destroy again"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			msg := tc.err.Error()
+			for _, w := range tc.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("%q lacks %q", msg, w)
+				}
+			}
+			for _, w := range tc.notWant {
+				if strings.Contains(msg, w) {
+					t.Errorf("%q has %q", msg, w)
+				}
+			}
+		})
+	}
+}
+
+// A rename forces replacement through name only: the read-only names that
+// follow it are not marked; a change of suffixes alone marks them.
+func TestReplacementPaths_derivedNames(t *testing.T) {
+	old := replaceModel("5s", false)
+	renamed := old
+	renamed.Name = types.StringValue("invoices")
+	renamed.DeadQueue = types.StringValue("invoices.dead")
+	renamed.HoldQueuePrefix = types.StringValue("invoices.deferred.")
+	if got := replacementPaths(old, renamed); fmt.Sprint(got) != fmt.Sprint(path.Paths{path.Root("name")}) {
+		t.Errorf("rename: %v, want name only", got)
+	}
+	resuffixed := old
+	resuffixed.DeadQueue = types.StringValue("orders.dlq")
+	if got := replacementPaths(old, resuffixed); fmt.Sprint(got) != fmt.Sprint(path.Paths{path.Root("dead_queue")}) {
+		t.Errorf("new dead_suffix: %v, want dead_queue", got)
+	}
+}
+
+// A replacement with force_destroy = true in the same apply deletes the old
+// queue with its messages; without it, it is refused with the replacement's
+// advice and loses nothing.
+func TestAccQueue_replacementHonoursForceDestroyOfTheSameApply(t *testing.T) {
+	testAccPreCheck(t)
+	name := uniqueName("replace")
+	cleanupQueues(t, "/", name)
+	count := func(want int) resource.TestCheckFunc {
+		return func(*terraform.State) error {
+			if n := messageCount(t, name); n != want {
+				return fmt.Errorf("%s holds %d messages, want %d", name, n, want)
+			}
+			return nil
+		}
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy:             checkGone(t, "/", name, name+".dead"),
+		Steps: []resource.TestStep{
+			{Config: queueConfig(name, `  message_ttl = "1h"`)},
+			{
+				PreConfig: func() { publish(t, name, 2) },
+				Config:    queueConfig(name, `  message_ttl = "2h"`),
+				ExpectError: regexp.MustCompile(`(?s)Queue\s+Not\s+Empty.*` + regexp.QuoteMeta(name) + `:\s+2\s+messages.*first\s+half\s+of\s+replacing` +
+					`.*force_destroy\s+=\s+true\s+in\s+the\s+same\s+apply`),
+			},
+			{
+				PreConfig: func() {
+					if n := messageCount(t, name); n != 2 {
+						t.Fatalf("after a refused replacement %s holds %d messages, want 2", name, n)
+					}
+				},
+				Config: queueConfig(name, "  message_ttl = \"2h\"\n  force_destroy = true"),
+				Check: resource.ComposeTestCheckFunc(count(0),
+					checkBrokerQueue(t, "/", name, `{"x-message-ttl":7200000}`)),
+			},
+		},
+	})
+}

@@ -1,0 +1,142 @@
+package topology
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// NamedQueue is a queue of a vhost listing: its name and what the broker
+// reports of it.
+type NamedQueue struct {
+	Name string
+	Existing
+}
+
+// Found is a logical queue that a vhost holds exactly as the backend declares
+// it: its name and the settings of its main queue (nil when not set).
+type Found struct {
+	Name         string
+	MessageTTLMs *int64
+	MaxPriority  *int64
+}
+
+// NearMiss is a queue with a dead-letter sibling that is not a logical queue
+// of the backend, with the first way in which it differs.
+type NearMiss struct {
+	Name   string
+	Reason string
+}
+
+// String renders a near miss as "odd: x-max-length is not declared by the backend".
+func (n NearMiss) String() string { return n.Name + ": " + n.Reason }
+
+// LogicalQueues picks, from a vhost's queues, the logical queues of the
+// backend, sorted by name: every queue q whose dead-letter queue (q with the
+// dead suffix) exists too, both classic, durable, not auto-delete and not
+// exclusive, q with no argument but a valid x-message-ttl and x-max-priority
+// and its dead-letter queue with none. A queue that has a dead-letter sibling
+// but differs is a near miss, with its first difference. The dead-letter and
+// hold queues of a queue found are never candidates themselves. match, when
+// not nil, keeps only the names it accepts (found and near misses alike).
+func LogicalQueues(queues []NamedQueue, s Suffixes, match func(string) bool) ([]Found, []NearMiss) {
+	byName := make(map[string]Existing, len(queues))
+	names := make([]string, 0, len(queues))
+	for _, q := range queues {
+		if _, dup := byName[q.Name]; !dup {
+			names = append(names, q.Name)
+		}
+		byName[q.Name] = q.Existing
+	}
+	// A queue's own dead-letter and hold queues sort after it (its name is
+	// their prefix), so a queue found is known before they are met.
+	sort.Strings(names)
+	var found []Found
+	var near []NearMiss
+	listed := map[string]bool{}
+	for _, name := range names {
+		dead, ok := byName[DeadQueueName(name, s)]
+		if !ok || derivedFromAny(name, listed, s) || (match != nil && !match(name)) {
+			continue
+		}
+		f, reason := logicalQueue(name, byName[name], dead, s)
+		if reason != "" {
+			near = append(near, NearMiss{Name: name, Reason: reason})
+			continue
+		}
+		found = append(found, f)
+		listed[name] = true
+	}
+	return found, near
+}
+
+// derivedFromAny reports whether name is the dead-letter queue or a hold
+// queue of one of the queues in listed.
+func derivedFromAny(name string, listed map[string]bool, s Suffixes) bool {
+	if base, ok := strings.CutSuffix(name, s.Dead); ok && listed[base] {
+		return true
+	}
+	digits := len(name)
+	for digits > 0 && isDigit(name[digits-1]) {
+		digits--
+	}
+	base, ok := strings.CutSuffix(name[:digits], s.Deferred)
+	if !ok || !listed[base] {
+		return false
+	}
+	_, isHold := ParseHoldQueueName(base, name, s)
+	return isHold
+}
+
+// logicalQueue checks one candidate and its dead-letter queue; the reason is
+// empty when both are what the backend declares.
+func logicalQueue(name string, main, dead Existing, s Suffixes) (Found, string) {
+	if err := ValidateQueueName(name, s); err != nil {
+		return Found{}, err.Error()
+	}
+	ttl, prio, reason := mainQueueSettings(main)
+	if reason != "" {
+		return Found{}, reason
+	}
+	if ms := Mismatches(dead, DeadQueueArgs()); len(ms) > 0 {
+		return Found{}, fmt.Sprintf("its dead-letter queue %q: %s", DeadQueueName(name, s), describe(ms[0]))
+	}
+	return Found{Name: name, MessageTTLMs: ttl, MaxPriority: prio}, ""
+}
+
+// mainQueueSettings reads the message TTL and max priority of a main queue
+// as a broker reports it (see MainQueueArgs). The reason is empty when a
+// declaration by the backend with those settings matches the queue exactly;
+// otherwise it names the first difference.
+func mainQueueSettings(got Existing) (ttlMs, maxPriority *int64, reason string) {
+	args, ms := MainQueueArgs(got)
+	if len(ms) > 0 {
+		return nil, nil, describe(ms[0])
+	}
+	if v, ok := args[ArgMessageTTL]; ok {
+		ttl := v.Int64()
+		ttlMs = &ttl
+	}
+	if v, ok := args[ArgMaxPriority]; ok {
+		p := v.Int64()
+		maxPriority = &p
+	}
+	return ttlMs, maxPriority, ""
+}
+
+// describe says how a queue differs from what the backend declares, in the
+// words of a listing's warning.
+func describe(m Mismatch) string {
+	switch {
+	case m.Field == "type":
+		return fmt.Sprintf("its type is %s; the backend declares classic queues", m.Broker)
+	case m.Field == "durable" || m.Field == "auto_delete" || m.Field == "exclusive":
+		return fmt.Sprintf("%s is %s; the backend declares %s", m.Field, m.Broker, m.Wanted)
+	case m.Wanted == "absent":
+		return fmt.Sprintf("%s is not declared by the backend", m.Field)
+	case m.Broker == "absent":
+		return fmt.Sprintf("%s is missing; the backend declares %s", m.Field, m.Wanted)
+	default:
+		return fmt.Sprintf("%s is %s; the backend declares %s", m.Field, m.Broker, m.Wanted)
+	}
+}
