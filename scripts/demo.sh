@@ -18,7 +18,8 @@
 # machine's own; 4.0 and 4.3 are nodes started for the demo and stopped after
 # it unless KEEP_BROKERS=1).
 # TF names the Terraform binary (default: terraform), e.g. TF=tofu (make demo
-# TF=tofu builds OpenTofu into build/bin/tofu first when tofu is not on PATH).
+# TF=tofu builds OpenTofu into the CLI cache first when tofu is not on PATH;
+# scripts/tofu.sh).
 # The provider is built first unless SKIP_BUILD=1 (make demo builds it).
 set -euo pipefail
 
@@ -63,7 +64,7 @@ if [[ "$mode" == destroy && -z "$(managed)" ]]; then
 fi
 
 if [[ "$tf" == tofu ]] && ! command -v tofu >/dev/null; then
-	log "tofu not on PATH: scripts/tofu.sh provides OpenTofu in build/bin/tofu"
+	log "tofu not on PATH: scripts/tofu.sh provides OpenTofu (cached in ${QUEUEY_CACHE:-/var/cache/queuey}/cli)"
 	tf="$("$repo_root/scripts/tofu.sh" | tail -n 1)"
 fi
 if ! command -v "$tf" >/dev/null; then

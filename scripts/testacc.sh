@@ -4,20 +4,48 @@
 #
 # A stage is one line of STAGES below:
 #   NAME  CLI  BROKER  RUN  SKIP
-# CLI is terraform or opentofu, BROKER a name of scripts/brokers.sh ("-" for
-# none), RUN and SKIP the go test -run and -skip patterns ("-" for none).
-# Adding a stage is adding a line (and, for a new broker, a line to BROKERS
-# in scripts/brokers.sh). A stage passes when its tests pass; a test skipped
-# counts as not passed, so a stage's tests either run or are left out by SKIP.
+# CLI is one of
+#   terraform     the machine's Terraform: TERRAFORM, default terraform on PATH
+#                 (1.11.4 on the project's machines), whatever its version
+#   terraform@V   Terraform V: TERRAFORM or terraform on PATH when it is V, else
+#                 built once by scripts/terraform.sh into $QUEUEY_CACHE/cli
+#   opentofu@V    OpenTofu V: TOFU or tofu on PATH when it is V, else built once
+#                 by scripts/tofu.sh into $QUEUEY_CACHE/cli
+#   opentofu      TOFU whatever its version, else opentofu@OPENTOFU_VERSION
+# (the versions come from TERRAFORM_NEWEST_VERSION, TERRAFORM_OLDEST_VERSION,
+# OPENTOFU_VERSION and OPENTOFU_OLDEST_VERSION); BROKER a name of
+# scripts/brokers.sh ("-" for none), RUN and SKIP the go test -run and -skip
+# patterns ("-" for none). Adding a stage is adding a line (and, for a new
+# broker, a line to BROKERS in scripts/brokers.sh). A stage passes when its
+# tests pass; a test skipped counts as not passed, so a stage's tests either
+# run or are left out by SKIP.
+#
+# Tests of a feature that needs a newer CLI than some stages have: name them by
+# the feature, `Test` or `TestAcc` then one of these words, and skip them by
+# version in the test too (tfversion.SkipBelow; the framework takes OpenTofu's
+# version for a Terraform version, so only the name keeps a Terraform-only
+# test off the OpenTofu stages):
+#   Identity             resource identity, import by identity: Terraform >= 1.12,
+#                        OpenTofu >= 1.12                     (TestAccIdentity...)
+#   Query, QueueList     list resources, `terraform query`: Terraform >= 1.14,
+#                        never OpenTofu       (TestAccQuery..., TestAccQueueList...)
+#   Move                 `moved` across resource types: Terraform >= 1.8,
+#                        OpenTofu >= 1.10                         (TestAccMove...)
+# Every stage adds to its SKIP the patterns of the features its CLI (the version
+# the binary reports) lacks, e.g. ^Test(Acc)?(Identity|Query|QueueList) on
+# Terraform 1.11. On the newest CLIs nothing is added, so there each of these
+# tests runs, and one that skips itself fails the stage.
 #
 # The stages run ACC_LANES at a time (default 2) from one test binary, each
 # with go test -parallel ACC_PARALLEL (default 4); every broker a stage needs
 # is made ready first by scripts/brokers.sh, and every broker this run started
-# is stopped when it ends (the machine's own broker never is). After the
-# stages, a deprecation check reads the log of each 4.x node the stages used:
-# a "Deprecated features" warning written during the run fails it (RabbitMQ
-# 4.3 warns once something the next version removes is used: transient
-# non-exclusive queues, x-queue-mode, x-queue-version, global QoS, ...).
+# is stopped when it ends (the machine's own broker never is). The CLIs the
+# machine lacks are built while the brokers start (a cold build takes 4-10
+# minutes each, later runs reuse the cache). After the stages, a deprecation
+# check reads the log of each 4.x node the stages used: a "Deprecated features"
+# warning written during the run fails it (RabbitMQ 4.3 warns once something
+# the next version removes is used: transient non-exclusive queues,
+# x-queue-mode, x-queue-version, global QoS, ...).
 #
 # Each stage prints one line, with the versions the CLI and the broker
 # report, e.g.
@@ -29,10 +57,14 @@
 #   BROKERS / BROKER  run only the stages on these brokers (e.g. BROKER=4.3); a
 #                     CLI of TF_ACC_CLIS (default terraform) without a stage on
 #                     such a broker gets one, running the whole suite
-#   TF_ACC_CLIS       run only the stages of these CLIs (terraform, opentofu)
-#   TERRAFORM, TOFU   the CLIs' binaries (default: terraform on PATH; build/bin/tofu,
-#                     built by scripts/tofu.sh at OPENTOFU_VERSION when missing)
-#   ACC_RUN           replaces RUN of every stage; ACC_TIMEOUT go test -timeout (60m)
+#   TF_ACC_CLIS       run only the stages of these CLIs (terraform, opentofu, or
+#                     one version: terraform@1.16.4)
+#   TERRAFORM, TOFU   binaries of the CLIs (above)
+#   TERRAFORM_NEWEST_VERSION (1.16.4), TERRAFORM_OLDEST_VERSION (1.8.5),
+#   OPENTOFU_VERSION (1.12.6), OPENTOFU_OLDEST_VERSION (1.10.10)
+#                     the versions of the stages' CLIs
+#   ACC_RUN           replaces RUN of every stage (a stage left with no test of it
+#                     passes, saying so); ACC_TIMEOUT go test -timeout (60m)
 #   ACC_LANES, ACC_PARALLEL  stages at once, and tests at once within a stage
 #   ACC_SUMMARY_FILE  the summary lines are also written there
 #   KEEP_BROKERS=1    leave the brokers this run started running
@@ -46,22 +78,32 @@ set -uo pipefail
 # the restarts and node failures (the resil stage, on nodes it stops and starts).
 oauth="^(TestAccOAuth2_|TestAccBearerToken_)"
 own="TestAccNodeQuorum|TestAccOAuth2_|TestAccBearerToken_|TestAccRestart_|TestAccCluster_"
+# The CLIs of the matrix besides the machine's Terraform.
+tf_newest="terraform@${TERRAFORM_NEWEST_VERSION:-1.16.4}"
+tf_oldest="terraform@${TERRAFORM_OLDEST_VERSION:-1.8.5}"
+tofu_newest="opentofu@${OPENTOFU_VERSION:-1.12.6}"
+tofu_oldest="opentofu@${OPENTOFU_OLDEST_VERSION:-1.10.10}"
+tf_newest="${tf_newest/@v/@}" tf_oldest="${tf_oldest/@v/@}" tofu_newest="${tofu_newest/@v/@}" tofu_oldest="${tofu_oldest/@v/@}"
 STAGES=(
-	"terraform-3.10   terraform 3.10       TestAcc           $own"
-	"terraform-4.0    terraform 4.0        TestAcc           $own"
-	"terraform-4.3    terraform 4.3        TestAcc           $own"
-	"opentofu-4.3     opentofu  4.3        TestAcc           $own"
-	"opentofu-unit    opentofu  -          .                 TestAcc"
-	"node-quorum-4.3  terraform 4.3-quorum TestAccNodeQuorum -"
-	"oauth-3.10       terraform oauth-3.10 $oauth            -"
-	"oauth-4.3        terraform oauth-4.3  $oauth            -"
-	"oauth-4.3-tofu   opentofu  oauth-4.3  $oauth            -"
+	"terraform-3.10        terraform      3.10       TestAcc           $own"
+	"terraform-4.0         terraform      4.0        TestAcc           $own"
+	"terraform-4.3         terraform      4.3        TestAcc           $own"
+	"terraform-newest-4.3  $tf_newest     4.3        TestAcc           $own"
+	"terraform-oldest-3.10 $tf_oldest     3.10       TestAcc           $own"
+	"opentofu-4.3          $tofu_newest   4.3        TestAcc           $own"
+	"opentofu-oldest-4.0   $tofu_oldest   4.0        TestAcc           $own"
+	"opentofu-unit         $tofu_newest   -          .                 TestAcc"
+	"node-quorum-4.3       terraform      4.3-quorum TestAccNodeQuorum -"
+	"oauth-3.10            terraform      oauth-3.10 $oauth            -"
+	"oauth-4.3             terraform      oauth-4.3  $oauth            -"
+	"oauth-4.3-tofu        $tofu_newest   oauth-4.3  $oauth            -"
 )
 # The restarts and node failures (five nodes of their own, about 6 minutes
 # with their start; make testresil runs this stage alone, ACC_RESIL=0 leaves
-# it out).
+# it out). The longest stage, so it goes first: the other lane runs the
+# shorter stages beside it instead of it running alone at the end.
 if [[ "${ACC_RESIL:-1}" == 1 ]]; then
-	STAGES+=("resil            terraform resil      TestAccRestart_|TestAccCluster_ -")
+	STAGES=("resil                 terraform      resil      TestAccRestart_|TestAccCluster_ -" "${STAGES[@]}")
 fi
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -79,12 +121,27 @@ clis_wanted="${clis_wanted//tofu/opentofu}"
 clis_wanted="${clis_wanted//openopentofu/opentofu}"
 want_brokers="${BROKERS:-${BROKER:-}}"
 selected=()
-has_stage() { printf '%s\n' "${STAGES[@]}" | awk -v c="$1" -v b="$2" '$2 == c && $3 == b {f = 1} END {exit !f}'; }
+# cli_is CLI WANTED: CLI (terraform@1.16.4) is WANTED (terraform@1.16.4 or terraform).
+cli_is() { [[ "$1" == "$2" || "${1%@*}" == "$2" ]]; }
+cli_wanted() {
+	local w
+	[[ -z "$clis_wanted" ]] && return 0
+	for w in $clis_wanted; do cli_is "$1" "$w" && return 0; done
+	return 1
+}
+has_stage() {
+	local line name cli broker
+	for line in "${STAGES[@]}"; do
+		read -r name cli broker _ <<<"$line"
+		[[ "$broker" == "$2" ]] && cli_is "$cli" "$1" && return 0
+	done
+	return 1
+}
 for line in "${STAGES[@]}"; do
 	read -r name cli broker _ <<<"$line"
 	if [[ -n "${ACC_STAGES:-}" && " $ACC_STAGES " != *" $name "* ]]; then continue; fi
 	if [[ -n "$want_brokers" && " $want_brokers " != *" $broker "* ]]; then continue; fi
-	if [[ -n "$clis_wanted" && " $clis_wanted " != *" $cli "* ]]; then continue; fi
+	cli_wanted "$cli" || continue
 	selected+=("$line")
 done
 # A CLI × broker asked for that STAGES lacks: a stage running the whole suite.
@@ -115,7 +172,7 @@ trap '[[ "${KEEP_BROKERS:-}" == 1 ]] || ./scripts/brokers.sh stop' EXIT
 trap 'exit 130' INT TERM
 
 # The brokers, made ready in the background while the CLIs are found (a cold
-# run builds the 4.x chroots while OpenTofu builds).
+# run builds the 4.x chroots while the CLIs build).
 needed=()
 for line in "${selected[@]}"; do
 	read -r _ _ broker _ <<<"$line"
@@ -129,31 +186,64 @@ if ((${#needed[@]})); then
 fi
 
 # The CLIs.
+# cli_version BIN: "1.11.4" from "Terraform v1.11.4" / "OpenTofu v1.10.10".
+# (The version line need not come first: with TF_CLI_CONFIG_FILE naming a
+# missing file, OpenTofu 1.12 prints a warning about it on stdout before it.)
+cli_version() { CHECKPOINT_DISABLE=1 "$1" version 2>/dev/null | awk '!f && /^(Terraform|OpenTofu) v/ {sub(/^v/, "", $2); print $2; f = 1}'; }
+# cli_bin CLI: the binary of a CLI of STAGES (empty when there is none).
 cli_bin() {
-	case "$1" in
+	local cli="$1" want="${1#*@}" own
+	case "$cli" in
 	terraform) command -v "${TERRAFORM:-terraform}" || true ;;
-	opentofu)
-		if [[ -n "${TOFU:-}" ]]; then
-			command -v "$TOFU" || true
+	opentofu) if [[ -n "${TOFU:-}" ]]; then command -v "$TOFU" || true; else cli_bin "$tofu_newest"; fi ;;
+	terraform@* | opentofu@*)
+		# The machine's binary when it is that version, else the cached build.
+		if [[ "$cli" == terraform@* ]]; then own="$(command -v "${TERRAFORM:-terraform}" || true)"; else own="$(command -v "${TOFU:-tofu}" || true)"; fi
+		if [[ -n "$own" && "$(cli_version "$own")" == "$want" ]]; then
+			echo "$own"
+		elif [[ "$cli" == terraform@* ]]; then
+			echo "==> $cli: scripts/terraform.sh" >&2
+			TERRAFORM_VERSION="$want" ./scripts/terraform.sh | tail -n 1 || true
 		else
-			./scripts/tofu.sh | tail -n 1 || true
+			echo "==> $cli: scripts/tofu.sh" >&2
+			OPENTOFU_VERSION="$want" ./scripts/tofu.sh | tail -n 1 || true
 		fi
 		;;
 	esac
 }
-# cli_version BIN: "1.11.4" from "Terraform v1.11.4" / "OpenTofu v1.10.10".
-cli_version() { "$1" version 2>/dev/null | awk 'NR == 1 {sub(/^v/, "", $2); print $2}'; }
+# version_below V MIN: V is an older version than MIN (1.11.4 < 1.12).
+version_below() { [[ "$1" != "$2" && "$(printf '%s\n%s\n' "$1" "$2" | sort -V | head -n 1)" == "$1" ]]; }
+# cli_skip CLI VERSION: the -skip patterns of the features (header) that the
+# CLI at VERSION lacks; empty on the newest CLIs.
+cli_skip() {
+	local kind="${1%@*}" v="$2" lacks=()
+	if [[ "$kind" == terraform ]]; then
+		version_below "$v" 1.8 && lacks+=(Move)
+		version_below "$v" 1.12 && lacks+=(Identity)
+		version_below "$v" 1.14 && lacks+=(Query QueueList)
+	else
+		version_below "$v" 1.10 && lacks+=(Move)
+		version_below "$v" 1.12 && lacks+=(Identity)
+		lacks+=(Query QueueList)
+	fi
+	((${#lacks[@]})) || return 0
+	local IFS='|'
+	echo "^Test(Acc)?(${lacks[*]})"
+}
 declare -A bins versions
 for line in "${selected[@]}"; do
 	read -r _ cli _ <<<"$line"
 	[[ -n "${bins[$cli]:-}" ]] && continue
-	[[ "$cli" == opentofu && -z "${TOFU:-}" ]] && echo "==> opentofu: scripts/tofu.sh (OpenTofu ${OPENTOFU_VERSION:-v1.10.10} in build/bin/tofu)"
 	bins[$cli]="$(cli_bin "$cli")"
 	if [[ -z "${bins[$cli]}" ]]; then
-		echo "==> no $cli binary: install Terraform >= 1.8 or set TERRAFORM=; for OpenTofu run make tofu or set TOFU="
+		echo "==> no $cli binary: install Terraform or set TERRAFORM=; the versioned CLIs come from scripts/terraform.sh and scripts/tofu.sh (see above)"
 		bins[$cli]=missing
 	else
 		versions[$cli]="$(cli_version "${bins[$cli]}")"
+		if [[ "$cli" == *@* && "${versions[$cli]}" != "${cli#*@}" ]]; then
+			echo "==> $cli: ${bins[$cli]} reports version '${versions[$cli]}'"
+			bins[$cli]=missing
+		fi
 	fi
 done
 
@@ -182,10 +272,10 @@ run_stage() {
 	[[ "$run" != - ]] && args+=(-test.run "$run")
 	[[ "$skip" != - ]] && args+=(-test.skip "$skip")
 	case "$cli" in
-	terraform) host=registry.terraform.io ;;
+	terraform*) host=registry.terraform.io ;;
 	*) host=registry.opentofu.org ;;
 	esac
-	label="$cli ${versions[$cli]:-?}"
+	label="${cli%@*} ${versions[$cli]:-?}"
 	(
 		if [[ "$broker" != - ]]; then
 			set -a
@@ -213,9 +303,15 @@ run_stage() {
 		passed=$(grep -c -- '^--- PASS: ' "$log")
 		fails=$(grep -c -- '^--- FAIL: ' "$log")
 		skipped=$(grep -c -- '^--- SKIP: ' "$log")
-		result=PASS
-		if ((rc != 0 || fails != 0 || skipped != 0 || passed == 0)); then result=FAIL; fi
-		printf '%s\n' "==> acceptance $label: $passed passed, $fails failed, $skipped skipped ($((SECONDS - start))s, ${log#"$root"/})${result/PASS/}" \
+		result=PASS note=""
+		if ((rc != 0 || fails != 0 || skipped != 0)); then
+			result=FAIL
+		elif ((passed == 0)); then
+			# ACC_RUN may pick only tests this stage leaves out (a feature
+			# its CLI lacks): nothing to run is no failure then.
+			if [[ -n "${ACC_RUN:-}" && "$broker" != - ]]; then note=", no test of ACC_RUN on this stage"; else result=FAIL; fi
+		fi
+		printf '%s\n' "==> acceptance $label: $passed passed, $fails failed, $skipped skipped ($((SECONDS - start))s, ${log#"$root"/}$note)${result/PASS/}" \
 			>"$build_dir/acc-$name.result"
 		grep -E -- '^--- (FAIL|SKIP): ' "$log" | sed 's/^/      /' >>"$build_dir/acc-$name.result"
 		[[ "$result" == PASS ]]
@@ -227,6 +323,11 @@ declare -A pids
 for line in "${selected[@]}"; do
 	read -r name cli broker run skip <<<"$line"
 	[[ -n "${ACC_RUN:-}" && "$broker" != - ]] && run="$ACC_RUN"
+	# The tests of features this CLI lacks (header).
+	lacks="$(cli_skip "$cli" "${versions[$cli]:-0}")"
+	if [[ -n "$lacks" ]]; then
+		if [[ "$skip" == - ]]; then skip="$lacks"; else skip="$skip|$lacks"; fi
+	fi
 	while (($(jobs -rp | wc -l) >= lanes)); do wait -n; done
 	echo "==> stage $name: $cli on ${broker/#-/no broker}, -run ${run} -skip ${skip} -parallel $parallel"
 	rm -f "$build_dir/acc-$name.result"
