@@ -4,6 +4,7 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"log"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
@@ -12,13 +13,19 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/provider"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
+// version is set at build time with -ldflags "-X main.version=..." (make
+// build: git describe; a release: goreleaser's version, e.g. 0.3.0).
 var version = "dev"
 
 func main() {
-	var debug bool
+	var debug, showVersion bool
 	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers such as delve")
+	flag.BoolVar(&showVersion, "version", false, "print the provider's name and version and exit")
 	flag.Parse()
+	if showVersion {
+		fmt.Println("terraform-provider-queuey " + version)
+		return
+	}
 
 	stop := func() {}
 	if !debug {

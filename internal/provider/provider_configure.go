@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
@@ -21,6 +22,9 @@ import (
 // unknown at plan time are remembered as such: the pure data sources report
 // them, and the broker client is built only once they are known.
 func (p *queueyProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	// The version the binary was built as (goreleaser's for a release), in
+	// the logs of every run: TF_LOG=INFO shows it.
+	tflog.Info(ctx, "configuring the queuey provider", map[string]any{"version": p.version})
 	var m providerModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() {

@@ -49,7 +49,7 @@ func main() {
 	flag.IntVar(&o.runs, "runs", 3, "runs of each kind; the table shows the median")
 	flag.IntVar(&o.parallelism, "parallelism", 10, "terraform -parallelism")
 	flag.StringVar(&o.provider, "provider", "build/terraform-provider-queuey", "the provider binary to measure")
-	flag.StringVar(&o.noop, "noop", "build/bench/terraform-provider-noop", "the do-nothing provider binary (go build ./tools/bench/noop)")
+	flag.StringVar(&o.noop, "noop", "build/bench/terraform-provider-noop", "the do-nothing provider binary (make bench builds it: cd tools && go build ./bench/noop)")
 	flag.BoolVar(&o.profile, "profile", false, "have the providers write CPU profiles per phase (QUEUEY_CPUPROFILE) and print the top of each")
 	flag.IntVar(&o.profileTop, "profile-top", 20, "lines of each profile's top to print")
 	flag.StringVar(&o.terraform, "terraform", "terraform", "the terraform binary")
@@ -109,7 +109,7 @@ func run(ctx context.Context, o options) (err error) {
 		return err
 	}
 	if _, err := os.Stat(e.o.noop); err != nil {
-		return fmt.Errorf("do-nothing provider binary: %w (go build -o %s ./tools/bench/noop)", err, o.noop)
+		return fmt.Errorf("do-nothing provider binary: %w (cd tools && go build -o %s ./bench/noop)", err, o.noop)
 	}
 	if err := e.setup(ctx); err != nil {
 		_ = e.cleanup()
