@@ -51,6 +51,7 @@ func (p *queueyProvider) Configure(ctx context.Context, req provider.ConfigureRe
 	data.brokerConfig = cfg
 	data.endpointSet = cfg.Endpoint != ""
 	resp.DataSourceData = data
+	resp.ListResourceData = data
 	resp.ResourceData = data
 }
 

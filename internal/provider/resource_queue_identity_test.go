@@ -39,7 +39,9 @@ func TestAccIdentity_setAndImportBlock(t *testing.T) {
 				},
 			},
 			{
-				Config:          queueConfig(name, `  message_ttl = "5000ms"`),
+				// terraform-plugin-testing writes an import-block step's config as
+				// it is, without the required_providers block it adds elsewhere.
+				Config:          requiredProviders() + queueConfig(name, `  message_ttl = "5000ms"`),
 				ResourceName:    "queuey_queue.test",
 				ImportState:     true,
 				ImportStateKind: resource.ImportBlockWithResourceIdentity,
@@ -64,6 +66,23 @@ func TestAccIdentity_setAndImportBlock(t *testing.T) {
 			},
 		},
 	})
+}
+
+// requiredProviders names the provider's source as terraform-plugin-testing
+// serves it: TF_ACC_PROVIDER_NAMESPACE (scripts/testacc.sh sets "queuey"),
+// else "hashicorp".
+func requiredProviders() string {
+	namespace := os.Getenv("TF_ACC_PROVIDER_NAMESPACE")
+	if namespace == "" {
+		namespace = "hashicorp"
+	}
+	return fmt.Sprintf(`
+terraform {
+  required_providers {
+    queuey = { source = "%s/queuey" }
+  }
+}
+`, namespace)
 }
 
 // A queue the application declared is imported with an identity that gives
