@@ -69,11 +69,11 @@ type retryTransport struct {
 
 // restartSeen reports whether an attempt failed as a restarting broker makes
 // it fail (a refused or reset connection, no answer, a 5xx, a metadata store
-// timeout) within the last recoveryWindow. Only then is a 404 to a write or
+// timeout) within the last restartMemory. Only then is a 404 to a write or
 // a vhost-wide read worth trying again: otherwise it means "not there".
 func (t *retryTransport) restartSeen() bool {
 	at := t.troubleAt.Load()
-	return at != 0 && time.Since(time.Unix(0, at)) < recoveryWindow
+	return at != 0 && time.Since(time.Unix(0, at)) < restartMemory
 }
 
 func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -167,6 +167,15 @@ const recovering = ": not found (the node may be recovering its vhosts)"
 
 // recoveryWindow bounds the retries of a 404 (see recovering).
 var recoveryWindow = 10 * time.Second
+
+// restartMemory is how long after the last sign of a restart a 404 may still
+// be a node recovering its vhosts. It is counted from the last refused
+// connection or 5xx, not from the first answer after them: a node answers
+// again a few seconds before its vhosts are back, and with many queues their
+// recovery outlasts recoveryWindow (the resil stage left a logical queue of
+// 150 on 4.3 and on 3.10 when this was 10 s, the destroy taking the 404 of
+// its DELETE for "already deleted").
+const restartMemory = time.Minute
 
 // vhostWide reports whether a 404 to req can come from a vhost that is still
 // starting: a write, or a GET of a vhost or of its queue or consumer
