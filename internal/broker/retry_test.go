@@ -304,6 +304,16 @@ func TestRetryNotFoundWithinRecoveryWindow(t *testing.T) {
 	if n.Load() < 3 || time.Since(start) < recoveryWindow {
 		t.Errorf("%d attempts in %s, want attempts for the recovery window of %s", n.Load(), time.Since(start), recoveryWindow)
 	}
+	// Well past one recovery window after the 503, but within restartMemory:
+	// a node that answers again can still be recovering its vhosts.
+	time.Sleep(3 * recoveryWindow)
+	n.Store(0)
+	if err := c.DeleteQueue(context.Background(), "/", "q", true); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("got %v, want ErrNotFound", err)
+	}
+	if n.Load() < 3 {
+		t.Errorf("a DELETE answered 404 %s after the restart was sent %d times, want retries within restartMemory", 3*recoveryWindow, n.Load())
+	}
 	n.Store(0)
 	if _, err := c.GetQueueDeclaration(context.Background(), "/", "q"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("got %v, want ErrNotFound", err)
