@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
@@ -52,6 +53,7 @@ func (d *holdQueuesDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 				MarkdownDescription: "Virtual host to look in. Defaults to the provider's `vhost`.",
 				Optional:            true,
 				Computed:            true,
+				Validators:          []validator.String{vhostValidator{}},
 			},
 			"names": schema.ListAttribute{
 				MarkdownDescription: "Names of the hold queues, by ascending TTL.",

@@ -48,6 +48,7 @@ func (r *queueListResource) ListResourceConfigSchema(_ context.Context, _ list.L
 			"vhost": listschema.StringAttribute{
 				MarkdownDescription: "Virtual host to list. Defaults to the provider's `vhost`.",
 				Optional:            true,
+				Validators:          []validator.String{vhostValidator{}},
 			},
 			"name_regex": listschema.StringAttribute{
 				MarkdownDescription: "Regular expression (RE2 syntax, as Go's `regexp`) that the name of `q` must match, " +
@@ -166,16 +167,16 @@ func nearMissWarning(vhost string, near []topology.NearMiss) diag.Diagnostics {
 	for i, n := range near {
 		lines[i] = n.String()
 	}
-	what := fmt.Sprintf("These %d queues have", len(near))
+	what := fmt.Sprintf("These %d queues have a dead-letter queue in vhost %q but differ from what the queuey backend "+
+		"declares, so they are not listed (queuey_queue would refuse to adopt them as they are)", len(near), vhost)
 	if len(near) == 1 {
-		what = "This queue has"
+		what = fmt.Sprintf("This queue has a dead-letter queue in vhost %q but differs from what the queuey backend "+
+			"declares, so it is not listed (queuey_queue would refuse to adopt it as it is)", vhost)
 	}
 	var diags diag.Diagnostics
 	diags.AddWarning("Queues Not Listed",
-		fmt.Sprintf("%s a dead-letter queue in vhost %q but differ from what the queuey backend declares, so they are not "+
-			"listed (queuey_queue would refuse to adopt them as they are):\n  - %s\n"+
-			"To manage one with queuey_queue, drain it and declare it again the way the backend does.",
-			what, vhost, strings.Join(lines, "\n  - ")))
+		fmt.Sprintf("%s:\n  - %s\nTo manage one with queuey_queue, drain it and declare it again the way the backend does.",
+			what, strings.Join(lines, "\n  - ")))
 	return diags
 }
 

@@ -108,7 +108,8 @@ func (p *queueyProvider) Schema(_ context.Context, _ provider.SchemaRequest, res
 			"vhost": schema.StringAttribute{
 				MarkdownDescription: "Virtual host used by resources and live data sources that do not set their own. " +
 					"Defaults to the `" + EnvVhost + "` environment variable, then to `/`.",
-				Optional: true,
+				Optional:   true,
+				Validators: []validator.String{vhostValidator{}},
 			},
 			"insecure": schema.BoolAttribute{
 				MarkdownDescription: "Skip verification of the management API's TLS certificate. Defaults to the `" +

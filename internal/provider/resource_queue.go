@@ -63,8 +63,9 @@ func (r *queueResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 			"vhost": schema.StringAttribute{
 				MarkdownDescription: "Virtual host of the queues. Defaults to the provider's `vhost`. Changing it, or the " +
 					"provider's `vhost` when this is unset, replaces the queues.",
-				Optional: true,
-				Computed: true,
+				Optional:   true,
+				Computed:   true,
+				Validators: []validator.String{vhostValidator{}},
 			},
 			"message_ttl": schema.StringAttribute{
 				MarkdownDescription: "Queue-wide message TTL of `q` (`x-message-ttl`), as a Go duration such as `24h`: a whole number " +

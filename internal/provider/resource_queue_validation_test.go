@@ -26,6 +26,8 @@ func TestQueue_planTimeValidation(t *testing.T) {
 		{"ttl too long", "", "name = \"q\"\nmessage_ttl = \"4294967296ms\"", `(?s)message_ttl.*4294967295ms`},
 		{"negative ttl", "", "name = \"q\"\nmessage_ttl = \"-1s\"", `(?s)message_ttl.*0\s+to\s+4294967295ms`},
 		{"malformed ttl", "", "name = \"q\"\nmessage_ttl = \"5 seconds\"", `(?s)message_ttl.*0ms\s+to\s+4294967295ms`},
+		{"empty vhost", "", "name = \"q\"\nvhost = \"\"", `(?s)Empty\s+Vhost.*vhost\s+must\s+name\s+a\s+vhost`},
+		{"empty provider vhost", `vhost = ""`, `name = "q"`, `(?s)Empty\s+Vhost.*vhost\s+must\s+name\s+a\s+vhost`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

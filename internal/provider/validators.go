@@ -116,3 +116,23 @@ func (queueNameValidator) ValidateString(_ context.Context, req validator.String
 			err, d.MaxNameBytes(), d.Dead, d.Deferred, topology.ReservedPrefix))
 	}
 }
+
+// vhostValidator refuses an empty vhost name: RabbitMQ has no such vhost, and
+// the management API reads an empty one as "every vhost".
+type vhostValidator struct{}
+
+var _ validator.String = vhostValidator{}
+
+func (vhostValidator) Description(context.Context) string {
+	return "value must be a vhost name, not empty"
+}
+
+func (v vhostValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (vhostValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() || req.ConfigValue.ValueString() != "" {
+		return
+	}
+	resp.Diagnostics.AddAttributeError(req.Path, "Empty Vhost",
+		fmt.Sprintf("%s must name a vhost, e.g. \"/\" (RabbitMQ's default vhost); leave it unset to use the provider's vhost.", req.Path))
+}
