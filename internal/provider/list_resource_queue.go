@@ -155,7 +155,7 @@ func (r *queueListResource) result(ctx context.Context, req list.ListRequest, l 
 	if req.IncludeResource {
 		m := queueModel{Name: types.StringValue(f.Name), Vhost: types.StringValue(l.vhost), ForceDestroy: types.BoolValue(false)}
 		m = observedState(m, l.queues[f.Name], true, l.suffixes)
-		res.Diagnostics.Append(setModel(ctx, &res.Resource.Raw, res.Resource.Schema.Type, &m)...)
+		res.Diagnostics.Append(res.Resource.Set(ctx, &m)...)
 	}
 	return res
 }

@@ -80,7 +80,7 @@ func TestQueueList_streamsWarningThenQueues(t *testing.T) {
 		t.Fatalf("identity %+v %v", id, d)
 	}
 	var m queueModel
-	if d := modelFromRaw(got.Resource.Raw, &m); d.HasError() {
+	if d := got.Resource.Get(context.Background(), &m); d.HasError() {
 		t.Fatal(d)
 	}
 	if m.MessageTTL.ValueString() != "5s" || m.MaxPriority.ValueInt64() != 10 || m.ID.ValueString() != "%2F/orders" ||

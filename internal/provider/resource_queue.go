@@ -140,7 +140,7 @@ func (r *queueResource) Configure(_ context.Context, req resource.ConfigureReque
 
 func (r *queueResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan queueModel
-	resp.Diagnostics.Append(modelFromRaw(req.Plan.Raw, &plan)...)
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -167,7 +167,7 @@ func (r *queueResource) Create(ctx context.Context, req resource.CreateRequest, 
 	}
 	plan.DeadQueue = types.StringValue(want.dead.Name)
 	plan.ArgumentsJSON = jsontypes.NewNormalizedValue(want.main.Args.JSON())
-	resp.Diagnostics.Append(setModel(ctx, &resp.State.Raw, resp.State.Schema.Type, &plan)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	resp.Diagnostics.Append(setIdentity(ctx, resp.Identity, name, vhost)...)
 }
 
@@ -221,7 +221,7 @@ func (r *queueResource) checkBeforeCreate(ctx context.Context, client *broker.Cl
 
 func (r *queueResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state queueModel
-	resp.Diagnostics.Append(modelFromRaw(req.State.Raw, &state)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -260,13 +260,13 @@ func (r *queueResource) Read(ctx context.Context, req resource.ReadRequest, resp
 				vhost, name, joinLines(notRunningLines(down)), bringBackHint))
 	}
 	state = observedState(state, found.main, found.deadOK, suffixes)
-	resp.Diagnostics.Append(setModel(ctx, &resp.State.Raw, resp.State.Schema.Type, &state)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
 func (r *queueResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan, state queueModel
-	resp.Diagnostics.Append(modelFromRaw(req.Plan.Raw, &plan)...)
-	resp.Diagnostics.Append(modelFromRaw(req.State.Raw, &state)...)
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -289,7 +289,7 @@ func (r *queueResource) Update(ctx context.Context, req resource.UpdateRequest, 
 	}
 	plan.DeadQueue = types.StringValue(want.dead.Name)
 	plan.ArgumentsJSON = jsontypes.NewNormalizedValue(want.main.Args.JSON())
-	resp.Diagnostics.Append(setModel(ctx, &resp.State.Raw, resp.State.Schema.Type, &plan)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	// Built from the plan, not taken from the request: after a
 	// -refresh=false plan of a resource stored before identities existed,
 	// the prior identity is null.
@@ -298,7 +298,7 @@ func (r *queueResource) Update(ctx context.Context, req resource.UpdateRequest, 
 
 func (r *queueResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state queueModel
-	resp.Diagnostics.Append(modelFromRaw(req.State.Raw, &state)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}

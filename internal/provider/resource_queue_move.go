@@ -229,7 +229,7 @@ func moveFromRabbitMQQueue(ctx context.Context, req resource.MoveStateRequest, r
 			q.name, q.vhost, topology.ArgMessageTTL, topology.ArgMaxPriority, joinLines(mismatchLines(q, mismatches))))
 		return
 	}
-	resp.Diagnostics.Append(setModel(ctx, &resp.TargetState.Raw, resp.TargetState.Schema.Type, &m)...)
+	resp.Diagnostics.Append(resp.TargetState.Set(ctx, &m)...)
 	// The framework does not insist on an identity here (it passes a null one
 	// on), but the refresh that follows sets it: set the same one now.
 	resp.Diagnostics.Append(setIdentity(ctx, resp.TargetIdentity, q.name, q.vhost)...)

@@ -32,7 +32,7 @@ func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	var state *queueModel
 	if !req.State.Raw.IsNull() {
 		state = &queueModel{}
-		resp.Diagnostics.Append(modelFromRaw(req.State.Raw, state)...)
+		resp.Diagnostics.Append(req.State.Get(ctx, state)...)
 		if resp.Diagnostics.HasError() {
 			return
 		}
@@ -46,7 +46,7 @@ func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	}
 	var plan queueModel
 	var configVhost types.String
-	resp.Diagnostics.Append(modelFromRaw(req.Plan.Raw, &plan)...)
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	// Only the configured vhost is needed: reading one attribute costs far
 	// less than converting the whole configuration.
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("vhost"), &configVhost)...)
@@ -62,7 +62,7 @@ func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 			r.warnIfBusy(ctx, *state, "replaced (destroyed, then created again)", force, &resp.Diagnostics)
 		}
 	}
-	resp.Diagnostics.Append(setModel(ctx, &resp.Plan.Raw, resp.Plan.Schema.Type, &plan)...)
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
 // planValues fills in plan's vhost and computed values, and checks the name
