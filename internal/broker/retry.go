@@ -165,17 +165,18 @@ func transient(req *http.Request, resp *http.Response, err error) string {
 // missing gets.
 const recovering = ": not found (the node may be recovering its vhosts)"
 
-// recoveryWindow bounds the retries of a 404 (see recovering).
-var recoveryWindow = 10 * time.Second
+// recoveryWindow bounds the retries of a 404 (see recovering), counted from
+// the request's start. After a restart RabbitMQ answers its API before it has
+// recovered every queue, one by one: on a busy 2-core machine the last of 150
+// queues of a 3.10 node came back more than 10 s after the API did, and a
+// destroy took the 404 of its DELETE for "already deleted" and left the
+// queue behind (the resil stage, twice with a 10 s window).
+var recoveryWindow = 30 * time.Second
 
-// restartMemory is how long after the last sign of a restart a 404 may still
-// be a node recovering its vhosts. It is counted from the last refused
-// connection or 5xx, not from the first answer after them: a node answers
-// again a few seconds before its vhosts are back, and with many queues their
-// recovery outlasts recoveryWindow (the resil stage left a logical queue of
-// 150 on 4.3 and on 3.10 when this was 10 s, the destroy taking the 404 of
-// its DELETE for "already deleted").
-const restartMemory = time.Minute
+// restartMemory is how long after the last sign of a restart (a refused or
+// reset connection, a 5xx) a 404 may still be a node recovering its vhosts
+// and queues; outside it a 404 means "not there" at once.
+const restartMemory = 2 * time.Minute
 
 // vhostWide reports whether a 404 to req can come from a vhost that is still
 // starting: a write, or a GET of a vhost or of its queue or consumer
