@@ -98,7 +98,28 @@ func destroyTopology(ctx context.Context, c *broker.Client, t destroyTarget, for
 			return err
 		}
 	}
-	return t.deleteAll(ctx, c, owned, force)
+	return t.deleteAll(ctx, c, t.withOwnQueues(owned), force)
+}
+
+// withOwnQueues adds to owned, in deletion order, the main and dead-letter
+// queues that neither the listing nor a look-up found. State says they were
+// declared, and a node that answers again after a restart recovers its
+// queues one by one: a queue it has not recovered yet is missing from both
+// (the resil stage saw a destroy leave the last of 150 queues of a 3.10 node
+// behind). Each gets its guarded DELETE all the same, which a recovering
+// node answers once the queue is back (a 404 is retried after a restart),
+// and which counts as deleted for a queue that is really gone.
+func (t destroyTarget) withOwnQueues(owned []broker.Queue) []broker.Queue {
+	queues := make(map[string]broker.Queue, len(owned)+2)
+	for _, q := range owned {
+		queues[q.Name] = q
+	}
+	for _, name := range []string{t.queue, topology.DeadQueueName(t.queue, t.suffixes)} {
+		if _, ok := queues[name]; !ok {
+			queues[name] = broker.Queue{Name: name, Vhost: t.vhost}
+		}
+	}
+	return t.owned(queues)
 }
 
 // check refuses the destroy while a queue of owned is not running, holds a

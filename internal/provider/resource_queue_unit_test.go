@@ -118,9 +118,43 @@ func TestDestroyTopology_force(t *testing.T) {
 	if err := destroyTopology(context.Background(), fakeBrokerClient(t, s), ordersTarget, true); err != nil {
 		t.Fatal(err)
 	}
+	// orders.dead, which the fake lacks, is still sent its DELETE (a 404:
+	// deleted), as a queue a recovering node has not listed yet would be.
 	got := strings.Join(s.RequestsMatching("DELETE"), "\n")
-	if want := "DELETE queues / orders.deferred.1000\nDELETE queues / orders"; got != want {
+	if want := "DELETE queues / orders.deferred.1000\nDELETE queues / orders\nDELETE queues / orders.dead"; got != want {
 		t.Errorf("deletes:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// A node that answers again after a restart recovers its queues one by one:
+// the main and dead-letter queues, missing from its listing and from a
+// look-up, are still sent their guarded DELETEs, and deleted.
+func TestDestroyTopology_queuesNotRecoveredYet(t *testing.T) {
+	t.Parallel()
+	s := brokertest.New(t)
+	putIdle(s, "orders", "orders.dead")
+	s.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method != http.MethodGet || !strings.HasPrefix(r.URL.Path, "/api/queues/") {
+			return false
+		}
+		if strings.Count(strings.TrimPrefix(r.URL.EscapedPath(), "/api/queues/"), "/") == 0 {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte("[]")) // the vhost's listing, without them
+			return true
+		}
+		brokertest.ErrorBody(w, http.StatusNotFound, "Object Not Found", "Not Found")
+		return true
+	})
+	if err := destroyTopology(context.Background(), fakeBrokerClient(t, s), ordersTarget, false); err != nil {
+		t.Fatal(err)
+	}
+	if left := s.QueueNames("/"); len(left) > 0 {
+		t.Errorf("destroy left %q behind; requests:\n%s", left, strings.Join(s.Requests(), "\n"))
+	}
+	for _, d := range s.RequestsMatching("DELETE") {
+		if !strings.Contains(d, "if-empty=true&if-unused=true") {
+			t.Errorf("unguarded delete %q", d)
+		}
 	}
 }
 
