@@ -76,6 +76,17 @@ func (t *retryTransport) restartSeen() bool {
 	return at != 0 && time.Since(time.Unix(0, at)) < restartMemory
 }
 
+// recoverySince is when the recovery window of a request that began at start
+// opens: at its start, or at the last sign of a restart after it, so that a
+// request that waited out the outage still gets the whole window once the
+// node answers again.
+func (t *retryTransport) recoverySince(start time.Time) time.Time {
+	if at := time.Unix(0, t.troubleAt.Load()); at.After(start) {
+		return at
+	}
+	return start
+}
+
 func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	start := time.Now()
@@ -97,7 +108,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		switch {
 		case !strings.HasSuffix(why, recovering):
 			t.troubleAt.Store(time.Now().UnixNano())
-		case time.Since(start) >= recoveryWindow:
+		case time.Since(t.recoverySince(start)) >= recoveryWindow:
 			wait = -1
 		}
 		if wait < 0 {
