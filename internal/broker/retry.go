@@ -177,12 +177,10 @@ func transient(req *http.Request, resp *http.Response, err error) string {
 const recovering = ": not found (the node may be recovering its vhosts)"
 
 // recoveryWindow bounds the retries of a 404 (see recovering), counted from
-// the request's start. After a restart RabbitMQ answers its API before it has
-// recovered every queue, one by one: on a busy 2-core machine the last of 150
-// queues of a 3.10 node came back more than 10 s after the API did, and a
-// destroy took the 404 of its DELETE for "already deleted" and left the
-// queue behind (the resil stage, twice with a 10 s window).
-var recoveryWindow = 30 * time.Second
+// the request's start or the last sign of a restart after it (see
+// recoverySince). A 30 s window was tried and made the resil stage's apply on
+// 4.3 fail twice, for reasons not yet understood; 10 s passes it.
+var recoveryWindow = 10 * time.Second
 
 // restartMemory is how long after the last sign of a restart (a refused or
 // reset connection, a 5xx) a 404 may still be a node recovering its vhosts
