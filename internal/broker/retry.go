@@ -76,17 +76,6 @@ func (t *retryTransport) restartSeen() bool {
 	return at != 0 && time.Since(time.Unix(0, at)) < restartMemory
 }
 
-// recoverySince is when the recovery window of a request that began at start
-// opens: at its start, or at the last sign of a restart after it, so that a
-// request that waited out the outage still gets the whole window once the
-// node answers again.
-func (t *retryTransport) recoverySince(start time.Time) time.Time {
-	if at := time.Unix(0, t.troubleAt.Load()); at.After(start) {
-		return at
-	}
-	return start
-}
-
 func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	start := time.Now()
@@ -108,7 +97,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		switch {
 		case !strings.HasSuffix(why, recovering):
 			t.troubleAt.Store(time.Now().UnixNano())
-		case time.Since(t.recoverySince(start)) >= recoveryWindow:
+		case time.Since(start) >= recoveryWindow:
 			wait = -1
 		}
 		if wait < 0 {
@@ -177,8 +166,7 @@ func transient(req *http.Request, resp *http.Response, err error) string {
 const recovering = ": not found (the node may be recovering its vhosts)"
 
 // recoveryWindow bounds the retries of a 404 (see recovering), counted from
-// the request's start or the last sign of a restart after it (see
-// recoverySince). A 30 s window was tried and made the resil stage's apply on
+// the request's start. A 30 s window was tried and made the resil stage's apply on
 // 4.3 fail twice, for reasons not yet understood; 10 s passes it.
 var recoveryWindow = 10 * time.Second
 

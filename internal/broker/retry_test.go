@@ -314,36 +314,7 @@ func TestRetryNotFoundWithinRecoveryWindow(t *testing.T) {
 	if n.Load() < 3 {
 		t.Errorf("a DELETE answered 404 %s after the restart was sent %d times, want retries within restartMemory", 3*recoveryWindow, n.Load())
 	}
-	// An outage longer than the window: the 404s after it are still retried
-	// for a whole window, counted from the last refused attempt.
 	n.Store(0)
-	var outageEnd atomic.Int64
-	outageEnd.Store(time.Now().Add(3 * recoveryWindow).UnixNano())
-	srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		n.Add(1)
-		if time.Now().UnixNano() < outageEnd.Load() {
-			w.WriteHeader(http.StatusServiceUnavailable)
-			return
-		}
-		w.WriteHeader(http.StatusNotFound)
-		_, _ = io.WriteString(w, `{"error":"Object Not Found","reason":"Not Found"}`)
-	})
-	var after404 atomic.Int64
-	start = time.Now()
-	if err := c.DeleteQueue(context.Background(), "/", "q", true); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("got %v, want ErrNotFound", err)
-	}
-	after404.Store(int64(time.Since(start)))
-	if time.Duration(after404.Load()) < 3*recoveryWindow+recoveryWindow/2 {
-		t.Errorf("a DELETE through an outage of %s gave up on its 404s after %s, want a whole window after the outage",
-			3*recoveryWindow, time.Duration(after404.Load()))
-	}
-	n.Store(0)
-	srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		n.Add(1)
-		w.WriteHeader(http.StatusNotFound)
-		_, _ = io.WriteString(w, `{"error":"Object Not Found","reason":"Not Found"}`)
-	})
 	if _, err := c.GetQueueDeclaration(context.Background(), "/", "q"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("got %v, want ErrNotFound", err)
 	}
