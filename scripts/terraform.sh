@@ -41,52 +41,12 @@ cache="${QUEUEY_CACHE:-/var/cache/queuey}"
 bin="${TERRAFORM_BIN:-$cache/cli/terraform-${version#v}/terraform}"
 nice_level="${NICE:-10}"
 module=github.com/hashicorp/terraform
+product=Terraform
+# shellcheck source=scripts/lib/cli-build.sh
+. "$root/scripts/lib/cli-build.sh"
 
-log() { printf '==> terraform: %s\n' "$*" >&2; }
-die() {
-	log "$*"
-	exit 1
-}
-as_root() {
-	if [[ $EUID -eq 0 ]]; then "$@"; else sudo "$@"; fi
-}
-
-have_version() {
-	[[ -x "$bin" ]] || return 1
-	local out
-	# The whole output, not `| head -n 1`: under pipefail, head closing the
-	# pipe early can fail the check with SIGPIPE.
-	out="$(CHECKPOINT_DISABLE=1 "$bin" version 2>/dev/null)" || return 1
-	# Any line: with TF_CLI_CONFIG_FILE naming a missing file, OpenTofu 1.12
-	# prints its warning about it on stdout, before the version.
-	[[ $'\n'"$out"$'\n' == *$'\n'"Terraform $version"$'\n'* ]]
-}
-
-if have_version; then
-	log "$bin is Terraform $version (cached)"
-	echo "$bin"
-	exit 0
-fi
-
-log "building Terraform $version from the Go module proxy into $bin"
-start=$SECONDS
-bin_dir="$(dirname "$bin")"
-if ! mkdir -p "$bin_dir" 2>/dev/null || [[ ! -w "$bin_dir" ]]; then
-	as_root mkdir -p "$bin_dir"
-	as_root chown "$(id -u):$(id -g)" "$bin_dir"
-fi
-
-# Module download: GOFLAGS may carry flags (e.g. -mod=vendor) meant for this repo.
-json="$(cd "$root" && GOFLAGS= go mod download -json "$module@$version")"
-dir="$(sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p' <<<"$json")"
-[[ -n "$dir" && -d "$dir" ]] || die "go mod download gave no module directory: $json"
-
-src="$(mktemp -d "$bin_dir/src.XXXXXX")"
-tmp="$bin.tmp.$$"
-trap 'rm -rf "$src" "$tmp"' EXIT
-trap 'exit 130' INT TERM
-cp -R "$dir/." "$src"
-chmod -R u+w "$src"
+cli_cached && exit 0
+cli_fetch "$module"
 
 # Patch 1: go.mod without the nested modules the zip leaves out.
 dropped=()
@@ -98,16 +58,16 @@ for mod in "${dropped[@]}"; do
 	# Both the replace directive and the require line (in a require block,
 	# "\tMOD v0.0.0-..."); the module paths hold only [a-z0-9/.-].
 	sed -i -e "\#^replace $mod => #d" -e "\#^[[:space:]]*$mod v[^ ]*\$#d" "$src/go.mod"
-	if grep -q -F -w -- "$mod" "$src/go.mod"; then die "patch 1: go.mod still names $mod after the patch"; fi
+	if grep -q -F -w -- "$mod" "$src/go.mod"; then cli_die "patch 1: go.mod still names $mod after the patch"; fi
 	if grep -r -l -F --include='*.go' -- "\"$mod\"" "$src" | grep -v -e '_test\.go$' -e '/internal/backend/init/init\.go$' | grep -q .; then
-		die "patch 1: a package other than internal/backend/init imports $mod, which the module zip lacks"
+		cli_die "patch 1: a package other than internal/backend/init imports $mod, which the module zip lacks"
 	fi
 done
-log "patch 1: go.mod without ${#dropped[@]} nested modules missing from the zip"
+cli_log "patch 1: go.mod without ${#dropped[@]} nested modules missing from the zip"
 
 # Patch 2: init.go without the cloud and database state backends.
 init="$src/internal/backend/init/init.go"
-[[ -f "$init" ]] || die "patch 2: $init is gone"
+[[ -f "$init" ]] || cli_die "patch 2: $init is gone"
 removed=0
 for b in azure consul cos gcs kubernetes oss pg s3 oci; do
 	import="$module/internal/backend/remote-state/$b"
@@ -115,15 +75,15 @@ for b in azure consul cos gcs kubernetes oss pg s3 oci; do
 	if [[ -z "$alias" ]]; then
 		# A backend this version does not have (oci came in 1.12) must not be
 		# imported under another form either.
-		if grep -q -F "\"$import\"" "$init"; then die "patch 2: cannot find the alias of $import in init.go"; fi
+		if grep -q -F "\"$import\"" "$init"; then cli_die "patch 2: cannot find the alias of $import in init.go"; fi
 		continue
 	fi
 	sed -i -e "\#^[[:space:]]*$alias \"$import\"\$#d" -e "/^[[:space:]]*\"[a-z0-9]*\": *func() backend.Backend { return $alias.New() },\$/d" "$init"
-	if grep -q -w -- "$alias" "$init"; then die "patch 2: init.go still uses $alias ($import) after the patch"; fi
+	if grep -q -w -- "$alias" "$init"; then cli_die "patch 2: init.go still uses $alias ($import) after the patch"; fi
 	removed=$((removed + 1))
 done
-((removed > 0)) || die "patch 2: no remote-state backend found in init.go"
-log "patch 2: init.go without $removed remote-state backends"
+((removed > 0)) || cli_die "patch 2: no remote-state backend found in init.go"
+cli_log "patch 2: init.go without $removed remote-state backends"
 
 # -buildvcs=false: the copy is no git checkout. CGO_ENABLED=0 as in
 # Terraform's release build: no C toolchain needed, a static binary.
@@ -134,14 +94,4 @@ log "patch 2: init.go without $removed remote-state backends"
 		-ldflags "-s -w -X '$module/version.dev=no'" \
 		-o "$tmp" .
 )
-mv -f "$tmp" "$bin"
-rm -rf "$src"
-trap - EXIT
-
-if ! have_version; then
-	log "built $bin but '$bin version' does not print 'Terraform $version':"
-	"$bin" version >&2 || true
-	exit 1
-fi
-log "built Terraform $version in $((SECONDS - start))s"
-echo "$bin"
+cli_install

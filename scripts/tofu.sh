@@ -26,51 +26,12 @@ version="${OPENTOFU_VERSION:-v1.12.6}"
 cache="${QUEUEY_CACHE:-/var/cache/queuey}"
 bin="${TOFU_BIN:-$cache/cli/tofu-${version#v}/tofu}"
 nice_level="${NICE:-10}"
+product=OpenTofu
+# shellcheck source=scripts/lib/cli-build.sh
+. "$root/scripts/lib/cli-build.sh"
 
-as_root() {
-	if [[ $EUID -eq 0 ]]; then "$@"; else sudo "$@"; fi
-}
-
-have_version() {
-	[[ -x "$bin" ]] || return 1
-	local out
-	# The whole output, not `| head -n 1`: under pipefail, head closing the
-	# pipe early can fail the check with SIGPIPE.
-	out="$(CHECKPOINT_DISABLE=1 "$bin" version 2>/dev/null)" || return 1
-	# Any line: with TF_CLI_CONFIG_FILE naming a missing file, OpenTofu 1.12
-	# prints its warning about it on stdout, before the version.
-	[[ $'\n'"$out"$'\n' == *$'\n'"OpenTofu $version"$'\n'* ]]
-}
-
-if have_version; then
-	echo "==> tofu: $bin is OpenTofu $version (cached)" >&2
-	echo "$bin"
-	exit 0
-fi
-
-echo "==> tofu: building OpenTofu $version from the Go module proxy into $bin" >&2
-start=$SECONDS
-bin_dir="$(dirname "$bin")"
-if ! mkdir -p "$bin_dir" 2>/dev/null || [[ ! -w "$bin_dir" ]]; then
-	as_root mkdir -p "$bin_dir"
-	as_root chown "$(id -u):$(id -g)" "$bin_dir"
-fi
-
-# Module download: GOFLAGS may carry flags (e.g. -mod=vendor) meant for this repo.
-json="$(cd "$root" && GOFLAGS= go mod download -json "github.com/opentofu/opentofu@$version")"
-dir="$(sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p' <<<"$json")"
-if [[ -z "$dir" || ! -d "$dir" ]]; then
-	echo "==> tofu: go mod download gave no module directory:" >&2
-	echo "$json" >&2
-	exit 1
-fi
-
-src="$(mktemp -d "$bin_dir/src.XXXXXX")"
-tmp="$bin.tmp.$$"
-trap 'rm -rf "$src" "$tmp"' EXIT
-trap 'exit 130' INT TERM
-cp -R "$dir/." "$src"
-chmod -R u+w "$src"
+cli_cached && exit 0
+cli_fetch github.com/opentofu/opentofu
 
 # -buildvcs=false: the copied tree is no git checkout (the machine sets it in
 # GOFLAGS too, but a developer's may not). CGO_ENABLED=0 as in OpenTofu's
@@ -82,14 +43,4 @@ chmod -R u+w "$src"
 		-ldflags "-s -w -X 'github.com/opentofu/opentofu/version.dev=no'" \
 		-o "$tmp" ./cmd/tofu
 )
-mv -f "$tmp" "$bin"
-rm -rf "$src"
-trap - EXIT
-
-if ! have_version; then
-	echo "==> tofu: built $bin but '$bin version' does not print 'OpenTofu $version':" >&2
-	"$bin" version >&2 || true
-	exit 1
-fi
-echo "==> tofu: built OpenTofu $version in $((SECONDS - start))s" >&2
-echo "$bin"
+cli_install

@@ -23,9 +23,8 @@ import (
 // within request_timeout), 500, 502, 503 and 504, the broker's "metadata
 // store operation timed out" (a cluster without quorum, or one still
 // forming), a 404 to a declaration whose reason says the queue's process
-// is down (its node is restarting), and, for a few seconds only, a 404 that
-// a node answers while it recovers its vhosts (see recovering), when this
-// client has just seen the broker fail as a restarting one does.
+// is down (its node is restarting), and the 404s and "not empty" refusals a
+// node gives for a moment while it stops or starts (see next).
 // Credentials, permissions and every other refusal are final, and so is a
 // certificate the TLS handshake refused.
 //
@@ -69,8 +68,8 @@ type retryTransport struct {
 
 // restartSeen reports whether an attempt failed as a restarting broker makes
 // it fail (a refused or reset connection, no answer, a 5xx, a metadata store
-// timeout) within the last restartMemory. Only then is a 404 to a write or
-// a vhost-wide read worth trying again: otherwise it means "not there".
+// timeout) within the last restartMemory. Only then are the 404s and "not
+// empty" refusals of a node that is starting worth trying again (see next).
 func (t *retryTransport) restartSeen() bool {
 	at := t.troubleAt.Load()
 	return at != 0 && time.Since(time.Unix(0, at)) < restartMemory
@@ -78,29 +77,23 @@ func (t *retryTransport) restartSeen() bool {
 
 func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
-	start := time.Now()
-	deadline := start.Add(t.budget)
+	deadline := time.Now().Add(t.budget)
 	pause := t.pause
 	if pause == nil {
 		pause = backoff
 	}
+	var nf notFoundClock
 	for n := 1; ; n++ {
 		resp, err := t.attempt(req)
 		why := transient(req, resp, err)
 		if why == "" || ctx.Err() != nil {
 			return resp, err
 		}
-		if strings.HasSuffix(why, recovering) && !t.restartSeen() {
-			return resp, nil // a 404 from a broker seen well: not there
+		wait, final := t.next(why, pause(n), &nf)
+		if final {
+			return resp, nil // a 404 or a refusal that means what it says
 		}
-		wait := min(pause(n), time.Until(deadline))
-		switch {
-		case !strings.HasSuffix(why, recovering):
-			t.troubleAt.Store(time.Now().UnixNano())
-		case time.Since(start) >= recoveryWindow:
-			wait = -1
-		}
-		if wait < 0 {
+		if wait = min(wait, time.Until(deadline)); wait < 0 {
 			// Out of budget: the last answer, or why there was none.
 			if resp != nil {
 				return resp, nil
@@ -122,6 +115,42 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		case <-timer.C:
 		}
 	}
+}
+
+// notFoundClock follows one request's answers that may come from a node
+// stopping or starting (see recovering and starting).
+type notFoundClock struct {
+	first    time.Time // the first such answer
+	repeated bool      // a 404 was repeated once to confirm it
+}
+
+// next decides what follows a failed attempt whose cause is why: the pause
+// before the next one, or final when the answer is to be taken as it is.
+//
+// A 404 or a "not empty" that a stopping or starting node may give is tried
+// again for recoveryWindow from the request's first such answer, when this
+// client has seen a restart (restartSeen). Otherwise a "not empty" is final
+// at once, and a 404 is repeated once after confirmPause: a node whose
+// application is stopping answers 404 to writes on connections already open
+// for a few milliseconds before it closes them (3.10 and 4.3 alike, queues
+// still there), and the repeat then meets the closed port, a restart.
+func (t *retryTransport) next(why string, pause time.Duration, nf *notFoundClock) (time.Duration, bool) {
+	notFound, starting := strings.HasSuffix(why, recovering), strings.HasSuffix(why, stillStarting)
+	if !notFound && !starting {
+		t.troubleAt.Store(time.Now().UnixNano())
+		return pause, false
+	}
+	if nf.first.IsZero() {
+		nf.first = time.Now()
+	}
+	switch {
+	case t.restartSeen():
+		return pause, time.Since(nf.first) >= recoveryWindow
+	case notFound && !nf.repeated:
+		nf.repeated = true
+		return confirmPause, false
+	}
+	return 0, true
 }
 
 // transient says why a failed attempt is worth repeating, or "" when it is
@@ -154,25 +183,38 @@ func transient(req *http.Request, resp *http.Response, err error) string {
 		return resp.Status + ": queue process down"
 	case resp.StatusCode == http.StatusNotFound && vhostWide(req):
 		return resp.Status + recovering
+	case resp.StatusCode == http.StatusBadRequest && req.Method == http.MethodDelete && strings.Contains(reason, "not empty"):
+		return resp.Status + stillStarting
 	}
 	return ""
 }
 
-// recovering marks a 404 that a node answers while it recovers its vhosts
-// after a start: "Not Found" to a declaration, a delete or a vhost's
-// listing, for a few seconds. Such an answer is tried again within
-// recoveryWindow only, since it is also what a vhost or queue that is really
-// missing gets.
-const recovering = ": not found (the node may be recovering its vhosts)"
+// recovering marks a 404 that a node may answer while its application
+// stops (to writes, on connections already open) or while it recovers its
+// vhosts after a start: "Not Found" to a declaration, a delete or a vhost's
+// listing. It is also what a vhost or queue that is really missing gets, so
+// it is tried again only as next says.
+const recovering = ": not found (the node may be stopping or recovering its vhosts)"
 
-// recoveryWindow bounds the retries of a 404 (see recovering), counted from
-// the request's start. A 30 s window was tried and made the resil stage's apply on
-// 4.3 fail twice, for reasons not yet understood; 10 s passes it.
+// stillStarting marks a guarded delete refused as "not empty": a 4.3 node
+// answers so for an empty queue for a moment after it starts, before the
+// queue's process has counted its messages. It is tried again only after a
+// restart was seen, within recoveryWindow (see next).
+const stillStarting = ": not empty (the queue may still be starting)"
+
+// recoveryWindow bounds the retries of the answers above, counted from a
+// request's first such answer (not from its start: a request that waited
+// out a restart gets the whole window once the node answers again).
 var recoveryWindow = 10 * time.Second
+
+// confirmPause is the pause before a 404 seen with no restart is repeated
+// once. The 404s of a stopping node end within milliseconds; a missing queue
+// or vhost still answers in well under a second.
+const confirmPause = 250 * time.Millisecond
 
 // restartMemory is how long after the last sign of a restart (a refused or
 // reset connection, a 5xx) a 404 may still be a node recovering its vhosts
-// and queues; outside it a 404 means "not there" at once.
+// and queues.
 const restartMemory = 2 * time.Minute
 
 // vhostWide reports whether a 404 to req can come from a vhost that is still

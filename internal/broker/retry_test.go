@@ -109,6 +109,10 @@ type scripted struct {
 	ok      string
 }
 
+// dropConnection as a scripted status closes the connection unanswered, as a
+// node whose application has stopped does.
+const dropConnection = -1
+
 type scriptedAnswer struct {
 	status int
 	body   string
@@ -117,6 +121,12 @@ type scriptedAnswer struct {
 func (s *scripted) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 	i := int(s.n.Add(1)) - 1
 	w.Header().Set("Content-Type", "application/json")
+	if i < len(s.answers) && s.answers[i].status == dropConnection {
+		if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
+			_ = conn.Close()
+		}
+		return
+	}
 	if i < len(s.answers) {
 		w.WriteHeader(s.answers[i].status)
 		_, _ = io.WriteString(w, s.answers[i].body)

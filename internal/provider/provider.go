@@ -147,8 +147,8 @@ func (p *queueyProvider) Schema(_ context.Context, _ provider.SchemaRequest, res
 					"Pauses start at 250ms and double up to 5s. A request gives up at the latest `retry_budget` + " +
 					"`request_timeout` after it began: 90s with the defaults. What can never succeed fails at once: refused " +
 					"credentials and permissions, an endpoint that is not the management API (the AMQP port, `http://` to a " +
-					"TLS port or `https://` to a plain one, a path other than the API's), and a 404 (not found), unless this " +
-					"provider has just seen the broker restarting. Defaults to `60s`, enough to ride through a broker restart.",
+					"TLS port or `https://` to a plain one, a path other than the API's), and a 404 (not found), confirmed " +
+					"once after 250ms, or retried for 10s if this provider has just seen the broker restarting. Defaults to `60s`, enough to ride through a broker restart.",
 				Optional: true,
 				Validators: []validator.String{
 					durationSyntaxValidator{rangeText: "from 0s to 1h"},
