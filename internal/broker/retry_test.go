@@ -122,8 +122,10 @@ func (s *scripted) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 	i := int(s.n.Add(1)) - 1
 	w.Header().Set("Content-Type", "application/json")
 	if i < len(s.answers) && s.answers[i].status == dropConnection {
-		if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
-			_ = conn.Close()
+		if h, ok := w.(http.Hijacker); ok {
+			if conn, _, err := h.Hijack(); err == nil {
+				_ = conn.Close()
+			}
 		}
 		return
 	}
