@@ -118,9 +118,9 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // notFoundClock follows one request's answers that may come from a node
-// stopping or starting (see recovering and starting).
+// stopping or starting (see recovering and stillStarting).
 type notFoundClock struct {
-	first    time.Time // the first such answer
+	first    time.Time // the first such answer after a restart was seen
 	repeated bool      // a 404 was repeated once to confirm it
 }
 
@@ -128,8 +128,12 @@ type notFoundClock struct {
 // before the next one, or final when the answer is to be taken as it is.
 //
 // A 404 or a "not empty" that a stopping or starting node may give is tried
-// again for recoveryWindow from the request's first such answer, when this
-// client has seen a restart (restartSeen). Otherwise a "not empty" is final
+// again for recoveryWindow from the request's first such answer after this
+// client has seen a restart (restartSeen), the last pause shortened to end
+// with the window. (The 404 of a node that begins to stop does not start the
+// window when it is the first sign of the restart; it does when an earlier
+// restart is still remembered, and then a request that waits out a new
+// outage longer than the window meets it closed.) Otherwise a "not empty" is final
 // at once, and a 404 is repeated once after confirmPause: a node whose
 // application is stopping answers 404 to writes on connections already open
 // for a few milliseconds before it closes them (3.10 and 4.3 alike, queues
@@ -140,12 +144,13 @@ func (t *retryTransport) next(why string, pause time.Duration, nf *notFoundClock
 		t.troubleAt.Store(time.Now().UnixNano())
 		return pause, false
 	}
-	if nf.first.IsZero() {
-		nf.first = time.Now()
-	}
 	switch {
 	case t.restartSeen():
-		return pause, time.Since(nf.first) >= recoveryWindow
+		if nf.first.IsZero() {
+			nf.first = time.Now()
+		}
+		left := recoveryWindow - time.Since(nf.first)
+		return min(pause, left), left <= 0
 	case notFound && !nf.repeated:
 		nf.repeated = true
 		return confirmPause, false
@@ -203,8 +208,12 @@ const recovering = ": not found (the node may be stopping or recovering its vhos
 const stillStarting = ": not empty (the queue may still be starting)"
 
 // recoveryWindow bounds the retries of the answers above, counted from a
-// request's first such answer (not from its start: a request that waited
-// out a restart gets the whole window once the node answers again).
+// request's first such answer after a restart was seen: not from its start,
+// so a request that waited out a restart gets the whole window once the node
+// answers again; and not from its last fault, so a real 404 between repeated
+// faults still ends. (A 30 s window counted from the start was tried once;
+// it did not help, since the failures it was meant for were the 404s of a
+// stopping node, answered before any sign of the restart.)
 var recoveryWindow = 10 * time.Second
 
 // confirmPause is the pause before a 404 seen with no restart is repeated
@@ -213,8 +222,9 @@ var recoveryWindow = 10 * time.Second
 const confirmPause = 250 * time.Millisecond
 
 // restartMemory is how long after the last sign of a restart (a refused or
-// reset connection, a 5xx) a 404 may still be a node recovering its vhosts
-// and queues.
+// reset connection, a 5xx) a 404 or a "not empty" may still come from a node
+// recovering its vhosts and queues. It is the client's: after one 5xx, every
+// request's 404 waits for the window during that time.
 const restartMemory = 2 * time.Minute
 
 // vhostWide reports whether a 404 to req can come from a vhost that is still

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -56,8 +57,17 @@ func TestRetryStoppingAndStartingNode(t *testing.T) {
 			if got := s.n.Load(); got != tc.requests {
 				t.Errorf("%d requests, want %d", got, tc.requests)
 			}
-			if elapsed := time.Since(start); elapsed > time.Second {
+			elapsed := time.Since(start)
+			if elapsed > time.Second {
 				t.Errorf("took %s, want under 1s", elapsed)
+			}
+			// The stopping nodes seen closed their port within 10 ms of their
+			// last 404; the pause leaves them 20 times that at least.
+			if tc.answers[0].status == http.StatusNotFound && elapsed < 200*time.Millisecond {
+				t.Errorf("the 404 was repeated after %s, want a pause of 200ms or more: a stopping node needs it to close its port", elapsed)
+			}
+			if n := s.unguarded.Load(); n != 0 {
+				t.Errorf("%d DELETEs sent without if-empty=true: a retry must stay guarded", n)
 			}
 		})
 	}
@@ -65,18 +75,22 @@ func TestRetryStoppingAndStartingNode(t *testing.T) {
 
 // A request that waited out a restart longer than recoveryWindow gets the
 // whole window once the node answers again: the window counts from its first
-// 404, not from its start.
-func TestRecoveryWindowOpensAtFirstNotFound(t *testing.T) {
+// 404 after the restart was seen, not from its start nor from the 404 of the
+// node beginning to stop.
+func TestRecoveryWindowOpensAfterTheRestart(t *testing.T) {
 	defer func(w time.Duration) { recoveryWindow = w }(recoveryWindow)
 	recoveryWindow = 100 * time.Millisecond
+	down := confirmPause + 3*recoveryWindow
+	var n atomic.Int64
 	start := time.Now()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		switch since := time.Since(start); {
-		case since < 2*recoveryWindow: // down
-			w.WriteHeader(http.StatusServiceUnavailable)
-		case since < 2*recoveryWindow+recoveryWindow/2: // recovering its vhosts
+		case n.Add(1) == 1, since >= down && since < down+recoveryWindow/2:
+			// stopping, on an open connection; then recovering its vhosts
 			w.WriteHeader(http.StatusNotFound)
 			_, _ = w.Write([]byte(notFoundBody))
+		case since < down:
+			w.WriteHeader(http.StatusServiceUnavailable)
 		default:
 			w.WriteHeader(http.StatusCreated)
 		}

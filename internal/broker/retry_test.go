@@ -107,6 +107,8 @@ type scripted struct {
 	n       atomic.Int64
 	answers []scriptedAnswer
 	ok      string
+	// unguarded counts the DELETEs sent without if-empty=true.
+	unguarded atomic.Int64
 }
 
 // dropConnection as a scripted status closes the connection unanswered, as a
@@ -118,8 +120,11 @@ type scriptedAnswer struct {
 	body   string
 }
 
-func (s *scripted) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
+func (s *scripted) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	i := int(s.n.Add(1)) - 1
+	if r.Method == http.MethodDelete && r.URL.Query().Get("if-empty") != "true" {
+		s.unguarded.Add(1)
+	}
 	w.Header().Set("Content-Type", "application/json")
 	if i < len(s.answers) && s.answers[i].status == dropConnection {
 		if h, ok := w.(http.Hijacker); ok {
@@ -292,7 +297,8 @@ func TestWriteTimeoutWithoutMajority(t *testing.T) {
 // come from a node still recovering its vhosts: it is tried again, within
 // recoveryWindow only; a 404 to a GET of one queue is the usual answer for a
 // queue that does not exist, and final. (Without a restart seen, a 404 is
-// final: TestNotFoundIsFinalWithDefaultBudget.)
+// repeated once, then final: TestRetryStoppingAndStartingNode,
+// TestNotFoundIsFinalWithDefaultBudget.)
 func TestRetryNotFoundWithinRecoveryWindow(t *testing.T) {
 	defer func(w time.Duration) { recoveryWindow = w }(recoveryWindow)
 	recoveryWindow = 50 * time.Millisecond
