@@ -10,11 +10,6 @@ import (
 	"time"
 )
 
-const (
-	notFoundBody = `{"error":"Object Not Found","reason":"Not Found"}`
-	notEmptyBody = `{"error":"bad_request","reason":"queue 'q' in vhost '/' not empty"}`
-)
-
 // A node whose application stops answers 404 to writes on connections
 // already open for a few milliseconds, then closes them; a 4.3 node that
 // starts refuses a guarded delete of an empty queue as "not empty" for a
@@ -33,17 +28,17 @@ func TestRetryStoppingAndStartingNode(t *testing.T) {
 		requests int64
 	}{
 		{"declaration 404 while stopping, then the port closes", declare,
-			[]scriptedAnswer{{404, notFoundBody}, {dropConnection, ""}, {503, ""}}, nil, 4},
+			[]scriptedAnswer{{404, objectNotFound}, {dropConnection, ""}, {503, ""}}, nil, 4},
 		{"delete 404 while stopping (the queue is still there)", remove,
-			[]scriptedAnswer{{404, notFoundBody}, {dropConnection, ""}}, nil, 3},
+			[]scriptedAnswer{{404, objectNotFound}, {dropConnection, ""}}, nil, 3},
 		{"missing queue: 404 twice", remove,
-			[]scriptedAnswer{{404, notFoundBody}, {404, notFoundBody}}, ErrNotFound, 2},
+			[]scriptedAnswer{{404, objectNotFound}, {404, objectNotFound}}, ErrNotFound, 2},
 		{"missing vhost: declaration 404 twice", declare,
-			[]scriptedAnswer{{404, notFoundBody}, {404, notFoundBody}}, ErrNotFound, 2},
+			[]scriptedAnswer{{404, objectNotFound}, {404, objectNotFound}}, ErrNotFound, 2},
 		{"not empty while starting, after a restart", remove,
-			[]scriptedAnswer{{503, ""}, {400, notEmptyBody}, {400, notEmptyBody}}, nil, 4},
+			[]scriptedAnswer{{503, ""}, {400, notEmpty43}, {400, notEmpty43}}, nil, 4},
 		{"not empty with no restart seen", remove,
-			[]scriptedAnswer{{400, notEmptyBody}}, ErrNotEmpty, 1},
+			[]scriptedAnswer{{400, notEmpty43}}, ErrNotEmpty, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &scripted{answers: tc.answers}
@@ -88,7 +83,7 @@ func TestRecoveryWindowOpensAfterTheRestart(t *testing.T) {
 		case n.Add(1) == 1, since >= down && since < down+recoveryWindow/2:
 			// stopping, on an open connection; then recovering its vhosts
 			w.WriteHeader(http.StatusNotFound)
-			_, _ = w.Write([]byte(notFoundBody))
+			_, _ = w.Write([]byte(objectNotFound))
 		case since < down:
 			w.WriteHeader(http.StatusServiceUnavailable)
 		default:
@@ -110,7 +105,7 @@ func TestNotFoundBetweenFaultsEnds(t *testing.T) {
 	recoveryWindow = 50 * time.Millisecond
 	var answers []scriptedAnswer
 	for range 1000 {
-		answers = append(answers, scriptedAnswer{503, ""}, scriptedAnswer{404, notFoundBody})
+		answers = append(answers, scriptedAnswer{503, ""}, scriptedAnswer{404, objectNotFound})
 	}
 	s := &scripted{answers: answers}
 	srv := httptest.NewServer(s)

@@ -83,8 +83,8 @@ func TestTransientClassification(t *testing.T) {
 		{"400 conflict", put, answer(400, `{"error":"bad_request","reason":"PRECONDITION_FAILED - inequivalent arg 'x-message-ttl'"}`), nil, false},
 		{"400 metadata store", put, answer(400, `{"error":"bad_request","reason":"cannot declare queue 'q' in vhost '/' because the metadata store operation timed out"}`), nil, true},
 		{"500 metadata store", get, answer(500, `{"error":"timeout","reason":"the metadata store operation timed out"}`), nil, true},
-		{"404 get", get, answer(404, `{"error":"Object Not Found","reason":"Not Found"}`), nil, false},
-		{"404 put vhost recovering", put, answer(404, `{"error":"Object Not Found","reason":"Not Found"}`), nil, true},
+		{"404 get", get, answer(404, objectNotFound), nil, false},
+		{"404 put vhost recovering", put, answer(404, objectNotFound), nil, true},
 		{"404 put node down", put, answer(404, `{"error":"Object Not Found","reason":"process is stopped by supervisor"}`), nil, true},
 		{"404 get node down", get, answer(404, `{"error":"Object Not Found","reason":"process is stopped by supervisor"}`), nil, false},
 	} {
@@ -311,7 +311,7 @@ func TestRetryNotFoundWithinRecoveryWindow(t *testing.T) {
 			return
 		}
 		w.WriteHeader(http.StatusNotFound)
-		_, _ = io.WriteString(w, `{"error":"Object Not Found","reason":"Not Found"}`)
+		_, _ = io.WriteString(w, objectNotFound)
 	}))
 	defer srv.Close()
 	c := fastClient(t, srv.URL, time.Minute)

@@ -46,6 +46,8 @@ const (
 	notAdministrator = `{"error":"not_authorised","reason":"Not administrator user"}`
 	notFound43       = `{"error":"not_found","reason":"Not Found"}`
 	objectNotFound   = `{"error":"Object Not Found","reason":"Not Found"}`
+	// 4.3.6's answer to a guarded delete of an empty queue just after start_app.
+	notEmpty43 = `{"error":"bad_request","reason":"queue 'q' in vhost '/' not empty"}`
 )
 
 func TestClassify_authProblemsOnEveryVersion(t *testing.T) {
