@@ -85,11 +85,11 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	var nf notFoundClock
 	for n := 1; ; n++ {
 		resp, err := t.attempt(req)
-		why := transient(req, resp, err)
-		if why == "" || ctx.Err() != nil {
+		f := transient(req, resp, err)
+		if f.why == "" || ctx.Err() != nil {
 			return resp, err
 		}
-		wait, final := t.next(why, pause(n), &nf)
+		wait, final := t.next(f.kind, pause(n), &nf)
 		if final {
 			return resp, nil // a 404 or a refusal that means what it says
 		}
@@ -105,7 +105,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			_ = resp.Body.Close()
 		}
 		tflog.Warn(ctx, "management API request failed, trying again", map[string]any{
-			"method": req.Method, "path": req.URL.Path, "attempt": n, "cause": why, "pause": wait.String(),
+			"method": req.Method, "path": req.URL.Path, "attempt": n, "cause": f.why, "pause": wait.String(),
 		})
 		timer := time.NewTimer(wait)
 		select {
@@ -124,7 +124,7 @@ type notFoundClock struct {
 	repeated bool      // a 404 was repeated once to confirm it
 }
 
-// next decides what follows a failed attempt whose cause is why: the pause
+// next decides what follows a failed attempt of the given kind: the pause
 // before the next one, or final when the answer is to be taken as it is.
 //
 // A 404 or a "not empty" that a stopping or starting node may give is tried
@@ -133,14 +133,13 @@ type notFoundClock struct {
 // with the window. (The 404 of a node that begins to stop does not start the
 // window when it is the first sign of the restart; it does when an earlier
 // restart is still remembered, and then a request that waits out a new
-// outage longer than the window meets it closed.) Otherwise a "not empty" is final
-// at once, and a 404 is repeated once after confirmPause: a node whose
+// outage longer than the window meets it closed.) Otherwise a "not empty" is
+// final at once, and a 404 is repeated once after confirmPause: a node whose
 // application is stopping answers 404 to writes on connections already open
 // for a few milliseconds before it closes them (3.10 and 4.3 alike, queues
 // still there), and the repeat then meets the closed port, a restart.
-func (t *retryTransport) next(why string, pause time.Duration, nf *notFoundClock) (time.Duration, bool) {
-	notFound, starting := strings.HasSuffix(why, recovering), strings.HasSuffix(why, stillStarting)
-	if !notFound && !starting {
+func (t *retryTransport) next(kind failureKind, pause time.Duration, nf *notFoundClock) (time.Duration, bool) {
+	if kind == restarting {
 		t.troubleAt.Store(time.Now().UnixNano())
 		return pause, false
 	}
@@ -151,29 +150,51 @@ func (t *retryTransport) next(why string, pause time.Duration, nf *notFoundClock
 		}
 		left := recoveryWindow - time.Since(nf.first)
 		return min(pause, left), left <= 0
-	case notFound && !nf.repeated:
+	case kind == maybeNotFound && !nf.repeated:
 		nf.repeated = true
 		return confirmPause, false
 	}
 	return 0, true
 }
 
-// transient says why a failed attempt is worth repeating, or "" when it is
-// not (it succeeded, or its failure is final). It may read an error answer's
-// body and put it back.
-func transient(req *http.Request, resp *http.Response, err error) string {
+// failure says why a failed attempt is worth repeating (why, for the log),
+// or why == "" when it is not: it succeeded, or its failure is final.
+type failure struct {
+	why  string
+	kind failureKind
+}
+
+// failureKind tells next how to treat a failure worth repeating.
+type failureKind int
+
+const (
+	// restarting: what a restarting broker gives (a refused or reset
+	// connection, no answer, a 5xx, a metadata store timeout, a queue
+	// process down); it also marks a restart as seen.
+	restarting failureKind = iota
+	// maybeNotFound: a 404 that may come from a stopping or recovering node
+	// (see recovering).
+	maybeNotFound
+	// maybeStarting: a guarded delete refused as "not empty" by a node that
+	// may still be starting (see stillStarting).
+	maybeStarting
+)
+
+// transient classifies a failed attempt (see failure). It may read an error
+// answer's body and put it back.
+func transient(req *http.Request, resp *http.Response, err error) failure {
 	if err != nil {
 		if errors.Is(err, context.Canceled) || certificateError(err) || wrongEndpoint(err) {
-			return ""
+			return failure{}
 		}
-		return err.Error()
+		return failure{why: err.Error()}
 	}
 	switch resp.StatusCode {
 	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-		return resp.Status
+		return failure{why: resp.Status}
 	case http.StatusBadRequest, http.StatusNotFound, http.StatusInternalServerError:
 	default:
-		return ""
+		return failure{}
 	}
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, bodyPeek))
 	_ = resp.Body.Close()
@@ -181,30 +202,31 @@ func transient(req *http.Request, resp *http.Response, err error) string {
 	reason := strings.ToLower(string(body))
 	switch {
 	case resp.StatusCode == http.StatusInternalServerError:
-		return resp.Status
+		return failure{why: resp.Status}
 	case metadataStoreTimeout(reason):
-		return resp.Status + ": metadata store timed out"
+		return failure{why: resp.Status + ": metadata store timed out"}
 	case resp.StatusCode == http.StatusNotFound && req.Method == http.MethodPut && queueProcessDown(reason):
-		return resp.Status + ": queue process down"
+		return failure{why: resp.Status + ": queue process down"}
 	case resp.StatusCode == http.StatusNotFound && vhostWide(req):
-		return resp.Status + recovering
+		return failure{why: resp.Status + recovering, kind: maybeNotFound}
 	case resp.StatusCode == http.StatusBadRequest && req.Method == http.MethodDelete && strings.Contains(reason, "not empty"):
-		return resp.Status + stillStarting
+		return failure{why: resp.Status + stillStarting, kind: maybeStarting}
 	}
-	return ""
+	return failure{}
 }
 
-// recovering marks a 404 that a node may answer while its application
-// stops (to writes, on connections already open) or while it recovers its
-// vhosts after a start: "Not Found" to a declaration, a delete or a vhost's
-// listing. It is also what a vhost or queue that is really missing gets, so
-// it is tried again only as next says.
+// recovering is the cause logged for a 404 (maybeNotFound) that a node may
+// answer while its application stops (to writes, on connections already
+// open) or while it recovers its vhosts after a start: "Not Found" to a
+// declaration, a delete or a vhost's listing. It is also what a vhost or
+// queue that is really missing gets, so it is tried again only as next says.
 const recovering = ": not found (the node may be stopping or recovering its vhosts)"
 
-// stillStarting marks a guarded delete refused as "not empty": a 4.3 node
-// answers so for an empty queue for a moment after it starts, before the
-// queue's process has counted its messages. It is tried again only after a
-// restart was seen, within recoveryWindow (see next).
+// stillStarting is the cause logged for a guarded delete refused as "not
+// empty" (maybeStarting): a 4.3 node answers so for an empty queue for a
+// moment after it starts, before the queue's process has counted its
+// messages. It is tried again only after a restart was seen, within
+// recoveryWindow (see next).
 const stillStarting = ": not empty (the queue may still be starting)"
 
 // recoveryWindow bounds the retries of the answers above, counted from a

@@ -88,7 +88,7 @@ func TestTransientClassification(t *testing.T) {
 		{"404 put node down", put, answer(404, `{"error":"Object Not Found","reason":"process is stopped by supervisor"}`), nil, true},
 		{"404 get node down", get, answer(404, `{"error":"Object Not Found","reason":"process is stopped by supervisor"}`), nil, false},
 	} {
-		why := transient(tc.req, tc.resp, tc.err)
+		why := transient(tc.req, tc.resp, tc.err).why
 		if (why != "") != tc.retry {
 			t.Errorf("%s: transient = %q, want retry %v", tc.name, why, tc.retry)
 		}
