@@ -70,8 +70,7 @@ func (e *notRunningError) Error() string {
 func nextSteps(t destroyTarget, partial bool, fix, force string) string {
 	switch {
 	case t.replacing:
-		return fix + ", then apply again: this destroy is the first half of replacing the queue, and the apply deletes what " +
-			"is left, then creates the queues anew. Or set force_destroy = true in the same apply as the change, to " + force + "."
+		return replacementAdvice(fix, force)
 	case partial:
 		return fix + ", then run destroy again: it deletes only what is left. Do not apply before it, since apply would declare " +
 			"the queues deleted above again."

@@ -2,10 +2,8 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"regexp"
-	"strconv"
 	"testing"
 	"time"
 
@@ -161,105 +159,6 @@ data "queuey_hold_queue" "wait" {
 		},
 	})
 	// force_destroy removed the hold queue with the rest (CheckDestroy above).
-}
-
-func TestAccHoldQueue_roundTrip(t *testing.T) {
-	testAccPreCheck(t)
-	name := uniqueName("trip")
-	cleanupQueues(t, "/", name)
-	cfg := queueConfig(name, "") + fmt.Sprintf(`
-data "queuey_hold_queue" "retry" {
-  queue = %q
-  delay = "1.2s"
-}
-`, name)
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
-		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy:             checkGone(t, "/", name, name+".dead"),
-		Steps: []resource.TestStep{{
-			Config: cfg,
-			Check: func(s *terraform.State) error {
-				hold := declareHoldFromState(t, s, "data.queuey_hold_queue.retry")
-				if hold != name+".deferred.2000" {
-					return fmt.Errorf("hold queue %q, want %s.deferred.2000", hold, name)
-				}
-				sent := time.Now()
-				publish(t, hold, 1)
-				if n := messageCount(t, name); n != 0 {
-					return fmt.Errorf("%s already holds %d messages", name, n)
-				}
-				// After the 2s TTL the message dead-letters back to q.
-				ch := amqpChannel(t, "/")
-				deliveries, err := ch.Consume(name, "", true, false, false, false, nil)
-				if err != nil {
-					return err
-				}
-				select {
-				case d := <-deliveries:
-					waited := time.Since(sent)
-					if waited < 1900*time.Millisecond {
-						return fmt.Errorf("message came back after %s, before its 2s TTL", waited)
-					}
-					if d.RoutingKey != name {
-						return fmt.Errorf("message came back with routing key %q", d.RoutingKey)
-					}
-				case <-time.After(15 * time.Second):
-					return fmt.Errorf("message did not come back to %s within 15s", name)
-				}
-				_ = ch.Close()
-				// Idle, the hold queue deletes itself 2*TTL (4s) after its
-				// last declaration.
-				deadline := time.Now().Add(20 * time.Second)
-				// Polled through the management API: a passive declare over
-				// AMQP would restart the expiry timer.
-				for managementHas(t, "/", hold) {
-					if time.Now().After(deadline) {
-						return fmt.Errorf("idle hold queue %s still exists 20s later", hold)
-					}
-					time.Sleep(500 * time.Millisecond)
-				}
-				if waited := time.Since(sent); waited < 3500*time.Millisecond {
-					return fmt.Errorf("hold queue expired after %s, before its 4s x-expires", waited)
-				}
-				return nil
-			},
-		}},
-	})
-}
-
-// declareHoldFromState declares, over AMQP, the hold queue a queuey_hold_queue
-// data source describes, with exactly its arguments_json, and returns its name.
-func declareHoldFromState(t *testing.T, s *terraform.State, addr string) string {
-	t.Helper()
-	rs, ok := s.RootModule().Resources[addr]
-	if !ok {
-		t.Fatalf("%s not in state", addr)
-	}
-	name := rs.Primary.Attributes["name"]
-	var raw map[string]any
-	dec := json.NewDecoder(stringsReader(rs.Primary.Attributes["arguments_json"]))
-	dec.UseNumber()
-	if err := dec.Decode(&raw); err != nil {
-		t.Fatal(err)
-	}
-	args := amqp.Table{}
-	for k, v := range raw {
-		if n, ok := v.(json.Number); ok {
-			i, err := strconv.ParseInt(string(n), 10, 64)
-			if err != nil {
-				t.Fatalf("argument %s = %s is not an integer", k, n)
-			}
-			args[k] = i
-			continue
-		}
-		args[k] = v
-	}
-	ch := amqpChannel(t, "/")
-	if _, err := ch.QueueDeclare(name, true, false, false, false, args); err != nil {
-		t.Fatalf("declaring %s with %v: %v", name, args, err)
-	}
-	return name
 }
 
 // drain consumes n messages from queue, acknowledging them.
