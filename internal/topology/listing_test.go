@@ -97,3 +97,32 @@ func TestLogicalQueues_many(t *testing.T) {
 		}
 	}
 }
+
+// Only a queue's own dead-letter and hold queues are left out of a listing:
+// a name that merely looks like a hold queue of a queue found (a leading
+// zero, a TTL past the longest hold, another queue's infix) is a candidate
+// like any other, and so is a name of digits alone.
+func TestLogicalQueues_holdLikeNames(t *testing.T) {
+	t.Parallel()
+	var queues []NamedQueue
+	for _, n := range []string{
+		"orders",
+		"orders.deferred.5000",       // a hold queue of orders: never listed
+		"orders.deferred.05",         // leading zero: not a hold queue
+		"orders.deferred.2147483648", // past the longest hold
+		"orders.deferred.5000x",
+		"ordersdeferred.5000",
+		"5", // digits alone
+	} {
+		queues = append(queues, declared(n, nil), declared(n+".dead", nil))
+	}
+	found, near := LogicalQueues(queues, DefaultSuffixes(), nil)
+	var names []string
+	for _, f := range found {
+		names = append(names, f.Name)
+	}
+	want := "5 orders orders.deferred.05 orders.deferred.2147483648 orders.deferred.5000x ordersdeferred.5000"
+	if got := strings.Join(names, " "); got != want || len(near) != 0 {
+		t.Errorf("found %s, near misses %v; want %s and none", got, near, want)
+	}
+}
