@@ -481,3 +481,24 @@ func TestDestroyTopology_refusedMidway(t *testing.T) {
 		t.Error("orders.dead was deleted after the refusal")
 	}
 }
+
+// A queue whose vhost is gone is gone with it: its destroy succeeds, with or
+// without force_destroy, and sends no DELETE (a vhost deleted by hand, or by
+// the queuey_queue's own vhost being destroyed first).
+func TestDestroyTopology_vhostGone(t *testing.T) {
+	t.Parallel()
+	for _, force := range []bool{false, true} {
+		s := brokertest.New(t)
+		s.AddVhost("gone", "")
+		s.PutQueue("gone", idle("orders"))
+		s.RemoveVhost("gone")
+		target := ordersTarget
+		target.vhost = "gone"
+		if err := destroyTopology(context.Background(), fakeBrokerClient(t, s), target, force); err != nil {
+			t.Errorf("force %v: destroying a queue of a vanished vhost: %v", force, err)
+		}
+		if d := s.RequestsMatching("DELETE"); len(d) > 0 {
+			t.Errorf("force %v: sent %q to a vanished vhost", force, d)
+		}
+	}
+}

@@ -1,0 +1,67 @@
+package provider
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
+	"github.com/queuey/terraform-provider-queuey/internal/topology"
+)
+
+// holdQueuesOnFake returns the hold queues of queue that the data source
+// finds in vhost of the fake broker, as "name:ttl:messages".
+func holdQueuesOnFake(t *testing.T, fake *brokertest.Server, s topology.Suffixes, vhost, queue string) (string, string) {
+	t.Helper()
+	d := &holdQueuesDataSource{configuredDataSource{data: &providerData{
+		suffixes: s, vhost: "/", endpointSet: true,
+		brokerConfig: broker.Config{Endpoint: fake.URL, Username: "u", Password: "p", RetryBudget: -1},
+	}}}
+	holds, diags := d.listHoldQueues(context.Background(), vhost, queue)
+	if diags.HasError() {
+		return "", diags[0].Summary() + ": " + diags[0].Detail()
+	}
+	var out []string
+	for _, h := range holds {
+		n := "?"
+		if h.messages != nil {
+			n = itoa64(*h.messages)
+		}
+		out = append(out, h.name+":"+itoa64(h.ttl)+":"+n)
+	}
+	return strings.Join(out, " "), ""
+}
+
+// Only exactly queue + deferred suffix + a TTL (decimal, no leading zero, 1
+// to the longest hold) is a hold queue of queue: not a name that merely looks
+// like one, not another queue's; by ascending TTL, with the messages each holds.
+func TestHoldQueuesDataSource_onlyHoldQueues(t *testing.T) {
+	t.Parallel()
+	fake := brokertest.New(t)
+	putIdle(fake, "orders", "orders.dead", "orders.deferred.", "orders.deferred.05", "orders.deferred.0",
+		"orders.deferred.5000.bak", "orders.deferred.2147483648", "orders.deferred.x1", "orders2.deferred.1000",
+		"xorders.deferred.1000", "orders.deferred.1000.dead", "orders.deferred.2147483647")
+	fake.PutQueue("/", brokertest.Queue{Name: "orders.deferred.30000", Durable: true, Messages: brokertest.Count(3)})
+	fake.PutQueue("/", brokertest.Queue{Name: "orders.deferred.1000", Durable: true})
+	got, errText := holdQueuesOnFake(t, fake, topology.DefaultSuffixes(), "/", "orders")
+	want := "orders.deferred.1000:1000:? orders.deferred.30000:30000:3 orders.deferred.2147483647:2147483647:0"
+	if errText != "" || got != want {
+		t.Errorf("hold queues of orders:\n got %s %s\nwant %s", got, errText, want)
+	}
+
+	// The provider's suffixes decide what a hold queue is.
+	putIdle(fake, "orders-wait-5000", "orders-wait-05")
+	got, _ = holdQueuesOnFake(t, fake, topology.Suffixes{Dead: "-dlq", Deferred: "-wait-"}, "/", "orders")
+	if got != "orders-wait-5000:5000:0" {
+		t.Errorf("hold queues of orders with deferred_suffix -wait-: %s", got)
+	}
+
+	// A vhost that does not exist is an error naming it.
+	if _, errText := holdQueuesOnFake(t, fake, topology.DefaultSuffixes(), "nope", "orders"); !strings.Contains(errText, `Vhost Not Found: Vhost "nope" does not exist`) {
+		t.Errorf("a missing vhost: %q", errText)
+	}
+}
+
+func itoa64(n int64) string { return strconv.FormatInt(n, 10) }
