@@ -59,7 +59,7 @@ func TestHoldQueueDataSource_Rounding(t *testing.T) {
 			`{"x-dead-letter-exchange":"","x-dead-letter-routing-key":"orders","x-expires":4294967294,"x-message-ttl":2147483647}`)),
 	)
 
-	resource.UnitTest(t, resource.TestCase{
+	unitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
 			Config:            config.String(),
@@ -69,7 +69,7 @@ func TestHoldQueueDataSource_Rounding(t *testing.T) {
 }
 
 func TestHoldQueueDataSource_ProviderSettings(t *testing.T) {
-	resource.UnitTest(t, resource.TestCase{
+	unitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: tunedProvider + `
@@ -191,7 +191,7 @@ func TestHoldQueueDataSource_Errors(t *testing.T) {
 
 func TestHoldQueueDataSource_QueueLimitFollowsSuffixes(t *testing.T) {
 	// A 14-byte deferred suffix leaves 255-(14+10) = 231 bytes for the name.
-	resource.UnitTest(t, resource.TestCase{
+	unitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -225,7 +225,7 @@ data "queuey_hold_queue" "x" {
 }
 
 func TestHoldQueueDataSource_Example(t *testing.T) {
-	resource.UnitTest(t, resource.TestCase{
+	unitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: exampleConfig(t, "data-sources/queuey_hold_queue/data-source.tf"),
@@ -243,7 +243,7 @@ func TestHoldQueueDataSource_Example(t *testing.T) {
 // The queue may come from another resource: Terraform then reads the data
 // source during apply, once the name is known.
 func TestHoldQueueDataSource_QueueKnownAfterApply(t *testing.T) {
-	resource.UnitTest(t, resource.TestCase{
+	unitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: `

@@ -29,7 +29,7 @@ func queueObject(name, args string) knownvalue.Check {
 func TestTopologyDataSource_Defaults(t *testing.T) {
 	const full = "data.queuey_topology.full"
 	const bare = "data.queuey_topology.bare"
-	resource.UnitTest(t, resource.TestCase{
+	unitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: `
@@ -77,7 +77,7 @@ data "queuey_topology" "bare" {
 
 func TestTopologyDataSource_ProviderSettings(t *testing.T) {
 	const addr = "data.queuey_topology.x"
-	resource.UnitTest(t, resource.TestCase{
+	unitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: tunedProvider + `
@@ -108,7 +108,7 @@ data "queuey_topology" "x" {
 
 func TestTopologyDataSource_Limits(t *testing.T) {
 	const addr = "data.queuey_topology.x"
-	resource.UnitTest(t, resource.TestCase{
+	unitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: `
@@ -203,7 +203,7 @@ func TestTopologyDataSource_Errors(t *testing.T) {
 }
 
 func TestTopologyDataSource_Example(t *testing.T) {
-	resource.UnitTest(t, resource.TestCase{
+	unitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: exampleConfig(t, "data-sources/queuey_topology/data-source.tf"),

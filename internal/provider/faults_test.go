@@ -345,7 +345,7 @@ func TestFaults_missingEndpoint(t *testing.T) {
 	t.Setenv(EnvEndpoint, "")
 	want := regexp.MustCompile("Missing\\s+Management\\s+API\\s+Endpoint[\\s\\S]*Set\\s+`endpoint`\\s+in\\s+the\\s+provider\\s+\"queuey\"\\s+block,\\s+or\\s+the\\s+" +
 		EnvEndpoint + "\\s+environment\\s+variable")
-	resource.UnitTest(t, resource.TestCase{
+	unitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{

@@ -10,9 +10,8 @@ import (
 )
 
 func TestDeadQueueNameFunction(t *testing.T) {
-	resource.UnitTest(t, resource.TestCase{
+	unitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
-		TerraformVersionChecks:   functionsAvailable,
 		Steps: []resource.TestStep{{
 			Config: `
 output "default" {
@@ -38,7 +37,7 @@ output "longest" {
 				statecheck.ExpectKnownOutputValue("longest", knownvalue.StringExact(strings.Repeat("q", 235)+".dead")),
 			},
 		}},
-	})
+	}, featureFunctions)
 }
 
 func TestDeadQueueNameFunction_Errors(t *testing.T) {
@@ -50,13 +49,12 @@ func TestDeadQueueNameFunction_Errors(t *testing.T) {
 		{`dead_queue_name("orders", { dead_suffix = ".deferred." })`, []string{`Invalid value for "options" parameter`, "dead_suffix and deferred_suffix must differ"}},
 		{`dead_queue_name("orders", { granularity = "0s" })`, []string{`Invalid value for "options" parameter`, "from 1ms to 2147483647ms"}},
 	}
-	testErrors(t, functionOutput, tests, functionsAvailable...)
+	testErrors(t, functionOutput, tests, featureFunctions)
 }
 
 func TestDeadQueueNameFunction_Example(t *testing.T) {
-	resource.UnitTest(t, resource.TestCase{
+	unitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
-		TerraformVersionChecks:   functionsAvailable,
 		Steps: []resource.TestStep{{
 			Config: exampleConfig(t, "functions/dead_queue_name/function.tf"),
 			ConfigStateChecks: []statecheck.StateCheck{
@@ -64,5 +62,5 @@ func TestDeadQueueNameFunction_Example(t *testing.T) {
 				statecheck.ExpectKnownOutputValue("custom_dead_queue", knownvalue.StringExact("orders-dlq")),
 			},
 		}},
-	})
+	}, featureFunctions)
 }

@@ -31,11 +31,10 @@ func TestDeferredTTLMsFunction(t *testing.T) {
 		config.WriteString("output \"" + tt.output + "\" {\n  value = provider::queuey::deferred_ttl_ms(\"" + tt.delay + "\", \"" + tt.granularity + "\")\n}\n")
 		checks = append(checks, statecheck.ExpectKnownOutputValue(tt.output, knownvalue.Int64Exact(tt.want)))
 	}
-	resource.UnitTest(t, resource.TestCase{
+	unitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
-		TerraformVersionChecks:   functionsAvailable,
 		Steps:                    []resource.TestStep{{Config: config.String(), ConfigStateChecks: checks}},
-	})
+	}, featureFunctions)
 }
 
 func TestDeferredTTLMsFunction_Errors(t *testing.T) {
@@ -49,13 +48,12 @@ func TestDeferredTTLMsFunction_Errors(t *testing.T) {
 		{`deferred_ttl_ms("1s", "2147483648ms")`, []string{`Invalid value for "granularity" parameter`, "granularity must be at most 2147483647ms"}},
 		{`deferred_ttl_ms("1s", "")`, []string{`Invalid value for "granularity" parameter`, "granularity must be a Go duration string", "from 1ms to 2147483647ms"}},
 	}
-	testErrors(t, functionOutput, tests, functionsAvailable...)
+	testErrors(t, functionOutput, tests, featureFunctions)
 }
 
 func TestDeferredTTLMsFunction_Example(t *testing.T) {
-	resource.UnitTest(t, resource.TestCase{
+	unitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
-		TerraformVersionChecks:   functionsAvailable,
 		Steps: []resource.TestStep{{
 			Config: exampleConfig(t, "functions/deferred_ttl_ms/function.tf"),
 			ConfigStateChecks: []statecheck.StateCheck{
@@ -64,5 +62,5 @@ func TestDeferredTTLMsFunction_Example(t *testing.T) {
 				statecheck.ExpectKnownOutputValue("ttl_of_zero", knownvalue.Int64Exact(1000)),
 			},
 		}},
-	})
+	}, featureFunctions)
 }

@@ -11,9 +11,8 @@ import (
 )
 
 func TestHoldQueueArgumentsFunction(t *testing.T) {
-	resource.UnitTest(t, resource.TestCase{
+	unitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
-		TerraformVersionChecks:   functionsAvailable,
 		Steps: []resource.TestStep{{
 			Config: `
 output "spec" {
@@ -64,7 +63,7 @@ output "from_delay" {
 				statecheck.ExpectKnownOutputValue("from_delay", knownvalue.Int64Exact(60000)),
 			},
 		}},
-	})
+	}, featureFunctions)
 }
 
 func TestHoldQueueArgumentsFunction_Errors(t *testing.T) {
@@ -77,7 +76,7 @@ func TestHoldQueueArgumentsFunction_Errors(t *testing.T) {
 		{`hold_queue_arguments("amq.orders", 1000)`, []string{`Invalid value for "queue" parameter`, `starts with "amq."`}},
 		{`hold_queue_arguments("` + strings.Repeat("q", 236) + `", 1000)`, []string{`Invalid value for "queue" parameter`, "queue name is 236 bytes; it may be 1 to 235 bytes"}},
 	}
-	testErrors(t, functionOutput, tests, functionsAvailable...)
+	testErrors(t, functionOutput, tests, featureFunctions)
 }
 
 func TestWholeInt64(t *testing.T) {
@@ -102,9 +101,8 @@ func TestWholeInt64(t *testing.T) {
 }
 
 func TestHoldQueueArgumentsFunction_Example(t *testing.T) {
-	resource.UnitTest(t, resource.TestCase{
+	unitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
-		TerraformVersionChecks:   functionsAvailable,
 		Steps: []resource.TestStep{{
 			Config: exampleConfig(t, "functions/hold_queue_arguments/function.tf"),
 			ConfigStateChecks: []statecheck.StateCheck{
@@ -118,5 +116,5 @@ func TestHoldQueueArgumentsFunction_Example(t *testing.T) {
 				})),
 			},
 		}},
-	})
+	}, featureFunctions)
 }

@@ -31,11 +31,10 @@ func TestHoldQueueNameFunction(t *testing.T) {
 		config.WriteString("output \"" + tt.output + "\" {\n  value = provider::queuey::" + tt.call + "\n}\n")
 		checks = append(checks, statecheck.ExpectKnownOutputValue(tt.output, knownvalue.StringExact(tt.want)))
 	}
-	resource.UnitTest(t, resource.TestCase{
+	unitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
-		TerraformVersionChecks:   functionsAvailable,
 		Steps:                    []resource.TestStep{{Config: config.String(), ConfigStateChecks: checks}},
-	})
+	}, featureFunctions)
 }
 
 func TestHoldQueueNameFunction_Errors(t *testing.T) {
@@ -101,13 +100,12 @@ func TestHoldQueueNameFunction_Errors(t *testing.T) {
 			want:   []string{`Invalid value for "queue" parameter`, "queue name is 235 bytes; it may be 1 to 231 bytes"},
 		},
 	}
-	testErrors(t, functionOutput, tests, functionsAvailable...)
+	testErrors(t, functionOutput, tests, featureFunctions)
 }
 
 func TestHoldQueueNameFunction_Example(t *testing.T) {
-	resource.UnitTest(t, resource.TestCase{
+	unitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
-		TerraformVersionChecks:   functionsAvailable,
 		Steps: []resource.TestStep{{
 			Config: exampleConfig(t, "functions/hold_queue_name/function.tf"),
 			ConfigStateChecks: []statecheck.StateCheck{
@@ -115,5 +113,5 @@ func TestHoldQueueNameFunction_Example(t *testing.T) {
 				statecheck.ExpectKnownOutputValue("custom_hold_queue", knownvalue.StringExact("orders-wait-120000")),
 			},
 		}},
-	})
+	}, featureFunctions)
 }

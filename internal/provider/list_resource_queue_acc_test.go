@@ -16,7 +16,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/querycheck"
 	"github.com/hashicorp/terraform-plugin-testing/querycheck/queryfilter"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
-	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 	amqp "github.com/rabbitmq/amqp091-go"
 )
 
@@ -79,13 +78,13 @@ list "queuey_queue" "limited" {
 
 func TestAccQueueList_query(t *testing.T) {
 	testAccPreCheck(t)
+	needsCLI(t, featureQuery)
 	vhost := listVhost(t)
 	identity := func(name string) map[string]knownvalue.Check {
 		return map[string]knownvalue.Check{"name": knownvalue.StringExact(name), "vhost": knownvalue.StringExact(vhost)}
 	}
 	orders := queryfilter.ByResourceIdentity(identity("orders"))
 	resource.ParallelTest(t, resource.TestCase{
-		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_14_0)},
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: `provider "queuey" {}`},
@@ -120,6 +119,7 @@ func TestAccQueueList_query(t *testing.T) {
 
 func TestAccQueueList_badInput(t *testing.T) {
 	testAccPreCheck(t)
+	needsCLI(t, featureQuery)
 	vhost := uniqueName("listbad")
 	list := func(config string) string {
 		return fmt.Sprintf(`
@@ -132,7 +132,6 @@ list "queuey_queue" "x" {
 `, config)
 	}
 	resource.ParallelTest(t, resource.TestCase{
-		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_14_0)},
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: `provider "queuey" {}`},
@@ -155,6 +154,7 @@ list "queuey_queue" "x" {
 // and applying it leaves the broker and its messages as they were.
 func TestAccQuery_generateConfigOut(t *testing.T) {
 	testAccPreCheck(t)
+	needsCLI(t, featureQuery)
 	t.Parallel()
 	vhost := listVhost(t)
 	publishOn(t, amqpChannel(t, vhost), "orders", 3)
@@ -166,7 +166,6 @@ func TestAccQuery_generateConfigOut(t *testing.T) {
 
 provider "queuey" {}
 `)
-	skipBelowCLI(t, tf, "1.14.0", true)
 	query := fmt.Sprintf(`list "queuey_queue" "all" {
   provider = queuey
   limit    = 1000

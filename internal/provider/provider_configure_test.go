@@ -39,7 +39,7 @@ data "queuey_hold_queue" "x" {
 func TestProviderConfig_InvalidEndpointFromEnvironment(t *testing.T) {
 	clearBrokerEnv(t)
 	t.Setenv(EnvEndpoint, "localhost:15672")
-	resource.UnitTest(t, resource.TestCase{
+	unitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
 			Config:      `provider "queuey" {}` + pureHoldQueue,
@@ -54,7 +54,7 @@ func TestProviderConfig_AuthFromEnvironment(t *testing.T) {
 	clearBrokerEnv(t)
 	t.Setenv(EnvUsername, "u")
 	t.Setenv(EnvBearerToken, "t")
-	resource.UnitTest(t, resource.TestCase{
+	unitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -75,7 +75,7 @@ func TestProviderConfig_OAuth2CredentialsFromEnvironment(t *testing.T) {
 	t.Setenv(EnvUsername, "ignored")
 	t.Setenv(EnvOAuth2ClientID, "terraform")
 	t.Setenv(EnvOAuth2ClientSecret, "from-env")
-	resource.UnitTest(t, resource.TestCase{
+	unitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: `provider "queuey" {
@@ -93,7 +93,7 @@ func TestProviderConfig_OAuth2CredentialsFromEnvironment(t *testing.T) {
 // arguments are known), so the read fails and names the setting.
 func TestProviderConfig_UnknownPureSettingAtPlanTime(t *testing.T) {
 	clearBrokerEnv(t)
-	resource.UnitTest(t, resource.TestCase{
+	unitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -132,7 +132,7 @@ data "queuey_topology" "x" {
 // sources do not need them.
 func TestProviderConfig_UnknownBrokerSettingAtPlanTime(t *testing.T) {
 	clearBrokerEnv(t)
-	resource.UnitTest(t, resource.TestCase{
+	unitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: `
@@ -184,7 +184,7 @@ func TestProvider_endpointMistakes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			start := time.Now()
-			resource.UnitTest(t, resource.TestCase{
+			unitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testProviderFactories,
 				Steps: []resource.TestStep{{
 					Config:      "provider \"queuey\" {\n" + tt.provider + "\n}\nresource \"queuey_queue\" \"q\" {\n  name = \"q\"\n}\n",

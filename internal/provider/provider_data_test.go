@@ -14,9 +14,8 @@ import (
 // With no endpoint anywhere, the pure data sources and the functions work.
 func TestProviderConfig_NoEndpointNeededForPureFeatures(t *testing.T) {
 	clearBrokerEnv(t)
-	resource.UnitTest(t, resource.TestCase{
+	unitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
-		TerraformVersionChecks:   functionsAvailable,
 		Steps: []resource.TestStep{{
 			Config: `
 provider "queuey" {}
@@ -59,7 +58,7 @@ output "arguments" {
 					`{"x-dead-letter-exchange":"","x-dead-letter-routing-key":"orders","x-expires":60000,"x-message-ttl":30000}`)),
 			},
 		}},
-	})
+	}, featureFunctions)
 }
 
 // Refused credentials are explained in the first diagnostic of the process;

@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	dsschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/function"
-	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
@@ -30,9 +29,6 @@ func errorMatching(phrases ...string) *regexp.Regexp {
 	}
 	return regexp.MustCompile(`(?s)` + strings.Join(parts, `.*`))
 }
-
-// functionsAvailable skips a test on Terraform versions without provider functions.
-var functionsAvailable = []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)}
 
 func ptr(s string) *string { return &s }
 

@@ -15,7 +15,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
-	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 	amqp "github.com/rabbitmq/amqp091-go"
 )
 
@@ -23,10 +22,10 @@ import (
 // the identity of the queue created brings it back with an empty plan.
 func TestAccIdentity_setAndImportBlock(t *testing.T) {
 	testAccPreCheck(t)
+	needsCLI(t, featureIdentity)
 	name := uniqueName("ident")
 	cleanupQueues(t, "/", name)
 	resource.ParallelTest(t, resource.TestCase{
-		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_12_0)},
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -89,6 +88,7 @@ terraform {
 // only its name: the vhost is the provider's, and the plan after is empty.
 func TestAccIdentity_importExistingQueueByName(t *testing.T) {
 	testAccPreCheck(t)
+	needsCLI(t, featureIdentity)
 	name := uniqueName("identimp")
 	cleanupQueues(t, "/", name)
 	ch := amqpChannel(t, "/")
@@ -105,7 +105,6 @@ import {
 }
 `, name)
 	resource.ParallelTest(t, resource.TestCase{
-		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_12_0)},
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -146,6 +145,7 @@ import {
 // anything is read, naming the attribute and the rule.
 func TestAccIdentity_importRefusesInvalidName(t *testing.T) {
 	testAccPreCheck(t)
+	needsCLI(t, featureIdentity)
 	name := uniqueName("identbad")
 	steps := make([]resource.TestStep, 0, 2)
 	for bad, want := range map[string]string{"amq.orders": `starts\s+with\s+"amq\."`, "": `must\s+not\s+be\s+empty`} {
@@ -160,7 +160,6 @@ import {
 		})
 	}
 	resource.ParallelTest(t, resource.TestCase{
-		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_12_0)},
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps:                    steps,
 	})
@@ -174,11 +173,11 @@ import {
 // update planned with -refresh=false, whose prior identity is null, sets it.
 func TestAccIdentity_stateWrittenWithoutIdentity(t *testing.T) {
 	testAccPreCheck(t)
+	needsCLI(t, featureIdentity)
 	t.Parallel()
 	name := uniqueName("identold")
 	cleanupQueues(t, "/", name)
 	tf := newTerraformCLI(t, e2eConfig(name))
-	skipBelowCLI(t, tf, "1.12.0", false)
 	tf.mustRun("apply", "-auto-approve")
 	stripIdentities(t, filepath.Join(tf.dir, "terraform.tfstate"))
 

@@ -89,12 +89,11 @@ func (c *terraformCLI) writeConfig(config string) {
 // broker: the plans after it are empty and the message is still there.
 func TestAccMove_fromRabbitMQQueue(t *testing.T) {
 	testAccPreCheck(t)
+	needsCLI(t, featureMove)
 	t.Parallel()
 	name := uniqueName("move")
 	cleanupQueues(t, "/", name)
 	tf := newMigrationCLI(t, migrationConfig(t, "1-before", name))
-	// moved across resource types: Terraform 1.8, OpenTofu 1.10.
-	skipBelowCLI(t, tf, "1.8.0", false)
 	tf.mustRun("apply", "-auto-approve")
 	publish(t, name, 1)
 
@@ -144,12 +143,12 @@ func TestAccMove_fromRabbitMQQueue(t *testing.T) {
 // and broker are as before.
 func TestAccMove_refusesOtherArguments(t *testing.T) {
 	testAccPreCheck(t)
+	needsCLI(t, featureMove)
 	t.Parallel()
 	name := uniqueName("moveref")
 	cleanupQueues(t, "/", name)
 	before := strings.Replace(migrationConfig(t, "1-before", name), `"x-max-priority" = 10`, `"x-max-priority" = 10, "x-max-length" = 1000`, 1)
 	tf := newMigrationCLI(t, before)
-	skipBelowCLI(t, tf, "1.8.0", false)
 	tf.mustRun("apply", "-auto-approve")
 
 	tf.writeConfig(migrationConfig(t, "2-move", name))

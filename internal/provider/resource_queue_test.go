@@ -42,7 +42,7 @@ resource "queuey_queue" "test" {
 func TestQueue_driftReplaces(t *testing.T) {
 	s := brokertest.New(t)
 	cfg := fakeProviderConfig(s, `  message_ttl = "5s"`)
-	resource.UnitTest(t, resource.TestCase{
+	unitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -83,7 +83,7 @@ func TestQueue_adoptRefusedNamesEachDifference(t *testing.T) {
 	s := brokertest.New(t)
 	s.PutQueue("/", brokertest.Queue{Name: "orders", Durable: false, Messages: brokertest.Count(0),
 		Arguments: map[string]any{"x-message-ttl": 1000, "x-max-length": 5}})
-	resource.UnitTest(t, resource.TestCase{
+	unitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: fakeProviderConfig(s, `  message_ttl = "2s"`),
@@ -105,7 +105,7 @@ func TestQueue_vhostChecked(t *testing.T) {
 		"quorum-default": `(?s)vhost\s+"quorum-default"\s+makes\s+quorum\s+queues\s+by\s+default`,
 		"missing":        `(?s)vhost\s+"missing"\s+does\s+not\s+exist`,
 	} {
-		resource.UnitTest(t, resource.TestCase{
+		unitTest(t, resource.TestCase{
 			ProtoV6ProviderFactories: testProviderFactories,
 			Steps: []resource.TestStep{{
 				Config:      fakeProviderConfig(s, fmt.Sprintf("  vhost = %q", vhost)),
@@ -190,7 +190,7 @@ func TestQueue_planTimeValidation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			resource.UnitTest(t, resource.TestCase{
+			unitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testProviderFactories,
 				Steps: []resource.TestStep{{
 					Config:      "provider \"queuey\" {\n" + tt.provider + "\n}\nresource \"queuey_queue\" \"q\" {\n" + tt.body + "\n}\n",
