@@ -16,25 +16,33 @@
 # OPENTOFU_VERSION and OPENTOFU_OLDEST_VERSION); BROKER a name of
 # scripts/brokers.sh ("-" for none), RUN and SKIP the go test -run and -skip
 # patterns ("-" for none). Adding a stage is adding a line (and, for a new
-# broker, a line to BROKERS in scripts/brokers.sh). A stage passes when its
-# tests pass; a test skipped counts as not passed, so a stage's tests either
-# run or are left out by SKIP.
+# broker, a line to BROKERS in scripts/brokers.sh).
 #
-# Tests of a feature that needs a newer CLI than some stages have: name them by
-# the feature, `Test` or `TestAcc` then one of these words, and skip them by
-# version in the test too (tfversion.SkipBelow; the framework takes OpenTofu's
-# version for a Terraform version, so only the name keeps a Terraform-only
-# test off the OpenTofu stages):
-#   Identity             resource identity, import by identity: Terraform >= 1.12,
-#                        OpenTofu >= 1.12                     (TestAccIdentity...)
-#   Query, QueueList     list resources, `terraform query`: Terraform >= 1.14,
-#                        never OpenTofu       (TestAccQuery..., TestAccQueueList...)
-#   Move                 `moved` across resource types: Terraform >= 1.8,
-#                        OpenTofu >= 1.10                         (TestAccMove...)
-# Every stage adds to its SKIP the patterns of the features its CLI (the version
-# the binary reports) lacks, e.g. ^Test(Acc)?(Identity|Query|QueueList) on
-# Terraform 1.11. On the newest CLIs nothing is added, so there each of these
-# tests runs, and one that skips itself fails the stage.
+# Which stage runs what: every stage on a plain broker (terraform-*,
+# opentofu-*) runs the whole acceptance suite, RUN TestAcc, minus the tests
+# that need a broker of their own (SKIP: the node-wide quorum refusal, OAuth
+# 2.0, restarts and node failures), which run in the stages of their own
+# (node-quorum-4.3, oauth-*, resil). opentofu-unit runs the unit tests that
+# drive the CLI (RUN ., SKIP TestAcc) on OpenTofu. No stage picks tests by
+# the words in their names: a test that needs a feature some CLI of the
+# matrix lacks states it, by the feature, with the one helper needsCLI (or
+# unitTest) of internal/provider/helpers_test.go, which knows the first
+# Terraform and OpenTofu version of each feature:
+#   featureFunctions            provider functions: Terraform 1.8, OpenTofu 1.7
+#   featureMove                 `moved` across resource types: Terraform 1.8,
+#                               OpenTofu 1.10
+#   featureIdentity             resource identity: Terraform 1.12, OpenTofu 1.12
+#   featureQuery                list resources, `terraform query`: Terraform
+#                               1.14, no OpenTofu
+#   featureActions              actions: Terraform 1.14, no OpenTofu
+#   featureActionDestroyEvents  actions on destroy events: Terraform 1.16
+# On a CLI (the version the binary reports) that lacks one, the test skips
+# itself and appends its name to the file QUEUEY_EXPECTED_SKIPS names
+# (build/acc-NAME.expected-skips, one per stage). A stage passes when no test
+# fails and every test skipped is listed there: any other skip (a test that
+# skips itself for another reason, or a needsCLI that records nothing) fails
+# the stage. So on the newest CLIs every test runs, and e.g. Terraform 1.11
+# skips the identity and query tests, saying so in its summary line.
 #
 # The stages run ACC_LANES at a time (default 2) from one test binary, each
 # with go test -parallel ACC_PARALLEL (default 4); every broker a stage needs
@@ -49,8 +57,9 @@
 #
 # Each stage prints one line, with the versions the CLI and the broker
 # report, e.g.
-#   ==> acceptance terraform 1.11.4 × RabbitMQ 4.3.6: 29 passed, 0 failed, 0 skipped (97s)
-# and logs to build/acc-NAME.log.
+#   ==> acceptance terraform 1.11.4 × RabbitMQ 3.10.25: 40 passed, 0 failed, 9 skipped, all for features the CLI lacks (97s, build/acc-terraform-3.10.log)
+# followed by each test that failed or skipped unexpectedly, and logs to
+# build/acc-NAME.log.
 #
 # Variables:
 #   ACC_STAGES        names of the stages to run (default: all of STAGES)
@@ -63,8 +72,9 @@
 #   TERRAFORM_NEWEST_VERSION (1.16.4), TERRAFORM_OLDEST_VERSION (1.8.5),
 #   OPENTOFU_VERSION (1.12.6), OPENTOFU_OLDEST_VERSION (1.10.10)
 #                     the versions of the stages' CLIs
-#   ACC_RUN           replaces RUN of every stage (a stage left with no test of it
-#                     passes, saying so); ACC_TIMEOUT go test -timeout (60m)
+#   ACC_RUN           replaces RUN of every stage (a stage whose tests of it all
+#                     skip for its CLI passes, saying so); ACC_TIMEOUT go test
+#                     -timeout (60m)
 #   ACC_LANES, ACC_PARALLEL  stages at once, and tests at once within a stage
 #   ACC_SUMMARY_FILE  the summary lines are also written there
 #   KEEP_BROKERS=1    leave the brokers this run started running
@@ -211,25 +221,6 @@ cli_bin() {
 		;;
 	esac
 }
-# version_below V MIN: V is an older version than MIN (1.11.4 < 1.12).
-version_below() { [[ "$1" != "$2" && "$(printf '%s\n%s\n' "$1" "$2" | sort -V | head -n 1)" == "$1" ]]; }
-# cli_skip CLI VERSION: the -skip patterns of the features (header) that the
-# CLI at VERSION lacks; empty on the newest CLIs.
-cli_skip() {
-	local kind="${1%@*}" v="$2" lacks=()
-	if [[ "$kind" == terraform ]]; then
-		version_below "$v" 1.8 && lacks+=(Move)
-		version_below "$v" 1.12 && lacks+=(Identity)
-		version_below "$v" 1.14 && lacks+=(Query QueueList)
-	else
-		version_below "$v" 1.10 && lacks+=(Move)
-		version_below "$v" 1.12 && lacks+=(Identity)
-		lacks+=(Query QueueList)
-	fi
-	((${#lacks[@]})) || return 0
-	local IFS='|'
-	echo "^Test(Acc)?(${lacks[*]})"
-}
 declare -A bins versions
 for line in "${selected[@]}"; do
 	read -r _ cli _ <<<"$line"
@@ -268,6 +259,8 @@ fi
 run_stage() {
 	local name="$1" cli="$2" broker="$3" run="$4" skip="$5" log="$build_dir/acc-$name.log" start=$SECONDS
 	local bin="${bins[$cli]}" host label args=(-test.count=1 -test.v -test.timeout "$timeout" -test.parallel "$parallel")
+	local expected="$build_dir/acc-$name.expected-skips"
+	: >"$expected"
 	[[ -n "${ACC_RUN:-}" && "$broker" != - ]] && run="$ACC_RUN"
 	[[ "$run" != - ]] && args+=(-test.run "$run")
 	[[ "$skip" != - ]] && args+=(-test.skip "$skip")
@@ -296,24 +289,36 @@ run_stage() {
 			rc=1
 		else
 			cd internal/provider &&
-				TF_ACC_TERRAFORM_PATH="$bin" TF_ACC_PROVIDER_HOST="$host" TF_ACC_PROVIDER_NAMESPACE=queuey \
+				QUEUEY_EXPECTED_SKIPS="$expected" TF_ACC_TERRAFORM_PATH="$bin" TF_ACC_PROVIDER_HOST="$host" TF_ACC_PROVIDER_NAMESPACE=queuey \
 					TF_CLI_CONFIG_FILE="$build_dir/acc.terraformrc" CHECKPOINT_DISABLE=1 \
 					"$build_dir/provider.test" "${args[@]}" >"$log" 2>&1 || rc=$?
 		fi
 		passed=$(grep -c -- '^--- PASS: ' "$log")
 		fails=$(grep -c -- '^--- FAIL: ' "$log")
-		skipped=$(grep -c -- '^--- SKIP: ' "$log")
+		# Skips, subtests' too: those needsCLI recorded were expected.
+		skipped=0 unexpected=()
+		while read -r test; do
+			skipped=$((skipped + 1))
+			grep -qxF -- "$test" "$expected" || unexpected+=("$test")
+		done < <(grep -E -- '^ *--- SKIP: ' "$log" | awk '{print $3}')
 		result=PASS note=""
-		if ((rc != 0 || fails != 0 || skipped != 0)); then
-			result=FAIL
-		elif ((passed == 0)); then
-			# ACC_RUN may pick only tests this stage leaves out (a feature
-			# its CLI lacks): nothing to run is no failure then.
-			if [[ -n "${ACC_RUN:-}" && "$broker" != - ]]; then note=", no test of ACC_RUN on this stage"; else result=FAIL; fi
+		if ((skipped > 0)); then
+			note=", all for features the CLI lacks"
+			((${#unexpected[@]})) && note=", ${#unexpected[@]} of them unexpected"
 		fi
-		printf '%s\n' "==> acceptance $label: $passed passed, $fails failed, $skipped skipped ($((SECONDS - start))s, ${log#"$root"/}$note)${result/PASS/}" \
+		if ((rc != 0 || fails != 0 || ${#unexpected[@]} != 0)); then
+			result=" FAIL"
+		elif ((passed == 0)); then
+			# ACC_RUN may pick only tests of features this CLI lacks:
+			# nothing run is no failure then.
+			if [[ -n "${ACC_RUN:-}" && "$broker" != - ]]; then note="$note, no test of ACC_RUN runs on this CLI"; else result=" FAIL"; fi
+		fi
+		printf '%s\n' "==> acceptance $label: $passed passed, $fails failed, $skipped skipped$note ($((SECONDS - start))s, ${log#"$root"/})${result/#PASS/}" \
 			>"$build_dir/acc-$name.result"
-		grep -E -- '^--- (FAIL|SKIP): ' "$log" | sed 's/^/      /' >>"$build_dir/acc-$name.result"
+		grep -E -- '^--- FAIL: ' "$log" | sed 's/^/      /' >>"$build_dir/acc-$name.result"
+		for test in "${unexpected[@]}"; do
+			echo "      --- SKIP: $test (unexpected: not for a feature its CLI lacks; see ${log#"$root"/})" >>"$build_dir/acc-$name.result"
+		done
 		[[ "$result" == PASS ]]
 	)
 }
@@ -323,11 +328,6 @@ declare -A pids
 for line in "${selected[@]}"; do
 	read -r name cli broker run skip <<<"$line"
 	[[ -n "${ACC_RUN:-}" && "$broker" != - ]] && run="$ACC_RUN"
-	# The tests of features this CLI lacks (header).
-	lacks="$(cli_skip "$cli" "${versions[$cli]:-0}")"
-	if [[ -n "$lacks" ]]; then
-		if [[ "$skip" == - ]]; then skip="$lacks"; else skip="$skip|$lacks"; fi
-	fi
 	while (($(jobs -rp | wc -l) >= lanes)); do wait -n; done
 	echo "==> stage $name: $cli on ${broker/#-/no broker}, -run ${run} -skip ${skip} -parallel $parallel"
 	rm -f "$build_dir/acc-$name.result"
