@@ -114,3 +114,40 @@ func TestQueueList_regexAndVhostErrors(t *testing.T) {
 		t.Errorf("a quorum vhost: %+v", results)
 	}
 }
+
+// With no limit (0) every logical queue is listed, and no warning comes
+// first when nothing was left out; the warning's wording follows the
+// number of queues it names.
+func TestQueueList_noLimitAndWarningWording(t *testing.T) {
+	t.Parallel()
+	fake := brokertest.New(t)
+	putIdle(fake, "a", "a.dead", "b", "b.dead", "c", "c.dead")
+	results := listOnFake(t, fake, "", "", 0)
+	var names []string
+	for _, r := range results {
+		names = append(names, r.DisplayName)
+	}
+	if got := strings.Join(names, "|"); got != "a (vhost /)|b (vhost /)|c (vhost /)" {
+		t.Errorf("limit 0 listed %q, want a, b and c and no warning", got)
+	}
+
+	for _, tc := range []struct {
+		odd  []string
+		want string
+	}{
+		{[]string{"odd"}, `This queue has a dead-letter queue in vhost "/" but differs from what the queuey backend declares, so it is not listed`},
+		{[]string{"odd", "odder"}, `These 2 queues have a dead-letter queue in vhost "/" but differ from what the queuey backend declares, so they are not listed`},
+	} {
+		fake := brokertest.New(t)
+		for _, n := range tc.odd {
+			q := idle(n)
+			q.Arguments = map[string]any{"x-max-length": 10}
+			fake.PutQueue("/", q)
+			putIdle(fake, n+".dead")
+		}
+		results := listOnFake(t, fake, "", "", 0)
+		if len(results) != 1 || len(results[0].Diagnostics) != 1 || !strings.Contains(results[0].Diagnostics[0].Detail(), tc.want) {
+			t.Errorf("%d near misses: %+v, want one warning saying %q", len(tc.odd), results, tc.want)
+		}
+	}
+}
