@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -33,6 +34,34 @@ func TestCheckVhost(t *testing.T) {
 			t.Errorf("vhost %q: %v, want %q", tt.vhost, err, tt.want)
 		case tt.notWant != "" && strings.Contains(err.Error(), tt.notWant):
 			t.Errorf("vhost %q: %v, which should not say %q", tt.vhost, err, tt.notWant)
+		}
+	}
+}
+
+// A vhost that makes quorum queues because the node's default_queue_type
+// says so (RabbitMQ 4.x reports the node's for a vhost that sets none, and
+// a vhost created before the setting reports none) is refused naming
+// rabbitmq.conf.
+func TestCheckVhost_nodeDefault(t *testing.T) {
+	t.Parallel()
+	s := brokertest.New(t)
+	s.AddVhost("reports-quorum", "quorum")
+	s.AddVhost("reports-none", "")
+	s.AddVhost("own-stream", "stream")
+	s.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path != "/api/overview" {
+			return false
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"default_queue_type":"quorum"}`))
+		return true
+	})
+	c := fakeBrokerClient(t, s)
+	const fromNode = "its default_queue_type, which a vhost that sets none takes from the node's default_queue_type in rabbitmq.conf"
+	for vhost, wantFromNode := range map[string]bool{"reports-quorum": true, "reports-none": true, "own-stream": false} {
+		err := checkVhost(context.Background(), c, vhost)
+		if err == nil || !strings.Contains(err.Error(), "makes") || strings.Contains(err.Error(), fromNode) != wantFromNode {
+			t.Errorf("vhost %q: %v; want a refusal that names rabbitmq.conf: %v", vhost, err, wantFromNode)
 		}
 	}
 }

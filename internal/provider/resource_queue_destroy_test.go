@@ -502,3 +502,49 @@ func TestDestroyTopology_vhostGone(t *testing.T) {
 		}
 	}
 }
+
+// When every queue runs and reports its counts, destroy does not wait: the
+// target's wait bounds a wait for queues that are not ready, nothing else.
+func TestDestroyTopology_readyQueuesAreNotWaitedFor(t *testing.T) {
+	t.Parallel()
+	s := brokertest.New(t)
+	putIdle(s, "orders", "orders.dead", "orders.deferred.30000")
+	target := ordersTarget
+	target.wait = 10 * time.Second
+	start := time.Now()
+	if err := destroyTopology(context.Background(), fakeBrokerClient(t, s), target, false); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("destroying idle, running queues took %s: it waited for nothing", took)
+	}
+	if left := s.QueueNames("/"); len(left) > 0 {
+		t.Errorf("left on the broker: %q", left)
+	}
+}
+
+// A delete that fails for another reason than a refusal stops the destroy
+// there, and the error names what was deleted before it.
+func TestDestroyTopology_failsMidway(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		failing, want string
+	}{
+		{"orders", "deleted orders.deferred.30000, then: "},
+		{"orders.deferred.30000", ""},
+	} {
+		s := brokertest.New(t)
+		putIdle(s, "orders", "orders.dead", "orders.deferred.30000")
+		s.FailDelete(tc.failing, http.StatusInternalServerError, "internal_error", "boom")
+		err := destroyTopology(context.Background(), fakeBrokerClient(t, s), ordersTarget, false)
+		if err == nil || !strings.Contains(err.Error(), "boom") {
+			t.Fatalf("failing %s: %v", tc.failing, err)
+		}
+		if tc.want != "" && !strings.HasPrefix(err.Error(), tc.want) || tc.want == "" && strings.HasPrefix(err.Error(), "deleted") {
+			t.Errorf("failing %s: %v, want it to start with %q", tc.failing, err, tc.want)
+		}
+		if _, ok := s.Queue("/", "orders.dead"); !ok {
+			t.Errorf("failing %s: orders.dead was deleted after the failure", tc.failing)
+		}
+	}
+}

@@ -85,6 +85,12 @@ func TestRefusalAdvice(t *testing.T) {
 		{"replacement", &refusedError{target: destroyTarget{vhost: "/", queue: "orders", replacing: true}, lines: lines},
 			[]string{"first half of replacing the queue", "force_destroy = true in the same apply as the change"},
 			[]string{"run destroy again"}},
+		{"not running", &notRunningError{target: destroyTarget{vhost: "/", queue: "orders"}},
+			[]string{`Nothing of queue "orders" was deleted`, "run destroy again; or set force_destroy = true, apply"},
+			[]string{"it deletes only what is left"}},
+		{"not running, partial destroy", &notRunningError{target: destroyTarget{vhost: "/", queue: "orders"}, done: []string{"orders.deferred.5000"}},
+			[]string{"Deleted orders.deferred.5000; then found", "run destroy again: it deletes only what is left", "Do not apply before it"},
+			[]string{"Nothing", "set force_destroy = true, apply"}},
 		{"replacement, partial", &notRunningError{target: destroyTarget{vhost: "/", queue: "orders", replacing: true}, done: []string{"orders.deferred.5000"}},
 			[]string{"Deleted orders.deferred.5000", "first half of replacing", "in the same apply"}, []string{"run destroy again"}},
 	} {
