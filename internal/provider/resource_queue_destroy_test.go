@@ -548,3 +548,29 @@ func TestDestroyTopology_failsMidway(t *testing.T) {
 		}
 	}
 }
+
+// A vhost deleted while the destroy runs takes the rest of the queues with
+// it: the destroy succeeds.
+func TestDestroyTopology_vhostGoneMidway(t *testing.T) {
+	t.Parallel()
+	s := brokertest.New(t)
+	s.AddVhost("going", "")
+	for _, n := range []string{"orders", "orders.dead", "orders.deferred.30000"} {
+		s.PutQueue("going", idle(n))
+	}
+	var once sync.Once
+	s.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method == http.MethodDelete {
+			once.Do(func() { s.RemoveVhost("going") })
+		}
+		return false
+	})
+	target := ordersTarget
+	target.vhost = "going"
+	if err := destroyTopology(context.Background(), fakeBrokerClient(t, s), target, false); err != nil {
+		t.Fatalf("a vhost deleted during the destroy failed it: %v", err)
+	}
+	if got := len(s.RequestsMatching("DELETE")); got != 3 {
+		t.Errorf("sent %d DELETEs, want one for each queue of the topology: %q", got, s.Requests())
+	}
+}
