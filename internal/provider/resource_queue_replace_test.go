@@ -127,3 +127,29 @@ func TestReplacementPaths_derivedNames(t *testing.T) {
 		t.Errorf("new dead_suffix: %v, want dead_queue", got)
 	}
 }
+
+// message_ttl is compared by value ("60s" is "1m": no replacement); a value
+// that is not a duration compares as written; null equals only null.
+func TestDurationsEqual(t *testing.T) {
+	t.Parallel()
+	s := types.StringValue
+	null := types.StringNull()
+	for _, tt := range []struct {
+		a, b types.String
+		want bool
+	}{
+		{s("60s"), s("1m"), true},
+		{s("1h"), s("3600000ms"), true},
+		{s("1s"), s("2s"), false},
+		{null, null, true},
+		{null, s("1s"), false},
+		{s("1s"), null, false},
+		{s("soon"), s("soon"), true},
+		{s("soon"), s("later"), false},
+		{s("1s"), s("soon"), false},
+	} {
+		if got := durationsEqual(tt.a, tt.b); got != tt.want {
+			t.Errorf("durationsEqual(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
