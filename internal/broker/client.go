@@ -35,6 +35,8 @@ type Client struct {
 
 	nodeMu      sync.Mutex
 	nodeDefault *string // the node's default queue type, once read ("" for none)
+
+	amqp amqpSettings // the AMQP 0-9-1 connection (amqp.go)
 }
 
 // wrote tells the shared queue reads that this client changed something:
@@ -89,6 +91,10 @@ func New(cfg Config) (*Client, error) {
 	if err := checkCredentials(cfg); err != nil {
 		return nil, err
 	}
+	amqpCfg, err := newAMQPSettings(cfg, u, base.TLSClientConfig, auth.tokens)
+	if err != nil {
+		return nil, err
+	}
 	// A backstop: every attempt already has its own timeout.
 	overall := cfg.maxRequestTime() + cfg.RequestTimeout
 	return &Client{
@@ -97,6 +103,7 @@ func New(cfg Config) (*Client, error) {
 		endpointRedacted: endpoint,
 		http:             &http.Client{Transport: auth, Timeout: overall},
 		transport:        rt,
+		amqp:             amqpCfg,
 	}, nil
 }
 

@@ -8,6 +8,9 @@ type Config struct {
 	// Endpoint is the management API base URL, http or https; a trailing
 	// slash is tolerated.
 	Endpoint string
+	// AMQPEndpoint is the AMQP 0-9-1 URL, amqp or amqps, without
+	// credentials or vhost; "" derives it from Endpoint (see amqp.go).
+	AMQPEndpoint string
 	Username string
 	// Password is never written to an error or a log.
 	Password string

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/list"
@@ -27,11 +28,13 @@ var (
 	_ provider.ProviderWithFunctions      = (*queueyProvider)(nil)
 	_ provider.ProviderWithListResources  = (*queueyProvider)(nil)
 	_ provider.ProviderWithValidateConfig = (*queueyProvider)(nil)
+	_ provider.ProviderWithActions        = (*queueyProvider)(nil)
 )
 
 // Environment variables read when the matching attribute is not set.
 const (
 	EnvEndpoint   = "RABBITMQ_ENDPOINT"
+	EnvAMQP       = "RABBITMQ_AMQP_ENDPOINT"
 	EnvUsername   = "RABBITMQ_USERNAME"
 	EnvPassword   = "RABBITMQ_PASSWORD"
 	EnvVhost      = "RABBITMQ_VHOST"
@@ -78,6 +81,7 @@ func (p *queueyProvider) Schema(_ context.Context, _ provider.SchemaRequest, res
 				Optional:   true,
 				Validators: []validator.String{endpointValidator{}},
 			},
+			"amqp_endpoint": amqpEndpointAttribute(),
 			"username": schema.StringAttribute{
 				MarkdownDescription: "Management API user, for basic auth. Defaults to the `" + EnvUsername + "` environment variable. " +
 					"Goes with `password`; not with `bearer_token` or `oauth2`.",
@@ -278,6 +282,13 @@ func (p *queueyProvider) ListResources(_ context.Context) []func() list.ListReso
 	}
 }
 
+func (p *queueyProvider) Actions(_ context.Context) []func() action.Action {
+	return []func() action.Action{
+		NewRedriveDeadLettersAction,
+		NewPurgeDeadLettersAction,
+	}
+}
+
 func (p *queueyProvider) DataSources(_ context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
 		NewHoldQueueDataSource,
@@ -303,6 +314,7 @@ func checkEndpoint(s string) error {
 
 type providerModel struct {
 	Endpoint            types.String `tfsdk:"endpoint"`
+	AMQPEndpoint        types.String `tfsdk:"amqp_endpoint"`
 	Username            types.String `tfsdk:"username"`
 	Password            types.String `tfsdk:"password"`
 	Vhost               types.String `tfsdk:"vhost"`

@@ -22,6 +22,9 @@ type refusedError struct {
 	target destroyTarget
 	lines  []string
 	done   []string
+	// deadHolds says that q.dead holds messages: the advice names the
+	// dead-letter actions too (deadLetterAdvice).
+	deadHolds bool
 }
 
 func (e *refusedError) Error() string {
@@ -36,6 +39,9 @@ func (e *refusedError) Error() string {
 		e.target.vhost, joinLines(e.lines))
 	b.WriteString(nextSteps(e.target, len(e.done) > 0, "Drain them (let consumers finish, or move the messages)",
 		"delete them with their messages"))
+	if e.deadHolds {
+		b.WriteString(deadLetterAdvice(e.target))
+	}
 	return b.String()
 }
 
@@ -149,7 +155,7 @@ func (t destroyTarget) check(ctx context.Context, c *broker.Client, owned []brok
 		return nil, &notRunningError{target: t, down: down}
 	}
 	if len(lines) > 0 {
-		return nil, &refusedError{target: t, lines: lines}
+		return nil, &refusedError{target: t, lines: lines, deadHolds: t.deadHolds(owned)}
 	}
 	return owned, nil
 }
@@ -181,7 +187,8 @@ func (t destroyTarget) deleteAll(ctx context.Context, c *broker.Client, owned []
 			err = nil
 		}
 		if errors.Is(err, broker.ErrNotEmpty) {
-			return &refusedError{target: t, done: done, lines: []string{q.Name + ": " + err.Error()}}
+			return &refusedError{target: t, done: done, lines: []string{q.Name + ": " + err.Error()},
+				deadHolds: q.Name == topology.DeadQueueName(t.queue, t.suffixes)}
 		}
 		if err != nil {
 			return deletedThen(done, err)
@@ -231,6 +238,18 @@ func (t destroyTarget) list(ctx context.Context, c *broker.Client) ([]broker.Que
 		queues = extra
 	}
 	return t.owned(queues), nil
+}
+
+// deadHolds reports whether the dead-letter queue of t, among queues, holds
+// messages.
+func (t destroyTarget) deadHolds(queues []broker.Queue) bool {
+	dead := topology.DeadQueueName(t.queue, t.suffixes)
+	for _, q := range queues {
+		if q.Name == dead && q.Messages != nil && *q.Messages > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // destroyTarget names the logical queue a queuey_queue owns, with the
