@@ -211,13 +211,13 @@ func (c *Client) dialAMQP(ctx context.Context, vhost, name string) (*amqp.Connec
 	conn, err := amqp.DialConfig(c.amqp.url, cfg)
 	stop()
 	if err != nil {
-		return nil, c.dialError(ctx, op, err, sniff.first())
+		return nil, c.dialError(ctx, op, err, sniff.first(), !time.Now().Before(deadline))
 	}
 	return conn, nil
 }
 
 // dialError classifies a failed AMQP connection.
-func (c *Client) dialError(ctx context.Context, op string, err error, first []byte) error {
+func (c *Client) dialError(ctx context.Context, op string, err error, first []byte, timedOut bool) error {
 	e := &AMQPError{Op: op, URL: c.amqp.url, Reason: err.Error(), Kind: ErrAMQPUnreachable}
 	setting := "set amqp_endpoint (or RABBITMQ_AMQP_ENDPOINT) to RabbitMQ's AMQP listener, e.g. amqp://HOST:5672 or amqps://HOST:5671"
 	if c.amqp.derived {
@@ -245,11 +245,13 @@ func (c *Client) dialError(ctx context.Context, op string, err error, first []by
 		return e
 	}
 	switch {
+	case len(first) == 0 && timedOut:
+		e.Reason = fmt.Sprintf("no AMQP connection within %s (%s)", c.amqp.timeout, err)
+		e.Hint = "Check that RabbitMQ's AMQP listener answers there and that nothing blocks the port; " + setting
+	case len(first) == 0 && strings.Contains(err.Error(), "EOF") && !strings.HasPrefix(c.amqp.url, "amqps:"):
+		e.Reason = "the server closed the connection without answering the AMQP protocol header, as a TLS port does"
+		e.Hint = "If the port is a TLS listener, use amqps:// (usually port " + amqpsPort + "); " + setting
 	case len(first) == 0:
-		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() {
-			e.Reason = fmt.Sprintf("no AMQP connection within %s (%s)", c.amqp.timeout, err)
-		}
 		e.Hint = "Check that RabbitMQ's AMQP listener answers there and that nothing blocks the port; " + setting
 	case tlsRecord(first):
 		e.Kind, e.Reason = ErrWrongScheme, "the port speaks TLS, and the URL is amqp:// (plain)"

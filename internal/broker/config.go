@@ -11,7 +11,7 @@ type Config struct {
 	// AMQPEndpoint is the AMQP 0-9-1 URL, amqp or amqps, without
 	// credentials or vhost; "" derives it from Endpoint (see amqp.go).
 	AMQPEndpoint string
-	Username string
+	Username     string
 	// Password is never written to an error or a log.
 	Password string
 	// BearerToken, when set, is sent as "Authorization: Bearer" instead of

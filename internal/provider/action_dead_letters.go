@@ -45,7 +45,9 @@ func (amqpEndpointValidator) Description(context.Context) string {
 	return "an amqp or amqps URL without credentials or path"
 }
 
-func (v amqpEndpointValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+func (v amqpEndpointValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
 
 func (amqpEndpointValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
