@@ -211,6 +211,9 @@ func (c *Client) dialAMQP(ctx context.Context, vhost, name string) (*amqp.Connec
 	conn, err := amqp.DialConfig(c.amqp.url, cfg)
 	stop()
 	if err != nil {
+		if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
+			<-ctx.Done() // ctx's deadline ended the handshake: say so
+		}
 		return nil, c.dialError(ctx, op, err, sniff.first(), !time.Now().Before(deadline))
 	}
 	return conn, nil

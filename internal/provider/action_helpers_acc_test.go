@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -25,7 +26,7 @@ func actionTopology(t *testing.T, prefix string) string {
 	for q, args := range map[string]map[string]any{
 		name + ".dead": {},
 		name:           {"x-message-ttl": 3600000, "x-max-priority": 10},
-		name + ".deferred.5000": {"x-message-ttl": 5000, "x-expires": 3600000,
+		name + ".deferred.600000": {"x-message-ttl": 600000, "x-expires": 3600000,
 			"x-dead-letter-exchange": "", "x-dead-letter-routing-key": name},
 	} {
 		if err := c.DeclareQueue(context.Background(), "/", q, args); err != nil {
@@ -45,7 +46,7 @@ func deadLetter(queue string, i int) amqp.Publishing {
 			"x-queuey-attempt": int32(i % 7), "x-queuey-job": fmt.Sprintf("job-%d", i),
 		},
 		ContentType: "application/json", ContentEncoding: "identity", DeliveryMode: amqp.Persistent,
-		Priority: uint8(i % 10), CorrelationId: fmt.Sprintf("corr-%d", i), ReplyTo: "replies", MessageId: fmt.Sprintf("m-%06d", i),
+		Priority: 3, CorrelationId: fmt.Sprintf("corr-%d", i), ReplyTo: "replies", MessageId: fmt.Sprintf("m-%06d", i),
 		Timestamp: time.Unix(1700000000+int64(i), 0).UTC(), Type: "job", AppId: "queuey-test",
 		Body: []byte(fmt.Sprintf(`{"n":%d}`, i)),
 	}
@@ -175,4 +176,14 @@ action "queuey_purge_dead_letters" "p" {
   }
 }
 `, queue)
+}
+
+// saysWords reports whether out holds phrase, whatever the line wrapping
+// between its words.
+func saysWords(out, phrase string) bool {
+	words := strings.Fields(phrase)
+	for i, w := range words {
+		words[i] = regexp.QuoteMeta(w)
+	}
+	return regexp.MustCompile(strings.Join(words, `\s+`)).MatchString(out)
 }
