@@ -31,6 +31,9 @@
 #                        never OpenTofu       (TestAccQuery..., TestAccQueueList...)
 #   Move                 `moved` across resource types: Terraform >= 1.8,
 #                        OpenTofu >= 1.10                         (TestAccMove...)
+#   Action               actions, `terraform apply -invoke`, action_trigger:
+#                        Terraform >= 1.14 (before_destroy >= 1.16, skipped
+#                        by version in the test), never OpenTofu (TestAccAction...)
 # Every stage adds to its SKIP the patterns of the features its CLI (the version
 # the binary reports) lacks, e.g. ^Test(Acc)?(Identity|Query|QueueList) on
 # Terraform 1.11. On the newest CLIs nothing is added, so there each of these
@@ -220,11 +223,11 @@ cli_skip() {
 	if [[ "$kind" == terraform ]]; then
 		version_below "$v" 1.8 && lacks+=(Move)
 		version_below "$v" 1.12 && lacks+=(Identity)
-		version_below "$v" 1.14 && lacks+=(Query QueueList)
+		version_below "$v" 1.14 && lacks+=(Query QueueList Action)
 	else
 		version_below "$v" 1.10 && lacks+=(Move)
 		version_below "$v" 1.12 && lacks+=(Identity)
-		lacks+=(Query QueueList)
+		lacks+=(Query QueueList Action)
 	fi
 	((${#lacks[@]})) || return 0
 	local IFS='|'

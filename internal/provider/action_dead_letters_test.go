@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
@@ -268,4 +269,40 @@ func TestProvider_amqpEndpointDerived(t *testing.T) {
 			t.Errorf("%s + %q: %s %v, want %s", tc.endpoint, tc.amqpEndpoint, c.AMQPEndpoint(), diags, tc.want)
 		}
 	}
+}
+
+// The provider serves both action schemas, and a configuration without
+// action blocks works on any CLI, those without actions included: the
+// opentofu-unit stage runs this with OpenTofu, the oldest Terraform stage
+// with Terraform 1.8 (they ignore the action schemas).
+func TestProvider_actionsRegisteredWorkWithoutActionSupport(t *testing.T) {
+	server, err := testProviderFactories["queuey"]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := server.GetProviderSchema(context.Background(), &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil || len(resp.Diagnostics) > 0 {
+		t.Fatalf("GetProviderSchema: %v %v", err, resp.Diagnostics)
+	}
+	for _, name := range []string{"queuey_redrive_dead_letters", "queuey_purge_dead_letters"} {
+		if _, ok := resp.ActionSchemas[name]; !ok {
+			t.Errorf("no action schema %s", name)
+		}
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: `
+provider "queuey" {
+  amqp_endpoint = "amqp://127.0.0.1:5672"
+}
+
+data "queuey_hold_queue" "retry" {
+  queue = "orders"
+  delay = "30s"
+}
+`,
+			Check: resource.TestCheckResourceAttr("data.queuey_hold_queue.retry", "name", "orders.deferred.30000"),
+		}},
+	})
 }
