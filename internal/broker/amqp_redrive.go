@@ -334,7 +334,7 @@ func (m *mover) fail(kind error, reason, hint string) *MoveError {
 // ctx is done.
 func (m *mover) report(ctx context.Context, final bool) {
 	due := m.moved-m.reported >= ProgressEvery || time.Since(m.reportedAt) >= ProgressInterval
-	if m.r.Progress == nil || ctx.Err() != nil || !(final || due) {
+	if m.r.Progress == nil || ctx.Err() != nil || (!final && !due) {
 		return
 	}
 	m.r.Progress(m.moved, m.total)

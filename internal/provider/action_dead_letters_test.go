@@ -53,7 +53,10 @@ func actionConfig(t *testing.T, a action.Action, vals map[string]tftypes.Value) 
 	t.Helper()
 	var sr action.SchemaResponse
 	a.Schema(context.Background(), action.SchemaRequest{}, &sr)
-	typ := sr.Schema.Type().TerraformType(context.Background()).(tftypes.Object)
+	typ, ok := sr.Schema.Type().TerraformType(context.Background()).(tftypes.Object)
+	if !ok {
+		t.Fatal("an action schema that is not an object")
+	}
 	all := map[string]tftypes.Value{}
 	for name, at := range typ.AttributeTypes {
 		all[name] = tftypes.NewValue(at, nil)
@@ -69,7 +72,9 @@ func str(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
 // configured returns the action configured with data.
 func configured(a action.Action, data *providerData) action.Action {
 	var resp action.ConfigureResponse
-	a.(action.ActionWithConfigure).Configure(context.Background(), action.ConfigureRequest{ProviderData: data}, &resp)
+	if c, ok := a.(action.ActionWithConfigure); ok {
+		c.Configure(context.Background(), action.ConfigureRequest{ProviderData: data}, &resp)
+	}
 	return a
 }
 
@@ -77,7 +82,11 @@ func planDiags(t *testing.T, a action.Action, data *providerData, vals map[strin
 	t.Helper()
 	a = configured(a, data)
 	var resp action.ModifyPlanResponse
-	a.(action.ActionWithModifyPlan).ModifyPlan(context.Background(), action.ModifyPlanRequest{Config: actionConfig(t, a, vals)}, &resp)
+	mp, ok := a.(action.ActionWithModifyPlan)
+	if !ok {
+		t.Fatalf("%T has no ModifyPlan", a)
+	}
+	mp.ModifyPlan(context.Background(), action.ModifyPlanRequest{Config: actionConfig(t, a, vals)}, &resp)
 	return resp.Diagnostics
 }
 

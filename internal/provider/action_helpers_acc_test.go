@@ -142,7 +142,7 @@ func checkNoneLost(t *testing.T, n int, counts ...map[string]int) int {
 
 // actionCLI is the CLI harness with Terraform 1.14+ (the test skips below
 // it) and a configuration with the provider and the given blocks.
-func actionCLI(t *testing.T, minVersion, blocks string) *terraformCLI {
+func actionCLI(t *testing.T, blocks string) *terraformCLI {
 	t.Helper()
 	tf := newTerraformCLI(t, `terraform {
   required_providers {
@@ -152,7 +152,7 @@ func actionCLI(t *testing.T, minVersion, blocks string) *terraformCLI {
 
 provider "queuey" {}
 `+blocks)
-	skipBelowCLI(t, tf, minVersion, true)
+	skipBelowCLI(t, tf, "1.14.0", true)
 	return tf
 }
 

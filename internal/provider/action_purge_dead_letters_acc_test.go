@@ -18,7 +18,7 @@ func TestAccAction_purgeLeavesQueueAndHoldQueuesAlone(t *testing.T) {
 	t.Parallel()
 	name := actionTopology(t, "purge")
 	hold := name + ".deferred.600000"
-	tf := actionCLI(t, "1.14.0", purgeBlock(name))
+	tf := actionCLI(t, purgeBlock(name))
 	publishDead(t, name, 7, nil)
 	publish(t, name, 3)
 	publish(t, hold, 2)
@@ -99,7 +99,7 @@ func TestAccAction_destroyRefusalNamesActions(t *testing.T) {
 	testAccPreCheck(t)
 	t.Parallel()
 	name := actionTopology(t, "refusal")
-	tf := actionCLI(t, "1.14.0", fmt.Sprintf(`
+	tf := actionCLI(t, fmt.Sprintf(`
 import {
   to = queuey_queue.q
   id = "%%2F/%[1]s"

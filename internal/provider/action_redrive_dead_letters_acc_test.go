@@ -23,7 +23,7 @@ func TestAccAction_redriveKeepsOrderAndProperties(t *testing.T) {
 	testAccPreCheck(t)
 	t.Parallel()
 	name := actionTopology(t, "redrive")
-	tf := actionCLI(t, "1.14.0", redriveBlock(name, ""))
+	tf := actionCLI(t, redriveBlock(name, ""))
 	publishDead(t, name, 25, nil)
 
 	out := tf.mustRun("plan", "-invoke=action.queuey_redrive_dead_letters.r")
@@ -66,7 +66,7 @@ func TestAccAction_redriveLimit(t *testing.T) {
 	testAccPreCheck(t)
 	t.Parallel()
 	name := actionTopology(t, "limit")
-	tf := actionCLI(t, "1.14.0", redriveBlock(name, "    limit = 4\n"))
+	tf := actionCLI(t, redriveBlock(name, "    limit = 4\n"))
 	publishDead(t, name, 10, nil)
 	out := tf.mustRun("apply", "-auto-approve", "-invoke=action.queuey_redrive_dead_letters.r")
 	if !saysWords(out, "invoking moves the oldest 4 of them") || !saysWords(out, "moved 4 messages from") {
@@ -85,7 +85,7 @@ func TestAccAction_redriveTenThousand(t *testing.T) {
 	t.Parallel()
 	const n = 10000
 	name := actionTopology(t, "tenk")
-	tf := actionCLI(t, "1.14.0", redriveBlock(name, ""))
+	tf := actionCLI(t, redriveBlock(name, ""))
 	publishDead(t, name, n, func(_ int, p *amqp.Publishing) { p.Body = make([]byte, 1024) })
 	out := tf.mustRun("apply", "-auto-approve", "-invoke=action.queuey_redrive_dead_letters.r")
 	if !saysWords(out, fmt.Sprintf("moved %d messages from %s.dead to %s", n, name, name)) ||
@@ -107,7 +107,7 @@ func TestAccAction_redriveIntoVanishedQueue(t *testing.T) {
 	testAccPreCheck(t)
 	t.Parallel()
 	name := actionTopology(t, "vanish")
-	tf := actionCLI(t, "1.14.0", redriveBlock(name, ""))
+	tf := actionCLI(t, redriveBlock(name, ""))
 	publishDead(t, name, 50, nil)
 	deleteOutOfBand(t, name)
 	out, err := tf.run("apply", "-auto-approve", "-invoke=action.queuey_redrive_dead_letters.r")
@@ -211,7 +211,7 @@ func TestAccAction_redriveForeignUserID(t *testing.T) {
 	testAccPreCheck(t)
 	t.Parallel()
 	name := actionTopology(t, "userid")
-	tf := actionCLI(t, "1.14.0", redriveBlock(name, ""))
+	tf := actionCLI(t, redriveBlock(name, ""))
 	// A user with the impersonator tag may publish any user_id: it
 	// publishes the dead letters, the 6th claiming another user, the 3rd
 	// the test's own user, the others none.

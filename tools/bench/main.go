@@ -38,6 +38,7 @@ type options struct {
 	ttl         string
 	priority    int
 	query       bool
+	redrive     int
 }
 
 func main() {
@@ -61,6 +62,7 @@ func main() {
 	flag.StringVar(&o.ttl, "message-ttl", "24h", "message_ttl of every queue")
 	flag.IntVar(&o.priority, "max-priority", 10, "max_priority of every queue")
 	flag.BoolVar(&o.query, "query", false, "measure `terraform query` (Terraform 1.14+) over a vhost of n logical queues instead")
+	flag.IntVar(&o.redrive, "redrive", 0, "measure instead the redrive of this many dead letters by queuey_redrive_dead_letters's engine against a bare amqp091-go loop")
 	flag.Parse()
 	if o.endpoint == "" {
 		fmt.Fprintln(os.Stderr, "bench: no management API: set RABBITMQ_ENDPOINT or -endpoint (make bench runs scripts/broker-ready.sh first)")
@@ -72,7 +74,11 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, o); err != nil {
+	do := run
+	if o.redrive > 0 {
+		do = runRedrive
+	}
+	if err := do(ctx, o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench: FAIL:", err)
 		stop()
 		os.Exit(1)
