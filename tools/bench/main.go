@@ -5,7 +5,7 @@
 // plan, a refresh-only plan and destroy, run after run, interleaved. Between the provider and the management API sits a
 // counting proxy on loopback (requests and TCP connections); the provider
 // runs under a shim that records its peak RSS and CPU time. `make bench`
-// runs it; see README.md, "Performance".
+// runs it; see .github/CONTRIBUTING.md, "Benchmarks".
 package main
 
 import (
