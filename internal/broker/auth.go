@@ -238,7 +238,7 @@ func sharedTokenFor(cfg Config, tokenBase *http.Transport) *sharedToken {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	parts := []string{o.TokenURL, o.ClientID, o.ClientSecret, strings.Join(o.Scopes, " "), fmt.Sprint(cfg.Insecure), cfg.CACertFile, cfg.RequestTimeout.String(), cfg.retryBudget().String()}
+	parts := []string{o.TokenURL, o.ClientID, o.ClientSecret, strings.Join(o.Scopes, " "), fmt.Sprint(cfg.Insecure), cfg.CACertFile, cfg.RequestTimeout.String(), cfg.retryBudget().String(), fmt.Sprint(cfg.Timing)}
 	for _, k := range keys {
 		parts = append(parts, k+"="+o.EndpointParams[k])
 	}
@@ -264,7 +264,7 @@ func sharedTokenFor(cfg Config, tokenBase *http.Transport) *sharedToken {
 		// Connection errors and 5xx answers of the token endpoint are retried
 		// like the management API's; its refusals (4xx) are not.
 		client: &http.Client{
-			Transport: &retryTransport{base: tokenBase, timeout: cfg.RequestTimeout, budget: cfg.retryBudget()},
+			Transport: newRetryTransport(tokenBase, cfg),
 			Timeout:   cfg.maxRequestTime() + cfg.RequestTimeout,
 		},
 		tokenURL: redact(o.TokenURL),

@@ -81,7 +81,7 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	rt := &retryTransport{base: base, timeout: cfg.RequestTimeout, budget: cfg.retryBudget()}
+	rt := newRetryTransport(base, cfg)
 	auth, err := newAuthTransport(cfg, rt, tokenTransport(cfg, base))
 	if err != nil {
 		return nil, err
@@ -130,6 +130,10 @@ func (c *Client) unreachable(op string, err error) error {
 	}
 	if e := c.endpointMismatch(op, err); e != nil {
 		return e
+	}
+	var fc *FirstContactError
+	if errors.As(err, &fc) {
+		return &Error{Op: op, Endpoint: c.endpointRedacted, Reason: fc.Error(), Kind: ErrUnreachable, Hint: firstContactHint(fc)}
 	}
 	reason := transportReason(err)
 	hint := fmt.Sprintf("Check that the management API answers at %s (the rabbitmq_management plugin enabled, the port open), or raise request_timeout", c.endpointRedacted)

@@ -36,7 +36,7 @@ func TestDeleteQueue_refusalKeepsReason(t *testing.T) {
 		t.Fatalf("err = %v, want ErrNotEmpty", err)
 	}
 	msg := err.Error()
-	if !strings.Contains(msg, `deleting queue "orders" in vhost "/"`) || !strings.Contains(msg, "HTTP 400: queue 'orders' in vhost '/' is not empty") {
+	if !strings.Contains(msg, `deleting queue "orders" in vhost "/"`) || !strings.Contains(msg, "HTTP 400: queue 'orders' in vhost '/' not empty") {
 		t.Errorf("error = %s", msg)
 	}
 	if strings.Contains(strings.ToLower(msg), "login") || strings.Contains(strings.ToLower(msg), "password") {
