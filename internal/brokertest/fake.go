@@ -48,9 +48,9 @@ type Queue struct {
 type Server struct {
 	*httptest.Server
 
-	mu        sync.Mutex
-	vhosts    map[string]string            // name → default queue type
-	queues    map[string]map[string]*Queue // vhost → name → queue
+	mu         sync.Mutex
+	vhosts     map[string]string            // name → default queue type
+	queues     map[string]map[string]*Queue // vhost → name → queue
 	requests   []string
 	intercepts []*interceptor
 	listings   listings // see listings.go
