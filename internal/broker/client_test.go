@@ -5,11 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -150,8 +147,8 @@ func TestValidateEndpoint(t *testing.T) {
 // serves them all.
 func TestKeepAlive_chunkedListings(t *testing.T) {
 	t.Parallel()
-	var conns atomic.Int64
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s := brokertest.New(t)
+	s.Intercept(func(w http.ResponseWriter, _ *http.Request) bool {
 		w.Header().Set("Content-Type", "application/json")
 		var b strings.Builder
 		b.WriteString("[")
@@ -168,24 +165,15 @@ func TestKeepAlive_chunkedListings(t *testing.T) {
 			f.Flush()
 		}
 		time.Sleep(20 * time.Millisecond)
-	}))
-	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			conns.Add(1)
-		}
-	}
-	srv.Start()
-	t.Cleanup(srv.Close)
-	c, err := New(Config{Endpoint: srv.URL, Username: "u", Password: "p", RetryBudget: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
+		return true
+	})
+	c := fakeClient(t, s, 5*time.Second)
 	for range 5 {
 		if _, err := c.listQueuesNow(context.Background(), "/", 0); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if n := conns.Load(); n != 1 {
+	if n := s.Conns(); n != 1 {
 		t.Errorf("5 listings in turn opened %d connections, want 1", n)
 	}
 }
