@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/x509"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -19,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/golang-jwt/jwt/v5"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
 )
@@ -420,33 +420,21 @@ func (e *TokenError) Hint() string {
 
 // jwtExpiry reads the exp claim of a JWT without verifying it (the broker
 // verifies tokens; the client only needs to know when to replace one). It
-// returns the zero time when tok is not a JWT or has no exp.
+// returns the zero time when tok is not a JWT or has no positive numeric exp.
+// A token signed with an algorithm the jwt package does not know is still
+// read: ParseUnverified fills the claims before it finds the algorithm
+// unavailable, and says so with ErrTokenUnverifiable.
 func jwtExpiry(tok string) time.Time {
-	claims := jwtClaims(tok)
-	if claims == nil {
+	claims := jwt.MapClaims{}
+	_, _, err := jwt.NewParser(jwt.WithPaddingAllowed()).ParseUnverified(tok, claims)
+	if err != nil && !errors.Is(err, jwt.ErrTokenUnverifiable) {
 		return time.Time{}
 	}
-	var exp float64
-	if err := json.Unmarshal(claims["exp"], &exp); err != nil || exp <= 0 {
+	exp, err := claims.GetExpirationTime()
+	if err != nil || exp == nil || exp.Unix() <= 0 {
 		return time.Time{}
 	}
-	return time.Unix(int64(exp), 0)
-}
-
-func jwtClaims(tok string) map[string]json.RawMessage {
-	parts := strings.Split(tok, ".")
-	if len(parts) != 3 {
-		return nil
-	}
-	payload, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[1], "="))
-	if err != nil {
-		return nil
-	}
-	var claims map[string]json.RawMessage
-	if json.Unmarshal(payload, &claims) != nil {
-		return nil
-	}
-	return claims
+	return exp.Time
 }
 
 // tokenTransport is the transport to the token endpoint: the management API's

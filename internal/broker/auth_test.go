@@ -359,3 +359,40 @@ func TestAuth_oauth2FailingEndpointShared(t *testing.T) {
 		t.Error("the management API was called without a token")
 	}
 }
+
+// Every shape of token the client may be given: only a JWT with a positive
+// numeric exp has an expiry, whatever its signing algorithm.
+func TestJWTExpiry(t *testing.T) {
+	t.Parallel()
+	exp := time.Unix(1_900_000_000, 0)
+	seg := func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
+	hs256 := map[string]any{"alg": "HS256", "typ": "JWT"}
+	padded := base64.URLEncoding.EncodeToString([]byte(`{"alg":"HS256"}`)) + "." +
+		base64.URLEncoding.EncodeToString([]byte(`{"exp":1900000000,"n":1}`)) + ".c2ln"
+	for _, tc := range []struct {
+		name string
+		tok  string
+		want time.Time
+	}{
+		{"opaque token", "tok-1", time.Time{}},
+		{"two segments", seg(`{"alg":"HS256"}`) + "." + seg(`{"exp":1900000000}`), time.Time{}},
+		{"exp", brokertest.JWT(hs256, map[string]any{"exp": exp.Unix()}), exp},
+		{"fractional exp", brokertest.JWT(hs256, map[string]any{"exp": 1_900_000_000.75}), exp},
+		{"padded segments", padded, exp},
+		{"RS256 (the broker's kind)", brokertest.JWT(map[string]any{"alg": "RS256", "kid": "k"}, map[string]any{"exp": exp.Unix()}), exp},
+		{"unknown alg", brokertest.JWT(map[string]any{"alg": "XY512"}, map[string]any{"exp": exp.Unix()}), exp},
+		{"no alg", brokertest.JWT(map[string]any{"typ": "JWT"}, map[string]any{"exp": exp.Unix()}), exp},
+		{"no exp", brokertest.JWT(hs256, map[string]any{"sub": "terraform"}), time.Time{}},
+		{"exp 0", brokertest.JWT(hs256, map[string]any{"exp": 0}), time.Time{}},
+		{"negative exp", brokertest.JWT(hs256, map[string]any{"exp": -5}), time.Time{}},
+		{"exp as a string", brokertest.JWT(hs256, map[string]any{"exp": "1900000000"}), time.Time{}},
+		{"claims not base64", seg(`{"alg":"HS256"}`) + ".%%%." + "c2ln", time.Time{}},
+		{"claims not JSON", seg(`{"alg":"HS256"}`) + "." + seg(`exp=1`) + ".c2ln", time.Time{}},
+		{"claims a JSON array", seg(`{"alg":"HS256"}`) + "." + seg(`[1]`) + ".c2ln", time.Time{}},
+		{"header not JSON", seg(`alg`) + "." + seg(`{"exp":1900000000}`) + ".c2ln", time.Time{}},
+	} {
+		if got := jwtExpiry(tc.tok); !got.Equal(tc.want) {
+			t.Errorf("%s: expiry %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
