@@ -135,7 +135,7 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil || resp.StatusCode != http.StatusUnauthorized || (req.Body != nil && req.GetBody == nil) {
 		return resp, err
 	}
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, bodyPeek))
 	_ = resp.Body.Close()
 	if !tokenRefused(string(body)) {
 		resp.Body = io.NopCloser(bytes.NewReader(body))
@@ -466,7 +466,7 @@ func (c *Client) authError(op string, err error) *Error {
 	if te.Status == 0 || te.Status >= 500 {
 		kind = ErrTokenEndpoint // no answer, or a failing endpoint: no refusal
 	}
-	return &Error{Op: op, Endpoint: c.endpointRedacted, Reason: te.Error(), Kind: kind, Hint: te.Hint()}
+	return &Error{Op: op, Endpoint: c.endpoint, Reason: te.Error(), Kind: kind, Hint: te.Hint()}
 }
 
 // tokenRefusalHint explains a 401 or 403 to a request that carried a bearer

@@ -41,8 +41,9 @@ import (
 // reported as a *FirstContactError naming host:port. Once the broker has
 // answered, the same failures are a restart, retried within the budget.
 
-// bodyPeek is how much of an error answer is read to classify it (and how
-// much of any answer is read to keep its connection).
+// bodyPeek is the most of an answer that is read beside decoding it: to
+// classify an error answer or take its reason, or to drain a body so that
+// its connection is kept.
 const bodyPeek = 64 << 10
 
 // backoff returns the pause before retry number n (1-based): at first from
