@@ -172,6 +172,7 @@ func TestAuth_oauth2SharedToken(t *testing.T) {
 }
 
 func TestAuth_oauth2RefreshBeforeExpiry(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		setup func(*brokertest.TokenEndpoint)
@@ -180,6 +181,7 @@ func TestAuth_oauth2RefreshBeforeExpiry(t *testing.T) {
 		{"JWT exp without expires_in", func(ts *brokertest.TokenEndpoint) { ts.JWTLife = 2 * time.Second }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			ts := newTokenServer(t, "s3cret")
 			tc.setup(ts)
 			api := newAuthAPI(t)

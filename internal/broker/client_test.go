@@ -177,3 +177,19 @@ func TestKeepAlive_chunkedListings(t *testing.T) {
 		t.Errorf("5 listings in turn opened %d connections, want 1", n)
 	}
 }
+
+// A guarded delete of an empty queue with a consumer is refused "in use"
+// (3.10's wording): that is ErrNotEmpty too, never a deletion to carry on
+// from.
+func TestDeleteQueue_inUse(t *testing.T) {
+	t.Parallel()
+	s := brokertest.New(t)
+	s.PutQueue("/", brokertest.Queue{Name: "orders", Durable: true, Messages: brokertest.Count(0), Consumers: 1})
+	err := fakeClient(t, s, 5*time.Second).DeleteQueue(context.Background(), "/", "orders", true)
+	if !errors.Is(err, ErrNotEmpty) || !strings.Contains(err.Error(), brokertest.InUseReason("/", "orders")) {
+		t.Fatalf("err = %v, want ErrNotEmpty with the broker's reason", err)
+	}
+	if _, ok := s.Queue("/", "orders"); !ok {
+		t.Error("the queue was deleted")
+	}
+}
