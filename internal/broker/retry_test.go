@@ -140,7 +140,7 @@ func TestTransientClassification(t *testing.T) {
 // fastTiming is a clock for tests that do not test it: pauses of a
 // millisecond.
 var fastTiming = Timing{BackoffFirst: time.Millisecond, BackoffMax: time.Millisecond, ConfirmPause: time.Millisecond,
-	RecoveryWindow: 50 * time.Millisecond, RestartMemory: time.Minute, FirstContact: time.Second}
+	RecoveryWindow: 500 * time.Millisecond, RestartMemory: time.Minute, FirstContact: time.Second}
 
 func fastClient(t *testing.T, endpoint string, budget time.Duration) *Client {
 	t.Helper()
