@@ -38,6 +38,9 @@ type Config struct {
 	// provider setting: the provider leaves it zero, which means the
 	// defaults, and unit tests set milliseconds.
 	Timing Timing
+	// ContactNotes is the folder of the notes that carry "the broker has
+	// answered" across provider processes (see contact.go); empty: none.
+	ContactNotes string
 }
 
 // Timing holds the pauses and windows of the retry transport (see retry.go).
@@ -59,6 +62,9 @@ type Timing struct {
 	// FirstContact bounds the retries of a refused connection or a host
 	// that does not resolve before the broker has ever answered this client.
 	FirstContact time.Duration
+	// ContactMemory is how long a contact note (see contact.go) makes a
+	// refused connection a restart rather than a first contact.
+	ContactMemory time.Duration
 }
 
 // The retry transport's default clock (see retry.go for each rule).
@@ -69,6 +75,7 @@ const (
 	DefaultRecoveryWindow = 10 * time.Second
 	DefaultRestartMemory  = 2 * time.Minute
 	DefaultFirstContact   = 10 * time.Second
+	DefaultContactMemory  = 15 * time.Minute
 )
 
 // withDefaults returns tm with every zero field set to its default.
@@ -80,6 +87,7 @@ func (tm Timing) withDefaults() Timing {
 		{&tm.BackoffFirst, DefaultBackoffFirst}, {&tm.BackoffMax, DefaultBackoffMax},
 		{&tm.ConfirmPause, DefaultConfirmPause}, {&tm.RecoveryWindow, DefaultRecoveryWindow},
 		{&tm.RestartMemory, DefaultRestartMemory}, {&tm.FirstContact, DefaultFirstContact},
+		{&tm.ContactMemory, DefaultContactMemory},
 	} {
 		if *f.v <= 0 {
 			*f.v = f.def

@@ -77,7 +77,7 @@ func firstContactHint(e *FirstContactError) string {
 	if e.Unresolved() {
 		check = "check the host name in endpoint (or RABBITMQ_ENDPOINT)"
 	}
-	return "The broker has not answered since the provider started: " + check + " (the management plugin's port is usually " +
+	return "The broker has not answered at this endpoint recently: " + check + " (the management plugin's port is usually " +
 		managementPort + "; 5672 is AMQP), and that the scheme is right (http://, or https:// for a TLS listener). " +
 		"A broker that is still starting: wait until its management API answers before running Terraform"
 }

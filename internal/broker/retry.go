@@ -39,7 +39,9 @@ import (
 // or a broker that is not running, not a restart: it is tried again within
 // Timing.FirstContact only (when that is shorter than the budget), and then
 // reported as a *FirstContactError naming host:port. Once the broker has
-// answered, the same failures are a restart, retried within the budget.
+// answered, the same failures are a restart, retried within the budget; so
+// are they when a contact note says that the broker answered another provider
+// process at this endpoint within Timing.ContactMemory (see contact.go).
 
 // bodyPeek is the most of an answer that is read beside decoding it: to
 // classify an error answer or take its reason, or to drain a body so that
@@ -73,10 +75,15 @@ type retryTransport struct {
 	// answered is set once any attempt got an HTTP answer (see first
 	// contact above).
 	answered atomic.Bool
+	// note is this endpoint's contact note; noted is set once this
+	// transport wrote it.
+	note  contactNote
+	noted atomic.Bool
 }
 
 func newRetryTransport(base http.RoundTripper, cfg Config) *retryTransport {
-	return &retryTransport{base: base, timeout: cfg.RequestTimeout, budget: cfg.retryBudget(), tm: cfg.Timing.withDefaults()}
+	return &retryTransport{base: base, timeout: cfg.RequestTimeout, budget: cfg.retryBudget(), tm: cfg.Timing.withDefaults(),
+		note: newContactNote(cfg.ContactNotes, cfg.Endpoint)}
 }
 
 // restartSeen reports whether an attempt failed as a restarting broker makes
@@ -104,7 +111,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return resp, nil // a 404 or a refusal that means what it says
 		}
 		end := deadline
-		firstContact := f.kind == noContact && !t.answered.Load()
+		firstContact := f.kind == noContact && !t.answered.Load() && !t.note.recent(t.tm.ContactMemory)
 		if firstContact && t.tm.FirstContact < t.budget {
 			end = start.Add(t.tm.FirstContact)
 		}
@@ -313,6 +320,9 @@ func (t *retryTransport) attempt(req *http.Request) (*http.Response, error) {
 	resp, err := t.base.RoundTrip(r)
 	if resp != nil {
 		t.answered.Store(true)
+		if !t.noted.Swap(true) {
+			t.note.write()
+		}
 	}
 	if err != nil {
 		cancel()
