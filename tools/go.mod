@@ -6,7 +6,10 @@ go 1.26.8
 // path is below the provider's) and builds against the working tree.
 require github.com/queuey/terraform-provider-queuey v0.0.0-00010101000000-000000000000
 
-require github.com/hashicorp/terraform-plugin-framework v1.19.0
+require (
+	github.com/hashicorp/terraform-plugin-framework v1.19.0
+	github.com/rabbitmq/amqp091-go v1.16.0
+)
 
 require (
 	al.essio.dev/pkg/shellescape v1.6.0 // indirect
@@ -283,7 +286,6 @@ require (
 	github.com/planetscale/vtprotobuf v0.6.1-0.20240319094008-0393e58bdf10 // indirect
 	github.com/polydawn/refmt v0.89.1-0.20221221234430-40501e09de1f // indirect
 	github.com/posener/complete v1.2.3 // indirect
-	github.com/rabbitmq/amqp091-go v1.16.0 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
 	github.com/sagikazarmark/locafero v0.12.0 // indirect
 	github.com/santhosh-tekuri/jsonschema/v5 v5.3.1 // indirect

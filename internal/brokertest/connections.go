@@ -3,27 +3,25 @@ package brokertest
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"net/url"
 )
 
 // CloseConnection closes, as an administrator does from the management UI,
 // the client connections whose connection_name is name, and reports how many
 // it closed (0 while the management API does not list it yet).
 func (a *Admin) CloseConnection(ctx context.Context, name string) (int, error) {
-	var conns []struct {
-		Name  string         `json:"name"`
-		Props map[string]any `json:"client_properties"`
+	if err := ctx.Err(); err != nil {
+		return 0, err
 	}
-	if err := a.do(ctx, http.MethodGet, "connections?columns=name,client_properties", nil, &conns); err != nil {
+	conns, err := a.rh.ListConnections()
+	if err != nil {
 		return 0, err
 	}
 	closed := 0
 	for _, c := range conns {
-		if fmt.Sprint(c.Props["connection_name"]) != name {
+		if fmt.Sprint(c.ClientProperties["connection_name"]) != name {
 			continue
 		}
-		if err := a.do(ctx, http.MethodDelete, "connections/"+url.PathEscape(c.Name), nil, nil); err != nil && !IsNotFound(err) {
+		if err := done(a.rh.CloseConnection(c.Name)); err != nil && !IsNotFound(err) {
 			return closed, err
 		}
 		closed++

@@ -18,6 +18,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 	amqp "github.com/rabbitmq/amqp091-go"
 
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+
+	"github.com/hashicorp/go-version"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 )
@@ -226,7 +233,7 @@ func deleteQueuesWithPrefix(c *broker.Client, vhost, prefix string) {
 // it is missing.
 func getQueue(t *testing.T, vhost, name string) broker.Queue {
 	t.Helper()
-	q, err := accClient(t).GetQueue(context.Background(), vhost, name)
+	q, err := accClient(t).GetQueueDeclaration(context.Background(), vhost, name)
 	if err != nil {
 		t.Fatalf("queue %q in vhost %q: %v", name, vhost, err)
 	}
@@ -374,4 +381,154 @@ func (c changeCheck) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest
 		return
 	}
 	resp.Error = fmt.Errorf("no planned change of %s", c.addr)
+}
+
+var (
+	buildOnce sync.Once
+	buildDir  string
+	buildErr  error
+)
+
+// The CLI harness: tests that run the real terraform CLI (or OpenTofu's,
+// whichever TF_ACC_TERRAFORM_PATH names) against the provider binary built
+// from this tree, through a dev_overrides CLI configuration, as a user does:
+// they see what terraform-plugin-testing cannot show, such as warnings.
+
+// builtProvider builds the provider once per test binary and returns the
+// directory holding it.
+func builtProvider(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		// Shared by every test of the binary, so not a t.TempDir.
+		buildDir, buildErr = os.MkdirTemp("", "queuey-e2e-") //nolint:usetesting // outlives any one test
+		if buildErr != nil {
+			return
+		}
+		cmd := exec.Command("go", "build", "-o", filepath.Join(buildDir, "terraform-provider-queuey"), "../..")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return buildDir
+}
+
+// terraformCLI runs terraform in dir with the dev_overrides config and
+// returns its combined output.
+type terraformCLI struct {
+	t   *testing.T
+	dir string
+	rc  string
+	env []string // more environment of the CLI
+}
+
+func newTerraformCLI(t *testing.T, config string) *terraformCLI {
+	t.Helper()
+	bin := builtProvider(t)
+	dir := t.TempDir()
+	rc := filepath.Join(dir, "terraformrc")
+	// "queuey/queuey" means registry.terraform.io/queuey/queuey to Terraform
+	// and registry.opentofu.org/queuey/queuey to OpenTofu: override both.
+	if err := os.WriteFile(rc, []byte(fmt.Sprintf(`provider_installation {
+  dev_overrides {
+    "registry.terraform.io/queuey/queuey" = %[1]q
+    "registry.opentofu.org/queuey/queuey" = %[1]q
+  }
+  direct {}
+}
+`, bin)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return &terraformCLI{t: t, dir: dir, rc: rc}
+}
+
+func (c *terraformCLI) run(args ...string) (string, error) {
+	c.t.Helper()
+	tf := os.Getenv("TF_ACC_TERRAFORM_PATH")
+	if tf == "" {
+		tf = "terraform"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, tf, append(args, "-no-color")...)
+	cmd.Dir = c.dir
+	cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+c.rc, "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1")
+	cmd.Env = append(cmd.Env, c.env...)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func (c *terraformCLI) mustRun(args ...string) string {
+	c.t.Helper()
+	out, err := c.run(args...)
+	if err != nil {
+		c.t.Fatalf("terraform %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// skipBelowCLI skips a CLI-driven test on a CLI older than min, or on
+// OpenTofu when the feature is Terraform's alone. scripts/testacc.sh leaves
+// such tests out of the stages whose CLI lacks the feature, so a skip there
+// never passes for a run.
+func skipBelowCLI(t *testing.T, tf *terraformCLI, minVersion string, terraformOnly bool) {
+	t.Helper()
+	out, err := tf.run("version", "-json")
+	if err != nil {
+		t.Fatalf("version: %v\n%s", err, out)
+	}
+	var v struct {
+		Terraform string `json:"terraform_version"`
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("version -json: %v\n%s", err, out)
+	}
+	have, err := version.NewVersion(v.Terraform)
+	if err != nil {
+		t.Fatalf("version %q: %v", v.Terraform, err)
+	}
+	isTofu := strings.Contains(filepath.Base(os.Getenv("TF_ACC_TERRAFORM_PATH")), "tofu")
+	if have.LessThan(version.Must(version.NewVersion(minVersion))) || (terraformOnly && isTofu) {
+		t.Skipf("needs Terraform %s or later; the CLI is %s %s", minVersion, map[bool]string{true: "OpenTofu", false: "Terraform"}[isTofu], have)
+	}
+}
+
+// declareHoldFromState declares, over AMQP, the hold queue a queuey_hold_queue
+// data source describes, with exactly its arguments_json, and returns its name.
+func declareHoldFromState(t *testing.T, s *terraform.State, addr string) string {
+	t.Helper()
+	rs, ok := s.RootModule().Resources[addr]
+	if !ok {
+		t.Fatalf("%s not in state", addr)
+	}
+	name := rs.Primary.Attributes["name"]
+	var raw map[string]any
+	dec := json.NewDecoder(stringsReader(rs.Primary.Attributes["arguments_json"]))
+	dec.UseNumber()
+	if err := dec.Decode(&raw); err != nil {
+		t.Fatal(err)
+	}
+	args := amqp.Table{}
+	for k, v := range raw {
+		if n, ok := v.(json.Number); ok {
+			i, err := strconv.ParseInt(string(n), 10, 64)
+			if err != nil {
+				t.Fatalf("argument %s = %s is not an integer", k, n)
+			}
+			args[k] = i
+			continue
+		}
+		args[k] = v
+	}
+	ch := amqpChannel(t, "/")
+	if _, err := ch.QueueDeclare(name, true, false, false, false, args); err != nil {
+		t.Fatalf("declaring %s with %v: %v", name, args, err)
+	}
+	return name
 }

@@ -180,30 +180,7 @@ func nearMissWarning(vhost string, near []topology.NearMiss) diag.Diagnostics {
 	return diags
 }
 
-// regexError explains an invalid name_regex.
-func regexError(err error) string {
-	return fmt.Sprintf("name_regex must be a regular expression in RE2 syntax (Go's regexp), e.g. \"^orders\": %v", err)
-}
-
-// regexValidator accepts an RE2 regular expression.
-type regexValidator struct{}
-
 var _ validator.String = regexValidator{}
-
-func (regexValidator) Description(context.Context) string {
-	return "value must be a regular expression in RE2 syntax"
-}
-
-func (v regexValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-
-func (regexValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	if _, err := regexp.Compile(req.ConfigValue.ValueString()); err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Regular Expression", regexError(err))
-	}
-}
 
 // queueListConfig is the config block of a queuey_queue list.
 type queueListConfig struct {

@@ -6,7 +6,7 @@ import (
 )
 
 // TestMain lets the test binary double as the test-only rabbitmq provider
-// (source_provider_test.go): the migration tests put it where the CLI looks
+// (resource_queue_move_acc_test.go): the migration tests put it where the CLI looks
 // for registry.terraform.io/cyrilgdn/rabbitmq and start the CLI with
 // serveSourceProviderEnv set, so that the CLI's launch of the plugin serves
 // that provider instead of running the tests.

@@ -41,7 +41,7 @@ func (p *queueyProvider) Configure(ctx context.Context, req provider.ConfigureRe
 	resolveGranularities(m, data, diags)
 	resolveVhost(m, data)
 
-	cfg := broker.Config{RequestTimeout: broker.DefaultRequestTimeout}
+	cfg := broker.Config{RequestTimeout: broker.DefaultRequestTimeout, ContactNotes: broker.DefaultContactNotes()}
 	resolveConnection(m, &cfg, data, diags)
 	resolveTimeouts(m, &cfg, data, diags)
 	resolveAuth(ctx, m, &cfg, data, diags)

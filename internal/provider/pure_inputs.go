@@ -5,7 +5,6 @@ package provider
 // state the range a value may take. Every rule itself lives in topology.
 
 import (
-	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -187,80 +186,11 @@ func queueNameError(err error, s topology.Suffixes) string {
 		err, s.MaxNameBytes(), s.Dead, s.Deferred, topology.DefaultSuffixes().MaxNameBytes(), topology.ReservedPrefix)
 }
 
-// delayValidator accepts a Go duration string that can be a delay: well
-// formed and not negative. Whether it fits the longest hold depends on the
-// granularity, which is checked once that is known.
-type delayValidator struct{}
-
 var _ validator.String = delayValidator{}
-
-func (delayValidator) Description(context.Context) string {
-	return "value must be a Go duration " + delayRangeAnyGranularity()
-}
-
-func (v delayValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-
-func (delayValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	name := req.Path.String()
-	d, err := parseDuration(name, req.ConfigValue.ValueString(), delayRangeAnyGranularity())
-	if err == nil && d < 0 {
-		err = fmt.Errorf("%s must not be negative: it may be %s; got %s", name, delayRangeAnyGranularity(), d)
-	}
-	if err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Delay", err.Error()+".")
-	}
-}
-
-// durationSyntaxValidator reports a string that is not a Go duration, stating
-// the range the attribute accepts. Range checks are left to other validators.
-type durationSyntaxValidator struct{ rangeText string }
 
 var _ validator.String = durationSyntaxValidator{}
 
-func (v durationSyntaxValidator) Description(context.Context) string {
-	return "value must be a Go duration string, " + v.rangeText
-}
-
-func (v durationSyntaxValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (v durationSyntaxValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	if _, err := parseDuration(req.Path.String(), req.ConfigValue.ValueString(), v.rangeText); err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Duration", err.Error()+".")
-	}
-}
-
-// messageTTLValidator accepts a main queue's message TTL: a whole number of
-// milliseconds from 0 to topology.MaxTTLMs.
-type messageTTLValidator struct{}
-
 var _ validator.String = messageTTLValidator{}
-
-func (messageTTLValidator) Description(context.Context) string {
-	return "value must be " + messageTTLRange()
-}
-
-func (v messageTTLValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (messageTTLValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	d, ok := parseDurationAttr(req)
-	if !ok {
-		return
-	}
-	if _, err := topology.MessageTTLMs(d); err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Message TTL",
-			fmt.Sprintf("%s is refused: %s. Give %s.", req.Path, err, messageTTLRange()))
-	}
-}
 
 // queueParameter is the queue parameter of the functions.
 func queueParameter() function.StringParameter {

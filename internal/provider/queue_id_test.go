@@ -3,7 +3,6 @@ package provider
 import (
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestQueueID(t *testing.T) {
@@ -26,18 +25,6 @@ func TestQueueID(t *testing.T) {
 	for _, bad := range []string{"orders", "/orders", "%2F/", "a/b/c", "%zz/orders", "v/%zz", ""} {
 		if _, _, err := parseQueueID(bad); err == nil || !strings.Contains(err.Error(), "import ID") {
 			t.Errorf("parseQueueID(%q) error = %v", bad, err)
-		}
-	}
-}
-
-func TestShortDuration(t *testing.T) {
-	t.Parallel()
-	for ms, want := range map[int64]string{
-		0: "0s", 1: "1ms", 1500: "1.5s", 5000: "5s", 60000: "1m", 90000: "1m30s",
-		3600000: "1h", 3605000: "1h0m5s", 5400000: "1h30m", 86400000: "24h", 4294967295: "1193h2m47.295s",
-	} {
-		if got := shortDuration(time.Duration(ms) * time.Millisecond); got != want {
-			t.Errorf("shortDuration(%dms) = %q, want %q", ms, got, want)
 		}
 	}
 }

@@ -88,3 +88,20 @@ func declareErrorDetail(err error, q topology.Queue) string {
 	}
 	return err.Error()
 }
+
+// confirmQueue finds the named queue in a listing of vhost or, when the
+// listing lacks it, with a GET of that queue alone: a listing the broker
+// answers while a node restarts can leave out queues that exist.
+func confirmQueue(ctx context.Context, c *broker.Client, listing map[string]broker.Queue, vhost, name string) (broker.Queue, bool, error) {
+	if q, ok := listing[name]; ok {
+		return q, true, nil
+	}
+	q, err := c.GetQueueDeclaration(ctx, vhost, name)
+	switch {
+	case errors.Is(err, broker.ErrNotFound):
+		return broker.Queue{}, false, nil
+	case err != nil:
+		return broker.Queue{}, false, err
+	}
+	return q, true, nil
+}

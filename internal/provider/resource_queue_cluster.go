@@ -1,8 +1,6 @@
 package provider
 
 import (
-	"context"
-	"errors"
 	"fmt"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
@@ -44,21 +42,4 @@ func notRunningLines(queues []broker.Queue) []string {
 		lines = append(lines, fmt.Sprintf("%s on node %s: state %s", q.Name, node, q.State))
 	}
 	return lines
-}
-
-// confirmQueue finds the named queue in a listing of vhost or, when the
-// listing lacks it, with a GET of that queue alone: a listing the broker
-// answers while a node restarts can leave out queues that exist.
-func confirmQueue(ctx context.Context, c *broker.Client, listing map[string]broker.Queue, vhost, name string) (broker.Queue, bool, error) {
-	if q, ok := listing[name]; ok {
-		return q, true, nil
-	}
-	q, err := c.GetQueueDeclaration(ctx, vhost, name)
-	switch {
-	case errors.Is(err, broker.ErrNotFound):
-		return broker.Queue{}, false, nil
-	case err != nil:
-		return broker.Queue{}, false, err
-	}
-	return q, true, nil
 }

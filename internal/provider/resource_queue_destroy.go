@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -71,19 +72,29 @@ func (e *notRunningError) Error() string {
 // nextSteps says what to do after a refused destroy: fix (what makes the
 // queues deletable), then run the destroy (or the replacement's apply)
 // again; or, to force (what force_destroy does), set force_destroy in the
-// way that reaches this destroy. After a partial destroy, it never advises
-// an apply that would declare again what was deleted.
+// way that reaches this destroy and nothing else. The provider cannot tell
+// whether this destroy is one of several in the run (a for_each, a whole
+// configuration) whose others have already deleted their queues, nor see
+// the resource's address, so the way to force names no plain apply, which
+// would declare those queues again: force_destroy on this resource alone,
+// then apply and destroy each targeted at it. (Terraform shows a destroy's
+// error without the resource's address, so the advice names the queue.) After a partial destroy it
+// never advises an apply at all: Read would find the deleted queues gone
+// and the apply would declare them again.
 func nextSteps(t destroyTarget, partial bool, fix, force string) string {
 	switch {
 	case t.replacing:
-		return fix + ", then apply again: this destroy is the first half of replacing the queue, and the apply deletes what " +
-			"is left, then creates the queues anew. Or set force_destroy = true in the same apply as the change, to " + force + "."
+		return replacementAdvice(fix, force)
 	case partial:
 		return fix + ", then run destroy again: it deletes only what is left. Do not apply before it, since apply would declare " +
 			"the queues deleted above again."
 	}
-	return fix + ", then run destroy again; or set force_destroy = true, apply (it changes in place, deleting nothing), " +
-		"and destroy, to " + force + "."
+	return fix + ", then run destroy again. Or, to " + force + " and touch nothing else: set force_destroy = true on " +
+		"the resource of queue " + strconv.Quote(t.queue) + " only (in a for_each, for its key only: force_destroy = " +
+		"each.key == \"b\"), run terraform apply -target=ADDRESS (it changes force_destroy in place and declares nothing), " +
+		"then terraform destroy -target=ADDRESS, ADDRESS being that resource's address as terraform state list shows it, " +
+		"quoted for the shell: -target='queuey_queue.x[\"b\"]'. An apply without -target would declare again every queue " +
+		"this run has already destroyed."
 }
 
 // destroyTopology deletes the hold queues of t, then its main queue, then its

@@ -54,12 +54,8 @@ func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 		return
 	}
 	if state != nil {
-		replace := replacementPaths(*state, plan)
-		resp.RequiresReplace = append(resp.RequiresReplace, replace...)
-		force := plan.ForceDestroy.ValueBool()
-		resp.Diagnostics.Append(noteReplacement(ctx, resp.Private, *state, len(replace) > 0, force)...)
-		if len(replace) > 0 {
-			r.warnIfBusy(ctx, *state, "replaced (destroyed, then created again)", force, &resp.Diagnostics)
+		if planReplacement(ctx, *state, plan, resp) {
+			r.warnIfBusy(ctx, *state, "replaced (destroyed, then created again)", plan.ForceDestroy.ValueBool(), &resp.Diagnostics)
 		}
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
@@ -120,66 +116,6 @@ func (r *queueResource) planValues(plan *queueModel, configVhost types.String, c
 		plan.ArgumentsJSON = jsontypes.NewNormalizedValue(want.main.Args.JSON())
 	}
 	return true
-}
-
-// replacementPaths is the one place that decides replacement (the schema has
-// no RequiresReplace): it lists the attributes whose change replaces the
-// queue: name, vhost, message_ttl and max_priority by value, an arguments
-// table that differs (a Read that found drift leaves the broker's in state),
-// and names derived from changed suffixes.
-func replacementPaths(state, plan queueModel) path.Paths {
-	var out path.Paths
-	// A value unknown until apply may turn out different: replace, as the
-	// framework's RequiresReplace does, so that apply never has to change
-	// the planned action.
-	differ := func(a, b types.String) bool {
-		return b.IsUnknown() || !a.Equal(b)
-	}
-	if differ(state.Name, plan.Name) {
-		out = append(out, path.Root("name"))
-	}
-	if differ(state.Vhost, plan.Vhost) {
-		out = append(out, path.Root("vhost"))
-	}
-	if plan.MessageTTL.IsUnknown() || !durationsEqual(state.MessageTTL, plan.MessageTTL) {
-		out = append(out, path.Root("message_ttl"))
-	}
-	if plan.MaxPriority.IsUnknown() || !state.MaxPriority.Equal(plan.MaxPriority) {
-		out = append(out, path.Root("max_priority"))
-	}
-	// A Read that found the broker's q different left the broker's table in
-	// state; a state without a table (written before drift was kept there)
-	// counts as drift too.
-	if state.ArgumentsJSON.IsNull() || plan.ArgumentsJSON.IsUnknown() ||
-		state.ArgumentsJSON.ValueString() != plan.ArgumentsJSON.ValueString() {
-		out = append(out, path.Root("arguments_json"))
-	}
-	if len(out) > 0 {
-		// Read-only names follow the attributes above: marking them too
-		// would show "# forces replacement" on what the user cannot set.
-		return out
-	}
-	// Otherwise only the provider's suffixes changed them.
-	if !state.HoldQueuePrefix.IsNull() && differ(state.HoldQueuePrefix, plan.HoldQueuePrefix) {
-		out = append(out, path.Root("hold_queue_prefix"))
-	}
-	if !state.DeadQueue.IsNull() && differ(state.DeadQueue, plan.DeadQueue) {
-		out = append(out, path.Root("dead_queue"))
-	}
-	return out
-}
-
-// durationsEqual compares two durations by value; null equals only null.
-func durationsEqual(a, b types.String) bool {
-	if a.IsNull() || b.IsNull() {
-		return a.IsNull() && b.IsNull()
-	}
-	da, errA := time.ParseDuration(a.ValueString())
-	db, errB := time.ParseDuration(b.ValueString())
-	if errA != nil || errB != nil {
-		return a.ValueString() == b.ValueString()
-	}
-	return da == db
 }
 
 // warnIfBusy adds a warning listing the queues of state that hold messages or

@@ -5,7 +5,12 @@ import (
 	"encoding/json"
 	"strings"
 
+	"time"
+
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
 // A replacement's destroy sees only the prior state, so a force_destroy =
@@ -15,6 +20,10 @@ import (
 // create's re-plan gets it as its prior private state, and Delete as
 // req.Private). The note also tells Delete that it is half of a
 // replacement, for the advice of a refusal.
+
+// The rule has three parts, all in this file: planReplacement (ModifyPlan)
+// decides replacement by value and writes the note; destroyIntent (Delete)
+// reads it back; replacementAdvice is what a refused replacement advises.
 
 // replacementKey is the private state key of the note.
 const replacementKey = "replacement"
@@ -68,4 +77,82 @@ func destroyIntent(ctx context.Context, private privateKeys, state queueModel) (
 		return force, false
 	}
 	return force || note.ForceDestroy, true
+}
+
+// replacementPaths is the one place that decides replacement (the schema has
+// no RequiresReplace): it lists the attributes whose change replaces the
+// queue: name, vhost, message_ttl and max_priority by value, an arguments
+// table that differs (a Read that found drift leaves the broker's in state),
+// and names derived from changed suffixes.
+func replacementPaths(state, plan queueModel) path.Paths {
+	var out path.Paths
+	// A value unknown until apply may turn out different: replace, as the
+	// framework's RequiresReplace does, so that apply never has to change
+	// the planned action.
+	differ := func(a, b types.String) bool {
+		return b.IsUnknown() || !a.Equal(b)
+	}
+	if differ(state.Name, plan.Name) {
+		out = append(out, path.Root("name"))
+	}
+	if differ(state.Vhost, plan.Vhost) {
+		out = append(out, path.Root("vhost"))
+	}
+	if plan.MessageTTL.IsUnknown() || !durationsEqual(state.MessageTTL, plan.MessageTTL) {
+		out = append(out, path.Root("message_ttl"))
+	}
+	if plan.MaxPriority.IsUnknown() || !state.MaxPriority.Equal(plan.MaxPriority) {
+		out = append(out, path.Root("max_priority"))
+	}
+	// A Read that found the broker's q different left the broker's table in
+	// state; a state without a table (written before drift was kept there)
+	// counts as drift too.
+	if state.ArgumentsJSON.IsNull() || plan.ArgumentsJSON.IsUnknown() ||
+		state.ArgumentsJSON.ValueString() != plan.ArgumentsJSON.ValueString() {
+		out = append(out, path.Root("arguments_json"))
+	}
+	if len(out) > 0 {
+		// Read-only names follow the attributes above: marking them too
+		// would show "# forces replacement" on what the user cannot set.
+		return out
+	}
+	// Otherwise only the provider's suffixes changed them.
+	if !state.HoldQueuePrefix.IsNull() && differ(state.HoldQueuePrefix, plan.HoldQueuePrefix) {
+		out = append(out, path.Root("hold_queue_prefix"))
+	}
+	if !state.DeadQueue.IsNull() && differ(state.DeadQueue, plan.DeadQueue) {
+		out = append(out, path.Root("dead_queue"))
+	}
+	return out
+}
+
+// durationsEqual compares two durations by value; null equals only null.
+func durationsEqual(a, b types.String) bool {
+	if a.IsNull() || b.IsNull() {
+		return a.IsNull() && b.IsNull()
+	}
+	da, errA := time.ParseDuration(a.ValueString())
+	db, errB := time.ParseDuration(b.ValueString())
+	if errA != nil || errB != nil {
+		return a.ValueString() == b.ValueString()
+	}
+	return da == db
+}
+
+// planReplacement decides whether plan replaces state (replacementPaths),
+// tells Terraform which attributes force it, and writes the note for the
+// destroy half; it reports whether the queue is replaced.
+func planReplacement(ctx context.Context, state, plan queueModel, resp *resource.ModifyPlanResponse) bool {
+	replace := replacementPaths(state, plan)
+	resp.RequiresReplace = append(resp.RequiresReplace, replace...)
+	resp.Diagnostics.Append(noteReplacement(ctx, resp.Private, state, len(replace) > 0, plan.ForceDestroy.ValueBool())...)
+	return len(replace) > 0
+}
+
+// replacementAdvice is what a destroy refused as the first half of a
+// replacement advises: fix, then apply again; or force it (force says what
+// force_destroy does) by setting force_destroy in the same apply as the change.
+func replacementAdvice(fix, force string) string {
+	return fix + ", then apply again: this destroy is the first half of replacing the queue, and the apply deletes what " +
+		"is left, then creates the queues anew. Or set force_destroy = true in the same apply as the change, to " + force + "."
 }

@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -11,8 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
 )
 
 // memPrivate is a private state for unit tests.
@@ -71,7 +68,10 @@ func TestDestroyIntent(t *testing.T) {
 }
 
 // A refusal's advice fits the destroy: a replacement's says to set
-// force_destroy in the same apply; a partial destroy's never says apply.
+// force_destroy in the same apply; a whole destroy's forces this resource
+// alone, apply and destroy both targeted at it (a plain apply would declare
+// again what other resources of the run deleted); a partial destroy's never
+// says apply.
 func TestRefusalAdvice(t *testing.T) {
 	lines := []string{"orders: 1 message, 0 consumers"}
 	for _, tc := range []struct {
@@ -81,10 +81,11 @@ func TestRefusalAdvice(t *testing.T) {
 		notWant []string
 	}{
 		{"destroy", &refusedError{target: destroyTarget{vhost: "/", queue: "orders"}, lines: lines},
-			[]string{`Nothing of queue "orders" was deleted`, "run destroy again; or set force_destroy = true, apply"}, nil},
+			[]string{`Nothing of queue "orders" was deleted`, "run destroy again. Or,", `force_destroy = true on the resource of queue "orders" only`,
+				"terraform apply -target=ADDRESS", "terraform destroy -target=ADDRESS"}, []string{"force_destroy = true, apply"}},
 		{"partial destroy", &refusedError{target: destroyTarget{vhost: "/", queue: "orders"}, lines: lines, done: []string{"orders.deferred.5000"}},
 			[]string{"Deleted orders.deferred.5000", "run destroy again: it deletes only what is left", "Do not apply before it"},
-			[]string{"Nothing", "set force_destroy = true, apply"}},
+			[]string{"Nothing", "force_destroy = true", "-target"}},
 		{"replacement", &refusedError{target: destroyTarget{vhost: "/", queue: "orders", replacing: true}, lines: lines},
 			[]string{"first half of replacing the queue", "force_destroy = true in the same apply as the change"},
 			[]string{"run destroy again"}},
@@ -123,45 +124,4 @@ func TestReplacementPaths_derivedNames(t *testing.T) {
 	if got := replacementPaths(old, resuffixed); fmt.Sprint(got) != fmt.Sprint(path.Paths{path.Root("dead_queue")}) {
 		t.Errorf("new dead_suffix: %v, want dead_queue", got)
 	}
-}
-
-// A replacement with force_destroy = true in the same apply deletes the old
-// queue with its messages; without it, it is refused with the replacement's
-// advice and loses nothing.
-func TestAccQueue_replacementHonoursForceDestroyOfTheSameApply(t *testing.T) {
-	testAccPreCheck(t)
-	name := uniqueName("replace")
-	cleanupQueues(t, "/", name)
-	count := func(want int) resource.TestCheckFunc {
-		return func(*terraform.State) error {
-			if n := messageCount(t, name); n != want {
-				return fmt.Errorf("%s holds %d messages, want %d", name, n, want)
-			}
-			return nil
-		}
-	}
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
-		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy:             checkGone(t, "/", name, name+".dead"),
-		Steps: []resource.TestStep{
-			{Config: queueConfig(name, `  message_ttl = "1h"`)},
-			{
-				PreConfig: func() { publish(t, name, 2) },
-				Config:    queueConfig(name, `  message_ttl = "2h"`),
-				ExpectError: regexp.MustCompile(`(?s)Queue\s+Not\s+Empty.*` + regexp.QuoteMeta(name) + `:\s+2\s+messages.*first\s+half\s+of\s+replacing` +
-					`.*force_destroy\s+=\s+true\s+in\s+the\s+same\s+apply`),
-			},
-			{
-				PreConfig: func() {
-					if n := messageCount(t, name); n != 2 {
-						t.Fatalf("after a refused replacement %s holds %d messages, want 2", name, n)
-					}
-				},
-				Config: queueConfig(name, "  message_ttl = \"2h\"\n  force_destroy = true"),
-				Check: resource.ComposeTestCheckFunc(count(0),
-					checkBrokerQueue(t, "/", name, `{"x-message-ttl":7200000}`)),
-			},
-		},
-	})
 }

@@ -3,475 +3,201 @@ package provider
 import (
 	"context"
 	"fmt"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework-jsontypes/jsontypes"
+	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
-	amqp "github.com/rabbitmq/amqp091-go"
+	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 )
 
-func queueConfig(name, extra string) string {
+// fakeProviderConfig points the provider at the fake broker.
+func fakeProviderConfig(s *brokertest.Server, body string) string {
 	return fmt.Sprintf(`
-provider "queuey" {}
+provider "queuey" {
+  endpoint     = %q
+  username     = "u"
+  password     = "p"
+  retry_budget = "0s"
+}
 
 resource "queuey_queue" "test" {
-  name = %q
+  name = "orders"
 %s
 }
-`, name, extra)
+`, s.URL, body)
 }
 
-// checkBrokerQueue asserts that the broker holds queue name in vhost as the
-// backend declares it (see declaredAs), with wantArgs, a JSON object with
-// sorted keys, as its arguments.
-func checkBrokerQueue(t *testing.T, vhost, name, wantArgs string) resource.TestCheckFunc {
-	return func(*terraform.State) error {
-		q, err := accClient(t).GetQueue(context.Background(), vhost, name)
-		if err != nil {
-			return err
-		}
-		return declaredAs(q, wantArgs)
-	}
-}
-
-// checkGone asserts that none of the names exists in vhost any more.
-func checkGone(t *testing.T, vhost string, names ...string) resource.TestCheckFunc {
-	return func(*terraform.State) error {
-		all, err := accClient(t).ListQueues(context.Background(), vhost)
-		if err != nil {
-			return err
-		}
-		for _, n := range names {
-			if _, ok := all[n]; ok {
-				return fmt.Errorf("queue %q still exists in vhost %q", n, vhost)
-			}
-		}
-		return nil
-	}
-}
-
-func TestAccQueue_basic(t *testing.T) {
-	testAccPreCheck(t)
-	name := uniqueName("basic")
-	cleanupQueues(t, "/", name)
-	resource.ParallelTest(t, queueCase(t, name, []resource.TestStep{
-		{
-			Config: queueConfig(name, `  message_ttl  = "24h"
-  max_priority = 10`),
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("id"), knownvalue.StringExact("%2F/"+name)),
-				statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("vhost"), knownvalue.StringExact("/")),
-				statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("dead_queue"), knownvalue.StringExact(name+".dead")),
-				statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("arguments_json"),
-					knownvalue.StringExact(`{"x-max-priority":10,"x-message-ttl":86400000}`)),
-				statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("hold_queue_prefix"), knownvalue.StringExact(name+".deferred.")),
-				statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("hold_queue_pattern"),
-					knownvalue.StringExact(`^`+regexp.QuoteMeta(name)+`\.deferred\.[0-9]+$`)),
-				statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("queues_pattern"),
-					knownvalue.StringExact(`^`+regexp.QuoteMeta(name)+`(\.dead|\.deferred\.[0-9]+)?$`)),
-				statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("write_pattern"),
-					knownvalue.StringExact(`^(amq\.default|`+regexp.QuoteMeta(name)+`(\.dead|\.deferred\.[0-9]+)?)$`)),
-				statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("force_destroy"), knownvalue.Bool(false)),
-			},
-			Check: resource.ComposeAggregateTestCheckFunc(
-				checkBrokerQueue(t, "/", name, `{"x-max-priority":10,"x-message-ttl":86400000}`),
-				checkBrokerQueue(t, "/", name+".dead", `{}`),
-			),
-		},
-		{
-			// Same config again: nothing to do.
-			Config: queueConfig(name, `  message_ttl  = "24h"
-  max_priority = 10`),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-		},
-		{
-			ResourceName:      "queuey_queue.test",
-			ImportState:       true,
-			ImportStateId:     "%2F/" + name,
-			ImportStateVerify: true,
-		},
-	}))
-}
-
-func TestAccQueue_changes(t *testing.T) {
-	testAccPreCheck(t)
-	name := uniqueName("changes")
-	cleanupQueues(t, "/", name)
-	resource.ParallelTest(t, queueCase(t, name, []resource.TestStep{
-		{
-			Config: queueConfig(name, `  message_ttl = "5s"`),
-			Check:  checkBrokerQueue(t, "/", name, `{"x-message-ttl":5000}`),
-		},
-		{
-			// The same duration spelt differently is no change.
-			Config:           queueConfig(name, `  message_ttl = "5000ms"`),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-		},
-		{
-			Config: queueConfig(name, `  message_ttl = "10s"`),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionReplace),
-			}},
-			Check: checkBrokerQueue(t, "/", name, `{"x-message-ttl":10000}`),
-		},
-		{
-			Config: queueConfig(name, `  message_ttl  = "10s"
-  max_priority = 5`),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionReplace),
-			}},
-			Check: checkBrokerQueue(t, "/", name, `{"x-max-priority":5,"x-message-ttl":10000}`),
-		},
-		{
-			Config: queueConfig(name, `  message_ttl   = "10s"
-  max_priority  = 5
-  force_destroy = true`),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionUpdate),
-			}},
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("force_destroy"), knownvalue.Bool(true)),
-			},
-		},
-		{
-			// Dropping the TTL replaces too.
-			Config: queueConfig(name, `  max_priority = 5`),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionReplace),
-			}},
-			Check: checkBrokerQueue(t, "/", name, `{"x-max-priority":5}`),
-		},
-	}))
-}
-
-func TestAccQueue_drift(t *testing.T) {
-	testAccPreCheck(t)
-	name := uniqueName("drift")
-	cleanupQueues(t, "/", name)
-	cfg := queueConfig(name, `  message_ttl = "5s"`)
-	want := `{"x-message-ttl":5000}`
-	c := accClient(t)
-	ctx := context.Background()
-	resource.ParallelTest(t, queueCase(t, name, []resource.TestStep{
-		{Config: cfg},
-		{
-			// q.dead deleted out of band: declared again in place.
-			PreConfig: func() { deleteOutOfBand(t, name+".dead") },
-			Config:    cfg,
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionUpdate),
-			}},
-			Check: checkBrokerQueue(t, "/", name+".dead", `{}`),
-		},
-		{
-			// q deleted out of band: created again.
-			PreConfig: func() { deleteOutOfBand(t, name) },
-			Config:    cfg,
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionCreate),
-			}},
-			Check: checkBrokerQueue(t, "/", name, want),
-		},
-		{
-			// q redeclared out of band with another TTL: replaced.
-			PreConfig: func() {
-				deleteOutOfBand(t, name)
-				if err := c.DeclareQueue(ctx, "/", name, map[string]any{"x-message-ttl": 7000}); err != nil {
-					t.Fatal(err)
-				}
-			},
-			Config: cfg,
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionReplace),
-				expectArgumentsChange(`{"x-message-ttl":7000}`, `{"x-message-ttl":5000}`),
-			}},
-			Check: checkBrokerQueue(t, "/", name, want),
-		},
-		{
-			// q redeclared out of band with an extra argument: replaced.
-			PreConfig: func() {
-				deleteOutOfBand(t, name)
-				if err := c.DeclareQueue(ctx, "/", name, map[string]any{"x-message-ttl": 5000, "x-max-length": 10}); err != nil {
-					t.Fatal(err)
-				}
-			},
-			Config: cfg,
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionReplace),
-				expectArgumentsChange(`{"x-max-length":10,"x-message-ttl":5000}`, `{"x-message-ttl":5000}`),
-			}},
-			Check: checkBrokerQueue(t, "/", name, want),
-		},
-		{
-			// q redeclared out of band as auto-delete: the flag shows in
-			// the plan's arguments_json, and the queue is replaced.
-			PreConfig: func() {
-				deleteOutOfBand(t, name)
-				if _, err := amqpChannel(t, "/").QueueDeclare(name, true, true, false, false, amqp.Table{"x-message-ttl": int32(5000)}); err != nil {
-					t.Fatal(err)
-				}
-			},
-			Config: cfg,
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionReplace),
-				expectArgumentsChange(`{"auto_delete":true,"x-message-ttl":5000}`, `{"x-message-ttl":5000}`),
-			}},
-			Check: checkBrokerQueue(t, "/", name, want),
-		},
-		{
-			// After the apply, state holds the computed table again.
-			Config:           cfg,
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("arguments_json"), knownvalue.StringExact(`{"x-message-ttl":5000}`)),
-			},
-		},
-	}))
-}
-
-func TestAccQueue_adoptAndConflict(t *testing.T) {
-	testAccPreCheck(t)
-	adopt, clash := uniqueName("adopt"), uniqueName("clash")
-	cleanupQueues(t, "/", adopt)
-	cleanupQueues(t, "/", clash)
-	c := accClient(t)
-	ctx := context.Background()
-	// What an application would already have declared.
-	for _, q := range []struct {
-		name string
-		args map[string]any
-	}{
-		{adopt, map[string]any{"x-message-ttl": 60000, "x-max-priority": 3}},
-		{adopt + ".dead", map[string]any{}},
-		{clash, map[string]any{"x-message-ttl": 1000, "x-max-length": 5}},
-	} {
-		if err := c.DeclareQueue(ctx, "/", q.name, q.args); err != nil {
-			t.Fatal(err)
-		}
-	}
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+// Drift found by Read shows in the plan: arguments_json goes from the
+// broker's table (flags included) to the computed one, and the queue is
+// replaced; after the apply, state holds the computed table again.
+func TestQueue_driftReplaces(t *testing.T) {
+	s := brokertest.New(t)
+	cfg := fakeProviderConfig(s, `  message_ttl = "5s"`)
+	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
-		Steps: []resource.TestStep{
-			{
-				Config: queueConfig(adopt, `  message_ttl  = "1m"
-  max_priority = 3`),
-				Check: checkBrokerQueue(t, "/", adopt, `{"x-max-priority":3,"x-message-ttl":60000}`),
-			},
-			{
-				Config: queueConfig(clash, `  message_ttl = "2s"`),
-				ExpectError: regexp.MustCompile(`(?s)Queue\s+Exists\s+With\s+Different\s+Settings.*x-max-length:\s+broker\s+has\s+5,\s+wanted\s+absent.*` +
-					`x-message-ttl:\s+broker\s+has\s+1000,\s+wanted\s+2000.*Nothing\s+was\s+changed`),
-				// No Check here: terraform-plugin-testing skips it after the
-				// expected error; the assertions after the test cover it.
-			},
-		},
-	})
-	if q := getQueue(t, "/", clash); fmt.Sprint(q.Arguments["x-message-ttl"]) != "1000" {
-		t.Errorf("the conflicting queue was changed: %v", q.Arguments)
-	}
-	if queueExists(t, "/", clash+".dead") {
-		t.Errorf("a refused create declared %s.dead", clash)
-	}
-}
-
-func TestAccQueue_oddNamesAndImport(t *testing.T) {
-	testAccPreCheck(t)
-	vhost := uniqueName("team") + "/a b"
-	name := uniqueName("odd") + " name@x"
-	createVhost(t, vhost, "")
-	cleanupQueues(t, vhost, name)
-	cfg := fmt.Sprintf(`
-provider "queuey" {}
-
-resource "queuey_queue" "test" {
-  name        = %q
-  vhost       = %q
-  message_ttl = "5000ms"
-}
-`, name, vhost)
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
-		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy:             checkGone(t, vhost, name, name+".dead"),
 		Steps: []resource.TestStep{
 			{
 				Config: cfg,
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("id"), knownvalue.StringExact(queueID(vhost, name))),
-				},
-				Check: checkBrokerQueue(t, vhost, name, `{"x-message-ttl":5000}`),
-			},
-			{
-				ResourceName:            "queuey_queue.test",
-				ImportState:             true,
-				ImportStateId:           queueID(vhost, name),
-				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{"message_ttl"}, // read back as "5s"; compared by value below
-			},
-			{
-				// An import block, then a plan that must be empty although the
-				// config spells the TTL "5000ms" and Read renders "5s".
-				Config: cfg + fmt.Sprintf(`
-import {
-  to = queuey_queue.again
-  id = %q
-}
-
-resource "queuey_queue" "again" {
-  name        = %q
-  vhost       = %q
-  message_ttl = "5000ms"
-}
-`, queueID(vhost, name), name, vhost),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("queuey_queue.again", plancheck.ResourceActionNoop),
-				}},
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("queuey_queue.again", tfjsonpath.New("force_destroy"), knownvalue.Bool(false)),
+					statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("arguments_json"), knownvalue.StringExact(`{"x-message-ttl":5000}`)),
 				},
 			},
 			{
-				// Forget the second address again without destroying the queue.
-				Config: cfg + `
-removed {
-  from = queuey_queue.again
-  lifecycle {
-    destroy = false
-  }
-}
-`,
-			},
-		},
-	})
-}
-
-func TestAccQueue_vhostProblems(t *testing.T) {
-	testAccPreCheck(t)
-	quorum := uniqueName("quorum")
-	createVhost(t, quorum, "quorum")
-	missing := uniqueName("missing")
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
-		ProtoV6ProviderFactories: testProviderFactories,
-		Steps: []resource.TestStep{
-			{
-				Config:      queueConfig("q", fmt.Sprintf("  vhost = %q", missing)),
-				ExpectError: regexp.MustCompile(`vhost\s+"` + missing + `"\s+does\s+not\s+exist`),
-			},
-			{
-				Config:      queueConfig("q", fmt.Sprintf("  vhost = %q", quorum)),
-				ExpectError: regexp.MustCompile(`makes\s+quorum\s+queues\s+by\s+default`),
-			},
-		},
-	})
-	if queueExists(t, quorum, "q") || queueExists(t, quorum, "q.dead") {
-		t.Error("a refused create declared a queue in the quorum vhost")
-	}
-}
-
-func TestAccQueue_providerVhostChangeReplaces(t *testing.T) {
-	testAccPreCheck(t)
-	other := uniqueName("vh")
-	createVhost(t, other, "")
-	name := uniqueName("pvh")
-	cleanupQueues(t, "/", name)
-	cfg := func(vhost string) string {
-		return fmt.Sprintf(`
-provider "queuey" {
-  vhost = %q
-}
-
-resource "queuey_queue" "test" {
-  name = %q
-}
-`, vhost, name)
-	}
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
-		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy:             checkGone(t, other, name, name+".dead"),
-		Steps: []resource.TestStep{
-			{
-				Config: cfg("/"),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("vhost"), knownvalue.StringExact("/")),
+				PreConfig: func() {
+					s.PutQueue("/", brokertest.Queue{Name: "orders", Durable: true, AutoDelete: true, Messages: brokertest.Count(0),
+						Arguments: map[string]any{"x-message-ttl": 5000, "x-max-length": 10}})
 				},
-			},
-			{
-				Config: cfg(other),
+				Config: cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionReplace),
+					expectArgumentsChange(`{"auto_delete":true,"x-max-length":10,"x-message-ttl":5000}`, `{"x-message-ttl":5000}`),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("vhost"), knownvalue.StringExact(other)),
-					statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("id"), knownvalue.StringExact(other+"/"+name)),
+					statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("arguments_json"), knownvalue.StringExact(`{"x-message-ttl":5000}`)),
 				},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					checkGone(t, "/", name, name+".dead"),
-					checkBrokerQueue(t, other, name, `{}`),
-				),
+			},
+			{
+				Config:           cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			},
 		},
 	})
-}
-
-// Values known only at apply: an endpoint and a message TTL that come from
-// another resource. Planning must neither fail nor promise an action that
-// apply then has to change.
-func TestAccQueue_valuesUnknownAtPlan(t *testing.T) {
-	testAccPreCheck(t)
-	name := uniqueName("unknown")
-	cleanupQueues(t, "/", name)
-	endpoint := os.Getenv(EnvEndpoint)
-	cfg := func(ep, ttl string) string {
-		return fmt.Sprintf(`
-resource "terraform_data" "endpoint" {
-  input = %q
-}
-
-resource "terraform_data" "ttl" {
-  input = %q
-}
-
-provider "queuey" {
-  endpoint = terraform_data.endpoint.output
-}
-
-resource "queuey_queue" "test" {
-  name        = %q
-  message_ttl = terraform_data.ttl.output
-}
-`, ep, ttl, name)
+	q, ok := s.Queue("/", "orders")
+	if ok {
+		t.Errorf("orders left after destroy: %+v", q)
 	}
-	resource.ParallelTest(t, queueCase(t, name, []resource.TestStep{
-		{
-			Config: cfg(endpoint, "5s"),
-			Check:  checkBrokerQueue(t, "/", name, `{"x-message-ttl":5000}`),
-		},
-		{
-			// The endpoint changes spelling (a trailing slash), so it is
-			// unknown while planning: the queue keeps its state.
-			Config: cfg(strings.TrimRight(endpoint, "/")+"/", "5s"),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionNoop),
+}
+
+// A queue that exists with other settings is refused at create, each
+// difference named with both values, names sorted, and nothing declared.
+func TestQueue_adoptRefusedNamesEachDifference(t *testing.T) {
+	s := brokertest.New(t)
+	s.PutQueue("/", brokertest.Queue{Name: "orders", Durable: false, Messages: brokertest.Count(0),
+		Arguments: map[string]any{"x-message-ttl": 1000, "x-max-length": 5}})
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: fakeProviderConfig(s, `  message_ttl = "2s"`),
+			ExpectError: regexp.MustCompile(`(?s)Queue\s+Exists\s+With\s+Different\s+Settings.*durable:\s+broker\s+has\s+false,\s+wanted\s+true.*` +
+				`x-max-length:\s+broker\s+has\s+5,\s+wanted\s+absent.*x-message-ttl:\s+broker\s+has\s+1000,\s+wanted\s+2000.*Nothing\s+was\s+changed`),
+		}},
+	})
+	if d := s.RequestsMatching("PUT"); len(d) > 0 {
+		t.Errorf("a refused create declared %q", d)
+	}
+}
+
+// A vhost that makes quorum queues by default is refused before anything is
+// declared; a vhost that does not exist is named as missing.
+func TestQueue_vhostChecked(t *testing.T) {
+	s := brokertest.New(t)
+	s.AddVhost("quorum-default", "quorum")
+	for vhost, want := range map[string]string{
+		"quorum-default": `(?s)vhost\s+"quorum-default"\s+makes\s+quorum\s+queues\s+by\s+default`,
+		"missing":        `(?s)vhost\s+"missing"\s+does\s+not\s+exist`,
+	} {
+		resource.UnitTest(t, resource.TestCase{
+			ProtoV6ProviderFactories: testProviderFactories,
+			Steps: []resource.TestStep{{
+				Config:      fakeProviderConfig(s, fmt.Sprintf("  vhost = %q", vhost)),
+				ExpectError: regexp.MustCompile(want),
 			}},
+		})
+	}
+	if d := s.RequestsMatching("PUT"); len(d) > 0 {
+		t.Errorf("declared %q in a vhost that was refused", d)
+	}
+}
+
+// queueModel must have exactly the attributes of the queuey_queue schema:
+// the framework's Get and Set refuse a model with an attribute too many or
+// too few, at plan time. This finds it without Terraform, for known, null
+// and unknown values, both ways.
+func TestQueueModelMatchesTheSchema(t *testing.T) {
+	var sr fwresource.SchemaResponse
+	NewQueueResource().Schema(context.Background(), fwresource.SchemaRequest{}, &sr)
+	if sr.Diagnostics.HasError() {
+		t.Fatal(sr.Diagnostics)
+	}
+	models := map[string]queueModel{
+		"known": {
+			ID: types.StringValue("%2F/orders"), Name: types.StringValue("orders"), Vhost: types.StringValue("/"),
+			MessageTTL: types.StringValue("24h"), MaxPriority: types.Int64Value(255), ForceDestroy: types.BoolValue(true),
+			DeadQueue: types.StringValue("orders.dead"), ArgumentsJSON: jsontypes.NewNormalizedValue(`{"x-max-priority":255}`),
+			HoldQueuePrefix: types.StringValue("orders.deferred."), HoldQueuePattern: types.StringValue(`^orders\.deferred\.[0-9]+$`),
+			QueuesPattern: types.StringValue("q"), WritePattern: types.StringValue("w"),
 		},
-		{
-			// The TTL is unknown while planning and turns out different:
-			// planned as a replacement, applied as one.
-			Config: cfg(strings.TrimRight(endpoint, "/")+"/", "6s"),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionReplace),
-			}},
-			Check: checkBrokerQueue(t, "/", name, `{"x-message-ttl":6000}`),
+		"null": {
+			ID: types.StringNull(), Name: types.StringValue("q"), Vhost: types.StringNull(), MessageTTL: types.StringNull(),
+			MaxPriority: types.Int64Null(), ForceDestroy: types.BoolNull(), DeadQueue: types.StringNull(),
+			ArgumentsJSON: jsontypes.NewNormalizedNull(), HoldQueuePrefix: types.StringNull(), HoldQueuePattern: types.StringNull(),
+			QueuesPattern: types.StringNull(), WritePattern: types.StringNull(),
 		},
-	}))
+		"unknown": {
+			ID: types.StringUnknown(), Name: types.StringUnknown(), Vhost: types.StringUnknown(), MessageTTL: types.StringUnknown(),
+			MaxPriority: types.Int64Unknown(), ForceDestroy: types.BoolUnknown(), DeadQueue: types.StringUnknown(),
+			ArgumentsJSON: jsontypes.NewNormalizedUnknown(), HoldQueuePrefix: types.StringUnknown(), HoldQueuePattern: types.StringUnknown(),
+			QueuesPattern: types.StringUnknown(), WritePattern: types.StringUnknown(),
+		},
+	}
+	for name, m := range models {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			st := tfsdk.State{Schema: sr.Schema}
+			if d := st.Set(ctx, &m); d.HasError() {
+				t.Fatalf("the schema does not take the model: %v", d)
+			}
+			var back queueModel
+			if d := st.Get(ctx, &back); d.HasError() {
+				t.Fatalf("the model does not take the schema's value: %v", d)
+			}
+			if back != m {
+				t.Errorf("read back %+v, want %+v", back, m)
+			}
+		})
+	}
+}
+
+// Bad input to queuey_queue fails at plan time, before any broker is
+// contacted: these run without TF_ACC and without an endpoint.
+func TestQueue_planTimeValidation(t *testing.T) {
+	t.Setenv(EnvEndpoint, "")
+	tests := []struct {
+		name, provider, body string
+		want                 string
+	}{
+		{"name too long", "", `name = "` + strings.Repeat("a", 236) + `"`, `(?s)name.*236\s+bytes.*1\s+to\s+235\s+bytes`},
+		{"name too long for custom suffixes", `dead_suffix = "` + strings.Repeat("d", 40) + `"`, `name = "` + strings.Repeat("a", 216) + `"`, `(?s)name.*1\s+to\s+215\s+bytes`},
+		{"reserved name", "", `name = "amq.orders"`, `(?s)name.*starts\s+with\s+"amq\.".*1\s+to\s+235\s+bytes`},
+		{"empty name", "", `name = ""`, `(?s)name.*must\s+not\s+be\s+empty.*1\s+to\s+235\s+bytes`},
+		{"priority zero", "", "name = \"q\"\nmax_priority = 0", `(?s)max_priority.*between\s+1\s+and\s+255`},
+		{"priority 256", "", "name = \"q\"\nmax_priority = 256", `(?s)max_priority.*between\s+1\s+and\s+255`},
+		{"sub-millisecond ttl", "", "name = \"q\"\nmessage_ttl = \"1500us\"", `(?s)message_ttl.*whole\s+number\s+of\s+milliseconds`},
+		{"ttl too long", "", "name = \"q\"\nmessage_ttl = \"4294967296ms\"", `(?s)message_ttl.*4294967295ms`},
+		{"negative ttl", "", "name = \"q\"\nmessage_ttl = \"-1s\"", `(?s)message_ttl.*0\s+to\s+4294967295ms`},
+		{"malformed ttl", "", "name = \"q\"\nmessage_ttl = \"5 seconds\"", `(?s)message_ttl.*0ms\s+to\s+4294967295ms`},
+		{"empty vhost", "", "name = \"q\"\nvhost = \"\"", `(?s)Empty\s+Vhost.*vhost\s+must\s+name\s+a\s+vhost`},
+		{"empty provider vhost", `vhost = ""`, `name = "q"`, `(?s)Empty\s+Vhost.*vhost\s+must\s+name\s+a\s+vhost`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: testProviderFactories,
+				Steps: []resource.TestStep{{
+					Config:      "provider \"queuey\" {\n" + tt.provider + "\n}\nresource \"queuey_queue\" \"q\" {\n" + tt.body + "\n}\n",
+					PlanOnly:    true,
+					ExpectError: regexp.MustCompile(tt.want),
+				}},
+			})
+		})
+	}
 }

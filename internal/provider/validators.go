@@ -7,6 +7,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
+	"regexp"
+
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
@@ -135,4 +137,96 @@ func (vhostValidator) ValidateString(_ context.Context, req validator.StringRequ
 	}
 	resp.Diagnostics.AddAttributeError(req.Path, "Empty Vhost",
 		fmt.Sprintf("%s must name a vhost, e.g. \"/\" (RabbitMQ's default vhost); leave it unset to use the provider's vhost.", req.Path))
+}
+
+// delayValidator accepts a Go duration string that can be a delay: well
+// formed and not negative. Whether it fits the longest hold depends on the
+// granularity, which is checked once that is known.
+type delayValidator struct{}
+
+func (delayValidator) Description(context.Context) string {
+	return "value must be a Go duration " + delayRangeAnyGranularity()
+}
+
+func (v delayValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (delayValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	name := req.Path.String()
+	d, err := parseDuration(name, req.ConfigValue.ValueString(), delayRangeAnyGranularity())
+	if err == nil && d < 0 {
+		err = fmt.Errorf("%s must not be negative: it may be %s; got %s", name, delayRangeAnyGranularity(), d)
+	}
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Delay", err.Error()+".")
+	}
+}
+
+// durationSyntaxValidator reports a string that is not a Go duration, stating
+// the range the attribute accepts. Range checks are left to other validators.
+type durationSyntaxValidator struct{ rangeText string }
+
+func (v durationSyntaxValidator) Description(context.Context) string {
+	return "value must be a Go duration string, " + v.rangeText
+}
+
+func (v durationSyntaxValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (v durationSyntaxValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if _, err := parseDuration(req.Path.String(), req.ConfigValue.ValueString(), v.rangeText); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Duration", err.Error()+".")
+	}
+}
+
+// messageTTLValidator accepts a main queue's message TTL: a whole number of
+// milliseconds from 0 to topology.MaxTTLMs.
+type messageTTLValidator struct{}
+
+func (messageTTLValidator) Description(context.Context) string {
+	return "value must be " + messageTTLRange()
+}
+
+func (v messageTTLValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (messageTTLValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	d, ok := parseDurationAttr(req)
+	if !ok {
+		return
+	}
+	if _, err := topology.MessageTTLMs(d); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Message TTL",
+			fmt.Sprintf("%s is refused: %s. Give %s.", req.Path, err, messageTTLRange()))
+	}
+}
+
+// regexError explains an invalid name_regex.
+func regexError(err error) string {
+	return fmt.Sprintf("name_regex must be a regular expression in RE2 syntax (Go's regexp), e.g. \"^orders\": %v", err)
+}
+
+// regexValidator accepts an RE2 regular expression.
+type regexValidator struct{}
+
+func (regexValidator) Description(context.Context) string {
+	return "value must be a regular expression in RE2 syntax"
+}
+
+func (v regexValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (regexValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if _, err := regexp.Compile(req.ConfigValue.ValueString()); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Regular Expression", regexError(err))
+	}
 }

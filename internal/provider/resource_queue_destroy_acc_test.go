@@ -2,10 +2,11 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
-	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -163,105 +164,6 @@ data "queuey_hold_queue" "wait" {
 	// force_destroy removed the hold queue with the rest (CheckDestroy above).
 }
 
-func TestAccHoldQueue_roundTrip(t *testing.T) {
-	testAccPreCheck(t)
-	name := uniqueName("trip")
-	cleanupQueues(t, "/", name)
-	cfg := queueConfig(name, "") + fmt.Sprintf(`
-data "queuey_hold_queue" "retry" {
-  queue = %q
-  delay = "1.2s"
-}
-`, name)
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
-		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy:             checkGone(t, "/", name, name+".dead"),
-		Steps: []resource.TestStep{{
-			Config: cfg,
-			Check: func(s *terraform.State) error {
-				hold := declareHoldFromState(t, s, "data.queuey_hold_queue.retry")
-				if hold != name+".deferred.2000" {
-					return fmt.Errorf("hold queue %q, want %s.deferred.2000", hold, name)
-				}
-				sent := time.Now()
-				publish(t, hold, 1)
-				if n := messageCount(t, name); n != 0 {
-					return fmt.Errorf("%s already holds %d messages", name, n)
-				}
-				// After the 2s TTL the message dead-letters back to q.
-				ch := amqpChannel(t, "/")
-				deliveries, err := ch.Consume(name, "", true, false, false, false, nil)
-				if err != nil {
-					return err
-				}
-				select {
-				case d := <-deliveries:
-					waited := time.Since(sent)
-					if waited < 1900*time.Millisecond {
-						return fmt.Errorf("message came back after %s, before its 2s TTL", waited)
-					}
-					if d.RoutingKey != name {
-						return fmt.Errorf("message came back with routing key %q", d.RoutingKey)
-					}
-				case <-time.After(15 * time.Second):
-					return fmt.Errorf("message did not come back to %s within 15s", name)
-				}
-				_ = ch.Close()
-				// Idle, the hold queue deletes itself 2*TTL (4s) after its
-				// last declaration.
-				deadline := time.Now().Add(20 * time.Second)
-				// Polled through the management API: a passive declare over
-				// AMQP would restart the expiry timer.
-				for managementHas(t, "/", hold) {
-					if time.Now().After(deadline) {
-						return fmt.Errorf("idle hold queue %s still exists 20s later", hold)
-					}
-					time.Sleep(500 * time.Millisecond)
-				}
-				if waited := time.Since(sent); waited < 3500*time.Millisecond {
-					return fmt.Errorf("hold queue expired after %s, before its 4s x-expires", waited)
-				}
-				return nil
-			},
-		}},
-	})
-}
-
-// declareHoldFromState declares, over AMQP, the hold queue a queuey_hold_queue
-// data source describes, with exactly its arguments_json, and returns its name.
-func declareHoldFromState(t *testing.T, s *terraform.State, addr string) string {
-	t.Helper()
-	rs, ok := s.RootModule().Resources[addr]
-	if !ok {
-		t.Fatalf("%s not in state", addr)
-	}
-	name := rs.Primary.Attributes["name"]
-	var raw map[string]any
-	dec := json.NewDecoder(stringsReader(rs.Primary.Attributes["arguments_json"]))
-	dec.UseNumber()
-	if err := dec.Decode(&raw); err != nil {
-		t.Fatal(err)
-	}
-	args := amqp.Table{}
-	for k, v := range raw {
-		if n, ok := v.(json.Number); ok {
-			i, err := strconv.ParseInt(string(n), 10, 64)
-			if err != nil {
-				t.Fatalf("argument %s = %s is not an integer", k, n)
-			}
-			args[k] = i
-			continue
-		}
-		args[k] = v
-	}
-	ch := amqpChannel(t, "/")
-	if _, err := ch.QueueDeclare(name, true, false, false, false, args); err != nil {
-		t.Fatalf("declaring %s with %v: %v", name, args, err)
-	}
-	return name
-}
-
 // drain consumes n messages from queue, acknowledging them.
 func drain(t *testing.T, vhost, queue string, n int) {
 	t.Helper()
@@ -299,4 +201,94 @@ func waitConsumers(t *testing.T, vhost, queue string, n int64) {
 		}
 	}
 	t.Fatalf("the management API did not list %d consumers on %s within 20s", n, queue)
+}
+
+// forEachConfig is three queues of one for_each, base-a, base-b and base-c;
+// force is the force_destroy expression.
+func forEachConfig(base, force string) string {
+	return fmt.Sprintf(`terraform {
+  required_providers {
+    queuey = { source = "queuey/queuey" }
+  }
+}
+
+provider "queuey" {}
+
+resource "queuey_queue" "jobs" {
+  for_each      = toset(["a", "b", "c"])
+  name          = "%s-${each.key}"
+  force_destroy = %s
+}
+`, base, force)
+}
+
+// A destroy of a for_each whose one queue holds a message deletes the two
+// others and refuses that one, and its advice forces that queue alone: after
+// force_destroy = true on its key, apply -target changes it in place and
+// declares nothing (the siblings this destroy deleted stay deleted), and
+// destroy -target deletes it with its message.
+func TestAccQueue_destroyForEach(t *testing.T) {
+	testAccPreCheck(t)
+	t.Parallel()
+	base := uniqueName("foreach")
+	cleanupQueues(t, "/", base)
+	tf := newTerraformCLI(t, forEachConfig(base, "false"))
+	tf.mustRun("apply", "-auto-approve")
+	publish(t, base+"-b", 1)
+
+	out, err := tf.run("destroy", "-auto-approve")
+	if err == nil {
+		t.Fatalf("destroy with a message in %s-b passed:\n%s", base, out)
+	}
+	t.Logf("the refused destroy:\n%s", out)
+	for _, want := range []string{
+		`Queue Not Empty: Destroy Refused`, base + `-b: 1 message, 0 consumers`,
+		`force_destroy = true on the resource of queue "` + base + `-b" only`, "terraform apply -target=ADDRESS",
+		"terraform destroy -target=ADDRESS", "terraform state list",
+	} {
+		if !strings.Contains(strings.Join(strings.Fields(out), " "), want) {
+			t.Errorf("the refused destroy's output lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "force_destroy = true, apply") {
+		t.Errorf("the refusal advises a plain apply, which would declare %s-a and %s-c again", base, base)
+	}
+	for _, k := range []string{"a", "c"} {
+		if queueExists(t, "/", base+"-"+k) || queueExists(t, "/", base+"-"+k+".dead") {
+			t.Fatalf("the destroy left %s-%s behind", base, k)
+		}
+	}
+	if n := messageCount(t, base+"-b"); n != 1 || !queueExists(t, "/", base+"-b.dead") {
+		t.Fatalf("after the refusal %s-b holds %d messages (want 1), %s-b.dead exists: %v", base, n, base, queueExists(t, "/", base+"-b.dead"))
+	}
+
+	// The advice, followed word for word.
+	target := `-target=queuey_queue.jobs["b"]`
+	if err := os.WriteFile(filepath.Join(tf.dir, "main.tf"), []byte(forEachConfig(base, `each.key == "b"`)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out = tf.mustRun("apply", "-auto-approve", target)
+	if !strings.Contains(out, "0 added, 1 changed, 0 destroyed") {
+		t.Fatalf("apply %s did not only change force_destroy in place:\n%s", target, out)
+	}
+	for _, k := range []string{"a", "c"} {
+		if queueExists(t, "/", base+"-"+k) {
+			t.Fatalf("apply %s declared %s-%s again", target, base, k)
+		}
+	}
+	if n := messageCount(t, base+"-b"); n != 1 {
+		t.Fatalf("apply %s left %d messages in %s-b, want 1", target, n, base)
+	}
+	out = tf.mustRun("destroy", "-auto-approve", target)
+	if !strings.Contains(out, "Resources: 1 destroyed") {
+		t.Fatalf("destroy %s:\n%s", target, out)
+	}
+	for _, q := range []string{"-a", "-b", "-b.dead", "-c"} {
+		if queueExists(t, "/", base+q) {
+			t.Fatalf("%s%s is still on the broker", base, q)
+		}
+	}
+	if out := tf.mustRun("state", "list"); strings.TrimSpace(out) != "" {
+		t.Fatalf("the state still holds resources:\n%s", out)
+	}
 }

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
@@ -11,32 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 )
-
-// TestProviderSchema_passwordSensitive: Terraform hides the password in plan
-// output and state only when the schema marks it sensitive.
-func TestProviderSchema_passwordSensitive(t *testing.T) {
-	var resp provider.SchemaResponse
-	New("test")().Schema(context.Background(), provider.SchemaRequest{}, &resp)
-	if resp.Diagnostics.HasError() {
-		t.Fatal(resp.Diagnostics)
-	}
-	attr, ok := resp.Schema.Attributes["password"]
-	if !ok {
-		t.Fatal("the provider schema has no password attribute")
-	}
-	if !attr.IsSensitive() {
-		t.Error("the provider's password attribute is not Sensitive")
-	}
-	for _, name := range []string{"username", "endpoint"} {
-		if a, ok := resp.Schema.Attributes[name]; ok && a.IsSensitive() {
-			t.Errorf("%s is Sensitive; it should stay readable in plans and errors", name)
-		}
-	}
-}
 
 // TestAccSecrets_notLogged runs a whole plan, apply, refresh and destroy as a
 // dedicated broker user with a long random password and every log turned up

@@ -1,0 +1,245 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/querycheck"
+	"github.com/hashicorp/terraform-plugin-testing/querycheck/queryfilter"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
+	amqp "github.com/rabbitmq/amqp091-go"
+)
+
+// listVhost makes a vhost holding what applications leave on a broker: two
+// logical queues as the backend declares them (one with a hold queue), a
+// near miss with an argument the backend never declares, and a queue with
+// no dead-letter sibling.
+func listVhost(t *testing.T) string {
+	t.Helper()
+	vhost := uniqueName("list")
+	createVhost(t, vhost, "")
+	ch := amqpChannel(t, vhost)
+	declare := func(name string, args amqp.Table) {
+		if _, err := ch.QueueDeclare(name, true, false, false, false, args); err != nil {
+			t.Fatalf("declaring %q: %v", name, err)
+		}
+	}
+	declare("orders", amqp.Table{"x-message-ttl": int32(86400000), "x-max-priority": int32(10)})
+	declare("orders.dead", nil)
+	declare("orders.deferred.5000", amqp.Table{
+		"x-message-ttl": int32(5000), "x-dead-letter-exchange": "", "x-dead-letter-routing-key": "orders", "x-expires": int32(10000),
+	})
+	declare("plain", nil)
+	declare("plain.dead", nil)
+	declare("odd", amqp.Table{"x-max-length": int32(10)})
+	declare("odd.dead", nil)
+	declare("lonely", nil)
+	return vhost
+}
+
+func listConfig(vhost, extra string) string {
+	// The provider block comes from the step before: terraform-plugin-testing
+	// keeps the configuration next to the .tfquery.hcl file it writes.
+	return fmt.Sprintf(`
+list "queuey_queue" "all" {
+  provider         = queuey
+  include_resource = true
+  config {
+    vhost = %q
+  }
+}
+
+list "queuey_queue" "filtered" {
+  provider = queuey
+  config {
+    vhost      = %[1]q
+    name_regex = "^pl"
+  }
+}
+
+list "queuey_queue" "limited" {
+  provider = queuey
+  limit    = 1
+  config {
+    vhost = %[1]q
+  }
+}
+%s`, vhost, extra)
+}
+
+func TestAccQueueList_query(t *testing.T) {
+	testAccPreCheck(t)
+	vhost := listVhost(t)
+	identity := func(name string) map[string]knownvalue.Check {
+		return map[string]knownvalue.Check{"name": knownvalue.StringExact(name), "vhost": knownvalue.StringExact(vhost)}
+	}
+	orders := queryfilter.ByResourceIdentity(identity("orders"))
+	resource.ParallelTest(t, resource.TestCase{
+		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_14_0)},
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: `provider "queuey" {}`},
+			{
+				Query:  true,
+				Config: listConfig(vhost, ""),
+				QueryResultChecks: []querycheck.QueryResultCheck{
+					querycheck.ExpectLength("queuey_queue.all", 2),
+					querycheck.ExpectIdentity("queuey_queue.all", identity("orders")),
+					querycheck.ExpectIdentity("queuey_queue.all", identity("plain")),
+					querycheck.ExpectNoIdentity("queuey_queue.all", identity("odd")),
+					querycheck.ExpectNoIdentity("queuey_queue.all", identity("orders.dead")),
+					querycheck.ExpectResourceDisplayName("queuey_queue.all", orders,
+						knownvalue.StringExact(fmt.Sprintf("orders (vhost %s)", vhost))),
+					querycheck.ExpectResourceKnownValues("queuey_queue.all", orders, []querycheck.KnownValueCheck{
+						{Path: tfjsonpath.New("id"), KnownValue: knownvalue.StringExact(queueID(vhost, "orders"))},
+						{Path: tfjsonpath.New("message_ttl"), KnownValue: knownvalue.StringExact("24h")},
+						{Path: tfjsonpath.New("max_priority"), KnownValue: knownvalue.Int64Exact(10)},
+						{Path: tfjsonpath.New("force_destroy"), KnownValue: knownvalue.Bool(false)},
+						{Path: tfjsonpath.New("dead_queue"), KnownValue: knownvalue.StringExact("orders.dead")},
+						{Path: tfjsonpath.New("arguments_json"), KnownValue: knownvalue.StringExact(`{"x-max-priority":10,"x-message-ttl":86400000}`)},
+					}),
+					querycheck.ExpectLength("queuey_queue.filtered", 1),
+					querycheck.ExpectIdentity("queuey_queue.filtered", identity("plain")),
+					querycheck.ExpectLength("queuey_queue.limited", 1),
+					querycheck.ExpectIdentity("queuey_queue.limited", identity("orders")),
+				},
+			},
+		},
+	})
+}
+
+func TestAccQueueList_badInput(t *testing.T) {
+	testAccPreCheck(t)
+	vhost := uniqueName("listbad")
+	list := func(config string) string {
+		return fmt.Sprintf(`
+list "queuey_queue" "x" {
+  provider = queuey
+  config {
+%s
+  }
+}
+`, config)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_14_0)},
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: `provider "queuey" {}`},
+			{
+				Query:       true,
+				Config:      list(`    name_regex = "orders("`),
+				ExpectError: regexp.MustCompile(`(?s)Invalid Regular Expression.*name_regex\s+must\s+be\s+a\s+regular\s+expression`),
+			},
+			{
+				Query:       true,
+				Config:      list(fmt.Sprintf("    vhost = %q", vhost)),
+				ExpectError: regexp.MustCompile(`(?s)vhost\s+"` + regexp.QuoteMeta(vhost) + `"\s+does\s+not\s+exist`),
+			},
+		},
+	})
+}
+
+// terraform query -generate-config-out writes a resource and an import block
+// per logical queue; planning that file imports them all and changes nothing,
+// and applying it leaves the broker and its messages as they were.
+func TestAccQuery_generateConfigOut(t *testing.T) {
+	testAccPreCheck(t)
+	t.Parallel()
+	vhost := listVhost(t)
+	publishOn(t, amqpChannel(t, vhost), "orders", 3)
+	tf := newTerraformCLI(t, `terraform {
+  required_providers {
+    queuey = { source = "queuey/queuey" }
+  }
+}
+
+provider "queuey" {}
+`)
+	skipBelowCLI(t, tf, "1.14.0", true)
+	query := fmt.Sprintf(`list "queuey_queue" "all" {
+  provider = queuey
+  limit    = 1000
+  config {
+    vhost = %q
+  }
+}
+`, vhost)
+	if err := os.WriteFile(filepath.Join(tf.dir, "queues.tfquery.hcl"), []byte(query), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before := vhostQueues(t, vhost)
+
+	out := tf.mustRun("query", "-generate-config-out=generated.tf")
+	if !regexp.MustCompile(`(?s)Queues Not Listed.*odd: x-max-length is not declared by the backend`).MatchString(out) {
+		t.Errorf("query output lacks the near-miss warning:\n%s", out)
+	}
+	generated, err := os.ReadFile(filepath.Join(tf.dir, "generated.tf"))
+	if err != nil {
+		t.Fatalf("query wrote no generated.tf: %v\n%s", err, out)
+	}
+	for _, want := range []string{`name`, `"orders"`, `"plain"`, `message_ttl`, `"24h"`, `max_priority`, `import {`} {
+		if !strings.Contains(string(generated), want) {
+			t.Errorf("generated.tf lacks %s:\n%s", want, generated)
+		}
+	}
+	if strings.Contains(string(generated), `"odd"`) || strings.Contains(string(generated), `"orders.dead"`) {
+		t.Errorf("generated.tf holds a queue that is not a logical queue of the backend:\n%s", generated)
+	}
+
+	out = tf.mustRun("plan")
+	if !strings.Contains(out, "Plan: 2 to import, 0 to add, 0 to change, 0 to destroy.") {
+		t.Fatalf("plan of the generated config is not 2 imports and nothing else:\n%s\ngenerated.tf:\n%s", out, generated)
+	}
+	out = tf.mustRun("apply", "-auto-approve")
+	if !strings.Contains(out, "2 imported, 0 added, 0 changed, 0 destroyed") {
+		t.Fatalf("apply of the generated config:\n%s", out)
+	}
+	if after := vhostQueues(t, vhost); after != before {
+		t.Errorf("the broker changed:\nbefore %s\nafter  %s", before, after)
+	}
+	if n := messagesIn(t, vhost, "orders"); n != 3 {
+		t.Errorf("orders holds %d messages after the import, want the 3 published", n)
+	}
+	if out = tf.mustRun("plan", "-detailed-exitcode"); !strings.Contains(out, "No changes.") {
+		t.Errorf("plan after the import is not empty:\n%s", out)
+	}
+	// The state leaves the queues to the test's vhost cleanup.
+	tf.mustRun("state", "rm", "queuey_queue.all_0", "queuey_queue.all_1")
+}
+
+// vhostQueues renders the declarations of a vhost's queues, sorted.
+func vhostQueues(t *testing.T, vhost string) string {
+	t.Helper()
+	all, err := accClient(t).ListQueueDeclarations(context.Background(), vhost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := make([]string, 0, len(all))
+	for name, q := range all {
+		args, _ := json.Marshal(q.Arguments)
+		lines = append(lines, fmt.Sprintf("%s durable=%t auto_delete=%t %s", name, q.Durable, q.AutoDelete, args))
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "; ")
+}
+
+// messagesIn counts the messages of a queue in vhost with a passive declare.
+func messagesIn(t *testing.T, vhost, queue string) int {
+	t.Helper()
+	q, err := amqpChannel(t, vhost).QueueDeclarePassive(queue, true, false, false, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q.Messages
+}

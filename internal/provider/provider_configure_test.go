@@ -1,0 +1,240 @@
+package provider
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/hashicorp/terraform-plugin-log/tflogtest"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
+)
+
+// clearBrokerEnv makes sure no RABBITMQ_* setting reaches the provider.
+func clearBrokerEnv(t *testing.T) {
+	t.Helper()
+	for _, env := range []string{EnvEndpoint, EnvUsername, EnvPassword, EnvVhost, EnvInsecure, EnvCACert, EnvClientCert, EnvClientKey,
+		EnvBearerToken, EnvOAuth2TokenURL, EnvOAuth2ClientID, EnvOAuth2ClientSecret} {
+		t.Setenv(env, "")
+	}
+}
+
+// A pure data source that makes Terraform configure the provider.
+const pureHoldQueue = `
+data "queuey_hold_queue" "x" {
+  queue = "orders"
+  delay = "30s"
+}
+`
+
+func TestProviderConfig_InvalidEndpointFromEnvironment(t *testing.T) {
+	clearBrokerEnv(t)
+	t.Setenv(EnvEndpoint, "localhost:15672")
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      `provider "queuey" {}` + pureHoldQueue,
+			ExpectError: errorMatching("Invalid "+EnvEndpoint, "the endpoint must be an http or https URL"),
+		}},
+	})
+}
+
+// The environment alone may not mix ways to authenticate either; a way chosen
+// in the provider block takes precedence over the environment's.
+func TestProviderConfig_AuthFromEnvironment(t *testing.T) {
+	clearBrokerEnv(t)
+	t.Setenv(EnvUsername, "u")
+	t.Setenv(EnvBearerToken, "t")
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: `provider "queuey" {}` + pureHoldQueue,
+				ExpectError: errorMatching("Conflicting Authentication Settings", "the environment sets `RABBITMQ_USERNAME` (username and password) and",
+					"`RABBITMQ_BEARER_TOKEN`"),
+			},
+			{
+				Config: `provider "queuey" {` + "\n" + `bearer_token = "config"` + "\n" + `}` + pureHoldQueue,
+			},
+		},
+	})
+}
+
+// An oauth2 block may leave its credentials to the environment.
+func TestProviderConfig_OAuth2CredentialsFromEnvironment(t *testing.T) {
+	clearBrokerEnv(t)
+	t.Setenv(EnvUsername, "ignored")
+	t.Setenv(EnvOAuth2ClientID, "terraform")
+	t.Setenv(EnvOAuth2ClientSecret, "from-env")
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: `provider "queuey" {
+  oauth2 {
+    token_url = "http://127.0.0.1:1/token"
+  }
+}
+` + pureHoldQueue,
+		}},
+	})
+}
+
+// Suffixes that come from another resource are unknown when Terraform plans
+// the data source. Terraform still reads it during the plan (its own
+// arguments are known), so the read fails and names the setting.
+func TestProviderConfig_UnknownPureSettingAtPlanTime(t *testing.T) {
+	clearBrokerEnv(t)
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: `
+resource "terraform_data" "suffix" {
+  input = "-dlq"
+}
+
+provider "queuey" {
+  dead_suffix = terraform_data.suffix.output
+}
+` + pureHoldQueue,
+				ExpectError: errorMatching("Provider Setting Unknown At Plan Time", "dead_suffix come from values not known until apply"),
+			},
+			{
+				Config: `
+resource "terraform_data" "granularity" {
+  input = "5s"
+}
+
+provider "queuey" {
+  retry_granularity = terraform_data.granularity.output
+}
+
+data "queuey_topology" "x" {
+  queue = "orders"
+}
+`,
+				ExpectError: errorMatching("Provider Setting Unknown At Plan Time", "retry_granularity come from values not known until apply"),
+			},
+		},
+	})
+}
+
+// Broker settings that are unknown at plan time are accepted: the pure data
+// sources do not need them.
+func TestProviderConfig_UnknownBrokerSettingAtPlanTime(t *testing.T) {
+	clearBrokerEnv(t)
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: `
+resource "terraform_data" "endpoint" {
+  input = "http://127.0.0.1:15672"
+}
+
+provider "queuey" {
+  endpoint = terraform_data.endpoint.output
+  vhost    = terraform_data.endpoint.id
+  headers  = { "X-Team" = terraform_data.endpoint.id }
+
+  oauth2 {
+    token_url     = terraform_data.endpoint.output
+    client_id     = "terraform"
+    client_secret = terraform_data.endpoint.id
+  }
+}
+` + pureHoldQueue,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("data.queuey_hold_queue.x", tfjsonpath.New("name"), knownvalue.StringExact("orders.deferred.30000")),
+			},
+		}},
+	})
+}
+
+// Settings that can never work fail the plan at once (default retry budget)
+// with the cause and the fix.
+func TestProvider_endpointMistakes(t *testing.T) {
+	clearBrokerEnv(t)
+	fake := brokertest.New(t)
+	amqp := brokertest.RawListener(t, brokertest.AMQPGreeting)
+	// atPlan: the error must come at plan (PlanOnly), not only at apply.
+	tests := []struct {
+		name, provider, want string
+		atPlan               bool
+	}{
+		{"no username", `endpoint = "` + fake.URL + `"` + "\npassword = \"p\"",
+			`(?s)Missing Management API Username.*set\s+.username.\s+in the provider "queuey"\s+block or the\s+RABBITMQ_USERNAME`, true},
+		{"no password", `endpoint = "` + fake.URL + `"` + "\nusername = \"u\"",
+			`(?s)Missing Management API Password.*RABBITMQ_PASSWORD`, true},
+		{"the AMQP port", `endpoint = "http://` + amqp + `"` + "\nusername = \"u\"\npassword = \"p\"",
+			`(?s)Wrong Management API Endpoint.*AMQP\s+port.*usually\s+on\s+port\s+15672`, false},
+		{"an endpoint ending in /api", `endpoint = "` + fake.URL + `/api"` + "\nusername = \"u\"\npassword = \"p\"",
+			`(?s)Wrong Management API Endpoint.*without\s+/api`, false},
+		{"no scheme", `endpoint = "127.0.0.1:15672"`,
+			`(?s)"127.0.0.1:15672"\s+has\s+no\s+scheme:\s+write\s+it\s+as\s+http://127.0.0.1:15672`, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: testProviderFactories,
+				Steps: []resource.TestStep{{
+					Config:      "provider \"queuey\" {\n" + tt.provider + "\n}\nresource \"queuey_queue\" \"q\" {\n  name = \"q\"\n}\n",
+					PlanOnly:    tt.atPlan,
+					ExpectError: regexp.MustCompile(tt.want),
+				}},
+			})
+			// Terraform itself takes a second or two; a retried error takes 60s.
+			if elapsed := time.Since(start); elapsed > 15*time.Second {
+				t.Errorf("took %s", elapsed)
+			}
+		})
+	}
+}
+
+// The provider's logs name the version it was built as (make release-check
+// checks the same line in a release build's TF_LOG output).
+func TestProviderConfigure_LogsVersion(t *testing.T) {
+	clearBrokerEnv(t)
+	for _, version := range []string{"0.3.0", "0.3.1-snapshot", "dev"} {
+		t.Run(version, func(t *testing.T) {
+			var logs bytes.Buffer
+			ctx := tflogtest.RootLogger(context.Background(), &logs)
+			p := New(version)()
+			var s provider.SchemaResponse
+			p.Schema(ctx, provider.SchemaRequest{}, &s)
+			typ, ok := s.Schema.Type().TerraformType(ctx).(tftypes.Object)
+			if !ok {
+				t.Fatalf("the provider schema's type is %T, want an object", s.Schema.Type().TerraformType(ctx))
+			}
+			attrs := map[string]tftypes.Value{}
+			for name, at := range typ.AttributeTypes {
+				attrs[name] = tftypes.NewValue(at, nil)
+			}
+			var resp provider.ConfigureResponse
+			p.Configure(ctx, provider.ConfigureRequest{Config: tfsdk.Config{Schema: s.Schema, Raw: tftypes.NewValue(typ, attrs)}}, &resp)
+			if resp.Diagnostics.HasError() {
+				t.Fatalf("Configure of an empty provider block failed: %v", resp.Diagnostics)
+			}
+			entries, err := tflogtest.MultilineJSONDecode(&logs)
+			if err != nil {
+				t.Fatalf("decoding the logs: %v", err)
+			}
+			for _, e := range entries {
+				if e["@message"] == "configuring the queuey provider" && e["version"] == version {
+					return
+				}
+			}
+			got, _ := json.Marshal(entries)
+			t.Fatalf("no log entry names version %q; the logs: %s", version, got)
+		})
+	}
+}

@@ -1,0 +1,69 @@
+package provider
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func e2eConfig(name string) string {
+	return fmt.Sprintf(`terraform {
+  required_providers {
+    queuey = { source = "queuey/queuey" }
+  }
+}
+
+provider "queuey" {}
+
+resource "queuey_queue" "orders" {
+  name         = %q
+  message_ttl  = "5000ms"
+  max_priority = 10
+}
+`, name)
+}
+
+func TestAccCLI_planWarnsBeforeLosingMessages(t *testing.T) {
+	testAccPreCheck(t)
+	t.Parallel()
+	name := uniqueName("warn")
+	cleanupQueues(t, "/", name)
+	// An hour's message TTL (not e2eConfig's 5s) keeps the published messages
+	// for the whole test however slowly the CLI runs on a busy machine.
+	config := strings.Replace(e2eConfig(name), `"5000ms"`, `"1h"`, 1)
+	tf := newTerraformCLI(t, config)
+	tf.mustRun("apply", "-auto-approve")
+	t.Cleanup(func() {
+		_ = os.WriteFile(filepath.Join(tf.dir, "main.tf"), []byte(strings.Replace(config, "max_priority = 10", "max_priority = 10\n  force_destroy = true", 1)), 0o600)
+		_, _ = tf.run("apply", "-auto-approve")
+		_, _ = tf.run("destroy", "-auto-approve")
+	})
+	publish(t, name, 2)
+
+	// A planned destroy shows the counts and what will happen.
+	out := tf.mustRun("plan", "-destroy")
+	want := regexp.MustCompile(`(?s)Warning: Queue Holds Messages.*` + regexp.QuoteMeta(name) + `: 2 messages, 0 consumers.*Destroy will refuse`)
+	if !want.MatchString(out) {
+		t.Fatalf("plan -destroy output lacks the warning:\n%s", out)
+	}
+	// So does a planned replacement.
+	if err := os.WriteFile(filepath.Join(tf.dir, "main.tf"), []byte(strings.Replace(config, `"1h"`, `"2h"`, 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out = tf.mustRun("plan")
+	if !regexp.MustCompile(`(?s)must be replaced.*Warning: Queue Holds Messages.*2 messages`).MatchString(out) {
+		t.Fatalf("plan of a replacement lacks the warning:\n%s", out)
+	}
+	// And the destroy itself refuses, losing nothing.
+	out, err := tf.run("destroy", "-auto-approve")
+	if err == nil || !strings.Contains(out, "Queue Not Empty: Destroy Refused") {
+		t.Fatalf("destroy of a queue holding messages did not refuse: %v\n%s", err, out)
+	}
+	if n := messageCount(t, name); n != 2 {
+		t.Fatalf("after a refused destroy the queue holds %d messages, want 2", n)
+	}
+	t.Logf("a refused destroy prints:\n%s", out)
+}
