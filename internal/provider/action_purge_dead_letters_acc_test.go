@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
@@ -35,8 +36,9 @@ func TestAccAction_purgeLeavesQueueAndHoldQueuesAlone(t *testing.T) {
 	}
 	// The management API shows the purge already (a destroy now would not
 	// be refused on a stale count).
-	if q := getQueue(t, "/", name+".dead"); q.Messages == nil || *q.Messages != 0 {
-		t.Errorf("the management API reports %v messages on %s.dead right after the purge", q.Messages, name)
+	queues, err := accClient(t).ListQueuesWithConsumers(context.Background(), "/")
+	if q := queues[name+".dead"]; err != nil || q.Messages == nil || *q.Messages != 0 {
+		t.Errorf("the management API reports %v messages on %s.dead right after the purge (%v)", q.Messages, name, err)
 	}
 	out = tf.mustRun("apply", "-auto-approve", "-invoke=action.queuey_purge_dead_letters.p")
 	if !saysWords(out, "nothing to move") {
