@@ -2,7 +2,7 @@
 # Makes a RabbitMQ broker with the management API ready for the acceptance
 # tests and the demo, and writes where to find it to build/broker.env.
 #
-# In order (see SPEC §4):
+# In order:
 #   1. RABBITMQ_ENDPOINT, when it is set and its management API answers
 #      (credentials from RABBITMQ_USERNAME / RABBITMQ_PASSWORD, default guest/guest);
 #   2. a local broker that already answers on http://127.0.0.1:15672 as guest/guest

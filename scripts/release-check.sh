@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make release-check: build a release the way the release workflow does, check
-# it the way the registry does, and install it the way users do (SPEC §4,
-# "Installing as users do").
+# it the way the registry does, and install it the way users do (the
+# filesystem-mirror steps of docs/guides/getting-started.md; .github/CONTRIBUTING.md,
+# "The release check").
 #
 #   1. goreleaser (a tool of tools/go.mod) builds a snapshot release from
 #      .goreleaser.yml: a zip per platform, the SHA256SUMS that also covers the

@@ -6,7 +6,10 @@ go 1.26.8
 // path is below the provider's) and builds against the working tree.
 require github.com/queuey/terraform-provider-queuey v0.0.0-00010101000000-000000000000
 
-require github.com/hashicorp/terraform-plugin-framework v1.19.0
+require (
+	github.com/hashicorp/terraform-plugin-framework v1.19.0
+	github.com/rabbitmq/amqp091-go v1.16.0
+)
 
 require (
 	al.essio.dev/pkg/shellescape v1.6.0 // indirect

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/x509"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -19,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/golang-jwt/jwt/v5"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
 )
@@ -135,7 +135,7 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil || resp.StatusCode != http.StatusUnauthorized || (req.Body != nil && req.GetBody == nil) {
 		return resp, err
 	}
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, bodyPeek))
 	_ = resp.Body.Close()
 	if !tokenRefused(string(body)) {
 		resp.Body = io.NopCloser(bytes.NewReader(body))
@@ -238,7 +238,7 @@ func sharedTokenFor(cfg Config, tokenBase *http.Transport) *sharedToken {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	parts := []string{o.TokenURL, o.ClientID, o.ClientSecret, strings.Join(o.Scopes, " "), fmt.Sprint(cfg.Insecure), cfg.CACertFile, cfg.RequestTimeout.String(), cfg.retryBudget().String()}
+	parts := []string{o.TokenURL, o.ClientID, o.ClientSecret, strings.Join(o.Scopes, " "), fmt.Sprint(cfg.Insecure), cfg.CACertFile, cfg.RequestTimeout.String(), cfg.retryBudget().String(), fmt.Sprint(cfg.Timing)}
 	for _, k := range keys {
 		parts = append(parts, k+"="+o.EndpointParams[k])
 	}
@@ -264,7 +264,7 @@ func sharedTokenFor(cfg Config, tokenBase *http.Transport) *sharedToken {
 		// Connection errors and 5xx answers of the token endpoint are retried
 		// like the management API's; its refusals (4xx) are not.
 		client: &http.Client{
-			Transport: &retryTransport{base: tokenBase, timeout: cfg.RequestTimeout, budget: cfg.retryBudget()},
+			Transport: newRetryTransport(tokenBase, cfg),
 			Timeout:   cfg.maxRequestTime() + cfg.RequestTimeout,
 		},
 		tokenURL: redact(o.TokenURL),
@@ -420,33 +420,21 @@ func (e *TokenError) Hint() string {
 
 // jwtExpiry reads the exp claim of a JWT without verifying it (the broker
 // verifies tokens; the client only needs to know when to replace one). It
-// returns the zero time when tok is not a JWT or has no exp.
+// returns the zero time when tok is not a JWT or has no positive numeric exp.
+// A token signed with an algorithm the jwt package does not know is still
+// read: ParseUnverified fills the claims before it finds the algorithm
+// unavailable, and says so with ErrTokenUnverifiable.
 func jwtExpiry(tok string) time.Time {
-	claims := jwtClaims(tok)
-	if claims == nil {
+	claims := jwt.MapClaims{}
+	_, _, err := jwt.NewParser(jwt.WithPaddingAllowed()).ParseUnverified(tok, claims)
+	if err != nil && !errors.Is(err, jwt.ErrTokenUnverifiable) {
 		return time.Time{}
 	}
-	var exp float64
-	if err := json.Unmarshal(claims["exp"], &exp); err != nil || exp <= 0 {
+	exp, err := claims.GetExpirationTime()
+	if err != nil || exp == nil || exp.Unix() <= 0 {
 		return time.Time{}
 	}
-	return time.Unix(int64(exp), 0)
-}
-
-func jwtClaims(tok string) map[string]json.RawMessage {
-	parts := strings.Split(tok, ".")
-	if len(parts) != 3 {
-		return nil
-	}
-	payload, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[1], "="))
-	if err != nil {
-		return nil
-	}
-	var claims map[string]json.RawMessage
-	if json.Unmarshal(payload, &claims) != nil {
-		return nil
-	}
-	return claims
+	return exp.Time
 }
 
 // tokenTransport is the transport to the token endpoint: the management API's
@@ -478,7 +466,7 @@ func (c *Client) authError(op string, err error) *Error {
 	if te.Status == 0 || te.Status >= 500 {
 		kind = ErrTokenEndpoint // no answer, or a failing endpoint: no refusal
 	}
-	return &Error{Op: op, Endpoint: c.endpointRedacted, Reason: te.Error(), Kind: kind, Hint: te.Hint()}
+	return &Error{Op: op, Endpoint: c.endpoint, Reason: te.Error(), Kind: kind, Hint: te.Hint()}
 }
 
 // tokenRefusalHint explains a 401 or 403 to a request that carried a bearer

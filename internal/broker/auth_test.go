@@ -3,67 +3,23 @@ package broker
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 )
 
-// fakeJWT is an unsigned token with the given claims; the client never
-// verifies tokens, it only reads exp.
-func fakeJWT(claims map[string]any) string {
-	enc := func(v any) string {
-		b, _ := json.Marshal(v)
-		return base64.RawURLEncoding.EncodeToString(b)
-	}
-	return enc(map[string]string{"alg": "HS256", "typ": "JWT"}) + "." + enc(claims) + ".c2ln"
-}
+// The token endpoint of these tests is brokertest.TokenEndpoint; its JWTs
+// are unsigned (brokertest.UnsignedJWT): the client never verifies tokens,
+// it only reads exp.
 
-// tokenServer is a token endpoint: it checks the client credentials and hands
-// out numbered tokens ("tok-1", "tok-2", ...) or JWTs.
-type tokenServer struct {
-	*httptest.Server
-	hits      atomic.Int64
-	expiresIn int           // seconds; 0 leaves expires_in out
-	jwtLife   time.Duration // when set, the tokens are JWTs with this lifetime
-	lastForm  atomic.Value
-}
-
-func newTokenServer(t *testing.T, secret string) *tokenServer {
-	ts := &tokenServer{}
-	ts.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n := ts.hits.Add(1)
-		_ = r.ParseForm()
-		ts.lastForm.Store(r.PostForm.Encode())
-		id, sec, ok := r.BasicAuth()
-		if !ok {
-			id, sec = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
-		}
-		w.Header().Set("Content-Type", "application/json")
-		if id != "terraform" || sec != secret {
-			w.WriteHeader(http.StatusUnauthorized)
-			_, _ = w.Write([]byte(`{"error":"invalid_client","error_description":"Invalid client credentials"}`))
-			return
-		}
-		body := map[string]any{"access_token": fmt.Sprintf("tok-%d", n), "token_type": "Bearer"}
-		if ts.jwtLife > 0 {
-			body["access_token"] = fakeJWT(map[string]any{"n": n, "exp": time.Now().Add(ts.jwtLife).Unix()})
-		}
-		if ts.expiresIn > 0 {
-			body["expires_in"] = ts.expiresIn
-		}
-		_ = json.NewEncoder(w).Encode(body)
-	}))
-	t.Cleanup(ts.Close)
-	return ts
+func newTokenServer(t *testing.T, secret string) *brokertest.TokenEndpoint {
+	return brokertest.NewTokenEndpoint(t, secret)
 }
 
 // authAPI is the fake broker, recording the headers of every request and
@@ -111,11 +67,10 @@ func newAuthClient(t *testing.T, cfg Config) *Client {
 	return c
 }
 
-// get makes one request through getJSON (the provider's own path) and one
-// through rabbit-hole (a declaration).
+// get makes one read and one write, as Read and Create do.
 func get(t *testing.T, c *Client) error {
 	t.Helper()
-	_, err := c.GetQueue(context.Background(), "/", "q")
+	_, err := c.GetQueueDeclaration(context.Background(), "/", "q")
 	if errors.Is(err, ErrNotFound) {
 		err = nil
 	}
@@ -158,7 +113,7 @@ func TestAuth_staticBearerReplacesBasic(t *testing.T) {
 
 func TestAuth_expiredBearerExplained(t *testing.T) {
 	api := newAuthAPI(t)
-	tok := fakeJWT(map[string]any{"exp": time.Now().Add(-time.Hour).Unix()})
+	tok := brokertest.UnsignedJWT(map[string]any{"exp": time.Now().Add(-time.Hour).Unix()})
 	api.refuse["Bearer "+tok] = "Login failed"
 	c := newAuthClient(t, Config{Endpoint: api.URL, BearerToken: tok})
 	err := get(t, c)
@@ -172,19 +127,19 @@ func TestAuth_expiredBearerExplained(t *testing.T) {
 
 func TestAuth_oauth2SharedToken(t *testing.T) {
 	ts := newTokenServer(t, "s3cret")
-	ts.expiresIn = 3600
+	ts.ExpiresIn = 3600
 	api := newAuthAPI(t)
 	cfg := Config{Endpoint: api.URL, Username: "ignored", OAuth2: &OAuth2Config{
 		TokenURL: ts.URL, ClientID: "terraform", ClientSecret: "s3cret",
 		Scopes: []string{"rabbitmq.tag:management"}, EndpointParams: map[string]string{"audience": "rabbitmq"},
 	}}
-	if ts.hits.Load() != 0 {
+	if ts.Hits() != 0 {
 		t.Fatal("building the client contacted the token endpoint")
 	}
 	// Two clients with the same settings (as two resources' clients would
 	// be) and many concurrent requests: one token.
 	c1, c2 := newAuthClient(t, cfg), newAuthClient(t, cfg)
-	if ts.hits.Load() != 0 {
+	if ts.Hits() != 0 {
 		t.Fatal("building the client contacted the token endpoint")
 	}
 	var wg sync.WaitGroup
@@ -200,7 +155,7 @@ func TestAuth_oauth2SharedToken(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if n := ts.hits.Load(); n != 1 {
+	if n := ts.Hits(); n != 1 {
 		t.Errorf("token endpoint hit %d times, want 1", n)
 	}
 	for i, a := range api.authorizations() {
@@ -208,7 +163,7 @@ func TestAuth_oauth2SharedToken(t *testing.T) {
 			t.Fatalf("request %d: Authorization %q, want Bearer tok-1", i, a)
 		}
 	}
-	form, _ := ts.lastForm.Load().(string)
+	form := ts.LastForm()
 	for _, want := range []string{"grant_type=client_credentials", "audience=rabbitmq", "scope=rabbitmq.tag%3Amanagement"} {
 		if !strings.Contains(form, want) {
 			t.Errorf("token request %q lacks %q", form, want)
@@ -217,14 +172,16 @@ func TestAuth_oauth2SharedToken(t *testing.T) {
 }
 
 func TestAuth_oauth2RefreshBeforeExpiry(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
-		setup func(*tokenServer)
+		setup func(*brokertest.TokenEndpoint)
 	}{
-		{"expires_in", func(ts *tokenServer) { ts.expiresIn = 1 }},
-		{"JWT exp without expires_in", func(ts *tokenServer) { ts.jwtLife = 2 * time.Second }},
+		{"expires_in", func(ts *brokertest.TokenEndpoint) { ts.ExpiresIn = 1 }},
+		{"JWT exp without expires_in", func(ts *brokertest.TokenEndpoint) { ts.JWTLife = 2 * time.Second }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			ts := newTokenServer(t, "s3cret")
 			tc.setup(ts)
 			api := newAuthAPI(t)
@@ -235,14 +192,14 @@ func TestAuth_oauth2RefreshBeforeExpiry(t *testing.T) {
 			if err := get(t, c); err != nil {
 				t.Fatal(err)
 			}
-			if n := ts.hits.Load(); n != 1 {
+			if n := ts.Hits(); n != 1 {
 				t.Fatalf("token endpoint hit %d times before expiry, want 1", n)
 			}
 			time.Sleep(2100 * time.Millisecond)
 			if err := get(t, c); err != nil {
 				t.Fatal(err)
 			}
-			if n := ts.hits.Load(); n != 2 {
+			if n := ts.Hits(); n != 2 {
 				t.Fatalf("token endpoint hit %d times, want 2 (one refresh)", n)
 			}
 		})
@@ -270,7 +227,7 @@ func TestAuth_oauth2RetryOnceWithNewToken(t *testing.T) {
 			t.Fatalf("got %v, want ErrUnauthorized", err)
 		}
 	}
-	if n := ts.hits.Load(); n != 2 {
+	if n := ts.Hits(); n != 2 {
 		t.Errorf("token endpoint hit %d times, want 2", n)
 	}
 
@@ -280,7 +237,7 @@ func TestAuth_oauth2RetryOnceWithNewToken(t *testing.T) {
 	if !errors.Is(err, ErrUnauthorized) || !strings.Contains(err.Error(), "rabbitmq.tag:management") {
 		t.Fatalf("got %v, want an error naming the management tag scope", err)
 	}
-	if n := ts.hits.Load(); n != 2 {
+	if n := ts.Hits(); n != 2 {
 		t.Errorf("token endpoint hit %d times, want 2", n)
 	}
 }
@@ -306,7 +263,7 @@ func TestAuth_oauth2WrongSecret(t *testing.T) {
 	}
 	// The oauth2 package tries the credentials in a header, then in the form:
 	// two requests, and none after that.
-	if n := ts.hits.Load(); n > 2 {
+	if n := ts.Hits(); n > 2 {
 		t.Errorf("token endpoint hit %d times for 5 requests, want at most 2", n)
 	}
 	if len(api.authorizations()) != 0 {
@@ -370,12 +327,8 @@ func TestTokenRefused(t *testing.T) {
 // request that was waiting for that token, not one budget per request; the
 // error is no credential refusal but ErrTokenEndpoint.
 func TestAuth_oauth2FailingEndpointShared(t *testing.T) {
-	var hits atomic.Int64
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		hits.Add(1)
-		w.WriteHeader(http.StatusServiceUnavailable)
-	}))
-	t.Cleanup(ts.Close)
+	ts := brokertest.NewTokenEndpoint(t, "s")
+	ts.Fail(http.StatusServiceUnavailable)
 	api := newAuthAPI(t)
 	c, err := New(Config{Endpoint: api.URL, RequestTimeout: 5 * time.Second, RetryBudget: time.Second,
 		OAuth2: &OAuth2Config{TokenURL: ts.URL + "/token-" + t.Name(), ClientID: "terraform", ClientSecret: "s"}})
@@ -401,10 +354,47 @@ func TestAuth_oauth2FailingEndpointShared(t *testing.T) {
 	// One budget of 1 s, pauses from 250 ms: 4 or 5 attempts. The oauth2
 	// package's second way of sending the credentials doubles that; four
 	// budgets spent one after the other would make it about 30.
-	if n := hits.Load(); n > 6 {
+	if n := ts.Hits(); n > 6 {
 		t.Errorf("token endpoint hit %d times by %d waiting requests: each spent a retry budget of its own", n, callers)
 	}
 	if len(api.authorizations()) != 0 {
 		t.Error("the management API was called without a token")
+	}
+}
+
+// Every shape of token the client may be given: only a JWT with a positive
+// numeric exp has an expiry, whatever its signing algorithm.
+func TestJWTExpiry(t *testing.T) {
+	t.Parallel()
+	exp := time.Unix(1_900_000_000, 0)
+	seg := func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
+	hs256 := map[string]any{"alg": "HS256", "typ": "JWT"}
+	padded := base64.URLEncoding.EncodeToString([]byte(`{"alg":"HS256"}`)) + "." +
+		base64.URLEncoding.EncodeToString([]byte(`{"exp":1900000000,"n":1}`)) + ".c2ln"
+	for _, tc := range []struct {
+		name string
+		tok  string
+		want time.Time
+	}{
+		{"opaque token", "tok-1", time.Time{}},
+		{"two segments", seg(`{"alg":"HS256"}`) + "." + seg(`{"exp":1900000000}`), time.Time{}},
+		{"exp", brokertest.JWT(hs256, map[string]any{"exp": exp.Unix()}), exp},
+		{"fractional exp", brokertest.JWT(hs256, map[string]any{"exp": 1_900_000_000.75}), exp},
+		{"padded segments", padded, exp},
+		{"RS256 (the broker's kind)", brokertest.JWT(map[string]any{"alg": "RS256", "kid": "k"}, map[string]any{"exp": exp.Unix()}), exp},
+		{"unknown alg", brokertest.JWT(map[string]any{"alg": "XY512"}, map[string]any{"exp": exp.Unix()}), exp},
+		{"no alg", brokertest.JWT(map[string]any{"typ": "JWT"}, map[string]any{"exp": exp.Unix()}), exp},
+		{"no exp", brokertest.JWT(hs256, map[string]any{"sub": "terraform"}), time.Time{}},
+		{"exp 0", brokertest.JWT(hs256, map[string]any{"exp": 0}), time.Time{}},
+		{"negative exp", brokertest.JWT(hs256, map[string]any{"exp": -5}), time.Time{}},
+		{"exp as a string", brokertest.JWT(hs256, map[string]any{"exp": "1900000000"}), time.Time{}},
+		{"claims not base64", seg(`{"alg":"HS256"}`) + ".%%%." + "c2ln", time.Time{}},
+		{"claims not JSON", seg(`{"alg":"HS256"}`) + "." + seg(`exp=1`) + ".c2ln", time.Time{}},
+		{"claims a JSON array", seg(`{"alg":"HS256"}`) + "." + seg(`[1]`) + ".c2ln", time.Time{}},
+		{"header not JSON", seg(`alg`) + "." + seg(`{"exp":1900000000}`) + ".c2ln", time.Time{}},
+	} {
+		if got := jwtExpiry(tc.tok); !got.Equal(tc.want) {
+			t.Errorf("%s: expiry %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

@@ -17,11 +17,10 @@ import (
 
 // Client talks to one management API.
 type Client struct {
-	cfg              Config
-	endpoint         string // normalised: no trailing slash
-	endpointRedacted string
-	http             *http.Client
-	transport        *retryTransport
+	cfg       Config
+	endpoint  string // normalised: no trailing slash, no credentials
+	http      *http.Client
+	transport *retryTransport
 
 	// Reads by vhost shared by concurrent callers (see reads.go).
 	declared flight[map[string]Queue] // what each queue was declared with
@@ -35,6 +34,8 @@ type Client struct {
 
 	nodeMu      sync.Mutex
 	nodeDefault *string // the node's default queue type, once read ("" for none)
+
+	amqp amqpSettings // the AMQP 0-9-1 connection (amqp.go)
 }
 
 // wrote tells the shared queue reads that this client changed something:
@@ -81,7 +82,7 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	rt := &retryTransport{base: base, timeout: cfg.RequestTimeout, budget: cfg.retryBudget()}
+	rt := newRetryTransport(base, cfg)
 	auth, err := newAuthTransport(cfg, rt, tokenTransport(cfg, base))
 	if err != nil {
 		return nil, err
@@ -89,19 +90,24 @@ func New(cfg Config) (*Client, error) {
 	if err := checkCredentials(cfg); err != nil {
 		return nil, err
 	}
+	amqpCfg, err := newAMQPSettings(cfg, u, base.TLSClientConfig, auth.tokens)
+	if err != nil {
+		return nil, err
+	}
 	// A backstop: every attempt already has its own timeout.
 	overall := cfg.maxRequestTime() + cfg.RequestTimeout
 	return &Client{
-		cfg:              cfg,
-		endpoint:         endpoint,
-		endpointRedacted: endpoint,
-		http:             &http.Client{Transport: auth, Timeout: overall},
-		transport:        rt,
+		cfg:       cfg,
+		endpoint:  endpoint,
+		http:      &http.Client{Transport: auth, Timeout: overall},
+		transport: rt,
+		amqp:      amqpCfg,
 	}, nil
 }
 
-// Endpoint returns the normalised management API base URL.
-func (c *Client) Endpoint() string { return c.endpointRedacted }
+// Endpoint returns the normalised management API base URL, without
+// credentials.
+func (c *Client) Endpoint() string { return c.endpoint }
 
 // redact returns s with the password of its user info hidden, also when s
 // is not a URL with an authority ("u:p@host" parses as scheme "u"): then
@@ -131,14 +137,18 @@ func (c *Client) unreachable(op string, err error) error {
 	if e := c.endpointMismatch(op, err); e != nil {
 		return e
 	}
+	var fc *FirstContactError
+	if errors.As(err, &fc) {
+		return &Error{Op: op, Endpoint: c.endpoint, Reason: fc.Error(), Kind: ErrUnreachable, Hint: firstContactHint(fc)}
+	}
 	reason := transportReason(err)
-	hint := fmt.Sprintf("Check that the management API answers at %s (the rabbitmq_management plugin enabled, the port open), or raise request_timeout", c.endpointRedacted)
+	hint := fmt.Sprintf("Check that the management API answers at %s (the rabbitmq_management plugin enabled, the port open), or raise request_timeout", c.endpoint)
 	if certificateError(err) {
 		hint = "The TLS handshake failed over a certificate: set cacert_file (or RABBITMQ_CACERT) to the CA that signed the " +
 			"management API's certificate (insecure = true skips that check), and clientcert_file and clientkey_file when the " +
 			"server asks for a client certificate"
 	}
-	return &Error{Op: op, Endpoint: c.endpointRedacted, Reason: reason, Kind: ErrUnreachable, Hint: hint}
+	return &Error{Op: op, Endpoint: c.endpoint, Reason: reason, Kind: ErrUnreachable, Hint: hint}
 }
 
 // ValidateEndpoint checks a management API base URL, the one rule for the
@@ -164,8 +174,8 @@ func ValidateEndpoint(raw string) (*url.URL, error) {
 	return u, nil
 }
 
-// newRequest builds a request for path below /api/ with the client's
-// credentials (the auth transport swaps them for a token when configured).
+// newRequest builds a request for path below /api/; the auth transport adds
+// the credentials.
 func (c *Client) newRequest(ctx context.Context, method, path string, body []byte) (*http.Request, error) {
 	var r io.Reader
 	if body != nil {
@@ -175,7 +185,6 @@ func (c *Client) newRequest(ctx context.Context, method, path string, body []byt
 	if err != nil {
 		return nil, err
 	}
-	req.SetBasicAuth(c.cfg.Username, c.cfg.Password)
 	req.Header.Set("Accept", "application/json")
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -205,12 +214,12 @@ func (c *Client) send(ctx context.Context, op, method, path string, body, out an
 	if body != nil {
 		var err error
 		if b, err = json.Marshal(body); err != nil {
-			return &Error{Op: op, Endpoint: c.endpointRedacted, Reason: err.Error()}
+			return &Error{Op: op, Endpoint: c.endpoint, Reason: err.Error()}
 		}
 	}
 	req, err := c.newRequest(ctx, method, path, b)
 	if err != nil {
-		return &Error{Op: op, Endpoint: c.endpointRedacted, Reason: err.Error()}
+		return &Error{Op: op, Endpoint: c.endpoint, Reason: err.Error()}
 	}
 	if c.credentialsRefused.Load() {
 		return c.refusedBefore(op)
@@ -227,8 +236,9 @@ func (c *Client) send(ctx context.Context, op, method, path string, body, out an
 		// the value: a trailing newline, a chunked body's last chunk) so
 		// that net/http puts the connection back in the pool; closed before
 		// its end, the connection is closed instead and the next request
-		// opens a new one.
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, drainLimit))
+		// opens a new one. More than bodyPeek is not worth reading: net/http
+		// then closes the connection instead.
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, bodyPeek))
 		_ = resp.Body.Close()
 	}()
 	if resp.StatusCode >= 400 {
@@ -240,15 +250,10 @@ func (c *Client) send(ctx context.Context, op, method, path string, body, out an
 	dec := json.NewDecoder(resp.Body)
 	dec.UseNumber()
 	if err := dec.Decode(out); err != nil {
-		return &Error{Op: op, Endpoint: c.endpointRedacted, Status: resp.StatusCode, Reason: "unreadable answer: " + err.Error()}
+		return &Error{Op: op, Endpoint: c.endpoint, Status: resp.StatusCode, Reason: "unreadable answer: " + err.Error()}
 	}
 	return nil
 }
-
-// drainLimit bounds what do reads of an answer after decoding it, to keep
-// the connection: more than that is not worth reading, and net/http closes
-// the connection instead.
-const drainLimit = 64 << 10
 
 // getJSON is do for a GET.
 func (c *Client) getJSON(ctx context.Context, op, path string, out any) error {
@@ -263,7 +268,7 @@ func (c *Client) writeFailed(ctx context.Context, op string, err error) error {
 	var na *noAnswerError
 	if errors.As(err, &na) && ctx.Err() == nil {
 		if down, total := c.nodesDown(ctx); total > 0 && 2*len(down) >= total {
-			return &Error{Op: op, Endpoint: c.endpointRedacted, Reason: transportReason(err), Kind: ErrUnavailable,
+			return &Error{Op: op, Endpoint: c.endpoint, Reason: transportReason(err), Kind: ErrUnavailable,
 				Hint: fmt.Sprintf("%d of the cluster's %d nodes are not running (%s): without a majority the cluster's metadata store "+
 					"cannot take declarations or deletions, and this one may still take effect once the majority is back. Bring them "+
 					"back (check `rabbitmqctl cluster_status`), then try again",

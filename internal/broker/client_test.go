@@ -5,11 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -36,7 +33,7 @@ func TestDeleteQueue_refusalKeepsReason(t *testing.T) {
 		t.Fatalf("err = %v, want ErrNotEmpty", err)
 	}
 	msg := err.Error()
-	if !strings.Contains(msg, `deleting queue "orders" in vhost "/"`) || !strings.Contains(msg, "HTTP 400: queue 'orders' in vhost '/' is not empty") {
+	if !strings.Contains(msg, `deleting queue "orders" in vhost "/"`) || !strings.Contains(msg, "HTTP 400: queue 'orders' in vhost '/' not empty") {
 		t.Errorf("error = %s", msg)
 	}
 	if strings.Contains(strings.ToLower(msg), "login") || strings.Contains(strings.ToLower(msg), "password") {
@@ -150,8 +147,8 @@ func TestValidateEndpoint(t *testing.T) {
 // serves them all.
 func TestKeepAlive_chunkedListings(t *testing.T) {
 	t.Parallel()
-	var conns atomic.Int64
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s := brokertest.New(t)
+	s.Intercept(func(w http.ResponseWriter, _ *http.Request) bool {
 		w.Header().Set("Content-Type", "application/json")
 		var b strings.Builder
 		b.WriteString("[")
@@ -168,24 +165,31 @@ func TestKeepAlive_chunkedListings(t *testing.T) {
 			f.Flush()
 		}
 		time.Sleep(20 * time.Millisecond)
-	}))
-	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			conns.Add(1)
-		}
-	}
-	srv.Start()
-	t.Cleanup(srv.Close)
-	c, err := New(Config{Endpoint: srv.URL, Username: "u", Password: "p", RetryBudget: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
+		return true
+	})
+	c := fakeClient(t, s, 5*time.Second)
 	for range 5 {
 		if _, err := c.listQueuesNow(context.Background(), "/", 0); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if n := conns.Load(); n != 1 {
+	if n := s.Conns(); n != 1 {
 		t.Errorf("5 listings in turn opened %d connections, want 1", n)
+	}
+}
+
+// A guarded delete of an empty queue with a consumer is refused "in use"
+// (3.10's wording): that is ErrNotEmpty too, never a deletion to carry on
+// from.
+func TestDeleteQueue_inUse(t *testing.T) {
+	t.Parallel()
+	s := brokertest.New(t)
+	s.PutQueue("/", brokertest.Queue{Name: "orders", Durable: true, Messages: brokertest.Count(0), Consumers: 1})
+	err := fakeClient(t, s, 5*time.Second).DeleteQueue(context.Background(), "/", "orders", true)
+	if !errors.Is(err, ErrNotEmpty) || !strings.Contains(err.Error(), brokertest.InUseReason("/", "orders")) {
+		t.Fatalf("err = %v, want ErrNotEmpty with the broker's reason", err)
+	}
+	if _, ok := s.Queue("/", "orders"); !ok {
+		t.Error("the queue was deleted")
 	}
 }

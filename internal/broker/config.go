@@ -8,7 +8,10 @@ type Config struct {
 	// Endpoint is the management API base URL, http or https; a trailing
 	// slash is tolerated.
 	Endpoint string
-	Username string
+	// AMQPEndpoint is the AMQP 0-9-1 URL, amqp or amqps, without
+	// credentials or vhost; "" derives it from Endpoint (see amqp.go).
+	AMQPEndpoint string
+	Username     string
 	// Password is never written to an error or a log.
 	Password string
 	// BearerToken, when set, is sent as "Authorization: Bearer" instead of
@@ -34,6 +37,66 @@ type Config struct {
 	// DefaultRetryBudget; a negative value means a single attempt. A request
 	// ends at the latest RetryBudget + RequestTimeout after it began.
 	RetryBudget time.Duration
+	// Timing is the retry transport's clock (see retry.go). It is not a
+	// provider setting: the provider leaves it zero, which means the
+	// defaults, and unit tests set milliseconds.
+	Timing Timing
+	// ContactNotes is the folder of the notes that carry "the broker has
+	// answered" across provider processes (see contact.go); empty: none.
+	ContactNotes string
+}
+
+// Timing holds the pauses and windows of the retry transport (see retry.go).
+// A zero field means its default (the Default* constants).
+type Timing struct {
+	// BackoffFirst is the ceiling of the first pause between attempts; each
+	// later ceiling doubles, up to BackoffMax.
+	BackoffFirst time.Duration
+	BackoffMax   time.Duration
+	// ConfirmPause is the pause before a 404 seen with no restart is
+	// repeated once.
+	ConfirmPause time.Duration
+	// RecoveryWindow bounds the retries of the 404s and "not empty"
+	// refusals of a node that may be recovering, from a request's first
+	// such answer after a restart was seen.
+	RecoveryWindow time.Duration
+	// RestartMemory is how long a sign of a restart is remembered.
+	RestartMemory time.Duration
+	// FirstContact bounds the retries of a refused connection or a host
+	// that does not resolve before the broker has ever answered this client.
+	FirstContact time.Duration
+	// ContactMemory is how long a contact note (see contact.go) makes a
+	// refused connection a restart rather than a first contact.
+	ContactMemory time.Duration
+}
+
+// The retry transport's default clock (see retry.go for each rule).
+const (
+	DefaultBackoffFirst   = 250 * time.Millisecond
+	DefaultBackoffMax     = 5 * time.Second
+	DefaultConfirmPause   = 250 * time.Millisecond
+	DefaultRecoveryWindow = 10 * time.Second
+	DefaultRestartMemory  = 2 * time.Minute
+	DefaultFirstContact   = 10 * time.Second
+	DefaultContactMemory  = 15 * time.Minute
+)
+
+// withDefaults returns tm with every zero field set to its default.
+func (tm Timing) withDefaults() Timing {
+	for _, f := range []struct {
+		v   *time.Duration
+		def time.Duration
+	}{
+		{&tm.BackoffFirst, DefaultBackoffFirst}, {&tm.BackoffMax, DefaultBackoffMax},
+		{&tm.ConfirmPause, DefaultConfirmPause}, {&tm.RecoveryWindow, DefaultRecoveryWindow},
+		{&tm.RestartMemory, DefaultRestartMemory}, {&tm.FirstContact, DefaultFirstContact},
+		{&tm.ContactMemory, DefaultContactMemory},
+	} {
+		if *f.v <= 0 {
+			*f.v = f.def
+		}
+	}
+	return tm
 }
 
 // Defaults and limits.

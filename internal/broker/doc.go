@@ -8,5 +8,10 @@
 // only the calls the provider needs: the administration calls of the tests
 // and the bench are in internal/brokertest.
 //
+// Those administration calls use rabbit-hole/v2, but the provider's own
+// requests do not: its calls take no context.Context, so a cancelled plan or
+// destroy could not stop one, and it gives no control over retries, whose
+// rules (retry.go) are what lets an operation ride through a broker restart.
+//
 // Nothing here knows about Terraform; the password never appears in an error.
 package broker

@@ -35,7 +35,7 @@ func (c *Client) endpointMismatch(op string, err error) *Error {
 	if m.kind == nil {
 		return nil
 	}
-	return &Error{Op: op, Endpoint: c.endpointRedacted, Reason: m.reason, Kind: m.kind, Hint: m.hint}
+	return &Error{Op: op, Endpoint: c.endpoint, Reason: m.reason, Kind: m.kind, Hint: m.hint}
 }
 
 // endpointProblem is what a transport error says about the endpoint: the

@@ -4,10 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -34,13 +31,12 @@ func defaultClient(t *testing.T, endpoint string) *Client {
 func TestEndpointMistakesFailFast(t *testing.T) {
 	amqp := brokertest.RawListener(t, brokertest.AMQPGreeting)
 	tlsAlert := brokertest.RawListener(t, "\x15\x03\x03\x00\x02\x02\x46") // a TLS port's alert to plain HTTP, as Erlang's ssl sends
-	tlsSrv := httptest.NewUnstartedServer(http.NotFoundHandler())
-	tlsSrv.Config.ErrorLog = log.New(io.Discard, "", 0) // "client sent an HTTP request to an HTTPS server"
-	tlsSrv.StartTLS()
-	t.Cleanup(tlsSrv.Close)
-	plain := httptest.NewServer(http.NotFoundHandler())
-	t.Cleanup(plain.Close)
+	// The closed and raw ports of these tests are no management API at all,
+	// so they are not the fake: RawListener answers as RabbitMQ's AMQP port
+	// and a TLS port do to plain HTTP.
+	tlsSrv := brokertest.NewTLS(t, nil)
 	fake := brokertest.New(t)
+	plain := fake
 	for _, tc := range []struct {
 		name     string
 		endpoint string

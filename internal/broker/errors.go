@@ -96,7 +96,7 @@ func (e *Error) Unwrap() error { return e.Kind }
 // reason is matched against every spelling known, and a reason not known is
 // settled by asking /api/whoami with the same credentials (see authProblem).
 func (c *Client) classify(ctx context.Context, op string, status int, reason string) *Error {
-	e := &Error{Op: op, Endpoint: c.endpointRedacted, Status: status, Reason: reason}
+	e := &Error{Op: op, Endpoint: c.endpoint, Status: status, Reason: reason}
 	lower := strings.ToLower(reason)
 	switch {
 	case (status == 401 || status == 403) && c.cfg.Method() != AuthBasic:
@@ -214,7 +214,7 @@ func (c *Client) whoami(ctx context.Context) (int, string) {
 // with rabbit-hole's type for it.
 func readReason(r io.Reader) string {
 	var body rabbithole.ErrorResponse
-	_ = json.NewDecoder(io.LimitReader(r, 64<<10)).Decode(&body)
+	_ = json.NewDecoder(io.LimitReader(r, bodyPeek)).Decode(&body)
 	if body.Reason != "" {
 		return body.Reason
 	}
@@ -243,6 +243,6 @@ func (c *Client) authHint(k authProblemKind) string {
 // this client had the credentials refused: they do not change within the
 // provider's process, so asking again would only be refused again.
 func (c *Client) refusedBefore(op string) *Error {
-	return &Error{Op: op, Endpoint: c.endpointRedacted, Reason: "not sent, since an earlier request had the credentials refused",
+	return &Error{Op: op, Endpoint: c.endpoint, Reason: "not sent, since an earlier request had the credentials refused",
 		Kind: ErrUnauthorized, CredentialsRefused: true, Hint: c.authHint(authCredentials)}
 }

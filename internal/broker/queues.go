@@ -146,22 +146,6 @@ func (c *Client) listQueuesNow(ctx context.Context, vhost string, flags uint) (m
 	return out, nil
 }
 
-// GetQueue returns one queue with its message count, or an error wrapping
-// ErrNotFound when the queue or its vhost does not exist. Concurrent calls for
-// the same vhost share one list request (see ListQueues).
-func (c *Client) GetQueue(ctx context.Context, vhost, name string) (Queue, error) {
-	all, err := c.ListQueues(ctx, vhost)
-	if err != nil {
-		return Queue{}, err
-	}
-	q, ok := all[name]
-	if !ok {
-		return Queue{}, &Error{Op: fmt.Sprintf("reading queue %q in vhost %q", name, vhost), Endpoint: c.endpointRedacted,
-			Status: http.StatusNotFound, Reason: "no such queue", Kind: ErrNotFound}
-	}
-	return q, nil
-}
-
 // GetQueueDeclaration returns what one queue was declared with (no message
 // counts) and its state and node, from a GET of that queue alone, or an error wrapping ErrNotFound
 // when the queue or its vhost does not exist. The broker answers it in time

@@ -28,26 +28,35 @@ import (
 // Credentials, permissions and every other refusal are final, and so is a
 // certificate the TLS handshake refused.
 //
-// Pauses start at backoffFirst and double up to backoffMax, each drawn at
-// random from its upper half so that clients restarted together do not
-// retry in step. No attempt starts later than the retry budget after the
-// first one began, and the last pause is shortened to end at the budget, so
-// a request ends within budget + request_timeout.
+// Pauses start at Timing.BackoffFirst and double up to Timing.BackoffMax,
+// each drawn at random from its upper half so that clients restarted
+// together do not retry in step. No attempt starts later than the retry
+// budget after the first one began, and the last pause is shortened to end
+// at the budget, so a request ends within budget + request_timeout.
+//
+// First contact: until the broker has answered this client once, a refused
+// connection or a host that does not resolve is most likely a wrong endpoint
+// or a broker that is not running, not a restart: it is tried again within
+// Timing.FirstContact only (when that is shorter than the budget), and then
+// reported as a *FirstContactError naming host:port. Once the broker has
+// answered, the same failures are a restart, retried within the budget; so
+// are they when a contact note says that the broker answered another provider
+// process at this endpoint within Timing.ContactMemory (see contact.go).
 
-const (
-	backoffFirst = 250 * time.Millisecond
-	backoffMax   = 5 * time.Second
-	// bodyPeek is how much of an error answer is read to classify it.
-	bodyPeek = 64 << 10
-)
+// bodyPeek is the most of an answer that is read beside decoding it: to
+// classify an error answer or take its reason, or to drain a body so that
+// its connection is kept.
+const bodyPeek = 64 << 10
 
-// backoff returns the pause before retry number n (1-based): from 125-250ms
-// at first, doubling, never more than backoffMax.
-func backoff(n int) time.Duration {
-	d := backoffMax
-	if n < 16 {
-		d = min(backoffFirst<<(n-1), backoffMax)
+// backoff returns the pause before retry number n (1-based): at first from
+// half of BackoffFirst to BackoffFirst, the ceiling doubling with each
+// retry, never more than BackoffMax.
+func (tm Timing) backoff(n int) time.Duration {
+	d := tm.BackoffFirst
+	for i := 1; i < n && d < tm.BackoffMax; i++ {
+		d *= 2
 	}
+	d = min(d, tm.BackoffMax)
 	return d/2 + rand.N(d/2+1) //nolint:gosec // jitter needs no cryptographic randomness
 }
 
@@ -57,31 +66,39 @@ type retryTransport struct {
 	base    http.RoundTripper
 	timeout time.Duration
 	budget  time.Duration
-	// pause, when set, replaces backoff (unit tests).
-	pause func(n int) time.Duration
+	tm      Timing // with defaults filled in
 	// onAttempt, when set, observes every attempt (unit tests).
 	onAttempt func(*http.Request)
 	// troubleAt is when (Unix nanoseconds) an attempt last failed in a way
 	// a restarting broker fails (see restartSeen); 0 for never.
 	troubleAt atomic.Int64
+	// answered is set once any attempt got an HTTP answer (see first
+	// contact above).
+	answered atomic.Bool
+	// note is this endpoint's contact note; noted is set once this
+	// transport wrote it.
+	note  contactNote
+	noted atomic.Bool
+}
+
+func newRetryTransport(base http.RoundTripper, cfg Config) *retryTransport {
+	return &retryTransport{base: base, timeout: cfg.RequestTimeout, budget: cfg.retryBudget(), tm: cfg.Timing.withDefaults(),
+		note: newContactNote(cfg.ContactNotes, cfg.Endpoint)}
 }
 
 // restartSeen reports whether an attempt failed as a restarting broker makes
 // it fail (a refused or reset connection, no answer, a 5xx, a metadata store
-// timeout) within the last restartMemory. Only then are the 404s and "not
+// timeout) within the last RestartMemory. Only then are the 404s and "not
 // empty" refusals of a node that is starting worth trying again (see next).
 func (t *retryTransport) restartSeen() bool {
 	at := t.troubleAt.Load()
-	return at != 0 && time.Since(time.Unix(0, at)) < restartMemory
+	return at != 0 && time.Since(time.Unix(0, at)) < t.tm.RestartMemory
 }
 
 func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
-	deadline := time.Now().Add(t.budget)
-	pause := t.pause
-	if pause == nil {
-		pause = backoff
-	}
+	start := time.Now()
+	deadline := start.Add(t.budget)
 	var nf notFoundClock
 	for n := 1; ; n++ {
 		resp, err := t.attempt(req)
@@ -89,14 +106,22 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if f.why == "" || ctx.Err() != nil {
 			return resp, err
 		}
-		wait, final := t.next(f.kind, pause(n), &nf)
+		wait, final := t.next(f.kind, t.tm.backoff(n), &nf)
 		if final {
 			return resp, nil // a 404 or a refusal that means what it says
 		}
-		if wait = min(wait, time.Until(deadline)); wait < 0 {
-			// Out of budget: the last answer, or why there was none.
-			if resp != nil {
+		end := deadline
+		firstContact := f.kind == noContact && !t.answered.Load() && !t.note.recent(t.tm.ContactMemory)
+		if firstContact && t.tm.FirstContact < t.budget {
+			end = start.Add(t.tm.FirstContact)
+		}
+		if wait = min(wait, time.Until(end)); wait < 0 {
+			// Out of time: the last answer, or why there was none.
+			switch {
+			case resp != nil:
 				return resp, nil
+			case firstContact:
+				return nil, &FirstContactError{Addr: hostPort(req.URL), Attempts: n, Waited: time.Since(start), Err: err}
 			}
 			return nil, &budgetError{attempts: n, budget: t.budget, timeout: t.timeout, last: err}
 		}
@@ -128,18 +153,18 @@ type notFoundClock struct {
 // before the next one, or final when the answer is to be taken as it is.
 //
 // A 404 or a "not empty" that a stopping or starting node may give is tried
-// again for recoveryWindow from the request's first such answer after this
+// again for RecoveryWindow from the request's first such answer after this
 // client has seen a restart (restartSeen), the last pause shortened to end
 // with the window. (The 404 of a node that begins to stop does not start the
 // window when it is the first sign of the restart; it does when an earlier
 // restart is still remembered, and then a request that waits out a new
 // outage longer than the window meets it closed.) Otherwise a "not empty" is
-// final at once, and a 404 is repeated once after confirmPause: a node whose
+// final at once, and a 404 is repeated once after ConfirmPause: a node whose
 // application is stopping answers 404 to writes on connections already open
 // for a few milliseconds before it closes them (3.10 and 4.3 alike, queues
 // still there), and the repeat then meets the closed port, a restart.
 func (t *retryTransport) next(kind failureKind, pause time.Duration, nf *notFoundClock) (time.Duration, bool) {
-	if kind == restarting {
+	if kind == restarting || kind == noContact {
 		t.troubleAt.Store(time.Now().UnixNano())
 		return pause, false
 	}
@@ -148,11 +173,11 @@ func (t *retryTransport) next(kind failureKind, pause time.Duration, nf *notFoun
 		if nf.first.IsZero() {
 			nf.first = time.Now()
 		}
-		left := recoveryWindow - time.Since(nf.first)
+		left := t.tm.RecoveryWindow - time.Since(nf.first)
 		return min(pause, left), left <= 0
 	case kind == maybeNotFound && !nf.repeated:
 		nf.repeated = true
-		return confirmPause, false
+		return t.tm.ConfirmPause, false
 	}
 	return 0, true
 }
@@ -172,6 +197,9 @@ const (
 	// connection, no answer, a 5xx, a metadata store timeout, a queue
 	// process down); it also marks a restart as seen.
 	restarting failureKind = iota
+	// noContact: a refused connection or a host that does not resolve;
+	// a restart once the broker has answered, else see first contact.
+	noContact
 	// maybeNotFound: a 404 that may come from a stopping or recovering node
 	// (see recovering).
 	maybeNotFound
@@ -184,8 +212,11 @@ const (
 // answer's body and put it back.
 func transient(req *http.Request, resp *http.Response, err error) failure {
 	if err != nil {
-		if errors.Is(err, context.Canceled) || certificateError(err) || wrongEndpoint(err) {
+		switch {
+		case errors.Is(err, context.Canceled) || certificateError(err) || wrongEndpoint(err):
 			return failure{}
+		case dialFailed(err):
+			return failure{why: err.Error(), kind: noContact}
 		}
 		return failure{why: err.Error()}
 	}
@@ -226,28 +257,25 @@ const recovering = ": not found (the node may be stopping or recovering its vhos
 // empty" (maybeStarting): a 4.3 node answers so for an empty queue for a
 // moment after it starts, before the queue's process has counted its
 // messages. It is tried again only after a restart was seen, within
-// recoveryWindow (see next).
+// Timing.RecoveryWindow (see next).
 const stillStarting = ": not empty (the queue may still be starting)"
 
-// recoveryWindow bounds the retries of the answers above, counted from a
-// request's first such answer after a restart was seen: not from its start,
-// so a request that waited out a restart gets the whole window once the node
-// answers again; and not from its last fault, so a real 404 between repeated
-// faults still ends. (A 30 s window counted from the start was tried once;
-// it did not help, since the failures it was meant for were the 404s of a
-// stopping node, answered before any sign of the restart.)
-var recoveryWindow = 10 * time.Second
-
-// confirmPause is the pause before a 404 seen with no restart is repeated
-// once. The 404s of a stopping node end within milliseconds; a missing queue
-// or vhost still answers in well under a second.
-const confirmPause = 250 * time.Millisecond
-
-// restartMemory is how long after the last sign of a restart (a refused or
-// reset connection, a 5xx) a 404 or a "not empty" may still come from a node
-// recovering its vhosts and queues. It is the client's: after one 5xx, every
-// request's 404 waits for the window during that time.
-const restartMemory = 2 * time.Minute
+// Timing.RecoveryWindow bounds the retries of the answers above, counted
+// from a request's first such answer after a restart was seen: not from its
+// start, so a request that waited out a restart gets the whole window once
+// the node answers again; and not from its last fault, so a real 404 between
+// repeated faults still ends. (A 30 s window counted from the start was tried
+// once; it did not help, since the failures it was meant for were the 404s of
+// a stopping node, answered before any sign of the restart.)
+//
+// Timing.ConfirmPause is the pause before a 404 seen with no restart is
+// repeated once. The 404s of a stopping node end within milliseconds; a
+// missing queue or vhost still answers in well under a second.
+//
+// Timing.RestartMemory is how long after the last sign of a restart (a
+// refused or reset connection, a 5xx) a 404 or a "not empty" may still come
+// from a node recovering its vhosts and queues. It is the client's: after one
+// 5xx, every request's 404 waits for the window during that time.
 
 // vhostWide reports whether a 404 to req can come from a vhost that is still
 // starting: a write, or a GET of a vhost or of its queue or consumer
@@ -290,6 +318,12 @@ func (t *retryTransport) attempt(req *http.Request) (*http.Response, error) {
 		t.onAttempt(r)
 	}
 	resp, err := t.base.RoundTrip(r)
+	if resp != nil {
+		t.answered.Store(true)
+		if !t.noted.Swap(true) {
+			t.note.write()
+		}
+	}
 	if err != nil {
 		cancel()
 		if errors.Is(err, context.DeadlineExceeded) && req.Context().Err() == nil {

@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/http/httptest"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 )
 
 // A node whose application stops answers 404 to writes on connections
@@ -18,104 +19,94 @@ import (
 // it says only when it holds: a 404 repeated once, a "not empty" with no
 // restart seen.
 func TestRetryStoppingAndStartingNode(t *testing.T) {
+	t.Parallel()
 	declare := func(c *Client) error { return c.DeclareQueue(context.Background(), "/", "q", nil) }
 	remove := func(c *Client) error { return c.DeleteQueue(context.Background(), "/", "q", true) }
+	notFound := brokertest.Reply(404, brokertest.ObjectNotFound)
+	notEmpty := brokertest.Reply(400, brokertest.NotEmpty43)
 	for _, tc := range []struct {
 		name     string
 		call     func(*Client) error
-		answers  []scriptedAnswer
+		answers  []brokertest.Answer
 		want     error // nil: the request went through
-		requests int64
+		requests int
 	}{
 		{"declaration 404 while stopping, then the port closes", declare,
-			[]scriptedAnswer{{404, objectNotFound}, {dropConnection, ""}, {503, ""}}, nil, 4},
+			[]brokertest.Answer{notFound, brokertest.Drop, brokertest.Reply(503, "")}, nil, 4},
 		{"delete 404 while stopping (the queue is still there)", remove,
-			[]scriptedAnswer{{404, objectNotFound}, {dropConnection, ""}}, nil, 3},
-		{"missing queue: 404 twice", remove,
-			[]scriptedAnswer{{404, objectNotFound}, {404, objectNotFound}}, ErrNotFound, 2},
-		{"missing vhost: declaration 404 twice", declare,
-			[]scriptedAnswer{{404, objectNotFound}, {404, objectNotFound}}, ErrNotFound, 2},
+			[]brokertest.Answer{notFound, brokertest.Drop}, nil, 3},
+		{"missing queue: 404 twice", remove, []brokertest.Answer{notFound, notFound}, ErrNotFound, 2},
+		{"missing vhost: declaration 404 twice", declare, []brokertest.Answer{notFound, notFound}, ErrNotFound, 2},
 		{"not empty while starting, after a restart", remove,
-			[]scriptedAnswer{{503, ""}, {400, notEmpty43}, {400, notEmpty43}}, nil, 4},
-		{"not empty with no restart seen", remove,
-			[]scriptedAnswer{{400, notEmpty43}}, ErrNotEmpty, 1},
+			[]brokertest.Answer{brokertest.Reply(503, ""), notEmpty, notEmpty}, nil, 4},
+		{"not empty with no restart seen", remove, []brokertest.Answer{notEmpty}, ErrNotEmpty, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := &scripted{answers: tc.answers}
-			srv := httptest.NewServer(s)
-			defer srv.Close()
-			start := time.Now()
-			err := tc.call(fastClient(t, srv.URL, time.Minute))
+			t.Parallel()
+			s := brokertest.New(t)
+			s.PutQueue("/", brokertest.Queue{Name: "q", Durable: true, Messages: brokertest.Count(0)})
+			s.Script(nil, tc.answers...)
+			err := tc.call(fastClient(t, s.URL, time.Minute))
 			if tc.want == nil && err != nil || tc.want != nil && !errors.Is(err, tc.want) {
 				t.Fatalf("got %v, want %v", err, tc.want)
 			}
-			if got := s.n.Load(); got != tc.requests {
+			if got := len(s.Requests()); got != tc.requests {
 				t.Errorf("%d requests, want %d", got, tc.requests)
 			}
-			elapsed := time.Since(start)
-			if elapsed > time.Second {
-				t.Errorf("took %s, want under 1s", elapsed)
-			}
-			// The stopping nodes seen closed their port within 10 ms of their
-			// last 404; the pause leaves them 20 times that at least.
-			if tc.answers[0].status == http.StatusNotFound && elapsed < 200*time.Millisecond {
-				t.Errorf("the 404 was repeated after %s, want a pause of 200ms or more: a stopping node needs it to close its port", elapsed)
-			}
-			if n := s.unguarded.Load(); n != 0 {
-				t.Errorf("%d DELETEs sent without if-empty=true: a retry must stay guarded", n)
+			if u := unguarded(s); len(u) != 0 {
+				t.Errorf("DELETEs sent without if-empty=true: %q; a retry must stay guarded", u)
 			}
 		})
 	}
 }
 
-// A request that waited out a restart longer than recoveryWindow gets the
-// whole window once the node answers again: the window counts from its first
-// 404 after the restart was seen, not from its start nor from the 404 of the
-// node beginning to stop.
+// A request that waited out a restart longer than the recovery window gets
+// the whole window once the node answers again: the window counts from its
+// first 404 after the restart was seen, not from its start nor from the 404
+// of the node beginning to stop.
 func TestRecoveryWindowOpensAfterTheRestart(t *testing.T) {
-	defer func(w time.Duration) { recoveryWindow = w }(recoveryWindow)
-	recoveryWindow = 100 * time.Millisecond
-	down := confirmPause + 3*recoveryWindow
+	t.Parallel()
+	tm := fastTiming
+	tm.RecoveryWindow = 100 * time.Millisecond
+	down := tm.ConfirmPause + 3*tm.RecoveryWindow
 	var n atomic.Int64
 	start := time.Now()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	s := brokertest.New(t)
+	s.Intercept(func(w http.ResponseWriter, _ *http.Request) bool {
 		switch since := time.Since(start); {
-		case n.Add(1) == 1, since >= down && since < down+recoveryWindow/2:
+		case n.Add(1) == 1, since >= down && since < down+tm.RecoveryWindow/2:
 			// stopping, on an open connection; then recovering its vhosts
-			w.WriteHeader(http.StatusNotFound)
-			_, _ = w.Write([]byte(objectNotFound))
+			brokertest.ErrorBody(w, http.StatusNotFound, "Object Not Found", "Not Found")
 		case since < down:
 			w.WriteHeader(http.StatusServiceUnavailable)
 		default:
-			w.WriteHeader(http.StatusCreated)
+			return false // the fake declares the queue
 		}
-	}))
-	defer srv.Close()
-	if err := fastClient(t, srv.URL, time.Minute).DeclareQueue(context.Background(), "/", "q", nil); err != nil {
+		return true
+	})
+	if err := timedClient(t, s.URL, time.Minute, tm).DeclareQueue(context.Background(), "/", "q", nil); err != nil {
 		t.Fatalf("a declaration that waited out the restart failed on the recovery's 404: %v", err)
 	}
 }
 
 // A queue that is really gone, answered 404 between faults that go on (a
 // delete whose first answer was lost, behind a flaky proxy), is "not found"
-// once recoveryWindow has passed since its first 404: the faults do not
+// once the recovery window has passed since its first 404: the faults do not
 // keep the window open until the retry budget runs out.
 func TestNotFoundBetweenFaultsEnds(t *testing.T) {
-	defer func(w time.Duration) { recoveryWindow = w }(recoveryWindow)
-	recoveryWindow = 50 * time.Millisecond
-	var answers []scriptedAnswer
+	t.Parallel()
+	var answers []brokertest.Answer
 	for range 1000 {
-		answers = append(answers, scriptedAnswer{503, ""}, scriptedAnswer{404, objectNotFound})
+		answers = append(answers, brokertest.Reply(503, ""), brokertest.Reply(404, brokertest.ObjectNotFound))
 	}
-	s := &scripted{answers: answers}
-	srv := httptest.NewServer(s)
-	defer srv.Close()
+	s := brokertest.New(t)
+	s.Script(nil, answers...)
 	start := time.Now()
-	err := fastClient(t, srv.URL, time.Minute).DeleteQueue(context.Background(), "/", "q", true)
+	err := fastClient(t, s.URL, time.Minute).DeleteQueue(context.Background(), "/", "q", true)
 	if !errors.Is(err, ErrNotFound) {
 		t.Fatalf("got %v, want ErrNotFound", err)
 	}
-	if elapsed := time.Since(start); elapsed > 20*recoveryWindow {
-		t.Errorf("took %s, want about the recovery window of %s", elapsed, recoveryWindow)
+	if elapsed := time.Since(start); elapsed > 20*fastTiming.RecoveryWindow {
+		t.Errorf("took %s, want about the recovery window of %s", elapsed, fastTiming.RecoveryWindow)
 	}
 }

@@ -7,29 +7,66 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 )
 
 func TestBackoffBounds(t *testing.T) {
-	for n := 1; n <= 64; n++ {
-		ceiling := backoffMax
-		if n < 16 {
-			ceiling = min(backoffFirst<<(n-1), backoffMax)
+	t.Parallel()
+	for _, tm := range []Timing{
+		Timing{}.withDefaults(),
+		{BackoffFirst: 3 * time.Millisecond, BackoffMax: 20 * time.Millisecond},
+	} {
+		// The ceiling of pause n: BackoffFirst doubled n-1 times, at most
+		// BackoffMax; written out for the defaults.
+		ceiling := func(n int) time.Duration {
+			d := tm.BackoffFirst
+			for range n - 1 {
+				d = min(2*d, tm.BackoffMax)
+			}
+			return d
 		}
-		for range 50 {
-			d := backoff(n)
-			if d < ceiling/2 || d > ceiling {
-				t.Fatalf("backoff(%d) = %s, want from %s to %s", n, d, ceiling/2, ceiling)
+		for n := 1; n <= 40; n++ {
+			lo, hi := ceiling(n)/2, ceiling(n)
+			for range 50 {
+				if d := tm.backoff(n); d < lo || d > hi {
+					t.Fatalf("%+v: backoff(%d) = %s, want from %s to %s", tm, n, d, lo, hi)
+				}
 			}
 		}
 	}
-	if got := backoff(1); got > backoffFirst {
-		t.Errorf("first pause %s, want at most %s", got, backoffFirst)
+	def := Timing{}.withDefaults()
+	for n, want := range map[int]time.Duration{1: 250 * time.Millisecond, 2: 500 * time.Millisecond, 5: 4 * time.Second, 6: 5 * time.Second, 100: 5 * time.Second} {
+		var top time.Duration
+		for range 200 {
+			top = max(top, def.backoff(n))
+		}
+		if top > want || top < want*3/4 {
+			t.Errorf("default backoff(%d): longest of 200 draws %s, want up to %s", n, top, want)
+		}
+	}
+}
+
+// Zero (or negative) fields of Timing mean the defaults, field by field.
+func TestTimingDefaults(t *testing.T) {
+	t.Parallel()
+	want := Timing{BackoffFirst: 250 * time.Millisecond, BackoffMax: 5 * time.Second, ConfirmPause: 250 * time.Millisecond,
+		RecoveryWindow: 10 * time.Second, RestartMemory: 2 * time.Minute, FirstContact: 10 * time.Second,
+		ContactMemory: 15 * time.Minute}
+	if got := (Timing{}).withDefaults(); got != want {
+		t.Errorf("zero Timing: %+v, want %+v", got, want)
+	}
+	if got := (Timing{BackoffFirst: -1, RecoveryWindow: -time.Second}).withDefaults(); got != want {
+		t.Errorf("negative Timing: %+v, want %+v", got, want)
+	}
+	set := Timing{BackoffFirst: 1, BackoffMax: 2, ConfirmPause: 3, RecoveryWindow: 4, RestartMemory: 5, FirstContact: 6, ContactMemory: 7}
+	if got := set.withDefaults(); got != set {
+		t.Errorf("Timing set: %+v, want it kept", got)
 	}
 }
 
@@ -83,8 +120,8 @@ func TestTransientClassification(t *testing.T) {
 		{"400 conflict", put, answer(400, `{"error":"bad_request","reason":"PRECONDITION_FAILED - inequivalent arg 'x-message-ttl'"}`), nil, false},
 		{"400 metadata store", put, answer(400, `{"error":"bad_request","reason":"cannot declare queue 'q' in vhost '/' because the metadata store operation timed out"}`), nil, true},
 		{"500 metadata store", get, answer(500, `{"error":"timeout","reason":"the metadata store operation timed out"}`), nil, true},
-		{"404 get", get, answer(404, objectNotFound), nil, false},
-		{"404 put vhost recovering", put, answer(404, objectNotFound), nil, true},
+		{"404 get", get, answer(404, brokertest.ObjectNotFound), nil, false},
+		{"404 put vhost recovering", put, answer(404, brokertest.ObjectNotFound), nil, true},
 		{"404 put node down", put, answer(404, `{"error":"Object Not Found","reason":"process is stopped by supervisor"}`), nil, true},
 		{"404 get node down", get, answer(404, `{"error":"Object Not Found","reason":"process is stopped by supervisor"}`), nil, false},
 	} {
@@ -101,128 +138,106 @@ func TestTransientClassification(t *testing.T) {
 	}
 }
 
-// scripted serves the given statuses and bodies in turn, then 200 with
-// body ok; it counts the requests.
-type scripted struct {
-	n       atomic.Int64
-	answers []scriptedAnswer
-	ok      string
-	// unguarded counts the DELETEs sent without if-empty=true.
-	unguarded atomic.Int64
-}
-
-// dropConnection as a scripted status closes the connection unanswered, as a
-// node whose application has stopped does.
-const dropConnection = -1
-
-type scriptedAnswer struct {
-	status int
-	body   string
-}
-
-func (s *scripted) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	i := int(s.n.Add(1)) - 1
-	if r.Method == http.MethodDelete && r.URL.Query().Get("if-empty") != "true" {
-		s.unguarded.Add(1)
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if i < len(s.answers) && s.answers[i].status == dropConnection {
-		if h, ok := w.(http.Hijacker); ok {
-			if conn, _, err := h.Hijack(); err == nil {
-				_ = conn.Close()
-			}
-		}
-		return
-	}
-	if i < len(s.answers) {
-		w.WriteHeader(s.answers[i].status)
-		_, _ = io.WriteString(w, s.answers[i].body)
-		return
-	}
-	_, _ = io.WriteString(w, s.ok)
-}
+// fastTiming is a clock for tests that do not test it: pauses of a
+// millisecond.
+var fastTiming = Timing{BackoffFirst: time.Millisecond, BackoffMax: time.Millisecond, ConfirmPause: time.Millisecond,
+	RecoveryWindow: 500 * time.Millisecond, RestartMemory: time.Minute, FirstContact: time.Second}
 
 func fastClient(t *testing.T, endpoint string, budget time.Duration) *Client {
 	t.Helper()
-	c, err := New(Config{Endpoint: endpoint, Username: "u", Password: "p", RequestTimeout: 5 * time.Second, RetryBudget: budget})
+	return timedClient(t, endpoint, budget, fastTiming)
+}
+
+func timedClient(t *testing.T, endpoint string, budget time.Duration, tm Timing) *Client {
+	t.Helper()
+	c, err := New(Config{Endpoint: endpoint, Username: "u", Password: "p", RequestTimeout: 5 * time.Second, RetryBudget: budget, Timing: tm})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.transport.pause = func(int) time.Duration { return time.Millisecond }
 	return c
 }
 
+// unguarded returns the DELETEs the fake received without if-empty=true.
+func unguarded(s *brokertest.Server) []string {
+	var out []string
+	for _, r := range s.RequestsMatching("DELETE ") {
+		if !strings.Contains(r, "if-empty=true") {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 func TestRetryRidesThroughTransientAnswers(t *testing.T) {
-	// A vhost that names its default queue type: GetVhost then asks nothing more.
-	s := &scripted{ok: `{"name":"/","default_queue_type":"classic"}`, answers: []scriptedAnswer{
-		{503, ``},
-		{502, ``},
-		{500, `{"error":"timeout","reason":"the metadata store operation timed out"}`},
-	}}
-	srv := httptest.NewServer(s)
-	defer srv.Close()
-	if _, err := fastClient(t, srv.URL, time.Minute).GetVhost(context.Background(), "/"); err != nil {
+	t.Parallel()
+	s := brokertest.New(t)
+	s.AddVhost("v", "classic") // names its default queue type: GetVhost then asks nothing more
+	s.Script(nil, brokertest.Reply(503, ``), brokertest.Reply(502, ``), brokertest.Reply(504, ``),
+		brokertest.Reply(500, `{"error":"timeout","reason":"the metadata store operation timed out"}`))
+	if _, err := fastClient(t, s.URL, time.Minute).GetVhost(context.Background(), "v"); err != nil {
 		t.Fatal(err)
 	}
-	if got := s.n.Load(); got != 4 {
-		t.Errorf("%d requests, want 4", got)
+	if got := len(s.Requests()); got != 5 {
+		t.Errorf("%d requests, want 5", got)
 	}
 }
 
 func TestRetryDeclareOnRestartingNode(t *testing.T) {
-	s := &scripted{answers: []scriptedAnswer{
-		{404, `{"error":"Object Not Found","reason":"process is stopped by supervisor"}`},
-		{400, `{"error":"bad_request","reason":"cannot declare queue 'q' because the metadata store operation timed out"}`},
-	}}
-	srv := httptest.NewServer(s)
-	defer srv.Close()
-	if err := fastClient(t, srv.URL, time.Minute).DeclareQueue(context.Background(), "/", "q", nil); err != nil {
+	t.Parallel()
+	s := brokertest.New(t)
+	s.Script(nil, brokertest.Reply(404, brokertest.StoppedBySupervisor),
+		brokertest.Reply(400, `{"error":"bad_request","reason":"cannot declare queue 'q' because the metadata store operation timed out"}`))
+	if err := fastClient(t, s.URL, time.Minute).DeclareQueue(context.Background(), "/", "q", nil); err != nil {
 		t.Fatal(err)
 	}
-	if got := s.n.Load(); got != 3 {
+	if got := len(s.Requests()); got != 3 {
 		t.Errorf("%d requests, want 3", got)
 	}
 }
 
 func TestNoRetryOfRefusals(t *testing.T) {
+	t.Parallel()
 	for _, a := range []struct {
 		status int
 		body   string
 		kind   error
 	}{
-		{401, `{"error":"not_authorized","reason":"Login failed"}`, ErrUnauthorized},
+		{401, brokertest.LoginFailed310, ErrUnauthorized},
 		{403, `{"error":"forbidden","reason":"Access refused."}`, ErrUnauthorized},
 		{400, `{"error":"bad_request","reason":"PRECONDITION_FAILED - inequivalent arg 'x-max-priority'"}`, ErrArgumentsConflict},
 	} {
-		s := &scripted{answers: []scriptedAnswer{{a.status, a.body}}}
-		srv := httptest.NewServer(s)
-		err := fastClient(t, srv.URL, time.Minute).DeclareQueue(context.Background(), "/", "q", nil)
-		srv.Close()
+		s := brokertest.New(t)
+		s.Script(nil, brokertest.Reply(a.status, a.body))
+		err := fastClient(t, s.URL, time.Minute).DeclareQueue(context.Background(), "/", "q", nil)
 		if !errors.Is(err, a.kind) {
 			t.Errorf("HTTP %d: got %v, want %v", a.status, err, a.kind)
 		}
-		if got := s.n.Load(); got != 1 {
+		if got := len(s.Requests()); got != 1 {
 			t.Errorf("HTTP %d was sent %d times: a refusal must not be retried", a.status, got)
 		}
 	}
 }
 
+// Once the broker has answered, a refused connection is a restart: it is
+// tried again until the retry budget runs out, past the first-contact window.
 func TestRetryBudgetRunsOut(t *testing.T) {
-	// A port nobody listens on: every connection is refused.
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
+	t.Parallel()
+	s := brokertest.New(t)
+	s.AddVhost("v", "classic")
+	tm := fastTiming
+	tm.FirstContact = 20 * time.Millisecond
+	const budget = 200 * time.Millisecond
+	c := timedClient(t, s.URL, budget, tm)
+	if _, err := c.GetVhost(context.Background(), "v"); err != nil {
 		t.Fatal(err)
 	}
-	endpoint := "http://" + l.Addr().String()
-	_ = l.Close()
-	const budget = 100 * time.Millisecond
-	c := fastClient(t, endpoint, budget)
+	s.Close() // the broker stops: every connection is refused
 	var attempts atomic.Int64
 	c.observeAttempts(func(*http.Request) { attempts.Add(1) })
 	start := time.Now()
-	_, err = c.GetVhost(context.Background(), "/")
+	_, err := c.GetQueueDeclaration(context.Background(), "v", "q")
 	took := time.Since(start)
-	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "no usable answer within retry_budget 100ms") ||
+	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "no usable answer within retry_budget 200ms") ||
 		!strings.Contains(err.Error(), "connection refused") {
 		t.Fatalf("got %v, want an unreachable error naming the budget and the cause", err)
 	}
@@ -230,30 +245,29 @@ func TestRetryBudgetRunsOut(t *testing.T) {
 		t.Errorf("%d attempts, want the request tried again within the budget", attempts.Load())
 	}
 	if took < budget {
-		t.Errorf("gave up after %s, before the budget of %s ran out", took, budget)
+		t.Errorf("gave up after %s, before the budget of %s ran out (first contact is over once the broker answered)", took, budget)
 	}
 
 	// The budget spent on answers: the last one is reported with its kind.
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.WriteHeader(http.StatusBadRequest)
-		_, _ = io.WriteString(w, `{"error":"bad_request","reason":"cannot declare queue 'q' in vhost '/' because the metadata store operation timed out"}`)
-	}))
-	defer srv.Close()
-	err = fastClient(t, srv.URL, budget).DeclareQueue(context.Background(), "/", "q", nil)
+	s2 := brokertest.New(t)
+	s2.Intercept(func(w http.ResponseWriter, _ *http.Request) bool {
+		brokertest.ErrorBody(w, http.StatusBadRequest, "bad_request", "cannot declare queue 'q' in vhost '/' because the metadata store operation timed out")
+		return true
+	})
+	err = fastClient(t, s2.URL, 50*time.Millisecond).DeclareQueue(context.Background(), "/", "q", nil)
 	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "majority") {
 		t.Fatalf("got %v, want ErrUnavailable about the cluster's majority", err)
 	}
 }
 
 func TestRetryHonoursCancellation(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	t.Parallel()
+	s := brokertest.New(t)
+	s.Intercept(func(w http.ResponseWriter, _ *http.Request) bool {
 		w.WriteHeader(http.StatusServiceUnavailable)
-	}))
-	defer srv.Close()
-	c, err := New(Config{Endpoint: srv.URL, Username: "u", Password: "p", RetryBudget: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
+		return true
+	})
+	c := timedClient(t, s.URL, time.Hour, Timing{})
 	var attempts atomic.Int64
 	ctx, cancel := context.WithCancel(context.Background())
 	c.observeAttempts(func(*http.Request) {
@@ -261,7 +275,7 @@ func TestRetryHonoursCancellation(t *testing.T) {
 			cancel() // Ctrl-C while the broker keeps failing
 		}
 	})
-	_, err = c.GetVhost(ctx, "/")
+	_, err := c.GetVhost(ctx, "/")
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("got %v, want the cancellation", err)
 	}
@@ -273,70 +287,21 @@ func TestRetryHonoursCancellation(t *testing.T) {
 // A declaration that gets no answer in time, from a cluster that reports most
 // of its nodes down, is a cluster without a majority.
 func TestWriteTimeoutWithoutMajority(t *testing.T) {
+	t.Parallel()
+	s := brokertest.New(t)
 	release := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet && r.URL.Path == "/api/nodes" {
-			_, _ = io.WriteString(w, `[{"name":"a@h","running":true},{"name":"b@h","running":false},{"name":"c@h","running":false}]`)
-			return
-		}
+	t.Cleanup(func() { close(release) })
+	s.Script(brokertest.Path("nodes"), brokertest.Reply(200, `[{"name":"a@h","running":true},{"name":"b@h","running":false},{"name":"c@h","running":false}]`))
+	s.Intercept(func(http.ResponseWriter, *http.Request) bool {
 		<-release // the metadata store never answers in time
-	}))
-	defer srv.Close()
-	defer close(release)
-	c, err := New(Config{Endpoint: srv.URL, Username: "u", Password: "p", RequestTimeout: 50 * time.Millisecond, RetryBudget: -1})
+		return true
+	})
+	c, err := New(Config{Endpoint: s.URL, Username: "u", Password: "p", RequestTimeout: 50 * time.Millisecond, RetryBudget: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	err = c.DeclareQueue(context.Background(), "/", "q", nil)
 	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "2 of the cluster's 3 nodes are not running (b@h, c@h)") {
 		t.Fatalf("got %v, want ErrUnavailable naming the nodes down", err)
-	}
-}
-
-// A 404 to a write, after the broker was seen restarting (here a 503), may
-// come from a node still recovering its vhosts: it is tried again, within
-// recoveryWindow only; a 404 to a GET of one queue is the usual answer for a
-// queue that does not exist, and final. (Without a restart seen, a 404 is
-// repeated once, then final: TestRetryStoppingAndStartingNode,
-// TestNotFoundIsFinalWithDefaultBudget.)
-func TestRetryNotFoundWithinRecoveryWindow(t *testing.T) {
-	defer func(w time.Duration) { recoveryWindow = w }(recoveryWindow)
-	recoveryWindow = 50 * time.Millisecond
-	var n atomic.Int64
-	var restarted atomic.Bool
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		n.Add(1)
-		if !restarted.Swap(true) {
-			w.WriteHeader(http.StatusServiceUnavailable)
-			return
-		}
-		w.WriteHeader(http.StatusNotFound)
-		_, _ = io.WriteString(w, objectNotFound)
-	}))
-	defer srv.Close()
-	c := fastClient(t, srv.URL, time.Minute)
-	start := time.Now()
-	if err := c.DeclareQueue(context.Background(), "/", "q", nil); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("got %v, want ErrNotFound", err)
-	}
-	if n.Load() < 3 || time.Since(start) < recoveryWindow {
-		t.Errorf("%d attempts in %s, want attempts for the recovery window of %s", n.Load(), time.Since(start), recoveryWindow)
-	}
-	// Well past one recovery window after the 503, but within restartMemory:
-	// a node that answers again can still be recovering its vhosts.
-	time.Sleep(3 * recoveryWindow)
-	n.Store(0)
-	if err := c.DeleteQueue(context.Background(), "/", "q", true); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("got %v, want ErrNotFound", err)
-	}
-	if n.Load() < 3 {
-		t.Errorf("a DELETE answered 404 %s after the restart was sent %d times, want retries within restartMemory", 3*recoveryWindow, n.Load())
-	}
-	n.Store(0)
-	if _, err := c.GetQueueDeclaration(context.Background(), "/", "q"); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("got %v, want ErrNotFound", err)
-	}
-	if n.Load() != 1 {
-		t.Errorf("a GET of one queue answered 404 was sent %d times, want 1", n.Load())
 	}
 }

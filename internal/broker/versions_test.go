@@ -37,18 +37,8 @@ func (vb versionBroker) client(t *testing.T) (*Client, *brokertest.Server) {
 	return fakeClient(t, b, 5*time.Second), b
 }
 
-// What RabbitMQ 3.10.8, 4.0.5 and 4.3.6 answered here.
-const (
-	loginFailed310   = `{"error":"not_authorized","reason":"Login failed"}`
-	loginFailed4x    = `{"error":"not_authorized","reason":"Not_Authorized"}`
-	notManagement    = `{"error":"not_authorised","reason":"Not management user"}`
-	notVhostUser     = `{"error":"not_authorised","reason":"User not authorised to access virtual host"}`
-	notAdministrator = `{"error":"not_authorised","reason":"Not administrator user"}`
-	notFound43       = `{"error":"not_found","reason":"Not Found"}`
-	objectNotFound   = `{"error":"Object Not Found","reason":"Not Found"}`
-	// 4.3.6's answer to a guarded delete of an empty queue just after start_app.
-	notEmpty43 = `{"error":"bad_request","reason":"queue 'q' in vhost '/' not empty"}`
-)
+// The answers are those recorded from RabbitMQ 3.10.8, 4.0.5 and 4.3.6
+// (brokertest/versions.go).
 
 func TestClassify_authProblemsOnEveryVersion(t *testing.T) {
 	for _, tc := range []struct {
@@ -58,11 +48,11 @@ func TestClassify_authProblemsOnEveryVersion(t *testing.T) {
 		whoami string // answer of /api/whoami; "" when it must not be asked
 		want   string
 	}{
-		{"wrong password 3.10", 401, loginFailed310, "", "check username and password"},
-		{"wrong password 4.x", 401, loginFailed4x, "", "check username and password"},
-		{"no management tag", 401, notManagement, "", "needs the management (or administrator) tag"},
-		{"no vhost access 3.10/4.0", 401, notVhostUser, "", "has no access to the vhost"},
-		{"pattern does not match", 401, `{"error":"access_refused","reason":"Access refused."}`, "", "must match the queues"},
+		{"wrong password 3.10", 401, brokertest.LoginFailed310, "", "check username and password"},
+		{"wrong password 4.x", 401, brokertest.LoginFailed4x, "", "check username and password"},
+		{"no management tag", 401, brokertest.NotManagement, "", "needs the management (or administrator) tag"},
+		{"no vhost access 3.10/4.0", 401, brokertest.NotVhostUser, "", "has no access to the vhost"},
+		{"pattern does not match", 401, brokertest.AccessRefused, "", "must match the queues"},
 		{"unknown reason, whoami answers", 401, `{"error":"x","reason":"Something new"}`, "200", "must match the queues"},
 		{"unknown reason, whoami refuses the login", 401, `{"error":"x","reason":"Something new"}`, "401", "check username and password"},
 		{"unknown reason, whoami refuses the tag", 401, `{"error":"x","reason":"Something new"}`, "401tag", "needs the management"},
@@ -74,9 +64,9 @@ func TestClassify_authProblemsOnEveryVersion(t *testing.T) {
 			case "200":
 				vb["whoami"] = answer{200, `{"name":"u","tags":["management"]}`}
 			case "401":
-				vb["whoami"] = answer{401, loginFailed4x}
+				vb["whoami"] = answer{401, brokertest.LoginFailed4x}
 			case "401tag":
-				vb["whoami"] = answer{401, notManagement}
+				vb["whoami"] = answer{401, brokertest.NotManagement}
 			}
 			c, b := vb.client(t)
 			_, err := c.ListQueueDeclarations(context.Background(), "v")
@@ -103,16 +93,16 @@ func TestConfirmNotFound(t *testing.T) {
 		{
 			name: "administrator, vhost gone",
 			vb: versionBroker{
-				"queues/v": answer{404, objectNotFound},
-				"vhosts/v": answer{404, objectNotFound},
+				"queues/v": answer{404, brokertest.ObjectNotFound},
+				"vhosts/v": answer{404, brokertest.ObjectNotFound},
 			},
 			wantKind: ErrNotFound,
 		},
 		{
 			name: "management user, vhost gone (3.10/4.0) or not accessible (4.3)",
 			vb: versionBroker{
-				"queues/v": answer{404, notFound43},
-				"vhosts/v": answer{401, notAdministrator},
+				"queues/v": answer{404, brokertest.NotFound43},
+				"vhosts/v": answer{401, brokertest.NotAdministrator},
 				"vhosts":   answer{200, `[{"name":"other"}]`},
 			},
 			wantKind: ErrUnauthorized,
@@ -140,7 +130,7 @@ func TestGetVhost_nodeDefaultQueueType(t *testing.T) {
 		wantType     string
 		wantFromNode bool
 	}{
-		{"3.10: undefined, no node setting", `{"name":"v","default_queue_type":"undefined"}`, `[]`, "", false},
+		{"3.10: undefined, no node setting", `{"name":"v","default_queue_type":"` + brokertest.NoDefaultQueueType310 + `"}`, brokertest.Overview310, "", false},
 		{"4.x: the vhost's own", `{"name":"v","default_queue_type":"classic"}`, ``, "classic", false},
 		{"vhost sets none, node quorum", `{"name":"v","metadata":{}}`, `{"default_queue_type":"quorum"}`, "quorum", true},
 	} {

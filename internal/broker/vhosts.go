@@ -55,7 +55,7 @@ func (c *Client) getVhostNow(ctx context.Context, name string) (Vhost, error) {
 				return c.withNodeDefault(ctx, v.vhost())
 			}
 		}
-		return Vhost{}, &Error{Op: op, Endpoint: c.endpointRedacted, Status: http.StatusNotFound, Kind: ErrNotFound,
+		return Vhost{}, &Error{Op: op, Endpoint: c.endpoint, Status: http.StatusNotFound, Kind: ErrNotFound,
 			Reason: notVisible}
 	}
 	if err != nil {

@@ -11,10 +11,15 @@
 package brokertest
 
 import (
+	"crypto/tls"
 	"encoding/json"
+	"io"
+	"log"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -43,24 +48,62 @@ type Queue struct {
 type Server struct {
 	*httptest.Server
 
-	mu        sync.Mutex
-	vhosts    map[string]string            // name → default queue type
-	queues    map[string]map[string]*Queue // vhost → name → queue
-	requests  []string
-	intercept func(w http.ResponseWriter, r *http.Request) bool
-	listings  listings // see listings.go
+	mu         sync.Mutex
+	vhosts     map[string]string            // name → default queue type
+	queues     map[string]map[string]*Queue // vhost → name → queue
+	requests   []string
+	intercepts []*interceptor
+	listings   listings // see listings.go
+	conns      int
+}
+
+// interceptor is one fault installed by Intercept.
+type interceptor struct {
+	f func(w http.ResponseWriter, r *http.Request) bool
 }
 
 // New starts a fake management API with the vhost "/", closed at the end of
 // the test.
 func New(t testing.TB) *Server {
-	s := &Server{
-		vhosts: map[string]string{"/": "undefined"},
-		queues: map[string]map[string]*Queue{"/": {}},
-	}
-	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	s := newServer()
+	s.Start()
 	t.Cleanup(s.Close)
 	return s
+}
+
+// NewTLS is New over TLS with the server settings cfg (its certificate, and
+// whether it demands a client certificate).
+func NewTLS(t testing.TB, cfg *tls.Config) *Server {
+	s := newServer()
+	s.TLS = cfg
+	s.StartTLS()
+	t.Cleanup(s.Close)
+	return s
+}
+
+func newServer() *Server {
+	s := &Server{
+		vhosts: map[string]string{"/": NoDefaultQueueType310},
+		queues: map[string]map[string]*Queue{"/": {}},
+	}
+	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	// A refused handshake is what TLS tests provoke: not worth a log line.
+	s.Config.ErrorLog = log.New(io.Discard, "", 0)
+	s.Config.ConnState = func(_ net.Conn, state http.ConnState) {
+		if state == http.StateNew {
+			s.mu.Lock()
+			s.conns++
+			s.mu.Unlock()
+		}
+	}
+	return s
+}
+
+// Conns returns the number of connections the fake accepted so far.
+func (s *Server) Conns() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.conns
 }
 
 // Count returns a pointer to n, for Queue.Messages.
@@ -71,7 +114,7 @@ func (s *Server) AddVhost(name, defaultQueueType string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if defaultQueueType == "" {
-		defaultQueueType = "undefined"
+		defaultQueueType = NoDefaultQueueType310
 	}
 	s.vhosts[name] = defaultQueueType
 	if s.queues[name] == nil {
@@ -123,17 +166,25 @@ func (s *Server) QueueNames(vhost string) []string {
 	return out
 }
 
-// Intercept installs f, which sees every request first and answers it itself
-// by returning true (a fault, a slow answer); nil removes it.
-func (s *Server) Intercept(f func(w http.ResponseWriter, r *http.Request) bool) {
+// Intercept adds f to the faults, which see every request before the fake
+// does, in the order they were added: the first that answers the request
+// itself, returning true (a fault, a slow answer), ends it; one that returns
+// false leaves it to the next. Calling the returned function removes f.
+func (s *Server) Intercept(f func(w http.ResponseWriter, r *http.Request) bool) (remove func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.intercept = f
+	in := &interceptor{f: f}
+	s.intercepts = append(s.intercepts, in)
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.intercepts = slices.DeleteFunc(s.intercepts, func(x *interceptor) bool { return x == in })
+	}
 }
 
 // FailDelete makes every DELETE of the queue name answer status with that
-// error and reason, as RabbitMQ words them; the queue stays. It replaces any
-// Intercept.
+// error and reason, as RabbitMQ words them; the queue stays. It is one more
+// fault (see Intercept).
 func (s *Server) FailDelete(name string, status int, errText, reason string) {
 	s.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
 		if r.Method != http.MethodDelete || !strings.HasSuffix(r.URL.EscapedPath(), "/"+url.PathEscape(name)) {
@@ -190,10 +241,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		rec += " ?" + r.URL.RawQuery
 	}
 	s.requests = append(s.requests, rec)
-	intercept := s.intercept
+	intercepts := slices.Clone(s.intercepts)
 	s.mu.Unlock()
-	if intercept != nil && intercept(w, r) {
-		return
+	for _, in := range intercepts {
+		if in.f(w, r) {
+			return
+		}
 	}
 	if len(segs) == 2 && segs[0] == "queues" && r.Method == http.MethodGet {
 		s.listQueues(w, r, segs[1])
@@ -247,11 +300,11 @@ func (s *Server) queue(w http.ResponseWriter, r *http.Request, vhost, name strin
 		}
 		query := r.URL.Query()
 		if query.Get("if-empty") == "true" && (q.Messages == nil || *q.Messages > 0) {
-			ErrorBody(w, http.StatusBadRequest, "bad_request", "queue '"+name+"' in vhost '"+vhost+"' is not empty")
+			ErrorBody(w, http.StatusBadRequest, "bad_request", NotEmptyReason(vhost, name))
 			return
 		}
 		if query.Get("if-unused") == "true" && q.Consumers > 0 {
-			ErrorBody(w, http.StatusBadRequest, "bad_request", "queue '"+name+"' in vhost '"+vhost+"' in use")
+			ErrorBody(w, http.StatusBadRequest, "bad_request", InUseReason(vhost, name))
 			return
 		}
 		delete(qs, name)

@@ -232,7 +232,7 @@ func deleteQueuesWithPrefix(c *broker.Client, vhost, prefix string) {
 // it is missing.
 func getQueue(t *testing.T, vhost, name string) broker.Queue {
 	t.Helper()
-	q, err := accClient(t).GetQueue(context.Background(), vhost, name)
+	q, err := accClient(t).GetQueueDeclaration(context.Background(), vhost, name)
 	if err != nil {
 		t.Fatalf("queue %q in vhost %q: %v", name, vhost, err)
 	}

@@ -5,9 +5,11 @@ package provider
 
 import (
 	"context"
-	"fmt"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/providervalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/list"
@@ -23,15 +25,18 @@ import (
 )
 
 var (
-	_ provider.Provider                   = (*queueyProvider)(nil)
-	_ provider.ProviderWithFunctions      = (*queueyProvider)(nil)
-	_ provider.ProviderWithListResources  = (*queueyProvider)(nil)
-	_ provider.ProviderWithValidateConfig = (*queueyProvider)(nil)
+	_ provider.Provider                     = (*queueyProvider)(nil)
+	_ provider.ProviderWithFunctions        = (*queueyProvider)(nil)
+	_ provider.ProviderWithListResources    = (*queueyProvider)(nil)
+	_ provider.ProviderWithValidateConfig   = (*queueyProvider)(nil)
+	_ provider.ProviderWithConfigValidators = (*queueyProvider)(nil)
+	_ provider.ProviderWithActions          = (*queueyProvider)(nil)
 )
 
 // Environment variables read when the matching attribute is not set.
 const (
 	EnvEndpoint   = "RABBITMQ_ENDPOINT"
+	EnvAMQP       = "RABBITMQ_AMQP_ENDPOINT"
 	EnvUsername   = "RABBITMQ_USERNAME"
 	EnvPassword   = "RABBITMQ_PASSWORD"
 	EnvVhost      = "RABBITMQ_VHOST"
@@ -78,6 +83,7 @@ func (p *queueyProvider) Schema(_ context.Context, _ provider.SchemaRequest, res
 				Optional:   true,
 				Validators: []validator.String{endpointValidator{}},
 			},
+			"amqp_endpoint": amqpEndpointAttribute(),
 			"username": schema.StringAttribute{
 				MarkdownDescription: "Management API user, for basic auth. Defaults to the `" + EnvUsername + "` environment variable. " +
 					"Goes with `password`; not with `bearer_token` or `oauth2`.",
@@ -124,12 +130,14 @@ func (p *queueyProvider) Schema(_ context.Context, _ provider.SchemaRequest, res
 			"clientcert_file": schema.StringAttribute{
 				MarkdownDescription: "PEM file of a client certificate to present to the management API; needs `clientkey_file`. " +
 					"Defaults to the `" + EnvClientCert + "` environment variable.",
-				Optional: true,
+				Optional:   true,
+				Validators: []validator.String{stringvalidator.AlsoRequires(path.MatchRoot("clientkey_file"))},
 			},
 			"clientkey_file": schema.StringAttribute{
 				MarkdownDescription: "PEM file of the client certificate's private key; needs `clientcert_file`. " +
 					"Defaults to the `" + EnvClientKey + "` environment variable.",
-				Optional: true,
+				Optional:   true,
+				Validators: []validator.String{stringvalidator.AlsoRequires(path.MatchRoot("clientcert_file"))},
 			},
 			"request_timeout": schema.StringAttribute{
 				MarkdownDescription: "Time limit of each attempt of a management API request, as a Go duration such as `10s`; " +
@@ -228,8 +236,32 @@ func (p *queueyProvider) Schema(_ context.Context, _ provider.SchemaRequest, res
 	}
 }
 
-// ValidateConfig checks the settings that depend on each other: the two
-// suffixes, and a client certificate without its key.
+// ConfigValidators holds the rule between settings that
+// terraform-plugin-framework-validators states as it is: one way to
+// authenticate. username and password together are one way, so the pairs
+// that conflict are those of attributes of two different ways, each its own
+// providervalidator.Conflicting: an error names exactly the two attributes
+// set together. Values unknown at validation are left out, as the library
+// does; the environment's variables are checked at Configure (authMethod),
+// where they are known. The client certificate and its key go together
+// through stringvalidator.AlsoRequires on each of them (see Schema).
+func (p *queueyProvider) ConfigValidators(_ context.Context) []provider.ConfigValidator {
+	ways := [][]string{{"username", "password"}, {"bearer_token"}, {"oauth2"}}
+	var out []provider.ConfigValidator
+	for i, way := range ways {
+		for _, other := range ways[i+1:] {
+			for _, a := range way {
+				for _, b := range other {
+					out = append(out, providervalidator.Conflicting(path.MatchRoot(a), path.MatchRoot(b)))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// ValidateConfig checks the rule between settings that no library states:
+// the two suffixes (topology.Suffixes.Validate).
 func (p *queueyProvider) ValidateConfig(ctx context.Context, req provider.ValidateConfigRequest, resp *provider.ValidateConfigResponse) {
 	var m providerModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
@@ -249,21 +281,6 @@ func (p *queueyProvider) ValidateConfig(ctx context.Context, req provider.Valida
 	if err := s.Validate(); err != nil {
 		addSuffixError(m, err, &resp.Diagnostics)
 	}
-	if methods := configuredAuthMethods(m); len(methods) > 1 {
-		resp.Diagnostics.AddAttributeError(path.Root(methods[1].attr), "Conflicting Authentication Settings",
-			fmt.Sprintf("Set exactly one way to authenticate to the management API: %s. This configuration sets %s.",
-				authMethodsText, joinMethods(methods)))
-	}
-	certSet := !m.ClientCertFile.IsNull() && !m.ClientCertFile.IsUnknown()
-	keySet := !m.ClientKeyFile.IsNull() && !m.ClientKeyFile.IsUnknown()
-	if certSet != keySet && !m.ClientCertFile.IsUnknown() && !m.ClientKeyFile.IsUnknown() {
-		missing := "clientkey_file"
-		if keySet {
-			missing = "clientcert_file"
-		}
-		resp.Diagnostics.AddAttributeError(path.Root(missing), "Incomplete Client Certificate",
-			"clientcert_file and clientkey_file go together: set "+missing+" as well, or neither.")
-	}
 }
 
 func (p *queueyProvider) Resources(_ context.Context) []func() resource.Resource {
@@ -275,6 +292,13 @@ func (p *queueyProvider) Resources(_ context.Context) []func() resource.Resource
 func (p *queueyProvider) ListResources(_ context.Context) []func() list.ListResource {
 	return []func() list.ListResource{
 		NewQueueListResource,
+	}
+}
+
+func (p *queueyProvider) Actions(_ context.Context) []func() action.Action {
+	return []func() action.Action{
+		NewRedriveDeadLettersAction,
+		NewPurgeDeadLettersAction,
 	}
 }
 
@@ -303,6 +327,7 @@ func checkEndpoint(s string) error {
 
 type providerModel struct {
 	Endpoint            types.String `tfsdk:"endpoint"`
+	AMQPEndpoint        types.String `tfsdk:"amqp_endpoint"`
 	Username            types.String `tfsdk:"username"`
 	Password            types.String `tfsdk:"password"`
 	Vhost               types.String `tfsdk:"vhost"`

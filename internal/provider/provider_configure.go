@@ -41,7 +41,7 @@ func (p *queueyProvider) Configure(ctx context.Context, req provider.ConfigureRe
 	resolveGranularities(m, data, diags)
 	resolveVhost(m, data)
 
-	cfg := broker.Config{RequestTimeout: broker.DefaultRequestTimeout}
+	cfg := broker.Config{RequestTimeout: broker.DefaultRequestTimeout, ContactNotes: broker.DefaultContactNotes()}
 	resolveConnection(m, &cfg, data, diags)
 	resolveTimeouts(m, &cfg, data, diags)
 	resolveAuth(ctx, m, &cfg, data, diags)
@@ -53,6 +53,7 @@ func (p *queueyProvider) Configure(ctx context.Context, req provider.ConfigureRe
 	resp.DataSourceData = data
 	resp.ListResourceData = data
 	resp.ResourceData = data
+	resp.ActionData = data
 }
 
 // resolveSuffixes takes dead_suffix and deferred_suffix, and checks them
@@ -133,6 +134,7 @@ func resolveVhost(m providerModel, data *providerData) {
 func resolveConnection(m providerModel, cfg *broker.Config, data *providerData, diags *diag.Diagnostics) {
 	str := data.setting
 	str(m.Endpoint, EnvEndpoint, &cfg.Endpoint)
+	str(m.AMQPEndpoint, EnvAMQP, &cfg.AMQPEndpoint)
 	str(m.CACertFile, EnvCACert, &cfg.CACertFile)
 	str(m.ClientCertFile, EnvClientCert, &cfg.ClientCertFile)
 	str(m.ClientKeyFile, EnvClientKey, &cfg.ClientKeyFile)
@@ -154,6 +156,7 @@ func resolveConnection(m providerModel, cfg *broker.Config, data *providerData, 
 			diags.AddAttributeError(path.Root("endpoint"), "Invalid "+EnvEndpoint, err.Error())
 		}
 	}
+	checkAMQPEndpointEnv(m, cfg.AMQPEndpoint, diags)
 }
 
 // resolveTimeouts takes request_timeout and retry_budget ("0s": one attempt).

@@ -11,7 +11,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
 // testProviderFactories serves the provider in-process to the terraform CLI
@@ -135,25 +137,30 @@ func TestProviderConfig_Invalid(t *testing.T) {
 			want:   []string{"retry_budget", "from 0s to 1h", `got "a minute"`},
 		},
 		{
-			// client certificate without its key
+			// client certificate without its key: the error names the missing one
 			config: `clientcert_file = "/tmp/client.pem"`,
-			want:   []string{"Incomplete Client Certificate", "set clientkey_file as well"},
+			want:   []string{"Invalid Attribute Combination", `Attribute "clientkey_file" must be specified when "clientcert_file" is specified`},
 		},
 		{
-			// basic auth and a bearer token
+			// a key without its client certificate
+			config: `clientkey_file = "/tmp/client.key"`,
+			want:   []string{"Invalid Attribute Combination", `Attribute "clientcert_file" must be specified when "clientkey_file" is specified`},
+		},
+		{
+			// basic auth and a bearer token: username and password each conflict with the others
 			config: `username = "u"` + "\n" + `password = "p"` + "\n" + `bearer_token = "t"`,
-			want: []string{"Conflicting Authentication Settings", "Set exactly one way to authenticate",
-				"sets `username` (username and password) and `bearer_token` (bearer_token)"},
+			want: []string{"Invalid Attribute Combination", "cannot be configured together: [username,bearer_token]",
+				"Invalid Attribute Combination", "cannot be configured together: [password,bearer_token]"},
 		},
 		{
 			// a bearer token and oauth2
 			config: `bearer_token = "t"` + "\n" + `oauth2 {` + "\n" + `token_url = "http://127.0.0.1:1/token"` + "\n" + `}`,
-			want:   []string{"Conflicting Authentication Settings", "`bearer_token` (bearer_token) and `oauth2` (the oauth2 block)"},
+			want:   []string{"Invalid Attribute Combination", "cannot be configured together: [bearer_token,oauth2]"},
 		},
 		{
 			// a password and oauth2
 			config: `password = "p"` + "\n" + `oauth2 {}`,
-			want:   []string{"Conflicting Authentication Settings", "`password` (username and password) and `oauth2`"},
+			want:   []string{"Invalid Attribute Combination", "cannot be configured together: [password,oauth2]"},
 		},
 		{
 			// oauth2 without client credentials
@@ -164,6 +171,66 @@ func TestProviderConfig_Invalid(t *testing.T) {
 	testErrors(t, func(provider string) string {
 		return "provider \"queuey\" {\n" + provider + "\n}\n" + pureHoldQueue
 	}, tests)
+}
+
+// Each mix of ways to authenticate gets one error per pair of attributes of
+// two different ways (providervalidator.Conflicting), never the same
+// conflict twice; username with password, and the environment, are no mix.
+func TestProviderConfigValidators_OneErrorPerConflict(t *testing.T) {
+	ctx := context.Background()
+	p := &queueyProvider{}
+	var s provider.SchemaResponse
+	p.Schema(ctx, provider.SchemaRequest{}, &s)
+	typ, ok := s.Schema.Type().TerraformType(ctx).(tftypes.Object)
+	if !ok {
+		t.Fatalf("the provider schema's type is %T, want an object", s.Schema.Type().TerraformType(ctx))
+	}
+	config := func(set ...string) tfsdk.Config {
+		attrs := map[string]tftypes.Value{}
+		for name, at := range typ.AttributeTypes {
+			attrs[name] = tftypes.NewValue(at, nil)
+		}
+		for _, name := range set {
+			if name == "oauth2" {
+				o, ok := typ.AttributeTypes[name].(tftypes.Object)
+				if !ok {
+					t.Fatalf("oauth2 is %T, want an object", typ.AttributeTypes[name])
+				}
+				inner := map[string]tftypes.Value{}
+				for n, at := range o.AttributeTypes {
+					inner[n] = tftypes.NewValue(at, nil)
+				}
+				attrs[name] = tftypes.NewValue(o, inner)
+				continue
+			}
+			attrs[name] = tftypes.NewValue(tftypes.String, "x")
+		}
+		return tfsdk.Config{Schema: s.Schema, Raw: tftypes.NewValue(typ, attrs)}
+	}
+	for _, tt := range []struct {
+		set  []string
+		want []string // the conflicts reported, in order
+	}{
+		{[]string{"username", "password"}, nil},
+		{[]string{"bearer_token"}, nil},
+		{[]string{"oauth2"}, nil},
+		{[]string{"username", "bearer_token"}, []string{"[username,bearer_token]"}},
+		{[]string{"bearer_token", "oauth2"}, []string{"[bearer_token,oauth2]"}},
+		{[]string{"password", "oauth2"}, []string{"[password,oauth2]"}},
+		{[]string{"username", "password", "bearer_token"}, []string{"[username,bearer_token]", "[password,bearer_token]"}},
+	} {
+		var got []string
+		for _, v := range p.ConfigValidators(ctx) {
+			var resp provider.ValidateConfigResponse
+			v.ValidateProvider(ctx, provider.ValidateConfigRequest{Config: config(tt.set...)}, &resp)
+			for _, d := range resp.Diagnostics.Errors() {
+				got = append(got, d.Detail()[strings.Index(d.Detail(), "["):])
+			}
+		}
+		if strings.Join(got, " ") != strings.Join(tt.want, " ") {
+			t.Errorf("%v: conflicts %q, want %q", tt.set, got, tt.want)
+		}
+	}
 }
 
 // The configuration table of templates/index.md.tmpl (docs/index.md) has a

@@ -36,7 +36,7 @@ resource "queuey_queue" "test" {
 // sorted keys, as its arguments.
 func checkBrokerQueue(t *testing.T, vhost, name, wantArgs string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		q, err := accClient(t).GetQueue(context.Background(), vhost, name)
+		q, err := accClient(t).GetQueueDeclaration(context.Background(), vhost, name)
 		if err != nil {
 			return err
 		}

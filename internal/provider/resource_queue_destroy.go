@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -22,6 +23,9 @@ type refusedError struct {
 	target destroyTarget
 	lines  []string
 	done   []string
+	// deadHolds says that q.dead holds messages: the advice names the
+	// dead-letter actions too (deadLetterAdvice).
+	deadHolds bool
 }
 
 func (e *refusedError) Error() string {
@@ -36,6 +40,9 @@ func (e *refusedError) Error() string {
 		e.target.vhost, joinLines(e.lines))
 	b.WriteString(nextSteps(e.target, len(e.done) > 0, "Drain them (let consumers finish, or move the messages)",
 		"delete them with their messages"))
+	if e.deadHolds {
+		b.WriteString(deadLetterAdvice(e.target))
+	}
 	return b.String()
 }
 
@@ -65,8 +72,15 @@ func (e *notRunningError) Error() string {
 // nextSteps says what to do after a refused destroy: fix (what makes the
 // queues deletable), then run the destroy (or the replacement's apply)
 // again; or, to force (what force_destroy does), set force_destroy in the
-// way that reaches this destroy. After a partial destroy, it never advises
-// an apply that would declare again what was deleted.
+// way that reaches this destroy and nothing else. The provider cannot tell
+// whether this destroy is one of several in the run (a for_each, a whole
+// configuration) whose others have already deleted their queues, nor see
+// the resource's address, so the way to force names no plain apply, which
+// would declare those queues again: force_destroy on this resource alone,
+// then apply and destroy each targeted at it. (Terraform shows a destroy's
+// error without the resource's address, so the advice names the queue.) After a partial destroy it
+// never advises an apply at all: Read would find the deleted queues gone
+// and the apply would declare them again.
 func nextSteps(t destroyTarget, partial bool, fix, force string) string {
 	switch {
 	case t.replacing:
@@ -75,8 +89,12 @@ func nextSteps(t destroyTarget, partial bool, fix, force string) string {
 		return fix + ", then run destroy again: it deletes only what is left. Do not apply before it, since apply would declare " +
 			"the queues deleted above again."
 	}
-	return fix + ", then run destroy again; or set force_destroy = true, apply (it changes in place, deleting nothing), " +
-		"and destroy, to " + force + "."
+	return fix + ", then run destroy again. Or, to " + force + " and touch nothing else: set force_destroy = true on " +
+		"the resource of queue " + strconv.Quote(t.queue) + " only (in a for_each, for its key only: force_destroy = " +
+		"each.key == \"b\"), run terraform apply -target=ADDRESS (it changes force_destroy in place and declares nothing), " +
+		"then terraform destroy -target=ADDRESS, ADDRESS being that resource's address as terraform state list shows it, " +
+		"quoted for the shell: -target='queuey_queue.x[\"b\"]'. An apply without -target would declare again every queue " +
+		"this run has already destroyed."
 }
 
 // destroyTopology deletes the hold queues of t, then its main queue, then its
@@ -148,7 +166,7 @@ func (t destroyTarget) check(ctx context.Context, c *broker.Client, owned []brok
 		return nil, &notRunningError{target: t, down: down}
 	}
 	if len(lines) > 0 {
-		return nil, &refusedError{target: t, lines: lines}
+		return nil, &refusedError{target: t, lines: lines, deadHolds: t.deadHolds(owned)}
 	}
 	return owned, nil
 }
@@ -180,7 +198,8 @@ func (t destroyTarget) deleteAll(ctx context.Context, c *broker.Client, owned []
 			err = nil
 		}
 		if errors.Is(err, broker.ErrNotEmpty) {
-			return &refusedError{target: t, done: done, lines: []string{q.Name + ": " + err.Error()}}
+			return &refusedError{target: t, done: done, lines: []string{q.Name + ": " + err.Error()},
+				deadHolds: q.Name == topology.DeadQueueName(t.queue, t.suffixes)}
 		}
 		if err != nil {
 			return deletedThen(done, err)
@@ -230,6 +249,18 @@ func (t destroyTarget) list(ctx context.Context, c *broker.Client) ([]broker.Que
 		queues = extra
 	}
 	return t.owned(queues), nil
+}
+
+// deadHolds reports whether the dead-letter queue of t, among queues, holds
+// messages.
+func (t destroyTarget) deadHolds(queues []broker.Queue) bool {
+	dead := topology.DeadQueueName(t.queue, t.suffixes)
+	for _, q := range queues {
+		if q.Name == dead && q.Messages != nil && *q.Messages > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // destroyTarget names the logical queue a queuey_queue owns, with the

@@ -3,7 +3,10 @@ package provider
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -198,4 +201,94 @@ func waitConsumers(t *testing.T, vhost, queue string, n int64) {
 		}
 	}
 	t.Fatalf("the management API did not list %d consumers on %s within 20s", n, queue)
+}
+
+// forEachConfig is three queues of one for_each, base-a, base-b and base-c;
+// force is the force_destroy expression.
+func forEachConfig(base, force string) string {
+	return fmt.Sprintf(`terraform {
+  required_providers {
+    queuey = { source = "queuey/queuey" }
+  }
+}
+
+provider "queuey" {}
+
+resource "queuey_queue" "jobs" {
+  for_each      = toset(["a", "b", "c"])
+  name          = "%s-${each.key}"
+  force_destroy = %s
+}
+`, base, force)
+}
+
+// A destroy of a for_each whose one queue holds a message deletes the two
+// others and refuses that one, and its advice forces that queue alone: after
+// force_destroy = true on its key, apply -target changes it in place and
+// declares nothing (the siblings this destroy deleted stay deleted), and
+// destroy -target deletes it with its message.
+func TestAccQueue_destroyForEach(t *testing.T) {
+	testAccPreCheck(t)
+	t.Parallel()
+	base := uniqueName("foreach")
+	cleanupQueues(t, "/", base)
+	tf := newTerraformCLI(t, forEachConfig(base, "false"))
+	tf.mustRun("apply", "-auto-approve")
+	publish(t, base+"-b", 1)
+
+	out, err := tf.run("destroy", "-auto-approve")
+	if err == nil {
+		t.Fatalf("destroy with a message in %s-b passed:\n%s", base, out)
+	}
+	t.Logf("the refused destroy:\n%s", out)
+	for _, want := range []string{
+		`Queue Not Empty: Destroy Refused`, base + `-b: 1 message, 0 consumers`,
+		`force_destroy = true on the resource of queue "` + base + `-b" only`, "terraform apply -target=ADDRESS",
+		"terraform destroy -target=ADDRESS", "terraform state list",
+	} {
+		if !strings.Contains(strings.Join(strings.Fields(out), " "), want) {
+			t.Errorf("the refused destroy's output lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "force_destroy = true, apply") {
+		t.Errorf("the refusal advises a plain apply, which would declare %s-a and %s-c again", base, base)
+	}
+	for _, k := range []string{"a", "c"} {
+		if queueExists(t, "/", base+"-"+k) || queueExists(t, "/", base+"-"+k+".dead") {
+			t.Fatalf("the destroy left %s-%s behind", base, k)
+		}
+	}
+	if n := messageCount(t, base+"-b"); n != 1 || !queueExists(t, "/", base+"-b.dead") {
+		t.Fatalf("after the refusal %s-b holds %d messages (want 1), %s-b.dead exists: %v", base, n, base, queueExists(t, "/", base+"-b.dead"))
+	}
+
+	// The advice, followed word for word.
+	target := `-target=queuey_queue.jobs["b"]`
+	if err := os.WriteFile(filepath.Join(tf.dir, "main.tf"), []byte(forEachConfig(base, `each.key == "b"`)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out = tf.mustRun("apply", "-auto-approve", target)
+	if !strings.Contains(out, "0 added, 1 changed, 0 destroyed") {
+		t.Fatalf("apply %s did not only change force_destroy in place:\n%s", target, out)
+	}
+	for _, k := range []string{"a", "c"} {
+		if queueExists(t, "/", base+"-"+k) {
+			t.Fatalf("apply %s declared %s-%s again", target, base, k)
+		}
+	}
+	if n := messageCount(t, base+"-b"); n != 1 {
+		t.Fatalf("apply %s left %d messages in %s-b, want 1", target, n, base)
+	}
+	out = tf.mustRun("destroy", "-auto-approve", target)
+	if !strings.Contains(out, "Resources: 1 destroyed") {
+		t.Fatalf("destroy %s:\n%s", target, out)
+	}
+	for _, q := range []string{"-a", "-b", "-b.dead", "-c"} {
+		if queueExists(t, "/", base+q) {
+			t.Fatalf("%s%s is still on the broker", base, q)
+		}
+	}
+	if out := tf.mustRun("state", "list"); strings.TrimSpace(out) != "" {
+		t.Fatalf("the state still holds resources:\n%s", out)
+	}
 }

@@ -164,7 +164,7 @@ func TestAccMove_refusesOtherArguments(t *testing.T) {
 	if out := tf.mustRun("state", "list"); strings.TrimSpace(out) != "rabbitmq_queue.orders\nrabbitmq_queue.orders_dead" {
 		t.Fatalf("state after the refused move holds:\n%s", out)
 	}
-	q, err := accClient(t).GetQueue(context.Background(), "/", name)
+	q, err := accClient(t).GetQueueDeclaration(context.Background(), "/", name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -68,7 +68,10 @@ func TestDestroyIntent(t *testing.T) {
 }
 
 // A refusal's advice fits the destroy: a replacement's says to set
-// force_destroy in the same apply; a partial destroy's never says apply.
+// force_destroy in the same apply; a whole destroy's forces this resource
+// alone, apply and destroy both targeted at it (a plain apply would declare
+// again what other resources of the run deleted); a partial destroy's never
+// says apply.
 func TestRefusalAdvice(t *testing.T) {
 	lines := []string{"orders: 1 message, 0 consumers"}
 	for _, tc := range []struct {
@@ -78,19 +81,20 @@ func TestRefusalAdvice(t *testing.T) {
 		notWant []string
 	}{
 		{"destroy", &refusedError{target: destroyTarget{vhost: "/", queue: "orders"}, lines: lines},
-			[]string{`Nothing of queue "orders" was deleted`, "run destroy again; or set force_destroy = true, apply"}, nil},
+			[]string{`Nothing of queue "orders" was deleted`, "run destroy again. Or,", `force_destroy = true on the resource of queue "orders" only`,
+				"terraform apply -target=ADDRESS", "terraform destroy -target=ADDRESS"}, []string{"force_destroy = true, apply"}},
 		{"partial destroy", &refusedError{target: destroyTarget{vhost: "/", queue: "orders"}, lines: lines, done: []string{"orders.deferred.5000"}},
 			[]string{"Deleted orders.deferred.5000", "run destroy again: it deletes only what is left", "Do not apply before it"},
-			[]string{"Nothing", "set force_destroy = true, apply"}},
+			[]string{"Nothing", "force_destroy = true", "-target"}},
 		{"replacement", &refusedError{target: destroyTarget{vhost: "/", queue: "orders", replacing: true}, lines: lines},
 			[]string{"first half of replacing the queue", "force_destroy = true in the same apply as the change"},
 			[]string{"run destroy again"}},
 		{"not running", &notRunningError{target: destroyTarget{vhost: "/", queue: "orders"}},
-			[]string{`Nothing of queue "orders" was deleted`, "run destroy again; or set force_destroy = true, apply"},
+			[]string{`Nothing of queue "orders" was deleted`, "run destroy again. Or,", "terraform destroy -target=ADDRESS"},
 			[]string{"it deletes only what is left"}},
 		{"not running, partial destroy", &notRunningError{target: destroyTarget{vhost: "/", queue: "orders"}, done: []string{"orders.deferred.5000"}},
 			[]string{"Deleted orders.deferred.5000; then found", "run destroy again: it deletes only what is left", "Do not apply before it"},
-			[]string{"Nothing", "set force_destroy = true, apply"}},
+			[]string{"Nothing", "force_destroy = true", "-target"}},
 		{"replacement, partial", &notRunningError{target: destroyTarget{vhost: "/", queue: "orders", replacing: true}, done: []string{"orders.deferred.5000"}},
 			[]string{"Deleted orders.deferred.5000", "first half of replacing", "in the same apply"}, []string{"run destroy again"}},
 	} {

@@ -5,14 +5,9 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"io"
-	"log"
 	"net"
-	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -31,6 +26,7 @@ import (
 	"path/filepath"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 )
 
 // tlsQueueConfig is a provider pointed at an HTTPS endpoint with the given TLS
@@ -145,25 +141,11 @@ func TestAccTLS_clientCertificate(t *testing.T) {
 // one connection (no retry), and the right settings connect.
 func TestTLS_certificateRefusal(t *testing.T) {
 	ca, other, server, client, stranger := newClientAuthPKI(t)
+	// The fake management API over TLS, demanding a client certificate or not.
 	start := func(clientAuth tls.ClientAuthType) (string, func() int) {
-		var mu sync.Mutex
-		conns := 0
-		srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-			w.Header().Set("Content-Type", "application/json")
-			_, _ = io.WriteString(w, `{"name":"/","default_queue_type":"undefined"}`)
-		}))
-		srv.Config.ErrorLog = log.New(io.Discard, "", 0)
-		srv.Config.ConnState = func(_ net.Conn, state http.ConnState) {
-			if state == http.StateNew {
-				mu.Lock()
-				conns++
-				mu.Unlock()
-			}
-		}
-		srv.TLS = &tls.Config{Certificates: []tls.Certificate{server.TLS}, ClientAuth: clientAuth, ClientCAs: ca.Pool, MinVersion: tls.VersionTLS12}
-		srv.StartTLS()
-		t.Cleanup(srv.Close)
-		return srv.URL, func() int { mu.Lock(); defer mu.Unlock(); return conns }
+		srv := brokertest.NewTLS(t, &tls.Config{Certificates: []tls.Certificate{server.TLS}, ClientAuth: clientAuth,
+			ClientCAs: ca.Pool, MinVersion: tls.VersionTLS12})
+		return srv.URL, srv.Conns
 	}
 	plain, plainConns := start(tls.NoClientCert)
 	mutual, mutualConns := start(tls.RequireAndVerifyClientCert)

@@ -5,7 +5,7 @@
 // plan, a refresh-only plan and destroy, run after run, interleaved. Between the provider and the management API sits a
 // counting proxy on loopback (requests and TCP connections); the provider
 // runs under a shim that records its peak RSS and CPU time. `make bench`
-// runs it; see README.md, "Performance".
+// runs it; see .github/CONTRIBUTING.md, "Benchmarks".
 package main
 
 import (
@@ -38,6 +38,8 @@ type options struct {
 	ttl         string
 	priority    int
 	query       bool
+	fill        int
+	redrive     int
 }
 
 func main() {
@@ -61,18 +63,24 @@ func main() {
 	flag.StringVar(&o.ttl, "message-ttl", "24h", "message_ttl of every queue")
 	flag.IntVar(&o.priority, "max-priority", 10, "max_priority of every queue")
 	flag.BoolVar(&o.query, "query", false, "measure `terraform query` (Terraform 1.14+) over a vhost of n logical queues instead")
+	flag.IntVar(&o.fill, "fill", 0, "also run the queuey_queue resources in a second vhost holding this many unrelated queues (the crowded case), side by side")
+	flag.IntVar(&o.redrive, "redrive", 0, "measure instead the redrive of this many dead letters by queuey_redrive_dead_letters's engine against a bare amqp091-go loop")
 	flag.Parse()
 	if o.endpoint == "" {
 		fmt.Fprintln(os.Stderr, "bench: no management API: set RABBITMQ_ENDPOINT or -endpoint (make bench runs scripts/broker-ready.sh first)")
 		os.Exit(2)
 	}
-	if o.n < 1 || o.runs < 1 || o.parallelism < 1 {
+	if o.n < 1 || o.runs < 1 || o.parallelism < 1 || o.fill < 0 {
 		fmt.Fprintln(os.Stderr, "bench: -n, -runs and -parallelism must be at least 1")
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, o); err != nil {
+	do := run
+	if o.redrive > 0 {
+		do = runRedrive
+	}
+	if err := do(ctx, o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench: FAIL:", err)
 		stop()
 		os.Exit(1)
@@ -111,6 +119,9 @@ func run(ctx context.Context, o options) (err error) {
 	if _, err := os.Stat(e.o.noop); err != nil {
 		return fmt.Errorf("do-nothing provider binary: %w (cd tools && go build -o %s ./bench/noop)", err, o.noop)
 	}
+	if o.query {
+		e.o.fill = 0
+	}
 	if err := e.setup(ctx); err != nil {
 		_ = e.cleanup()
 		return err
@@ -130,8 +141,13 @@ func run(ctx context.Context, o options) (err error) {
 	loadBefore := loadavg()
 
 	var results = map[string][]runResult{}
+	runKinds := kinds
+	if e.crowded != "" {
+		fmt.Printf("crowded case: the same %d queuey_queue in vhost %q, which also holds %d unrelated queues\n", o.n, e.crowded, e.o.fill)
+		runKinds = append([]string{kindQueuey, kindCrowded}, kinds[1:]...)
+	}
 	for r := 1; r <= o.runs; r++ {
-		for _, kind := range kinds {
+		for _, kind := range runKinds {
 			res, err := e.runOnce(ctx, kind, r)
 			if err != nil {
 				return fmt.Errorf("%s run %d: %w", kind, r, err)
@@ -142,6 +158,7 @@ func run(ctx context.Context, o options) (err error) {
 	}
 	fmt.Println()
 	fmt.Print(report(e, results, loadBefore, loadavg()))
+	fmt.Print(crowdedReport(e, results))
 	if e.profiles != "" {
 		fmt.Print(e.profileTops(ctx))
 	}

@@ -19,7 +19,7 @@ func (e *env) profileDir(kind, phase string) string {
 func (e *env) profileTops(ctx context.Context) string {
 	var w strings.Builder
 	fmt.Fprintf(&w, "\nCPU profiles (%s=%s/<provider>-<phase>), all runs and processes of a phase merged:\n", "QUEUEY_CPUPROFILE", e.profiles)
-	for _, kind := range []string{kindQueuey, kindNoop} {
+	for _, kind := range []string{kindQueuey, kindCrowded, kindNoop} {
 		for _, phase := range phases {
 			files, _ := filepath.Glob(filepath.Join(e.profileDir(kind, phase), "*.pprof"))
 			if len(files) == 0 {
@@ -28,7 +28,7 @@ func (e *env) profileTops(ctx context.Context) string {
 			// The floor's own profile is summed up in one line; queuey's is
 			// shown by flat and by cumulative time.
 			views := []string{"-top"}
-			if kind == kindQueuey {
+			if isQueuey(kind) {
 				views = append(views, "-cum")
 			}
 			for _, view := range views {

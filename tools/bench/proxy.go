@@ -46,6 +46,15 @@ func (c counters) requests() int {
 	return n
 }
 
+// bytes is the size of the answers received, all kinds together.
+func (c counters) bytes() int64 {
+	var n int64
+	for _, k := range c.kinds {
+		n += k.bytes
+	}
+	return n
+}
+
 // sub returns the counts since an earlier snapshot.
 func (c counters) sub(earlier counters) counters {
 	out := counters{conns: c.conns - earlier.conns, kinds: map[string]kindStats{}}

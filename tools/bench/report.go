@@ -44,7 +44,8 @@ func collect(rs []runResult, phase string, f func(phaseResult) float64) []float6
 	return out
 }
 
-// targets are SPEC §5's ceilings on queuey's time over the plugin floor's.
+// targets are the project's ceilings on queuey's time over the plugin floor's
+// (.github/CONTRIBUTING.md, "Benchmarks").
 var targets = map[string]float64{"apply": 1.5, "plan": 1.25, "destroy": 1.5}
 
 func report(e env, results map[string][]runResult, loadBefore, loadAfter string) string {

@@ -32,6 +32,8 @@ type env struct {
 	id        string
 	vhost     string
 	madeVhost bool
+	// crowded is the vhost of the crowded case (-fill; see crowded.go), or "".
+	crowded   string
 	admin     *brokertest.Admin
 	client    *broker.Client // lists and deletes the bench's queues
 	proxy     *countingProxy
@@ -95,6 +97,12 @@ func (e *env) setup(ctx context.Context) error {
 		}
 	}
 
+	if e.o.fill > 0 {
+		if err := e.setupCrowded(ctx); err != nil {
+			return err
+		}
+	}
+
 	e.proxy, err = startProxy(e.o.endpoint)
 	if err != nil {
 		return err
@@ -129,9 +137,14 @@ func (e *env) cleanup() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	n, err := e.deleteLeftovers(ctx, "bench-"+e.id+"-")
+	n, err := e.deleteLeftovers(ctx, e.vhost, "bench-"+e.id+"-")
 	if n > 0 {
 		fmt.Fprintf(os.Stderr, "bench: cleanup deleted %d queues left in vhost %q\n", n, e.vhost)
+	}
+	if e.crowded != "" {
+		if derr := e.admin.DeleteVhost(ctx, e.crowded); derr != nil && !brokertest.IsNotFound(derr) && err == nil {
+			err = derr
+		}
 	}
 	if e.madeVhost {
 		if derr := e.admin.DeleteVhost(ctx, e.vhost); derr != nil && !brokertest.IsNotFound(derr) && err == nil {
@@ -144,9 +157,9 @@ func (e *env) cleanup() error {
 	return nil
 }
 
-// deleteLeftovers deletes the queues whose names start with prefix.
-func (e *env) deleteLeftovers(ctx context.Context, prefix string) (int, error) {
-	all, err := e.client.ListQueues(ctx, e.vhost)
+// deleteLeftovers deletes the queues of vhost whose names start with prefix.
+func (e *env) deleteLeftovers(ctx context.Context, vhost, prefix string) (int, error) {
+	all, err := e.client.ListQueues(ctx, vhost)
 	if errors.Is(err, broker.ErrNotFound) {
 		return 0, nil
 	}
@@ -156,7 +169,7 @@ func (e *env) deleteLeftovers(ctx context.Context, prefix string) (int, error) {
 	n := 0
 	for name := range all {
 		if strings.HasPrefix(name, prefix) {
-			if err := e.client.DeleteQueue(ctx, e.vhost, name, false); err != nil && !errors.Is(err, broker.ErrNotFound) {
+			if err := e.client.DeleteQueue(ctx, vhost, name, false); err != nil && !errors.Is(err, broker.ErrNotFound) {
 				return n, err
 			}
 			n++
@@ -165,8 +178,8 @@ func (e *env) deleteLeftovers(ctx context.Context, prefix string) (int, error) {
 	return n, nil
 }
 
-func (e *env) countQueues(ctx context.Context, prefix string) (int, error) {
-	all, err := e.client.ListQueues(ctx, e.vhost)
+func (e *env) countQueues(ctx context.Context, vhost, prefix string) (int, error) {
+	all, err := e.client.ListQueues(ctx, vhost)
 	if err != nil {
 		return 0, err
 	}
@@ -202,7 +215,7 @@ func (r runResult) line(n int) string {
 	for _, p := range phases {
 		pr := r.phases[p]
 		fmt.Fprintf(&b, "  %s %.2fs", p, pr.wall.Seconds())
-		if r.kind == kindQueuey {
+		if isQueuey(r.kind) {
 			fmt.Fprintf(&b, " (%.2f req/q, %d conns)", float64(pr.counts.requests())/float64(n), pr.counts.conns)
 		}
 	}
@@ -222,6 +235,7 @@ func (e *env) config(kind, prefix string) string {
 `, e.o.n, prefix, e.o.ttl, e.o.priority)
 	}
 	// queuey_queue, or noop_queue with the same arguments.
+	kind = resourceType(kind)
 	provider, _, _ := strings.Cut(kind, "_")
 	return fmt.Sprintf(`terraform {
   required_providers {
@@ -256,16 +270,16 @@ func (e *env) runOnce(ctx context.Context, kind string, r int) (runResult, error
 			return res, fmt.Errorf("%s: %w", phase, err)
 		}
 		res.phases[phase] = pr
-		if kind != kindQueuey {
+		if !isQueuey(kind) {
 			continue
 		}
 		switch phase {
 		case "apply":
-			if n, err := e.countQueues(ctx, prefix); err != nil || n != 2*e.o.n {
+			if n, err := e.countQueues(ctx, e.vhostOf(kind), prefix); err != nil || n != 2*e.o.n {
 				return res, fmt.Errorf("after apply the broker holds %d queues named %s*, want %d (%v)", n, prefix, 2*e.o.n, err)
 			}
 		case "destroy":
-			if n, err := e.deleteLeftovers(ctx, prefix); err != nil || n != 0 {
+			if n, err := e.deleteLeftovers(ctx, e.vhostOf(kind), prefix); err != nil || n != 0 {
 				return res, fmt.Errorf("destroy left %d queues named %s* (deleted now) (%v)", n, prefix, err)
 			}
 		}
@@ -314,11 +328,11 @@ func (e *env) phase(ctx context.Context, dir, kind, phase string) (phaseResult, 
 		"RABBITMQ_ENDPOINT="+e.proxy.URL(),
 		"RABBITMQ_USERNAME="+e.o.username,
 		"RABBITMQ_PASSWORD="+e.o.password,
-		"RABBITMQ_VHOST="+e.vhost,
+		"RABBITMQ_VHOST="+e.vhostOf(kind),
 		envShimLog+"="+e.shimLog,
 	)
 	switch kind {
-	case kindQueuey:
+	case kindQueuey, kindCrowded:
 		cmd.Env = append(cmd.Env, envShimTarget+"="+e.o.provider)
 	case kindNoop:
 		cmd.Env = append(cmd.Env, envShimTarget+"="+e.o.noop)

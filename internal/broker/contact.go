@@ -1,0 +1,75 @@
+package broker
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// Contact notes carry "the broker has answered" across provider processes.
+//
+// Terraform starts a new provider process for each walk of one run
+// (validate, plan, apply), so a process that has never had an answer may
+// still be in the middle of a run whose broker restarts: an apply's plan walk
+// got answers, the broker stops, and the apply walk's process meets a
+// refused connection first. The first-contact rule (retry.go) would report a
+// wrong endpoint after Timing.FirstContact there. A note per endpoint,
+// written when a process gets its first answer, tells later processes that
+// the broker answered at this endpoint within Timing.ContactMemory: a
+// refused connection is then a restart, retried within the retry budget.
+//
+// A note is an empty file named by a hash of the endpoint (no host, user or
+// secret in its name or content); only its modification time counts. Any
+// failure to read or write one is ignored: the note only lengthens a wait.
+
+// DefaultContactNotes is the folder of contact notes the provider uses:
+// one per user in the system's temporary folder.
+func DefaultContactNotes() string {
+	return filepath.Join(os.TempDir(), "terraform-provider-queuey-"+strconv.Itoa(os.Getuid()))
+}
+
+// contactNote is the note of one endpoint; a zero note is never read or
+// written (Config.ContactNotes unset).
+type contactNote struct{ path string }
+
+func newContactNote(dir, endpoint string) contactNote {
+	if dir == "" {
+		return contactNote{}
+	}
+	key := endpoint
+	if u, err := url.Parse(endpoint); err == nil && u.Host != "" {
+		key = u.Scheme + "://" + hostPort(u) // a trailing slash or a path makes no other note
+	}
+	sum := sha256.Sum256([]byte(key))
+	return contactNote{path: filepath.Join(dir, "answered-"+hex.EncodeToString(sum[:8]))}
+}
+
+// recent reports whether the note was written within the last d.
+func (n contactNote) recent(d time.Duration) bool {
+	if n.path == "" {
+		return false
+	}
+	fi, err := os.Stat(n.path)
+	return err == nil && time.Since(fi.ModTime()) < d
+}
+
+// write records that the broker answered now.
+func (n contactNote) write() {
+	if n.path == "" {
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(n.path), 0o700); err != nil {
+		return
+	}
+	now := time.Now()
+	if os.Chtimes(n.path, now, now) == nil {
+		return
+	}
+	if f, err := os.OpenFile(n.path, os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
+		_ = f.Close()
+	}
+}

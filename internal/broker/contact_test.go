@@ -1,0 +1,78 @@
+package broker
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
+)
+
+// noteClient is a client of endpoint, as a new provider process would make
+// it, with contact notes in dir.
+func noteClient(t *testing.T, endpoint, dir string, memory time.Duration) *Client {
+	t.Helper()
+	tm := fastTiming
+	tm.BackoffFirst, tm.BackoffMax, tm.FirstContact, tm.ContactMemory = 10*time.Millisecond, 10*time.Millisecond, 50*time.Millisecond, memory
+	c, err := New(Config{Endpoint: endpoint, Username: "u", Password: "p", RequestTimeout: time.Second,
+		RetryBudget: 400 * time.Millisecond, Timing: tm, ContactNotes: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// A broker that answered one provider process and then stopped is a restart
+// to the next process of the run, for ContactMemory: its refused connection
+// is retried within the budget, not reported as a first contact. Just outside
+// the memory, and with no notes at all, it is a first contact again.
+func TestContactNote_restartSpansProcesses(t *testing.T) {
+	t.Parallel()
+	const memory = time.Hour
+	for _, tc := range []struct {
+		name    string
+		age     time.Duration // of the note when the second process starts
+		noNotes bool
+		restart bool
+	}{
+		{"just written", 0, false, true},
+		{"just inside the memory", memory - time.Minute, false, true},
+		{"just outside the memory", memory + time.Minute, false, false},
+		{"no notes kept", 0, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			s := brokertest.New(t)
+			if _, err := noteClient(t, s.URL, dir, memory).GetVhost(context.Background(), "/"); err != nil {
+				t.Fatal(err)
+			}
+			s.Close() // the broker stops: its port refuses connections now
+			note := newContactNote(dir, s.URL)
+			if !note.recent(memory) {
+				t.Fatal("the first process's answer wrote no contact note")
+			}
+			then := time.Now().Add(-tc.age)
+			if err := os.Chtimes(note.path, then, then); err != nil {
+				t.Fatal(err)
+			}
+			if tc.noNotes {
+				dir = ""
+			}
+			start := time.Now()
+			_, err := noteClient(t, s.URL, dir, memory).GetVhost(context.Background(), "/")
+			took := time.Since(start)
+			firstContact := err != nil && strings.Contains(err.Error(), "nothing answered at")
+			switch {
+			case err == nil:
+				t.Fatal("a request to a stopped broker succeeded")
+			case tc.restart && (firstContact || took < 400*time.Millisecond):
+				t.Errorf("after %s: %v; want a restart retried for the whole budget (400ms)", took, err)
+			case !tc.restart && (!firstContact || took > 300*time.Millisecond):
+				t.Errorf("after %s: %v; want a first contact reported after 50ms", took, err)
+			}
+		})
+	}
+}

@@ -1,0 +1,83 @@
+package broker
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"time"
+)
+
+// FirstContactError says that nothing answered at Addr (a refused
+// connection, or a host that does not resolve) from this client's first
+// attempt until Timing.FirstContact ran out: the endpoint is wrong or the
+// broker is not running (see retry.go).
+type FirstContactError struct {
+	// Addr is the host:port tried.
+	Addr string
+	// Attempts and Waited say how often and how long it was tried.
+	Attempts int
+	Waited   time.Duration
+	// Err is the last attempt's failure.
+	Err error
+}
+
+func (e *FirstContactError) Error() string {
+	return fmt.Sprintf("nothing answered at %s in %s (%d attempts): %s", e.Addr, e.Waited.Round(100*time.Millisecond),
+		e.Attempts, dialCause(e.Err))
+}
+
+func (e *FirstContactError) Unwrap() error { return e.Err }
+
+// Unresolved reports whether the host did not resolve (rather than refused
+// the connection).
+func (e *FirstContactError) Unresolved() bool {
+	var dns *net.DNSError
+	return errors.As(e.Err, &dns)
+}
+
+// dialFailed reports whether err is a connection that could not be made for
+// another reason than a timeout: refused, a host or network that cannot be
+// reached, a host that does not resolve.
+func dialFailed(err error) bool {
+	var op *net.OpError
+	var dns *net.DNSError
+	return errors.As(err, &dns) || errors.As(err, &op) && op.Op == "dial" && !op.Timeout()
+}
+
+// dialCause is a dial error without the "dial tcp ADDR:" that net puts
+// before the cause: "connect: connection refused", "lookup h: no such host".
+func dialCause(err error) string {
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return dns.Error()
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Err != nil {
+		return op.Err.Error()
+	}
+	return err.Error()
+}
+
+// hostPort is u's host:port, with the scheme's port when u names none.
+func hostPort(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = "80"
+		if u.Scheme == "https" {
+			port = "443"
+		}
+	}
+	return net.JoinHostPort(u.Hostname(), port)
+}
+
+// firstContactHint says what to check when nothing answered at the endpoint.
+func firstContactHint(e *FirstContactError) string {
+	check := "check that the broker is running and that its management API listens at " + e.Addr
+	if e.Unresolved() {
+		check = "check the host name in endpoint (or RABBITMQ_ENDPOINT)"
+	}
+	return "The broker has not answered at this endpoint recently: " + check + " (the management plugin's port is usually " +
+		managementPort + "; 5672 is AMQP), and that the scheme is right (http://, or https:// for a TLS listener). " +
+		"A broker that is still starting: wait until its management API answers before running Terraform"
+}

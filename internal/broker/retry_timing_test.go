@@ -1,0 +1,298 @@
+package broker
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
+)
+
+// Each timing rule of the retry transport, at both edges: just inside
+// (the rule still applies) and just outside (it no longer does). The clock
+// is the client's own (Config.Timing), so these run in parallel.
+
+// attemptTimes records when each attempt of c began.
+func attemptTimes(c *Client) func() []time.Time {
+	var mu sync.Mutex
+	var at []time.Time
+	c.observeAttempts(func(*http.Request) {
+		mu.Lock()
+		at = append(at, time.Now())
+		mu.Unlock()
+	})
+	return func() []time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]time.Time(nil), at...)
+	}
+}
+
+// seeRestart has c meet a 503 (a restarting broker) once, and returns when.
+func seeRestart(t *testing.T, c *Client, s *brokertest.Server) time.Time {
+	t.Helper()
+	s.AddVhost("restarted", "classic")
+	s.Script(brokertest.Path("vhosts/restarted"), brokertest.Reply(503, ""))
+	if _, err := c.GetVhost(context.Background(), "restarted"); err != nil {
+		t.Fatal(err)
+	}
+	return time.Now()
+}
+
+// A 404 with no restart seen is repeated once, ConfirmPause later: not
+// sooner, and not after a longer pause.
+func TestTiming_confirmPause(t *testing.T) {
+	t.Parallel()
+	tm := fastTiming
+	tm.ConfirmPause = 100 * time.Millisecond
+	tm.RecoveryWindow = 2 * time.Second
+	s := brokertest.New(t)
+	c := timedClient(t, s.URL, time.Minute, tm)
+	times := attemptTimes(c)
+	if err := c.DeleteQueue(context.Background(), "/", "gone", true); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("got %v, want ErrNotFound", err)
+	}
+	at := times()
+	if len(at) != 2 {
+		t.Fatalf("%d attempts, want 2 (the 404 confirmed once)", len(at))
+	}
+	if gap := at[1].Sub(at[0]); gap < tm.ConfirmPause || gap > tm.ConfirmPause+250*time.Millisecond {
+		t.Errorf("the 404 was repeated after %s, want ConfirmPause %s", gap, tm.ConfirmPause)
+	}
+}
+
+// After a restart was seen, a 404 is tried again for RecoveryWindow from the
+// request's first 404: a vhost that recovers just inside the window is
+// found; one that does not is "not found" just after it.
+func TestTiming_recoveryWindow(t *testing.T) {
+	t.Parallel()
+	const window = 300 * time.Millisecond
+	for _, tc := range []struct {
+		name     string
+		recovers time.Duration // how long after the first 404 the 404s end
+		want     error
+	}{
+		{"recovers just inside", window - 100*time.Millisecond, nil},
+		{"recovers just outside", window + 100*time.Millisecond, ErrNotFound},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tm := fastTiming
+			tm.BackoffFirst, tm.BackoffMax, tm.RecoveryWindow = 5*time.Millisecond, 5*time.Millisecond, window
+			s := brokertest.New(t)
+			c := timedClient(t, s.URL, time.Minute, tm)
+			seeRestart(t, c, s)
+			var first atomic.Int64
+			s.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
+				first.CompareAndSwap(0, time.Now().UnixNano())
+				if time.Since(time.Unix(0, first.Load())) >= tc.recovers {
+					return false
+				}
+				brokertest.ErrorBody(w, http.StatusNotFound, "Object Not Found", "Not Found")
+				return true
+			})
+			start := time.Now()
+			err := c.DeclareQueue(context.Background(), "/", "q", nil)
+			took := time.Since(start)
+			if tc.want == nil && err != nil || tc.want != nil && !errors.Is(err, tc.want) {
+				t.Fatalf("got %v after %s, want %v", err, took, tc.want)
+			}
+			if tc.want != nil && (took < window || took > window+100*time.Millisecond) {
+				t.Errorf("gave up after %s, want at the end of the window of %s", took, window)
+			}
+		})
+	}
+}
+
+// The last pause before the recovery window closes is shortened to end with
+// it: a request does not overrun the window by a long backoff.
+func TestTiming_lastPauseEndsWithRecoveryWindow(t *testing.T) {
+	t.Parallel()
+	tm := fastTiming
+	tm.BackoffFirst, tm.BackoffMax, tm.RecoveryWindow = 800*time.Millisecond, 800*time.Millisecond, 150*time.Millisecond
+	s := brokertest.New(t)
+	c := timedClient(t, s.URL, time.Minute, tm)
+	seeRestart(t, c, s)
+	start := time.Now()
+	if err := c.DeleteQueue(context.Background(), "/", "gone", true); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("got %v, want ErrNotFound", err)
+	}
+	if took := time.Since(start); took < tm.RecoveryWindow || took > tm.RecoveryWindow+200*time.Millisecond {
+		t.Errorf("took %s, want the recovery window of %s: pauses of 400-800ms must end with it", took, tm.RecoveryWindow)
+	}
+}
+
+// A restart is remembered for RestartMemory: a 404 just inside it is tried
+// again for the recovery window; one just outside is confirmed once only.
+func TestTiming_restartMemory(t *testing.T) {
+	t.Parallel()
+	const memory = 400 * time.Millisecond
+	for _, tc := range []struct {
+		name  string
+		after time.Duration // from the restart to the 404
+		retry bool
+	}{
+		{"just inside", memory - 150*time.Millisecond, true},
+		{"just outside", memory + 150*time.Millisecond, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tm := fastTiming
+			tm.RestartMemory, tm.RecoveryWindow = memory, 60*time.Millisecond
+			s := brokertest.New(t)
+			c := timedClient(t, s.URL, time.Minute, tm)
+			seen := seeRestart(t, c, s)
+			time.Sleep(time.Until(seen.Add(tc.after)))
+			times := attemptTimes(c)
+			if err := c.DeleteQueue(context.Background(), "/", "gone", true); !errors.Is(err, ErrNotFound) {
+				t.Fatalf("got %v, want ErrNotFound", err)
+			}
+			if n := len(times()); tc.retry && n <= 2 || !tc.retry && n != 2 {
+				t.Errorf("%s after the restart, a 404 was sent %d times; want retries: %v", tc.after, n, tc.retry)
+			}
+		})
+	}
+}
+
+// closedPort returns the address of a loopback port nobody listens on.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	_ = l.Close()
+	return addr
+}
+
+// Before the broker has answered, a refused connection is tried again for
+// FirstContact (or the retry budget, when shorter), then reported naming
+// host:port and what to check.
+func TestTiming_firstContact(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name           string
+		budget, window time.Duration
+		ends           time.Duration
+	}{
+		{"window inside the budget", time.Minute, 200 * time.Millisecond, 200 * time.Millisecond},
+		{"budget inside the window", 200 * time.Millisecond, time.Minute, 200 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			addr := closedPort(t)
+			tm := fastTiming
+			tm.BackoffFirst, tm.BackoffMax, tm.FirstContact = 10*time.Millisecond, 10*time.Millisecond, tc.window
+			c := timedClient(t, "http://"+addr, tc.budget, tm)
+			times := attemptTimes(c)
+			start := time.Now()
+			_, err := c.GetVhost(context.Background(), "/")
+			took := time.Since(start)
+			checkFirstContact(t, err, addr)
+			if took < tc.ends || took > tc.ends+300*time.Millisecond {
+				t.Errorf("gave up after %s, want after %s", took, tc.ends)
+			}
+			if n := len(times()); n < 2 {
+				t.Errorf("%d attempts, want it tried again within %s", n, tc.ends)
+			}
+		})
+	}
+}
+
+func checkFirstContact(t *testing.T, err error, addr string) {
+	t.Helper()
+	if !errors.Is(err, ErrUnreachable) {
+		t.Fatalf("got %v, want ErrUnreachable", err)
+	}
+	for _, want := range []string{"nothing answered at " + addr, "connection refused",
+		"check that the broker is running and that its management API listens at " + addr, "15672", "https://"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+}
+
+// With the default settings, a closed port is reported within 15 s.
+func TestTiming_firstContactDefault(t *testing.T) {
+	t.Parallel()
+	addr := closedPort(t)
+	start := time.Now()
+	_, err := defaultClient(t, "http://"+addr).GetVhost(context.Background(), "/")
+	took := time.Since(start)
+	checkFirstContact(t, err, addr)
+	if took > 15*time.Second || took < DefaultFirstContact {
+		t.Errorf("took %s, want from %s to 15s", took, DefaultFirstContact)
+	}
+	t.Logf("after %s: %v", took.Round(time.Millisecond), err)
+}
+
+// A host that does not resolve counts as no contact too, and the error says
+// to check the host name.
+func TestTiming_firstContactUnresolved(t *testing.T) {
+	t.Parallel()
+	tm := fastTiming
+	tm.FirstContact = 50 * time.Millisecond
+	c := timedClient(t, "http://rabbit.invalid:15672", time.Minute, tm)
+	c.transport.base = roundTripFunc(func(*http.Request) (*http.Response, error) {
+		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "rabbit.invalid", IsNotFound: true}}
+	})
+	_, err := c.GetVhost(context.Background(), "/")
+	for _, want := range []string{"nothing answered at rabbit.invalid:15672", "lookup rabbit.invalid: no such host", "check the host name in endpoint"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v lacks %q", err, want)
+		}
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+func TestDialFailed(t *testing.T) {
+	t.Parallel()
+	timeout := &net.OpError{Op: "dial", Net: "tcp", Err: &timeoutErr{}}
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{&net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}, true},
+		{&net.OpError{Op: "dial", Net: "tcp", Err: syscall.EHOSTUNREACH}, true},
+		{&net.DNSError{Err: "no such host", Name: "x", IsNotFound: true}, true},
+		{timeout, false},
+		{&net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}, false},
+		{errors.New("EOF"), false},
+	} {
+		if got := dialFailed(tc.err); got != tc.want {
+			t.Errorf("dialFailed(%v) = %v, want %v", tc.err, got, tc.want)
+		}
+	}
+	for u, want := range map[string]string{"http://h": "h:80", "https://h": "h:443", "http://h:15672": "h:15672", "https://[::1]:1": "[::1]:1"} {
+		r, _ := http.NewRequest(http.MethodGet, u, nil)
+		if got := hostPort(r.URL); got != want {
+			t.Errorf("hostPort(%s) = %s, want %s", u, got, want)
+		}
+	}
+}
+
+type timeoutErr struct{}
+
+func (*timeoutErr) Error() string { return "i/o timeout" }
+func (*timeoutErr) Timeout() bool { return true }
+
+// The first-contact error, word for word (the docs quote it).
+func TestFirstContactErrorText(t *testing.T) {
+	t.Parallel()
+	e := &FirstContactError{Addr: "127.0.0.1:15672", Attempts: 12, Waited: 10_040 * time.Millisecond,
+		Err: &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}}
+	if got, want := e.Error(), "nothing answered at 127.0.0.1:15672 in 10s (12 attempts): connection refused"; got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}

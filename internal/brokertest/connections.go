@@ -1,0 +1,30 @@
+package brokertest
+
+import (
+	"context"
+	"fmt"
+)
+
+// CloseConnection closes, as an administrator does from the management UI,
+// the client connections whose connection_name is name, and reports how many
+// it closed (0 while the management API does not list it yet).
+func (a *Admin) CloseConnection(ctx context.Context, name string) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	conns, err := a.rh.ListConnections()
+	if err != nil {
+		return 0, err
+	}
+	closed := 0
+	for _, c := range conns {
+		if fmt.Sprint(c.ClientProperties["connection_name"]) != name {
+			continue
+		}
+		if err := done(a.rh.CloseConnection(c.Name)); err != nil && !IsNotFound(err) {
+			return closed, err
+		}
+		closed++
+	}
+	return closed, nil
+}

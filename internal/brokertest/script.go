@@ -1,0 +1,72 @@
+package brokertest
+
+import (
+	"io"
+	"net/http"
+	"sync"
+)
+
+// Answer is one scripted answer (see Script).
+type Answer struct {
+	Status int
+	Body   string
+	// Drop closes the connection without an answer, as a node whose
+	// application stopped does.
+	Drop bool
+}
+
+// Drop is the Answer that closes the connection unanswered.
+var Drop = Answer{Drop: true}
+
+// Reply is the Answer status with body (a JSON text, or "").
+func Reply(status int, body string) Answer { return Answer{Status: status, Body: body} }
+
+// Script adds a fault (see Intercept) that answers the requests for which
+// match is true (every request when match is nil) with answers, one each,
+// in turn; once they are used up, such requests go on to the next fault or
+// to the fake itself.
+func (s *Server) Script(match func(*http.Request) bool, answers ...Answer) (remove func()) {
+	var mu sync.Mutex
+	next := 0
+	return s.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
+		if match != nil && !match(r) {
+			return false
+		}
+		mu.Lock()
+		i := next
+		if i < len(answers) {
+			next++
+		}
+		mu.Unlock()
+		if i >= len(answers) {
+			return false
+		}
+		answers[i].write(w)
+		return true
+	})
+}
+
+// Path matches the requests whose path below /api/ (escaped, without the
+// query) is p, e.g. "vhosts/%2F".
+func Path(p string) func(*http.Request) bool {
+	return func(r *http.Request) bool { return r.URL.EscapedPath() == "/api/"+p }
+}
+
+func (a Answer) write(w http.ResponseWriter) {
+	if a.Drop {
+		hijackClose(w)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(a.Status)
+	_, _ = io.WriteString(w, a.Body)
+}
+
+// hijackClose closes the client's connection without an answer.
+func hijackClose(w http.ResponseWriter) {
+	if h, ok := w.(http.Hijacker); ok {
+		if conn, _, err := h.Hijack(); err == nil {
+			_ = conn.Close()
+		}
+	}
+}

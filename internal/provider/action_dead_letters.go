@@ -1,0 +1,248 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/action"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	pschema "github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/topology"
+)
+
+// What the two dead-letter actions share: the provider's amqp_endpoint
+// setting, the queues an action works on, the checks before it, the plan
+// warning and the progress lines.
+
+// amqpEndpointAttribute is the provider's amqp_endpoint setting.
+func amqpEndpointAttribute() pschema.StringAttribute {
+	return pschema.StringAttribute{
+		MarkdownDescription: "AMQP 0-9-1 URL of the broker, `amqp` or `amqps`, without credentials or vhost, e.g. " +
+			"`amqp://127.0.0.1:5672`; used only by the actions `queuey_redrive_dead_letters` and `queuey_purge_dead_letters`. " +
+			"Defaults to the `" + EnvAMQP + "` environment variable, then to `endpoint`'s host: `amqp://HOST:5672` for an " +
+			"`http` endpoint, `amqps://HOST:5671` for `https`. The connection uses the same TLS settings and credentials as " +
+			"the management API (a `bearer_token` or `oauth2` token is the AMQP password), sent as SASL PLAIN, never in the " +
+			"URL. Configuring the provider never connects.",
+		Optional:   true,
+		Validators: []validator.String{amqpEndpointValidator{}},
+	}
+}
+
+type amqpEndpointValidator struct{}
+
+var _ validator.String = amqpEndpointValidator{}
+
+func (amqpEndpointValidator) Description(context.Context) string {
+	return "an amqp or amqps URL without credentials or path"
+}
+
+func (v amqpEndpointValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (amqpEndpointValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if _, err := broker.ValidateAMQPEndpoint(req.ConfigValue.ValueString()); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid AMQP Endpoint", err.Error())
+	}
+}
+
+// checkAMQPEndpointEnv checks an amqp_endpoint that came from the
+// environment, which no attribute validator saw.
+func checkAMQPEndpointEnv(m providerModel, v string, diags *diag.Diagnostics) {
+	if v == "" || !m.AMQPEndpoint.IsNull() {
+		return
+	}
+	if _, err := broker.ValidateAMQPEndpoint(v); err != nil {
+		diags.AddAttributeError(path.Root("amqp_endpoint"), "Invalid "+EnvAMQP, err.Error())
+	}
+}
+
+// deadLetters is the pair of queues an action works on.
+type deadLetters struct {
+	vhost, queue, dead string
+}
+
+// target resolves the queues of an action's queue and vhost; ok is false
+// while a value they depend on is unknown (at plan time).
+func (d *providerData) deadLettersOf(queue, vhost types.String) (deadLetters, bool) {
+	if d == nil || queue.IsUnknown() || vhost.IsUnknown() || d.suffixesUnknown || (vhost.IsNull() && d.vhostUnknown) {
+		return deadLetters{}, false
+	}
+	t := deadLetters{vhost: d.vhost, queue: queue.ValueString()}
+	if !vhost.IsNull() {
+		t.vhost = vhost.ValueString()
+	}
+	t.dead = topology.DeadQueueName(t.queue, d.suffixes)
+	return t, true
+}
+
+// configuredAction, embedded by the actions, takes the provider's data in
+// Configure.
+type configuredAction struct{ data *providerData }
+
+func (a *configuredAction) Configure(_ context.Context, req action.ConfigureRequest, resp *action.ConfigureResponse) {
+	a.data, resp.Diagnostics = configuredData(req.ProviderData, resp.Diagnostics)
+}
+
+// warnCount is the plan warning of an action: how many messages q.dead holds
+// now and what invoking does with them (what, given the count text). It is
+// best effort: skipped when the broker settings are unknown, the broker does
+// not answer quickly or a queue is missing (it may be created by the same
+// apply), and never an error.
+func (a *configuredAction) warnCount(ctx context.Context, t deadLetters, summary string, what func(n int64) string, diags *diag.Diagnostics) {
+	if !a.data.brokerReady() || !a.data.endpointSet {
+		return
+	}
+	client, d := a.data.brokerClient()
+	if d.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, warnTimeout)
+	defer cancel()
+	queues, err := client.ListQueues(ctx, t.vhost)
+	if err != nil {
+		tflog.Debug(ctx, "skipping the plan-time dead-letter count", map[string]any{"error": err.Error()})
+		return
+	}
+	q, ok := queues[t.dead]
+	if !ok || q.Messages == nil || *q.Messages == 0 {
+		return
+	}
+	diags.AddWarning(summary, fmt.Sprintf("%s holds %s: invoking %s.", t.dead, countText(q.Messages, "message"), what(*q.Messages)))
+}
+
+// check refuses an action whose q or q.dead is missing, or (running) whose
+// q.dead is not running, before anything is moved. It asks the management
+// API for each queue alone (a listing may leave out the queues of a node
+// that is starting).
+func check(ctx context.Context, c *broker.Client, t deadLetters, running bool, diags *diag.Diagnostics) bool {
+	for _, name := range []string{t.queue, t.dead} {
+		q, err := c.GetQueueDeclaration(ctx, t.vhost, name)
+		switch {
+		case errors.Is(err, broker.ErrNotFound):
+			diags.AddError("Queue Not Found", fmt.Sprintf("Queue %q does not exist in vhost %q, so nothing was moved or deleted. "+
+				"Check the action's queue and vhost, or apply the queuey_queue that declares it first.", name, t.vhost))
+			return false
+		case err != nil:
+			diags.AddError(brokerErrorSummary(err, "Cannot Read Queue"), err.Error())
+			return false
+		case running && name == t.dead && !q.Running():
+			diags.AddError("Queue Not Running", fmt.Sprintf("Nothing was deleted: %s in vhost %q is not running, most likely "+
+				"because the cluster node that hosts it is down or restarting:\n  - %s\n%s, then invoke again.",
+				name, t.vhost, joinLines(notRunningLines([]broker.Queue{q})), bringBackHint))
+			return false
+		}
+	}
+	return true
+}
+
+// progress sends progress lines through send, never once ctx is done:
+// Terraform stops reading them when it interrupts the action, and a send
+// then would wait for ever. A send under way when ctx ends is left behind.
+type progress struct {
+	ctx  context.Context
+	send func(action.InvokeProgressEvent)
+}
+
+func (p progress) say(format string, args ...any) {
+	if p.send == nil || p.ctx.Err() != nil {
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		p.send(action.InvokeProgressEvent{Message: fmt.Sprintf(format, args...)})
+	}()
+	select {
+	case <-done:
+	case <-p.ctx.Done():
+	}
+}
+
+// amqpFailure reports a failed AMQP operation: the setting to look at when
+// the connection failed.
+func amqpFailure(err error, summary string, diags *diag.Diagnostics) {
+	var ae *broker.AMQPError
+	switch {
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		diags.AddError("Interrupted", err.Error())
+	case errors.Is(err, broker.ErrNotFound):
+		diags.AddError("Queue Not Found", err.Error()+". Nothing was moved or deleted.")
+	case errors.As(err, &ae) && strings.HasPrefix(ae.Op, "connecting"):
+		diags.AddError("Cannot Connect Over AMQP", err.Error()+" (provider setting amqp_endpoint).")
+	default:
+		diags.AddError(summary, err.Error())
+	}
+}
+
+// deadLetterAdvice is what a destroy refused over the messages of q.dead
+// says besides force_destroy: the two actions, and how to invoke them.
+func deadLetterAdvice(t destroyTarget) string {
+	dead := topology.DeadQueueName(t.queue, t.suffixes)
+	name := actionLabel(t.queue)
+	vhost := ""
+	if t.vhost != defaultVhost {
+		vhost = fmt.Sprintf("\n    vhost = %q", t.vhost)
+	}
+	return fmt.Sprintf("\nWith Terraform 1.14 or later, the provider's actions handle %[1]s from Terraform. To keep its messages, "+
+		"move them back to %[2]s:\n  action \"queuey_redrive_dead_letters\" %[3]q {\n    config {\n      queue = %[2]q%[4]s\n    }\n  }\n"+
+		"then run `terraform apply -invoke=action.queuey_redrive_dead_letters.%[3]s`. To throw them away, declare "+
+		"action \"queuey_purge_dead_letters\" %[3]q the same way and invoke it (`terraform apply "+
+		"-invoke=action.queuey_purge_dead_letters.%[3]s`), or, with Terraform 1.16 or later, let the destroy purge "+
+		"them first: in this queuey_queue, lifecycle { action_trigger { events = [before_destroy], actions = "+
+		"[action.queuey_purge_dead_letters.%[3]s] } }.", dead, t.queue, name, strings.ReplaceAll(vhost, "\n    ", "\n      "))
+}
+
+// actionLabel is a Terraform block label made of a queue name.
+func actionLabel(queue string) string {
+	var b strings.Builder
+	for i, r := range queue {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r == '_', i > 0 && (r >= '0' && r <= '9' || r == '-'):
+			b.WriteRune(r)
+		default:
+			b.WriteRune('_')
+		}
+	}
+	return b.String()
+}
+
+// waitForCount waits, up to purgeWait, until the management API reports
+// q.dead empty (its counts lag the queue by a few seconds), so that a
+// destroy right after the purge is not refused on a stale count. It
+// reports whether it saw the count, and the last count seen.
+func waitForCount(ctx context.Context, c *broker.Client, t deadLetters, wait time.Duration) (bool, *int64) {
+	deadline := time.Now().Add(wait)
+	var last *int64
+	for {
+		queues, err := c.ListQueuesWithConsumers(ctx, t.vhost)
+		if err == nil {
+			if q, ok := queues[t.dead]; ok && q.Messages != nil {
+				last = q.Messages
+				if *q.Messages == 0 {
+					return true, last
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			return false, last
+		}
+		select {
+		case <-ctx.Done():
+			return false, last
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}

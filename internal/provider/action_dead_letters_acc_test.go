@@ -1,0 +1,189 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+)
+
+// Helpers of the dead-letter action tests: a topology declared as the
+// backend does, dead letters published with every property set, and the
+// messages of a queue read back by message id.
+
+// actionTopology declares q (with a message TTL of an hour) and q.dead in
+// vhost "/" through the management API, deleted at cleanup.
+func actionTopology(t *testing.T, prefix string) string {
+	t.Helper()
+	name := uniqueName(prefix)
+	cleanupQueues(t, "/", name)
+	c := accClient(t)
+	for q, args := range map[string]map[string]any{
+		name + ".dead": {},
+		name:           {"x-message-ttl": 3600000, "x-max-priority": 10},
+		name + ".deferred.600000": {"x-message-ttl": 600000, "x-expires": 3600000,
+			"x-dead-letter-exchange": "", "x-dead-letter-routing-key": name},
+	} {
+		if err := c.DeclareQueue(context.Background(), "/", q, args); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return name
+}
+
+// deadLetter is the i-th dead letter the tests publish: every property set,
+// and headers like those of a message RabbitMQ dead-lettered.
+func deadLetter(queue string, i int) amqp.Publishing {
+	return amqp.Publishing{
+		Headers: amqp.Table{
+			"x-death": []any{amqp.Table{"count": int64(1), "reason": "rejected", "queue": queue, "exchange": "",
+				"routing-keys": []any{queue}}},
+			"x-queuey-attempt": int32(i % 7), "x-queuey-job": fmt.Sprintf("job-%d", i),
+		},
+		ContentType: "application/json", ContentEncoding: "identity", DeliveryMode: amqp.Persistent,
+		Priority: 3, CorrelationId: fmt.Sprintf("corr-%d", i), ReplyTo: "replies", MessageId: fmt.Sprintf("m-%06d", i),
+		Timestamp: time.Unix(1700000000+int64(i), 0).UTC(), Type: "job", AppId: "queuey-test",
+		Body: []byte(fmt.Sprintf(`{"n":%d}`, i)),
+	}
+}
+
+// publishDead publishes n dead letters of q to q.dead under confirms.
+func publishDead(t *testing.T, queue string, n int, edit func(i int, p *amqp.Publishing)) {
+	t.Helper()
+	publishDeadOn(t, amqpChannel(t, "/"), queue, n, edit)
+}
+
+// publishDeadOn is publishDead through ch.
+func publishDeadOn(t *testing.T, ch *amqp.Channel, queue string, n int, edit func(i int, p *amqp.Publishing)) {
+	t.Helper()
+	if err := ch.Confirm(false); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	pending := make([]*amqp.DeferredConfirmation, 0, n)
+	for i := range n {
+		p := deadLetter(queue, i)
+		if edit != nil {
+			edit(i, &p)
+		}
+		dc, err := ch.PublishWithDeferredConfirmWithContext(ctx, "", queue+".dead", true, false, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pending = append(pending, dc)
+	}
+	for _, dc := range pending {
+		if ok, err := dc.WaitContext(ctx); !ok || err != nil {
+			t.Fatalf("publish not confirmed: %v", err)
+		}
+	}
+}
+
+// readBack takes every ready message of queue (acking them) and returns
+// them in order.
+func readBack(t *testing.T, queue string) []amqp.Delivery {
+	t.Helper()
+	ch := amqpChannel(t, "/")
+	var out []amqp.Delivery
+	for {
+		d, ok, err := ch.Get(queue, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+		out = append(out, d)
+		if err := d.Ack(false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// idCounts counts the deliveries by message id.
+func idCounts(ds []amqp.Delivery) map[string]int {
+	m := map[string]int{}
+	for _, d := range ds {
+		m[d.MessageId]++
+	}
+	return m
+}
+
+// checkNoneLost fails unless every message id m-000000 to m-(n-1) is in one
+// of the counts at least once; it returns how many are there more than once.
+func checkNoneLost(t *testing.T, n int, counts ...map[string]int) int {
+	t.Helper()
+	dups := 0
+	var missing []string
+	for i := range n {
+		id := fmt.Sprintf("m-%06d", i)
+		seen := 0
+		for _, c := range counts {
+			seen += c[id]
+		}
+		if seen == 0 {
+			missing = append(missing, id)
+		}
+		dups += max(seen-1, 0)
+	}
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		t.Fatalf("%d messages lost, e.g. %s", len(missing), strings.Join(missing[:min(5, len(missing))], ", "))
+	}
+	return dups
+}
+
+// actionCLI is the CLI harness on a CLI with actions (the test skips on
+// one without) and a configuration with the provider and the given blocks.
+func actionCLI(t *testing.T, blocks string) *terraformCLI {
+	t.Helper()
+	needsCLI(t, featureActions)
+	tf := newTerraformCLI(t, `terraform {
+  required_providers {
+    queuey = { source = "queuey/queuey" }
+  }
+}
+
+provider "queuey" {}
+`+blocks)
+	return tf
+}
+
+// redriveBlock is an action block of queuey_redrive_dead_letters named r.
+func redriveBlock(queue, extra string) string {
+	return fmt.Sprintf(`
+action "queuey_redrive_dead_letters" "r" {
+  config {
+    queue = %q
+%s  }
+}
+`, queue, extra)
+}
+
+// purgeBlock is an action block of queuey_purge_dead_letters named p.
+func purgeBlock(queue string) string {
+	return fmt.Sprintf(`
+action "queuey_purge_dead_letters" "p" {
+  config {
+    queue = %q
+  }
+}
+`, queue)
+}
+
+// saysWords reports whether out holds phrase, whatever the line wrapping
+// between its words.
+func saysWords(out, phrase string) bool {
+	words := strings.Fields(phrase)
+	for i, w := range words {
+		words[i] = regexp.QuoteMeta(w)
+	}
+	return regexp.MustCompile(strings.Join(words, `\s+`)).MatchString(out)
+}

@@ -1,0 +1,120 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework/action"
+	"github.com/hashicorp/terraform-plugin-framework/action/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/queuey/terraform-provider-queuey/internal/broker"
+)
+
+var (
+	_ action.ActionWithConfigure  = (*redriveAction)(nil)
+	_ action.ActionWithModifyPlan = (*redriveAction)(nil)
+)
+
+// NewRedriveDeadLettersAction returns the queuey_redrive_dead_letters action.
+func NewRedriveDeadLettersAction() action.Action { return &redriveAction{} }
+
+// redriveAction moves the messages of q.dead back to q over AMQP.
+type redriveAction struct {
+	configuredAction
+}
+
+func (a *redriveAction) Metadata(_ context.Context, req action.MetadataRequest, resp *action.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_redrive_dead_letters"
+}
+
+func (a *redriveAction) Schema(_ context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Moves the messages of a logical queue's dead-letter queue `q.dead` back to `q` over AMQP 0-9-1, " +
+			"for after the bug that dead-lettered them is fixed. It counts what `q.dead` holds ready when it begins and moves " +
+			"at most that many (or `limit`): each is published to the default exchange with routing key `q`, its body, " +
+			"properties and headers unchanged (`x-death` included), under publisher confirms, and removed from `q.dead` only " +
+			"once its copy on `q` is confirmed. Any failure stops it, saying how many moved and how many stay; nothing is " +
+			"lost (at worst a message is on `q` twice). Needs Terraform 1.14 or later; see the Dead letters guide.",
+		Attributes: map[string]schema.Attribute{
+			"queue": schema.StringAttribute{
+				MarkdownDescription: "Logical queue name `q`: the messages of `q.dead` (the provider's `dead_suffix`) move to `q`.",
+				Required:            true,
+				Validators:          []validator.String{queueNameValidator{}},
+			},
+			"vhost": schema.StringAttribute{
+				MarkdownDescription: "Virtual host of the queues. Defaults to the provider's `vhost`.",
+				Optional:            true,
+				Validators:          []validator.String{vhostValidator{}},
+			},
+			"limit": schema.Int64Attribute{
+				MarkdownDescription: "Move at most this many messages (the oldest first), a whole number from 1. Defaults to all " +
+					"that `q.dead` holds ready when the action begins.",
+				Optional:   true,
+				Validators: []validator.Int64{int64validator.AtLeast(1)},
+			},
+		},
+	}
+}
+
+func (a *redriveAction) ModifyPlan(ctx context.Context, req action.ModifyPlanRequest, resp *action.ModifyPlanResponse) {
+	var m redriveModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	t, ok := a.data.deadLettersOf(m.Queue, m.Vhost)
+	if resp.Diagnostics.HasError() || !ok || m.Limit.IsUnknown() {
+		return
+	}
+	a.warnCount(ctx, t, "Dead Letters Will Be Moved", func(n int64) string {
+		if !m.Limit.IsNull() && m.Limit.ValueInt64() < n {
+			return fmt.Sprintf("moves the oldest %d of them to %s (limit)", m.Limit.ValueInt64(), t.queue)
+		}
+		return "moves them to " + t.queue
+	}, &resp.Diagnostics)
+}
+
+func (a *redriveAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
+	var m redriveModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	t, _ := a.data.deadLettersOf(m.Queue, m.Vhost)
+	client, diags := a.data.brokerClient()
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() || !check(ctx, client, t, false, &resp.Diagnostics) {
+		return
+	}
+	p := progress{ctx: ctx, send: resp.SendProgress}
+	moved, err := client.RedriveDeadLetters(ctx, broker.Redrive{
+		Vhost: t.vhost, From: t.dead, To: t.queue, Limit: int(m.Limit.ValueInt64()),
+		Progress: func(moved, total int) {
+			if moved < total {
+				p.say("moved %d of %d messages from %s to %s", moved, total, t.dead, t.queue)
+			}
+		},
+	})
+	switch {
+	case err != nil:
+		amqpFailure(err, "Dead Letters Not All Moved", &resp.Diagnostics)
+	case moved == 0:
+		p.say("%s holds no messages: nothing to move", t.dead)
+	default:
+		p.say("moved %d %s from %s to %s", moved, plural(moved, "message"), t.dead, t.queue)
+	}
+}
+
+// plural is noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return noun
+	}
+	return noun + "s"
+}
+
+type redriveModel struct {
+	Queue types.String `tfsdk:"queue"`
+	Vhost types.String `tfsdk:"vhost"`
+	Limit types.Int64  `tfsdk:"limit"`
+}

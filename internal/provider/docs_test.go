@@ -1,0 +1,233 @@
+package provider
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// The documentation against the code: each table that states what the code
+// does has one home and a test here (the configuration table's is
+// TestDocsConfigTable), and no page links to a file or a heading that the
+// repository lacks. See .github/CONTRIBUTING.md, "Documentation".
+
+const repoRoot = "../.."
+
+func readRepoFile(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(repoRoot, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// tableAfter returns the rows of the first Markdown table after marker in
+// text, each a slice of trimmed cells; the first row is the header.
+func tableAfter(t *testing.T, text, marker string) [][]string {
+	t.Helper()
+	i := strings.Index(text, marker)
+	if i < 0 {
+		t.Fatalf("no %q", marker)
+	}
+	var rows [][]string
+	for _, line := range strings.Split(text[i:], "\n")[1:] {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "|") {
+			if len(rows) > 0 {
+				break
+			}
+			continue
+		}
+		if strings.HasPrefix(line, "|---") {
+			continue
+		}
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		for j := range cells {
+			cells[j] = strings.TrimSpace(cells[j])
+		}
+		rows = append(rows, cells)
+	}
+	if len(rows) < 2 {
+		t.Fatalf("no table after %q", marker)
+	}
+	return rows
+}
+
+// makeVersions reads the CLI version variables of GNUmakefile, without the v.
+func makeVersions(t *testing.T) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	re := regexp.MustCompile(`(?m)^(TERRAFORM_NEWEST_VERSION|TERRAFORM_OLDEST_VERSION|OPENTOFU_VERSION|OPENTOFU_OLDEST_VERSION)\s*\?=\s*v?(\S+)`)
+	for _, m := range re.FindAllStringSubmatch(readRepoFile(t, "GNUmakefile"), -1) {
+		out[m[1]] = m[2]
+	}
+	if len(out) != 4 {
+		t.Fatalf("GNUmakefile: found the CLI versions %v, want 4", out)
+	}
+	return out
+}
+
+// accStage is one line of STAGES in scripts/testacc.sh.
+type accStage struct{ name, cli, broker, run string }
+
+func accStages(t *testing.T) []accStage {
+	t.Helper()
+	script := readRepoFile(t, "scripts/testacc.sh")
+	re := regexp.MustCompile(`(?m)^\s*(?:STAGES=\()?"([a-z0-9.-]+)\s+(\S+)\s+(\S+)\s+(\S+)\s+[^"]*"`)
+	var out []accStage
+	for _, m := range re.FindAllStringSubmatch(script, -1) {
+		out = append(out, accStage{m[1], m[2], m[3], m[4]})
+	}
+	if len(out) < 5 {
+		t.Fatalf("scripts/testacc.sh: found %d stages", len(out))
+	}
+	return out
+}
+
+// The README's support table claims, for each RabbitMQ version and CLI,
+// what a stage of scripts/testacc.sh runs the whole acceptance suite on: its
+// CLI columns are the machine's Terraform and the four versions of
+// GNUmakefile, and each ✓ is a stage (and each such stage a ✓).
+func TestDocsSupportTable(t *testing.T) {
+	v := makeVersions(t)
+	rows := tableAfter(t, readRepoFile(t, "README.md"), "TestDocsSupportTable")
+	header := rows[0]
+	if header[0] != "RabbitMQ" {
+		t.Fatalf("the support table's first column is %q, want RabbitMQ", header[0])
+	}
+	column := map[string]int{} // testacc.sh CLI spelling -> column
+	want := map[string]string{
+		"$tf_newest": "Terraform " + v["TERRAFORM_NEWEST_VERSION"], "$tf_oldest": "Terraform " + v["TERRAFORM_OLDEST_VERSION"],
+		"$tofu_newest": "OpenTofu " + v["OPENTOFU_VERSION"], "$tofu_oldest": "OpenTofu " + v["OPENTOFU_OLDEST_VERSION"],
+	}
+	for i, h := range header[1:] {
+		found := false
+		for cli, name := range want {
+			if h == name {
+				column[cli], found = i+1, true
+			}
+		}
+		if !found {
+			if _, dup := column["terraform"]; dup || !strings.HasPrefix(h, "Terraform ") {
+				t.Errorf("column %q of the support table is none of GNUmakefile's CLI versions %v", h, v)
+				continue
+			}
+			column["terraform"] = i + 1 // the machine's Terraform
+		}
+	}
+	for cli, name := range want {
+		if _, ok := column[cli]; !ok {
+			t.Errorf("the support table has no column %q (GNUmakefile)", name)
+		}
+	}
+	tested := map[[2]int]string{}
+	for _, s := range accStages(t) {
+		col, ok := column[s.cli]
+		if !ok || s.run != "TestAcc" {
+			continue // not a whole-suite stage of a CLI of the table
+		}
+		row := -1
+		for i, r := range rows[1:] {
+			if strings.HasPrefix(r[0], s.broker+".") {
+				row = i + 1
+			}
+		}
+		if row < 0 {
+			t.Errorf("stage %s runs on RabbitMQ %s, which the support table has no row for", s.name, s.broker)
+			continue
+		}
+		tested[[2]int{row, col}] = s.name
+	}
+	for i, r := range rows[1:] {
+		for j := 1; j < len(r); j++ {
+			stage, ok := tested[[2]int{i + 1, j}]
+			switch {
+			case r[j] == "✓" && !ok:
+				t.Errorf("the support table claims RabbitMQ %s x %s, but no stage of scripts/testacc.sh runs it", r[0], header[j])
+			case r[j] != "✓" && ok:
+				t.Errorf("stage %s runs RabbitMQ %s x %s, but the support table has no ✓ there", stage, r[0], header[j])
+			}
+		}
+	}
+}
+
+// The stage table of .github/CONTRIBUTING.md has one row per stage of
+// scripts/testacc.sh, in any order.
+func TestDocsStageTable(t *testing.T) {
+	rows := tableAfter(t, readRepoFile(t, ".github/CONTRIBUTING.md"), "TestDocsStageTable")
+	var documented, stages []string
+	for _, r := range rows[1:] {
+		documented = append(documented, strings.Trim(r[0], "`"))
+	}
+	for _, s := range accStages(t) {
+		stages = append(stages, s.name)
+	}
+	sort.Strings(documented)
+	sort.Strings(stages)
+	if strings.Join(documented, " ") != strings.Join(stages, " ") {
+		t.Errorf("CONTRIBUTING.md's stages %v, scripts/testacc.sh's %v", documented, stages)
+	}
+}
+
+// Every relative link of the README, CONTRIBUTING.md, the CHANGELOG and the
+// generated docs names a file of the repository, and a #heading of a
+// Markdown file names one of its headings.
+func TestDocsLinks(t *testing.T) {
+	pages := []string{"README.md", ".github/CONTRIBUTING.md", "CHANGELOG.md"}
+	err := filepath.WalkDir(filepath.Join(repoRoot, "docs"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
+			rel, _ := filepath.Rel(repoRoot, p)
+			pages = append(pages, rel)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	for _, page := range pages {
+		text := readRepoFile(t, page)
+		for _, m := range link.FindAllStringSubmatch(text, -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			file, anchor, _ := strings.Cut(target, "#")
+			path := page
+			if file != "" {
+				path = filepath.Join(filepath.Dir(page), file)
+				if _, err := os.Stat(filepath.Join(repoRoot, path)); err != nil {
+					t.Errorf("%s links to %s, which the repository lacks", page, target)
+					continue
+				}
+			}
+			if anchor != "" && strings.HasSuffix(path, ".md") && !hasHeading(readRepoFile(t, path), anchor) {
+				t.Errorf("%s links to %s: %s has no heading #%s", page, target, path, anchor)
+			}
+		}
+	}
+}
+
+// hasHeading reports whether a Markdown text has a heading whose GitHub
+// anchor is anchor, or an HTML anchor of that id (tfplugindocs writes those
+// for nested attributes).
+func hasHeading(text, anchor string) bool {
+	if strings.Contains(text, `id="`+anchor+`"`) {
+		return true
+	}
+	drop := regexp.MustCompile("[^a-z0-9 _-]")
+	for _, line := range strings.Split(text, "\n") {
+		if !strings.HasPrefix(line, "#") {
+			continue
+		}
+		h := strings.ToLower(strings.TrimSpace(strings.TrimLeft(line, "#")))
+		if strings.ReplaceAll(drop.ReplaceAllString(h, ""), " ", "-") == anchor {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+
+	"github.com/queuey/terraform-provider-queuey/internal/broker"
+)
+
+// The redrive case: n dead letters of 1 KiB moved from q.dead to q by the
+// engine of queuey_redrive_dead_letters (broker.RedriveDeadLetters, what the
+// action runs), side by side with a bare amqp091-go loop giving the same
+// guarantee (the floor): consume with a prefetch, publish mandatory under
+// confirms with a window of outstanding confirms, ack each on q.dead after
+// its confirm when no return came. Runs alternate, the table shows the
+// median rate of each and their ratio.
+
+const redriveBody = 1024
+
+func runRedrive(ctx context.Context, o options) error {
+	c, err := broker.New(broker.Config{Endpoint: o.endpoint, Username: o.username, Password: o.password})
+	if err != nil {
+		return err
+	}
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	q := "bench-redrive-" + hex.EncodeToString(b)
+	for _, name := range []string{q + ".dead", q} {
+		if err := c.DeclareQueue(ctx, "/", name, map[string]any{}); err != nil {
+			return err
+		}
+	}
+	defer func() {
+		for _, name := range []string{q, q + ".dead"} {
+			_ = c.DeleteQueue(context.Background(), "/", name, false)
+		}
+	}()
+	amqpURL := amqpURLOf(c.AMQPEndpoint(), o)
+	var action, floor []float64
+	for run := 1; run <= o.runs; run++ {
+		for _, kind := range []string{"action", "floor"} {
+			if err := refill(ctx, amqpURL, q, o.redrive); err != nil {
+				return err
+			}
+			start := time.Now()
+			var moved int
+			if kind == "action" {
+				moved, err = c.RedriveDeadLetters(ctx, broker.Redrive{Vhost: "/", From: q + ".dead", To: q})
+			} else {
+				moved, err = bareRedrive(ctx, amqpURL, q+".dead", q)
+			}
+			took := time.Since(start)
+			if err != nil {
+				return fmt.Errorf("%s run %d: %w", kind, run, err)
+			}
+			if moved != o.redrive {
+				return fmt.Errorf("%s run %d moved %d of %d", kind, run, moved, o.redrive)
+			}
+			rate := float64(moved) / took.Seconds()
+			fmt.Fprintf(os.Stderr, "  run %d %-6s %d messages in %s: %.0f messages/s\n", run, kind, moved, took.Round(time.Millisecond), rate)
+			if kind == "action" {
+				action = append(action, rate)
+			} else {
+				floor = append(floor, rate)
+			}
+		}
+	}
+	a, f := median(action), median(floor)
+	fmt.Printf("\nredrive of %d dead letters of %d B (median of %d runs, window %d):\n", o.redrive, redriveBody, o.runs, broker.RedriveWindow)
+	fmt.Printf("| mover | messages/s |\n|---|---|\n| queuey_redrive_dead_letters (broker.RedriveDeadLetters) | %.0f |\n", a)
+	fmt.Printf("| bare amqp091-go loop, same guarantee (floor) | %.0f |\n| ratio | %.2fx |\n", f, a/f)
+	return nil
+}
+
+func amqpURLOf(base string, o options) string {
+	u, _ := url.Parse(base)
+	u.User = url.UserPassword(o.username, o.password)
+	return strings.TrimRight(u.String(), "/") + "/%2F"
+}
+
+// refill empties q and q.dead and publishes n dead letters to q.dead.
+func refill(ctx context.Context, u, q string, n int) error {
+	conn, err := amqp.Dial(u)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = conn.Close() }()
+	ch, err := conn.Channel()
+	if err != nil {
+		return err
+	}
+	for _, name := range []string{q, q + ".dead"} {
+		if _, err := ch.QueuePurge(name, false); err != nil {
+			return err
+		}
+	}
+	if err := ch.Confirm(false); err != nil {
+		return err
+	}
+	body := make([]byte, redriveBody)
+	var last *amqp.DeferredConfirmation
+	for i := range n {
+		last, err = ch.PublishWithDeferredConfirmWithContext(ctx, "", q+".dead", true, false, amqp.Publishing{
+			DeliveryMode: amqp.Persistent, MessageId: fmt.Sprintf("m-%d", i), ContentType: "application/octet-stream",
+			Headers: amqp.Table{"x-death": []any{amqp.Table{"count": int64(1), "queue": q, "reason": "rejected"}}}, Body: body,
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if ok, err := last.WaitContext(ctx); !ok || err != nil {
+		return fmt.Errorf("refill not confirmed: %v", err)
+	}
+	return nil
+}
+
+// bareRedrive is the floor: the same move with the same guarantee, written
+// plainly with amqp091-go.
+func bareRedrive(ctx context.Context, u, from, to string) (int, error) {
+	conn, err := amqp.Dial(u)
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = conn.Close() }()
+	con, err := conn.Channel()
+	if err != nil {
+		return 0, err
+	}
+	pub, err := conn.Channel()
+	if err != nil {
+		return 0, err
+	}
+	q, err := con.QueueDeclarePassive(from, true, false, false, false, nil)
+	if err != nil {
+		return 0, err
+	}
+	if err := pub.Confirm(false); err != nil {
+		return 0, err
+	}
+	returns := pub.NotifyReturn(make(chan amqp.Return, broker.RedriveWindow+1))
+	if err := con.Qos(2*broker.RedriveWindow, 0, false); err != nil {
+		return 0, err
+	}
+	deliveries, err := con.Consume(from, "", false, false, false, false, nil)
+	if err != nil {
+		return 0, err
+	}
+	type inflight struct {
+		d  amqp.Delivery
+		dc *amqp.DeferredConfirmation
+	}
+	var window []inflight
+	moved := 0
+	settle := func() error {
+		h := window[0]
+		window = window[1:]
+		if ok, err := h.dc.WaitContext(ctx); !ok || err != nil {
+			return fmt.Errorf("not confirmed: %v", err)
+		}
+		select {
+		case <-returns:
+			return errors.New("returned")
+		default:
+		}
+		moved++
+		return h.d.Ack(false)
+	}
+	for published := 0; published < q.Messages; published++ {
+		d := <-deliveries
+		dc, err := pub.PublishWithDeferredConfirmWithContext(ctx, "", to, true, false, amqp.Publishing{
+			Headers: d.Headers, ContentType: d.ContentType, DeliveryMode: d.DeliveryMode, MessageId: d.MessageId, Body: d.Body,
+		})
+		if err != nil {
+			return moved, err
+		}
+		window = append(window, inflight{d, dc})
+		if len(window) == broker.RedriveWindow {
+			if err := settle(); err != nil {
+				return moved, err
+			}
+		}
+	}
+	for len(window) > 0 {
+		if err := settle(); err != nil {
+			return moved, err
+		}
+	}
+	return moved, con.Close()
+}
