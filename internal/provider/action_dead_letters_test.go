@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"net"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -314,4 +315,41 @@ data "queuey_hold_queue" "retry" {
 			Check: resource.TestCheckResourceAttr("data.queuey_hold_queue.retry", "name", "orders.deferred.30000"),
 		}},
 	})
+}
+
+// A guarded delete that RabbitMQ refuses midway names the dead-letter
+// actions only when the queue it refused is q.dead; the advice names the
+// vhost only when it is not the default one.
+func TestDestroyRefusal_midwayDeadLetterAdvice(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		vhost, refused string
+		advice         bool
+	}{
+		{"/", "orders.dead", true},
+		{"/", "orders", false},
+		{"team", "orders.dead", true},
+	} {
+		s := brokertest.New(t)
+		if tc.vhost != "/" {
+			s.AddVhost(tc.vhost, "")
+		}
+		for _, n := range []string{"orders", "orders.dead"} {
+			s.PutQueue(tc.vhost, idle(n))
+		}
+		s.FailDelete(tc.refused, http.StatusBadRequest, "bad_request", "queue '"+tc.refused+"' in vhost '"+tc.vhost+"' is not empty")
+		target := ordersTarget
+		target.vhost = tc.vhost
+		err := destroyTopology(context.Background(), fakeBrokerClient(t, s), target, false)
+		if err == nil {
+			t.Fatalf("%s refused: the destroy went through", tc.refused)
+		}
+		msg := err.Error()
+		if got := strings.Contains(msg, `action "queuey_redrive_dead_letters" "orders"`); got != tc.advice {
+			t.Errorf("vhost %q, %s refused: names the dead-letter actions: %v, want %v:\n%s", tc.vhost, tc.refused, got, tc.advice, msg)
+		}
+		if got, want := strings.Contains(msg, `vhost = "team"`), tc.vhost == "team"; got != want {
+			t.Errorf("vhost %q, %s refused: the advice names the vhost: %v, want %v:\n%s", tc.vhost, tc.refused, got, want, msg)
+		}
+	}
 }
