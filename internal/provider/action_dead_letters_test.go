@@ -315,3 +315,47 @@ data "queuey_hold_queue" "retry" {
 		}},
 	})
 }
+
+// After a purge, the action waits until the management API reports q.dead
+// empty (its counts lag the queue), so that a destroy right after it is not
+// refused on a stale count; it stops waiting at its bound.
+func TestWaitForCount(t *testing.T) {
+	t.Parallel()
+	if purgeWait < 5*time.Second || purgeWait > 30*time.Second {
+		t.Errorf("purge waits up to %s for the count, want 5s to 30s: long enough for the management API's lag, bounded", purgeWait)
+	}
+	for _, tc := range []struct {
+		name      string
+		emptyAt   time.Duration // when the fake's count drops to 0; 0: never
+		wait      time.Duration
+		seen      bool
+		minWaited time.Duration
+	}{
+		{"count drops within the bound", 700 * time.Millisecond, 3 * time.Second, true, 700 * time.Millisecond},
+		{"count stays past the bound", 0, 600 * time.Millisecond, false, 600 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := brokertest.New(t)
+			five := int64(5)
+			s.PutQueue("/", brokertest.Queue{Name: "orders.dead", Durable: true, Messages: &five})
+			if tc.emptyAt > 0 {
+				time.AfterFunc(tc.emptyAt, func() {
+					zero := int64(0)
+					s.PutQueue("/", brokertest.Queue{Name: "orders.dead", Durable: true, Messages: &zero})
+				})
+			}
+			c, err := broker.New(broker.Config{Endpoint: s.URL, Username: "u", Password: "p", RetryBudget: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			seen, last := waitForCount(context.Background(), c, deadLetters{vhost: "/", queue: "orders", dead: "orders.dead"}, tc.wait)
+			took := time.Since(start)
+			if seen != tc.seen || took < tc.minWaited || took > tc.wait+time.Second {
+				t.Errorf("seen %v after %s (last count %v), want seen %v after %s to %s", seen, took, countText(last, "message"),
+					tc.seen, tc.minWaited, tc.wait+time.Second)
+			}
+		})
+	}
+}
