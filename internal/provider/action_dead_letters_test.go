@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"net"
 	"regexp"
 	"strings"
 	"testing"
@@ -24,25 +23,13 @@ import (
 // management API: the plan warning, the refusals before anything moves, the
 // destroy refusal's advice and the AMQP URL the provider settings give.
 
-// closedAddr is a loopback address nothing listens on.
-func closedAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	_ = l.Close()
-	return addr
-}
-
 // fakeData is the provider data of a provider configured for the fake, with
 // an AMQP endpoint nothing listens on: an action that got as far as AMQP
 // fails with "Cannot Connect Over AMQP".
 func fakeData(t *testing.T, endpoint string) *providerData {
 	return &providerData{
 		suffixes: topology.DefaultSuffixes(), vhost: "/", endpointSet: true,
-		brokerConfig: broker.Config{Endpoint: endpoint, AMQPEndpoint: "amqp://" + closedAddr(t), Username: "u", Password: "p",
+		brokerConfig: broker.Config{Endpoint: endpoint, AMQPEndpoint: "amqp://" + brokertest.ClosedAddr(t), Username: "u", Password: "p",
 			RetryBudget: -1},
 	}
 }
@@ -159,7 +146,7 @@ func TestDeadLetterActions_planWarningSkipped(t *testing.T) {
 	}{
 		"empty":            {fakeData(t, s.URL), q},
 		"missing":          {fakeData(t, s.URL), map[string]tftypes.Value{"queue": str("payments")}},
-		"unreachable":      {fakeData(t, "http://"+closedAddr(t)), q},
+		"unreachable":      {fakeData(t, "http://"+brokertest.ClosedAddr(t)), q},
 		"unknown settings": {unknownSettings, q},
 		"unknown queue":    {fakeData(t, s.URL), unknownQueue},
 		"no endpoint":      {noEndpoint, q},
