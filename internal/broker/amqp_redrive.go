@@ -250,7 +250,10 @@ heads:
 		}
 		// A return comes before its confirm, so it is in the buffer by now.
 		select {
-		case ret := <-m.returns:
+		case ret, ok := <-m.returns:
+			if !ok { // the library closes it when the channel shuts down
+				return m.lost(nil)
+			}
 			return m.fail(ErrReturned, fmt.Sprintf("the broker returned message %s as unroutable (%d %s): queue %q is gone",
 				messageID(ret.MessageId), ret.ReplyCode, ret.ReplyText, m.r.To),
 				"Declare "+m.r.To+" again (apply the queuey_queue), then invoke again")
