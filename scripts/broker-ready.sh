@@ -77,7 +77,11 @@ write_env() {
 			printf 'RABBITMQ_ENDPOINT=%q\n' "$1"
 			printf 'RABBITMQ_USERNAME=%q\n' "$2"
 			printf 'RABBITMQ_PASSWORD=%q\n' "$3"
-			if [[ -n "${4:-}" ]]; then printf 'RABBITMQ_AMQP_URL=%q\n' "$4"; fi
+			if [[ -n "${4:-}" ]]; then
+				printf 'RABBITMQ_AMQP_URL=%q\n' "$4"
+				# amqp_endpoint of the dead-letter actions: the URL without credentials.
+				printf 'RABBITMQ_AMQP_ENDPOINT=%q\n' "$(sed -E 's#^(amqps?://)[^@/]*@#\1#; s#/$##' <<<"$4")"
+			fi
 		} >"$tmp"
 	)
 	mv -f "$tmp" "$env_file"

@@ -93,6 +93,9 @@ reported_version() {
 
 # record NAME: writes build/brokers/NAME.env from the assignments in the
 # environment of the caller (RABBITMQ_* or NODE_*), then prints it.
+# amqp_endpoint is an AMQP URL without its credentials and trailing slash.
+amqp_endpoint() { sed -E 's#^(amqps?://)[^@/]*@#\1#; s#/$##' <<<"$1"; }
+
 write_env() {
 	local name="$1" out="$dir/$1.env" endpoint amqp user password version log offset=0
 	endpoint="${RABBITMQ_ENDPOINT:-${NODE_ENDPOINT:-}}"
@@ -119,6 +122,9 @@ write_env() {
 			printf 'RABBITMQ_USERNAME=%q\n' "$user"
 			printf 'RABBITMQ_PASSWORD=%q\n' "$password"
 			printf 'RABBITMQ_AMQP_URL=%q\n' "$amqp"
+			# The provider's amqp_endpoint (the dead-letter actions): the same
+			# broker's AMQP port, without the credentials.
+			if [[ -n "$amqp" ]]; then printf 'RABBITMQ_AMQP_ENDPOINT=%q\n' "$(amqp_endpoint "$amqp")"; fi
 		fi
 		printf 'BROKER_NAME=%q\n' "$name"
 		printf 'BROKER_VERSION=%q\n' "$version"

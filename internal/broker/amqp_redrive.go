@@ -99,25 +99,6 @@ func (c *Client) RedriveDeadLetters(ctx context.Context, r Redrive) (int, error)
 	return m.run(ctx)
 }
 
-// CountReady returns how many messages queue holds ready, over AMQP (a
-// passive declare: exact, where the management API's counts lag).
-func (c *Client) CountReady(ctx context.Context, vhost, queue string) (int, error) {
-	conn, err := c.dialAMQP(ctx, vhost, "terraform-provider-queuey count "+queue)
-	if err != nil {
-		return 0, err
-	}
-	defer func() { _ = conn.Close() }()
-	ch, err := conn.Channel()
-	if err != nil {
-		return 0, c.channelError("opening a channel", vhost, queue, err)
-	}
-	q, err := ch.QueueDeclarePassive(queue, true, false, false, false, nil)
-	if err != nil {
-		return 0, c.channelError(fmt.Sprintf("counting the messages of %q", queue), vhost, queue, err)
-	}
-	return q.Messages, nil
-}
-
 // mover is one redrive in progress.
 type mover struct {
 	c          *Client
@@ -269,7 +250,10 @@ heads:
 		}
 		// A return comes before its confirm, so it is in the buffer by now.
 		select {
-		case ret := <-m.returns:
+		case ret, ok := <-m.returns:
+			if !ok { // the library closes it when the channel shuts down
+				return m.lost(nil)
+			}
 			return m.fail(ErrReturned, fmt.Sprintf("the broker returned message %s as unroutable (%d %s): queue %q is gone",
 				messageID(ret.MessageId), ret.ReplyCode, ret.ReplyText, m.r.To),
 				"Declare "+m.r.To+" again (apply the queuey_queue), then invoke again")

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"log"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -79,15 +78,7 @@ func amqpClient(t *testing.T, u string) *Client {
 // and plain AMQP where TLS is: each fails at once with its kind, naming the
 // URL and amqp_endpoint, never the password.
 func TestAMQPDialMistakes(t *testing.T) {
-	closed := func() string {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		addr := l.Addr().String()
-		_ = l.Close()
-		return addr
-	}()
+	closed := brokertest.ClosedAddr(t)
 	// The management port (an HTTP server that answers what it cannot
 	// parse), a TLS port as Erlang's ssl answers plain bytes (an alert),
 	// and one that closes without a word, as Go's does.
@@ -112,7 +103,7 @@ func TestAMQPDialMistakes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := amqpClient(t, tc.url)
 			start := time.Now()
-			_, err := c.CountReady(context.Background(), "/", "orders.dead")
+			_, err := c.PurgeQueue(context.Background(), "/", "orders.dead")
 			if took := time.Since(start); took > 3*time.Second {
 				t.Errorf("took %s", took)
 			}
@@ -140,24 +131,11 @@ func TestAMQPDialTimeout(t *testing.T) {
 	if AMQPDialTimeout != 15*time.Second {
 		t.Errorf("AMQPDialTimeout = %s, want 15s", AMQPDialTimeout)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Close() })
-	go func() {
-		for {
-			conn, err := l.Accept()
-			if err != nil {
-				return
-			}
-			t.Cleanup(func() { _ = conn.Close() })
-		}
-	}()
-	c := amqpClient(t, "amqp://"+l.Addr().String())
+	silent := brokertest.SilentListener(t)
+	c := amqpClient(t, "amqp://"+silent)
 	c.amqp.timeout = 500 * time.Millisecond
 	start := time.Now()
-	_, err = c.CountReady(context.Background(), "/", "orders.dead")
+	_, err := c.PurgeQueue(context.Background(), "/", "orders.dead")
 	if took := time.Since(start); took < 400*time.Millisecond || took > 2*time.Second {
 		t.Errorf("a silent port failed after %s, want the dial timeout of 500ms", took)
 	}
@@ -169,7 +147,7 @@ func TestAMQPDialTimeout(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	start = time.Now()
-	_, err = c.CountReady(ctx, "/", "orders.dead")
+	_, err = c.PurgeQueue(ctx, "/", "orders.dead")
 	if took := time.Since(start); took > 2*time.Second || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("an interrupted dial: %v after %s", err, took)
 	}

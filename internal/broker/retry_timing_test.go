@@ -161,18 +161,6 @@ func TestTiming_restartMemory(t *testing.T) {
 	}
 }
 
-// closedPort returns the address of a loopback port nobody listens on.
-func closedPort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	_ = l.Close()
-	return addr
-}
-
 // Before the broker has answered, a refused connection is tried again for
 // FirstContact (or the retry budget, when shorter), then reported naming
 // host:port and what to check.
@@ -188,7 +176,7 @@ func TestTiming_firstContact(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			addr := closedPort(t)
+			addr := brokertest.ClosedAddr(t)
 			tm := fastTiming
 			tm.BackoffFirst, tm.BackoffMax, tm.FirstContact = 10*time.Millisecond, 10*time.Millisecond, tc.window
 			c := timedClient(t, "http://"+addr, tc.budget, tm)
@@ -223,7 +211,7 @@ func checkFirstContact(t *testing.T, err error, addr string) {
 // With the default settings, a closed port is reported within 15 s.
 func TestTiming_firstContactDefault(t *testing.T) {
 	t.Parallel()
-	addr := closedPort(t)
+	addr := brokertest.ClosedAddr(t)
 	start := time.Now()
 	_, err := defaultClient(t, "http://"+addr).GetVhost(context.Background(), "/")
 	took := time.Since(start)

@@ -38,3 +38,38 @@ func RawListener(t testing.TB, answer string) string {
 	}()
 	return l.Addr().String()
 }
+
+// ClosedAddr is a loopback address, host:port, that nothing listens on: a
+// connection to it is refused.
+func ClosedAddr(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	_ = l.Close()
+	return addr
+}
+
+// SilentListener accepts connections on a loopback port and never answers
+// (a broker that hangs); closed at the end of the test. It returns the
+// address, host:port.
+func SilentListener(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Close() })
+	go func() {
+		for {
+			conn, err := l.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { _ = conn.Close() })
+		}
+	}()
+	return l.Addr().String()
+}

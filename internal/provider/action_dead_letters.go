@@ -37,26 +37,7 @@ func amqpEndpointAttribute() pschema.StringAttribute {
 	}
 }
 
-type amqpEndpointValidator struct{}
-
 var _ validator.String = amqpEndpointValidator{}
-
-func (amqpEndpointValidator) Description(context.Context) string {
-	return "an amqp or amqps URL without credentials or path"
-}
-
-func (v amqpEndpointValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (amqpEndpointValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	if _, err := broker.ValidateAMQPEndpoint(req.ConfigValue.ValueString()); err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid AMQP Endpoint", err.Error())
-	}
-}
 
 // checkAMQPEndpointEnv checks an amqp_endpoint that came from the
 // environment, which no attribute validator saw.

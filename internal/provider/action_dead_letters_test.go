@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"net"
 	"net/http"
 	"regexp"
 	"strings"
@@ -25,25 +24,13 @@ import (
 // management API: the plan warning, the refusals before anything moves, the
 // destroy refusal's advice and the AMQP URL the provider settings give.
 
-// closedAddr is a loopback address nothing listens on.
-func closedAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	_ = l.Close()
-	return addr
-}
-
 // fakeData is the provider data of a provider configured for the fake, with
 // an AMQP endpoint nothing listens on: an action that got as far as AMQP
 // fails with "Cannot Connect Over AMQP".
 func fakeData(t *testing.T, endpoint string) *providerData {
 	return &providerData{
 		suffixes: topology.DefaultSuffixes(), vhost: "/", endpointSet: true,
-		brokerConfig: broker.Config{Endpoint: endpoint, AMQPEndpoint: "amqp://" + closedAddr(t), Username: "u", Password: "p",
+		brokerConfig: broker.Config{Endpoint: endpoint, AMQPEndpoint: "amqp://" + brokertest.ClosedAddr(t), Username: "u", Password: "p",
 			RetryBudget: -1},
 	}
 }
@@ -160,7 +147,7 @@ func TestDeadLetterActions_planWarningSkipped(t *testing.T) {
 	}{
 		"empty":            {fakeData(t, s.URL), q},
 		"missing":          {fakeData(t, s.URL), map[string]tftypes.Value{"queue": str("payments")}},
-		"unreachable":      {fakeData(t, "http://"+closedAddr(t)), q},
+		"unreachable":      {fakeData(t, "http://"+brokertest.ClosedAddr(t)), q},
 		"unknown settings": {unknownSettings, q},
 		"unknown queue":    {fakeData(t, s.URL), unknownQueue},
 		"no endpoint":      {noEndpoint, q},
@@ -351,5 +338,49 @@ func TestDestroyRefusal_midwayDeadLetterAdvice(t *testing.T) {
 		if got, want := strings.Contains(msg, `vhost = "team"`), tc.vhost == "team"; got != want {
 			t.Errorf("vhost %q, %s refused: the advice names the vhost: %v, want %v:\n%s", tc.vhost, tc.refused, got, want, msg)
 		}
+	}
+}
+
+// After a purge, the action waits until the management API reports q.dead
+// empty (its counts lag the queue), so that a destroy right after it is not
+// refused on a stale count; it stops waiting at its bound.
+func TestWaitForCount(t *testing.T) {
+	t.Parallel()
+	if purgeWait < 5*time.Second || purgeWait > 30*time.Second {
+		t.Errorf("purge waits up to %s for the count, want 5s to 30s: long enough for the management API's lag, bounded", purgeWait)
+	}
+	for _, tc := range []struct {
+		name      string
+		emptyAt   time.Duration // when the fake's count drops to 0; 0: never
+		wait      time.Duration
+		seen      bool
+		minWaited time.Duration
+	}{
+		{"count drops within the bound", 700 * time.Millisecond, 3 * time.Second, true, 700 * time.Millisecond},
+		{"count stays past the bound", 0, 600 * time.Millisecond, false, 600 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := brokertest.New(t)
+			five := int64(5)
+			s.PutQueue("/", brokertest.Queue{Name: "orders.dead", Durable: true, Messages: &five})
+			if tc.emptyAt > 0 {
+				time.AfterFunc(tc.emptyAt, func() {
+					zero := int64(0)
+					s.PutQueue("/", brokertest.Queue{Name: "orders.dead", Durable: true, Messages: &zero})
+				})
+			}
+			c, err := broker.New(broker.Config{Endpoint: s.URL, Username: "u", Password: "p", RetryBudget: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			seen, last := waitForCount(context.Background(), c, deadLetters{vhost: "/", queue: "orders", dead: "orders.dead"}, tc.wait)
+			took := time.Since(start)
+			if seen != tc.seen || took < tc.minWaited || took > tc.wait+time.Second {
+				t.Errorf("seen %v after %s (last count %v), want seen %v after %s to %s", seen, took, countText(last, "message"),
+					tc.seen, tc.minWaited, tc.wait+time.Second)
+			}
+		})
 	}
 }

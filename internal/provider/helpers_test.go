@@ -57,6 +57,9 @@ func accClient(t *testing.T) *broker.Client {
 		Username: testUser(),
 		Password: testPassword(),
 		Insecure: os.Getenv(EnvInsecure) == "true",
+		// The test broker's AMQP port (the dead-letter actions): the
+		// broker scripts set it beside the endpoint.
+		AMQPEndpoint: os.Getenv(EnvAMQP),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 
 	"regexp"
 
+	"github.com/queuey/terraform-provider-queuey/internal/broker"
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
@@ -228,5 +229,24 @@ func (regexValidator) ValidateString(_ context.Context, req validator.StringRequ
 	}
 	if _, err := regexp.Compile(req.ConfigValue.ValueString()); err != nil {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Regular Expression", regexError(err))
+	}
+}
+
+type amqpEndpointValidator struct{}
+
+func (amqpEndpointValidator) Description(context.Context) string {
+	return "an amqp or amqps URL without credentials or path"
+}
+
+func (v amqpEndpointValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (amqpEndpointValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if _, err := broker.ValidateAMQPEndpoint(req.ConfigValue.ValueString()); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid AMQP Endpoint", err.Error())
 	}
 }
