@@ -26,6 +26,9 @@ type TokenEndpoint struct {
 	ExpiresIn int
 	// JWTLife, when set, makes the tokens JWTs expiring that much later.
 	JWTLife time.Duration
+	// Delay, when set, holds every answer that long (a slow identity
+	// provider).
+	Delay time.Duration
 
 	mu       sync.Mutex
 	hits     int
@@ -75,6 +78,7 @@ func (te *TokenEndpoint) serve(w http.ResponseWriter, r *http.Request) {
 	n := te.hits
 	te.lastForm = r.PostForm.Encode()
 	te.mu.Unlock()
+	time.Sleep(te.Delay)
 	te.faults.mu.Lock()
 	intercepts := append([]*interceptor(nil), te.faults.intercepts...)
 	te.faults.mu.Unlock()
