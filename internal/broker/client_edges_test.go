@@ -2,7 +2,9 @@ package broker
 
 import (
 	"context"
+	"errors"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -65,5 +67,49 @@ func TestRequests_contentTypeOnlyWithBody(t *testing.T) {
 		if got, ok := seen[method]; !ok || got != want {
 			t.Errorf("%s: Content-Type %q (sent: %v), want %q", method, got, ok, want)
 		}
+	}
+}
+
+// A write that gets no answer in time is a cluster without a majority when
+// the broker reports at least half of its nodes down (a half is no
+// majority); with fewer down, or when the nodes cannot be read or there are
+// none, it stays an unanswered request.
+func TestWriteTimeout_majorityRule(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		nodes brokertest.Answer
+		want  string // "" for no ErrUnavailable
+	}{
+		{"half down", brokertest.Reply(200, `[{"name":"a@h","running":true},{"name":"b@h","running":false}]`), "1 of the cluster's 2 nodes are not running (b@h)"},
+		{"all down", brokertest.Reply(200, `[{"name":"a@h","running":false}]`), "1 of the cluster's 1 nodes"},
+		{"a minority down", brokertest.Reply(200, `[{"name":"a@h","running":true},{"name":"b@h","running":false},{"name":"c@h","running":true}]`), ""},
+		{"no nodes listed", brokertest.Reply(200, `[]`), ""},
+		{"nodes not readable", brokertest.Reply(403, `{"error":"not_authorised","reason":"Not monitor user"}`), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := brokertest.New(t)
+			release := make(chan struct{})
+			t.Cleanup(func() { close(release) })
+			s.Script(brokertest.Path("nodes"), tc.nodes)
+			s.Intercept(func(http.ResponseWriter, *http.Request) bool {
+				<-release // the metadata store never answers in time
+				return true
+			})
+			c, err := New(Config{Endpoint: s.URL, Username: "u", Password: "p", RequestTimeout: 50 * time.Millisecond, RetryBudget: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = c.DeclareQueue(context.Background(), "/", "q", nil)
+			switch {
+			case err == nil:
+				t.Fatal("an unanswered declaration succeeded")
+			case tc.want != "" && (!errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("got %v, want ErrUnavailable saying %q", err, tc.want)
+			case tc.want == "" && (errors.Is(err, ErrUnavailable) || !errors.Is(err, ErrUnreachable)):
+				t.Errorf("got %v, want ErrUnreachable, not ErrUnavailable", err)
+			}
+		})
 	}
 }
