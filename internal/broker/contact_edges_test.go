@@ -1,7 +1,10 @@
 package broker
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
+	"time"
 )
 
 // One note per scheme and host:port of the endpoint: a trailing slash, a
@@ -31,5 +34,28 @@ func TestContactNote_keyedBySchemeAndHostPort(t *testing.T) {
 	}
 	if newContactNote("", "http://rabbit:15672").path != "" {
 		t.Error("a note without a folder has a path")
+	}
+}
+
+// Writing a note creates it (and its folder) and leaves no file open: a
+// provider process writes one per endpoint and may run for long.
+func TestContactNote_writeLeavesNoFileOpen(t *testing.T) {
+	t.Parallel()
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("no /proc/self/fd to look for open files")
+	}
+	note := newContactNote(filepath.Join(t.TempDir(), "notes"), "http://rabbit:15672")
+	note.write()
+	if !note.recent(time.Minute) {
+		t.Fatal("no note written")
+	}
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fd := range fds {
+		if target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); err == nil && target == note.path {
+			t.Errorf("file descriptor %s is still open on the note", fd.Name())
+		}
 	}
 }
