@@ -1,0 +1,156 @@
+package broker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
+)
+
+// A listing asks for the declarations only when a caller reads them, and
+// for live message totals only when a caller reads counts.
+func TestListQuery(t *testing.T) {
+	t.Parallel()
+	const base = "disable_stats=true&sort=&columns=name,state,node"
+	const decl = ",type,durable,auto_delete,exclusive,arguments"
+	for flags, want := range map[uint]string{
+		0:                             base,
+		withDeclarations:              base + decl,
+		withCounts:                    "enable_queue_totals=true&" + base + ",messages",
+		withCounts | withDeclarations: "enable_queue_totals=true&" + base + decl + ",messages",
+	} {
+		if got := listQuery(flags); got != want {
+			t.Errorf("listQuery(%b) = %q, want %q", flags, got, want)
+		}
+	}
+}
+
+// A queue read back keeps its arguments; one without arguments (RabbitMQ
+// may answer null) has an empty map, never nil.
+func TestGetQueueDeclaration_arguments(t *testing.T) {
+	t.Parallel()
+	s := brokertest.New(t)
+	s.PutQueue("/", brokertest.Queue{Name: "with", Durable: true, Arguments: map[string]any{"x-max-length": 7}})
+	s.PutQueue("/", brokertest.Queue{Name: "without", Durable: true})
+	c := fakeClient(t, s, 5*time.Second)
+	q, err := c.GetQueueDeclaration(context.Background(), "/", "with")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := q.Arguments["x-max-length"]; got != json.Number("7") {
+		t.Errorf("arguments of a queue with x-max-length 7: %v", q.Arguments)
+	}
+	q, err = c.GetQueueDeclaration(context.Background(), "/", "without")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.Arguments == nil || len(q.Arguments) != 0 {
+		t.Errorf("arguments of a queue without any: %#v, want an empty map", q.Arguments)
+	}
+}
+
+// A message count is a whole number or unknown (nil): never a guess from a
+// number that is not one.
+func TestCount(t *testing.T) {
+	t.Parallel()
+	if count(nil) != nil {
+		t.Error("no count read as a number")
+	}
+	for in, want := range map[json.Number]int64{"0": 0, "7": 7, "9007199254740993": 9007199254740993} {
+		if got := count(&in); got == nil || *got != want {
+			t.Errorf("count(%s) = %v, want %d", in, got, want)
+		}
+	}
+	for _, in := range []json.Number{"1.5", "1e3", "x"} {
+		if got := count(&in); got != nil {
+			t.Errorf("count(%s) = %d, want unknown", in, *got)
+		}
+	}
+}
+
+// A declaration always sends its arguments as a JSON object, {} when there
+// are none (RabbitMQ compares them with the queue's), and exactly those
+// given.
+func TestDeclareQueue_argumentsObject(t *testing.T) {
+	t.Parallel()
+	s := brokertest.New(t)
+	var mu sync.Mutex
+	var bodies []string
+	s.Intercept(func(_ http.ResponseWriter, r *http.Request) bool {
+		if r.Method == http.MethodPut {
+			b, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(strings.NewReader(string(b)))
+			mu.Lock()
+			bodies = append(bodies, string(b))
+			mu.Unlock()
+		}
+		return false
+	})
+	c := fakeClient(t, s, 5*time.Second)
+	if err := c.DeclareQueue(context.Background(), "/", "plain", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.DeclareQueue(context.Background(), "/", "bounded", map[string]any{"x-max-length": 7}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(bodies) != 2 || !strings.Contains(bodies[0], `"arguments":{}`) || !strings.Contains(bodies[1], `"arguments":{"x-max-length":7}`) {
+		t.Errorf("declaration bodies %q, want arguments {} and then {\"x-max-length\":7}", bodies)
+	}
+}
+
+// Each queue of a consumer check carries the number of its consumers, and
+// a failed consumer listing fails the check: never read as no consumers.
+func TestListQueuesWithConsumers_counts(t *testing.T) {
+	t.Parallel()
+	s := brokertest.New(t)
+	s.PutQueue("/", brokertest.Queue{Name: "busy", Durable: true, Messages: brokertest.Count(0), Consumers: 2})
+	s.PutQueue("/", brokertest.Queue{Name: "idle", Durable: true, Messages: brokertest.Count(0)})
+	qs, err := fakeClient(t, s, 5*time.Second).ListQueuesWithConsumers(context.Background(), "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]int64{"busy": 2, "idle": 0} {
+		if got := qs[name].Consumers; got == nil || *got != want {
+			t.Errorf("%s: consumers %v, want %d", name, got, want)
+		}
+	}
+
+	s.Script(brokertest.Path("consumers/%2F"), brokertest.Reply(500, `{"error":"internal_error","reason":"boom"}`))
+	if _, err := fakeClient(t, s, 5*time.Second).ListQueuesWithConsumers(context.Background(), "/"); err == nil {
+		t.Error("a failed consumer listing gave a consumer check")
+	}
+}
+
+// The question to /api/whoami that settles an unknown refusal is asked
+// under the caller's context: an interrupt or deadline ends it too.
+func TestWhoamiHonoursContext(t *testing.T) {
+	t.Parallel()
+	s := brokertest.New(t)
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	s.Script(brokertest.Path("queues/%2F/q"), brokertest.Reply(401, `{"error":"x","reason":"Something new"}`))
+	s.Intercept(func(_ http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path == "/api/whoami" {
+			<-release // never answers
+			return true
+		}
+		return false
+	})
+	c := fakeClient(t, s, 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := c.GetQueueDeclaration(ctx, "/", "q")
+	if took := time.Since(start); took > 3*time.Second || !errors.Is(err, ErrUnauthorized) {
+		t.Errorf("got %v after %s, want ErrUnauthorized once the deadline passed", err, took)
+	}
+}
