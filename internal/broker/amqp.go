@@ -343,3 +343,14 @@ func (c *Client) channelError(op, vhost, queue string, err error) error {
 	}
 	return e
 }
+
+// amqpCloseWait bounds the closing handshake of a connection: after an
+// interrupt, or with a broker that stopped answering, Close alone could wait
+// for the heartbeat to time out.
+const amqpCloseWait = 5 * time.Second
+
+// closeAMQP closes conn, waiting at most amqpCloseWait for the broker. A
+// message delivered and not acknowledged goes back to its queue either way.
+func closeAMQP(conn *amqp.Connection) {
+	_ = conn.CloseDeadline(time.Now().Add(amqpCloseWait))
+}

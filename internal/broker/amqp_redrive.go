@@ -90,7 +90,7 @@ func (c *Client) RedriveDeadLetters(ctx context.Context, r Redrive) (int, error)
 	if err != nil {
 		return 0, err
 	}
-	defer func() { _ = conn.Close() }()
+	defer closeAMQP(conn)
 	m, err := c.newMover(conn, r)
 	if err != nil || m.total == 0 {
 		return 0, err
@@ -169,6 +169,11 @@ func (m *mover) run(ctx context.Context) (int, error) {
 	m.reportedAt, m.activeAt = time.Now(), time.Now()
 	var stop *MoveError // a reason to stop once the window is settled
 	for {
+		if ctx.Err() != nil {
+			// select picks at random among ready cases: without this, a
+			// delivery ready beside the interrupt could still be published.
+			return m.moved, m.fail(ctx.Err(), "interrupted", "")
+		}
 		if err := m.settle(ctx); err != nil {
 			return m.moved, err
 		}
@@ -242,26 +247,48 @@ heads:
 		default:
 			break heads
 		}
-		if !h.dc.Acked() {
-			if m.pub.IsClosed() {
-				return m.lost(nil)
+		if stop := m.unsettled(h); stop != nil {
+			// The heads before this one are confirmed with no return:
+			// acknowledge them first, so that they are not left behind as
+			// duplicates and the count says what moved.
+			if err := m.ack(ctx, last, n); err != nil {
+				return err
 			}
-			return m.fail(ErrNotConfirmed, "the broker nacked a publish to "+m.r.To, "Check the broker's log (a full disk, a queue length limit with reject-publish)")
-		}
-		// A return comes before its confirm, so it is in the buffer by now.
-		select {
-		case ret, ok := <-m.returns:
-			if !ok { // the library closes it when the channel shuts down
-				return m.lost(nil)
-			}
-			return m.fail(ErrReturned, fmt.Sprintf("the broker returned message %s as unroutable (%d %s): queue %q is gone",
-				messageID(ret.MessageId), ret.ReplyCode, ret.ReplyText, m.r.To),
-				"Declare "+m.r.To+" again (apply the queuey_queue), then invoke again")
-		default:
+			stop.Moved = m.moved
+			return stop
 		}
 		last = h.tag
 		n++
 	}
+	return m.ack(ctx, last, n)
+}
+
+// unsettled is why the confirmed head h cannot be acknowledged on m.r.From: a
+// nack, a closed channel, or a return; nil when it can.
+func (m *mover) unsettled(h inflight) *MoveError {
+	if !h.dc.Acked() {
+		if m.pub.IsClosed() {
+			return m.lost(nil)
+		}
+		return m.fail(ErrNotConfirmed, "the broker nacked a publish to "+m.r.To, "Check the broker's log (a full disk, a queue length limit with reject-publish)")
+	}
+	// A return comes before its confirm, so it is in the buffer by now.
+	select {
+	case ret, ok := <-m.returns:
+		if !ok { // the library closes it when the channel shuts down
+			return m.lost(nil)
+		}
+		return m.fail(ErrReturned, fmt.Sprintf("the broker returned message %s as unroutable (%d %s): queue %q is gone",
+			messageID(ret.MessageId), ret.ReplyCode, ret.ReplyText, m.r.To),
+			"Declare "+m.r.To+" again (apply the queuey_queue), then invoke again")
+	default:
+	}
+	return nil
+}
+
+// ack acknowledges on m.r.From, in one multiple ack up to tag last, the n
+// settled publishes at the head of the window.
+func (m *mover) ack(ctx context.Context, last uint64, n int) error {
 	if n == 0 {
 		return nil
 	}

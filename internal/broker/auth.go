@@ -264,7 +264,7 @@ func sharedTokenFor(cfg Config, tokenBase *http.Transport) *sharedToken {
 		// Connection errors and 5xx answers of the token endpoint are retried
 		// like the management API's; its refusals (4xx) are not.
 		client: &http.Client{
-			Transport: newRetryTransport(tokenBase, cfg),
+			Transport: newRetryTransport(tokenBase, tokenConfig(cfg)),
 			Timeout:   cfg.maxRequestTime() + cfg.RequestTimeout,
 		},
 		tokenURL: redact(o.TokenURL),
@@ -538,4 +538,12 @@ func (f *finalAnswer) RoundTrip(req *http.Request) (*http.Response, error) {
 		return &again, nil
 	}
 	return resp, err
+}
+
+// tokenConfig is cfg for the token endpoint's requests: an answer of the
+// token endpoint says nothing about the management API, so it writes no
+// contact note (see contact.go) for it.
+func tokenConfig(cfg Config) Config {
+	cfg.ContactNotes = ""
+	return cfg
 }

@@ -26,11 +26,20 @@ import (
 // secret in its name or content); only its modification time counts. Any
 // failure to read or write one is ignored: the note only lengthens a wait.
 
-// DefaultContactNotes is the folder of contact notes the provider uses:
-// one per user in the system's temporary folder.
+// DefaultContactNotes is the folder of contact notes the provider uses: in
+// the user's cache folder (no other user can plant a file there), else one
+// per user in the system's temporary folder.
 func DefaultContactNotes() string {
+	if dir, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(dir, "terraform-provider-queuey", "contact")
+	}
 	return filepath.Join(os.TempDir(), "terraform-provider-queuey-"+strconv.Itoa(os.Getuid()))
 }
+
+// contactRefresh is how often a process that keeps getting answers writes
+// its note again, so that the memory counts from its last answer, not its
+// first.
+const contactRefresh = time.Minute
 
 // contactNote is the note of one endpoint; a zero note is never read or
 // written (Config.ContactNotes unset).

@@ -76,3 +76,31 @@ func TestContactNote_restartSpansProcesses(t *testing.T) {
 		})
 	}
 }
+
+// Under OAuth 2.0 the token endpoint answers before the management API is
+// tried: its answer is no sign that the management API answered, so a closed
+// management port is still a first contact, and no note is written for it.
+func TestContactNote_tokenEndpointIsNotTheBroker(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	te := brokertest.NewTokenEndpoint(t, "s")
+	endpoint := "http://" + brokertest.ClosedAddr(t)
+	tm := fastTiming
+	tm.BackoffFirst, tm.BackoffMax, tm.FirstContact = 10*time.Millisecond, 10*time.Millisecond, 50*time.Millisecond
+	c, err := New(Config{Endpoint: endpoint, OAuth2: &OAuth2Config{TokenURL: te.URL, ClientID: "terraform", ClientSecret: "s"},
+		RequestTimeout: time.Second, RetryBudget: 2 * time.Second, Timing: tm, ContactNotes: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = c.GetVhost(context.Background(), "/")
+	if took := time.Since(start); err == nil || !strings.Contains(err.Error(), "nothing answered at") || took > time.Second {
+		t.Errorf("after %s: %v; want a first contact reported after 50ms", took, err)
+	}
+	if te.Hits() == 0 {
+		t.Error("no token was asked for: the test proves nothing")
+	}
+	if newContactNote(dir, endpoint).recent(time.Hour) || newContactNote(dir, te.URL).recent(time.Hour) {
+		t.Error("a contact note was written though the management API never answered")
+	}
+}

@@ -75,10 +75,10 @@ type retryTransport struct {
 	// answered is set once any attempt got an HTTP answer (see first
 	// contact above).
 	answered atomic.Bool
-	// note is this endpoint's contact note; noted is set once this
-	// transport wrote it.
-	note  contactNote
-	noted atomic.Bool
+	// note is this endpoint's contact note; notedAt is when (Unix
+	// nanoseconds) this transport last wrote it, 0 for never.
+	note    contactNote
+	notedAt atomic.Int64
 }
 
 func newRetryTransport(base http.RoundTripper, cfg Config) *retryTransport {
@@ -320,9 +320,7 @@ func (t *retryTransport) attempt(req *http.Request) (*http.Response, error) {
 	resp, err := t.base.RoundTrip(r)
 	if resp != nil {
 		t.answered.Store(true)
-		if !t.noted.Swap(true) {
-			t.note.write()
-		}
+		t.noteAnswer()
 	}
 	if err != nil {
 		cancel()
@@ -366,4 +364,14 @@ type noAnswerError struct{ timeout time.Duration }
 
 func (e *noAnswerError) Error() string {
 	return fmt.Sprintf("no answer within request_timeout %s", e.timeout)
+}
+
+// noteAnswer writes the contact note after an answer: at the first, then at
+// most every contactRefresh.
+func (t *retryTransport) noteAnswer() {
+	now := time.Now().UnixNano()
+	last := t.notedAt.Load()
+	if (last == 0 || now-last >= int64(contactRefresh)) && t.notedAt.CompareAndSwap(last, now) {
+		t.note.write()
+	}
 }

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"regexp"
 	"strings"
@@ -215,7 +216,7 @@ func TestDestroyRefusal_namesDeadLetterActions(t *testing.T) {
 	}
 	for _, want := range []string{"force_destroy = true", `action "queuey_redrive_dead_letters" "orders"`,
 		"terraform apply -invoke=action.queuey_redrive_dead_letters.orders", "Terraform 1.14", `action "queuey_purge_dead_letters"`,
-		"events = [before_destroy], actions = [action.queuey_purge_dead_letters.orders]", "Terraform 1.16"} {
+		"events  = [before_destroy]", "actions = [action.queuey_purge_dead_letters.orders]", "Terraform 1.16"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("refusal lacks %q:\n%s", want, err)
 		}
@@ -304,40 +305,63 @@ data "queuey_hold_queue" "retry" {
 	})
 }
 
-// A guarded delete that RabbitMQ refuses midway names the dead-letter
-// actions only when the queue it refused is q.dead; the advice names the
-// vhost only when it is not the default one.
-func TestDestroyRefusal_midwayDeadLetterAdvice(t *testing.T) {
+// A destroy refused over the messages of q.dead names the dead-letter
+// actions, with the queue's vhost in every block (an action without one takes
+// the provider's); one refused over another queue does not. Refused before
+// anything was deleted, it offers the redrive and the before_destroy trigger;
+// refused midway, after q was deleted, only the purge: a redrive would need q
+// declared again, the apply the advice must never lead to.
+func TestDestroyRefusal_deadLetterAdvice(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		vhost, refused string
-		advice         bool
+		name, vhost string
+		deadHolds   bool   // q.dead holds a message at the checks
+		refused     string // the queue whose guarded DELETE is refused, if any
+		redrive     bool
+		purge       bool
 	}{
-		{"/", "orders.dead", true},
-		{"/", "orders", false},
-		{"team", "orders.dead", true},
+		{"checks, default vhost", "/", true, "", true, true},
+		{"checks, other vhost", "team", true, "", true, true},
+		{"midway at q.dead, default vhost", "/", false, "orders.dead", false, true},
+		{"midway at q.dead, other vhost", "team", false, "orders.dead", false, true},
+		{"midway at q", "/", false, "orders", false, false},
 	} {
-		s := brokertest.New(t)
-		if tc.vhost != "/" {
-			s.AddVhost(tc.vhost, "")
-		}
-		for _, n := range []string{"orders", "orders.dead"} {
-			s.PutQueue(tc.vhost, idle(n))
-		}
-		s.FailDelete(tc.refused, http.StatusBadRequest, "bad_request", "queue '"+tc.refused+"' in vhost '"+tc.vhost+"' is not empty")
-		target := ordersTarget
-		target.vhost = tc.vhost
-		err := destroyTopology(context.Background(), fakeBrokerClient(t, s), target, false)
-		if err == nil {
-			t.Fatalf("%s refused: the destroy went through", tc.refused)
-		}
-		msg := err.Error()
-		if got := strings.Contains(msg, `action "queuey_redrive_dead_letters" "orders"`); got != tc.advice {
-			t.Errorf("vhost %q, %s refused: names the dead-letter actions: %v, want %v:\n%s", tc.vhost, tc.refused, got, tc.advice, msg)
-		}
-		if got, want := strings.Contains(msg, `vhost = "team"`), tc.vhost == "team"; got != want {
-			t.Errorf("vhost %q, %s refused: the advice names the vhost: %v, want %v:\n%s", tc.vhost, tc.refused, got, want, msg)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := brokertest.New(t)
+			if tc.vhost != "/" {
+				s.AddVhost(tc.vhost, "")
+			}
+			s.PutQueue(tc.vhost, idle("orders"))
+			dead := idle("orders.dead")
+			if tc.deadHolds {
+				dead.Messages = brokertest.Count(3)
+			}
+			s.PutQueue(tc.vhost, dead)
+			if tc.refused != "" {
+				s.FailDelete(tc.refused, http.StatusBadRequest, "bad_request", "queue '"+tc.refused+"' in vhost '"+tc.vhost+"' is not empty")
+			}
+			target := ordersTarget
+			target.vhost = tc.vhost
+			err := destroyTopology(context.Background(), fakeBrokerClient(t, s), target, false)
+			if err == nil {
+				t.Fatal("the destroy went through")
+			}
+			msg := err.Error()
+			for what, c := range map[string]struct {
+				text string
+				want bool
+			}{
+				"the redrive":       {`action "queuey_redrive_dead_letters" "orders"`, tc.redrive},
+				"the trigger":       {"events  = [before_destroy]", tc.redrive},
+				"the purge":         {`action "queuey_purge_dead_letters" "orders"`, tc.purge},
+				"the queue's vhost": {fmt.Sprintf("vhost = %q", tc.vhost), tc.purge},
+			} {
+				if got := strings.Contains(msg, c.text); got != c.want {
+					t.Errorf("names %s: %v, want %v:\n%s", what, got, c.want, msg)
+				}
+			}
+		})
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -41,7 +42,7 @@ func (e *refusedError) Error() string {
 	b.WriteString(nextSteps(e.target, len(e.done) > 0, "Drain them (let consumers finish, or move the messages)",
 		"delete them with their messages"))
 	if e.deadHolds {
-		b.WriteString(deadLetterAdvice(e.target))
+		b.WriteString(deadLetterAdvice(e.target, slices.Contains(e.done, e.target.queue)))
 	}
 	return b.String()
 }
