@@ -22,7 +22,11 @@
 # opentofu-*) runs the whole acceptance suite, RUN TestAcc, minus the tests
 # that need a broker of their own (SKIP: the node-wide quorum refusal, OAuth
 # 2.0, restarts and node failures), which run in the stages of their own
-# (node-quorum-4.3, oauth-*, resil). opentofu-unit runs the unit tests that
+# (node-quorum-4.3, oauth-*, resil). The newest Terraform runs the suite on
+# both ends of the broker range (terraform-newest-3.10, terraform-newest-4.3)
+# and the OAuth 2.0 tests on oauth-4.3-newest, so the tests of the newest
+# features (actions, destroy events; the redrive with a token) run on RabbitMQ
+# 3.10 and 4.3, and over OAuth 2.0. opentofu-unit runs the unit tests that
 # drive the CLI (RUN ., SKIP TestAcc) on OpenTofu. No stage picks tests by
 # the words in their names: a test that needs a feature some CLI of the
 # matrix lacks states it, by the feature, with the one helper needsCLI (or
@@ -98,6 +102,7 @@ STAGES=(
 	"terraform-3.10        terraform      3.10       TestAcc           $own"
 	"terraform-4.0         terraform      4.0        TestAcc           $own"
 	"terraform-4.3         terraform      4.3        TestAcc           $own"
+	"terraform-newest-3.10 $tf_newest     3.10       TestAcc           $own"
 	"terraform-newest-4.3  $tf_newest     4.3        TestAcc           $own"
 	"terraform-oldest-3.10 $tf_oldest     3.10       TestAcc           $own"
 	"opentofu-4.3          $tofu_newest   4.3        TestAcc           $own"
@@ -106,6 +111,7 @@ STAGES=(
 	"node-quorum-4.3       terraform      4.3-quorum TestAccNodeQuorum -"
 	"oauth-3.10            terraform      oauth-3.10 $oauth            -"
 	"oauth-4.3             terraform      oauth-4.3  $oauth            -"
+	"oauth-4.3-newest      $tf_newest     oauth-4.3  $oauth            -"
 	"oauth-4.3-tofu        $tofu_newest   oauth-4.3  $oauth            -"
 )
 # The restarts and node failures (five nodes of their own, about 6 minutes

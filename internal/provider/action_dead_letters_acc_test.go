@@ -89,7 +89,12 @@ func publishDeadOn(t *testing.T, ch *amqp.Channel, queue string, n int, edit fun
 // them in order.
 func readBack(t *testing.T, queue string) []amqp.Delivery {
 	t.Helper()
-	ch := amqpChannel(t, "/")
+	return readBackOn(t, amqpChannel(t, "/"), queue)
+}
+
+// readBackOn is readBack through ch.
+func readBackOn(t *testing.T, ch *amqp.Channel, queue string) []amqp.Delivery {
+	t.Helper()
 	var out []amqp.Delivery
 	for {
 		d, ok, err := ch.Get(queue, false)

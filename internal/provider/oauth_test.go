@@ -198,6 +198,87 @@ func TestAccOAuth2_minimalScopes(t *testing.T) {
 	}))
 }
 
+// terraform apply -invoke of queuey_redrive_dead_letters with the oauth2
+// block: the token is the AMQP password (the username is ignored), and the
+// scopes the dead-letters guide names for the actions are enough. The
+// provider has no other credentials: RABBITMQ_USERNAME and RABBITMQ_PASSWORD
+// are unset, so neither the management API nor the AMQP port can be reached
+// but with a token.
+func TestAccOAuth2_redriveWithToken(t *testing.T) {
+	b := oauthPreCheck(t)
+	needsCLI(t, featureActions)
+	issuer := newTokenIssuer(t, b, randomSecret("cs-"), 10*time.Minute)
+	amqpAdmin := os.Getenv(EnvOAuthAMQPURL) // amqp://guest:guest@127.0.0.1:5676/
+	if amqpAdmin == "" {
+		t.Fatalf("%s is not set: run scripts/testacc-oauth.sh", EnvOAuthAMQPURL)
+	}
+	amqpEndpoint := withoutCredentials(t, amqpAdmin)
+	t.Setenv(EnvUsername, "")
+	t.Setenv(EnvPassword, "")
+	t.Setenv(EnvAMQP, "")
+	proxy := newRecordingProxy(t, b.endpoint, 0)
+	name := uniqueName("oauth-redrive")
+	b.cleanup(t, name)
+	// The management tag, configure on the topology's queues (apply), read
+	// on them (consume q.dead) and write on the default exchange (publish
+	// to q): docs/guides/dead-letters.md's permissions table.
+	scopes := []string{b.rsid + ".tag:management", b.rsid + ".configure:%2F/" + name + "*",
+		b.rsid + ".read:%2F/" + name + "*", b.rsid + ".write:%2F/amq.default"}
+	tf := newTerraformCLI(t, fmt.Sprintf(`terraform {
+  required_providers {
+    queuey = { source = "queuey/queuey" }
+  }
+}
+
+provider "queuey" {
+  endpoint      = %q
+  amqp_endpoint = %q
+%s}
+
+resource "queuey_queue" "q" {
+  name = %q
+}
+`, proxy.URL, amqpEndpoint, issuer.block(scopes...), name)+redriveBlock(name, ""))
+	tf.mustRun("apply", "-auto-approve")
+	if got := b.queues(t, name); len(got) != 2 {
+		t.Fatalf("queues after the apply: %q, want %s and %s.dead", got, name, name)
+	}
+
+	// The dead letters, published by the admin (guest, the internal backend).
+	const n = 20
+	admin := amqpChannelAt(t, strings.TrimRight(amqpAdmin, "/")+"/"+url.PathEscape("/"))
+	publishDeadOn(t, admin, name, n, nil)
+	out := tf.mustRun("apply", "-auto-approve", "-invoke=action.queuey_redrive_dead_letters.r")
+	t.Logf("terraform apply -invoke prints:\n%s", out)
+	if !saysWords(out, fmt.Sprintf("moved %d messages from %s.dead to %s", n, name, name)) {
+		t.Errorf("apply -invoke lacks the last line:\n%s", out)
+	}
+	moved, left := readBackOn(t, admin, name), readBackOn(t, admin, name+".dead")
+	counts := idCounts(moved)
+	dups := checkNoneLost(t, n, counts)
+	if len(counts) != n || len(left) != 0 {
+		t.Errorf("after the redrive: %d distinct message ids on %s (want %d), %d messages left on %s.dead (want 0)",
+			len(counts), name, n, len(left), name)
+	}
+	t.Logf("%d messages on %s after the redrive (%d duplicates)", len(moved), name, dups)
+	if len(issuer.tokens()) == 0 {
+		t.Error("no token was issued")
+	}
+	proxy.checkAllBearer(t, issuer.tokens()...)
+}
+
+// withoutCredentials is an AMQP URL without its user, password and vhost
+// path: an amqp_endpoint.
+func withoutCredentials(t *testing.T, raw string) string {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatalf("AMQP URL: %v", err)
+	}
+	u.User, u.Path, u.RawPath = nil, "", ""
+	return u.String()
+}
+
 // A wrong client secret: an error naming token_url and the identity
 // provider's error code, and no storm of token requests.
 func TestAccOAuth2_wrongClientSecret(t *testing.T) {
