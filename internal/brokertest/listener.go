@@ -16,27 +16,13 @@ const AMQPGreeting = "AMQP\x00\x00\t\x01"
 // port, a TLS port). It returns the address, host:port.
 func RawListener(t testing.TB, answer string) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Close() })
-	go func() {
-		for {
-			conn, err := l.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer func() { _ = conn.Close() }()
-				_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
-				buf := make([]byte, 512)
-				_, _ = conn.Read(buf)
-				_, _ = conn.Write([]byte(answer))
-			}()
-		}
-	}()
-	return l.Addr().String()
+	return serveLoopback(t, func(conn net.Conn) {
+		defer func() { _ = conn.Close() }()
+		_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
+		buf := make([]byte, 512)
+		_, _ = conn.Read(buf)
+		_, _ = conn.Write([]byte(answer))
+	})
 }
 
 // ClosedAddr is a loopback address, host:port, that nothing listens on: a
@@ -57,6 +43,14 @@ func ClosedAddr(t testing.TB) string {
 // address, host:port.
 func SilentListener(t testing.TB) string {
 	t.Helper()
+	return serveLoopback(t, func(conn net.Conn) { t.Cleanup(func() { _ = conn.Close() }) })
+}
+
+// serveLoopback listens on a loopback port, closed at the end of the test,
+// hands each connection to handle in a goroutine of its own, and returns the
+// address, host:port.
+func serveLoopback(t testing.TB, handle func(net.Conn)) string {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +62,7 @@ func SilentListener(t testing.TB) string {
 			if err != nil {
 				return
 			}
-			t.Cleanup(func() { _ = conn.Close() })
+			go handle(conn)
 		}
 	}()
 	return l.Addr().String()

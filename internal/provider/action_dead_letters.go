@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/action"
+	"github.com/hashicorp/terraform-plugin-framework/action/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	pschema "github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -240,4 +242,23 @@ func waitForCount(ctx context.Context, c *broker.Client, t deadLetters, wait tim
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
+}
+
+// deadLetterAttributes are the attributes of both dead-letter actions: queue
+// (described by queueText) and vhost, with the action's own (more).
+func deadLetterAttributes(queueText string, more map[string]schema.Attribute) map[string]schema.Attribute {
+	attrs := map[string]schema.Attribute{
+		"queue": schema.StringAttribute{
+			MarkdownDescription: queueText,
+			Required:            true,
+			Validators:          []validator.String{queueNameValidator{}},
+		},
+		"vhost": schema.StringAttribute{
+			MarkdownDescription: "Virtual host of the queues. Defaults to the provider's `vhost`.",
+			Optional:            true,
+			Validators:          []validator.String{vhostValidator{}},
+		},
+	}
+	maps.Copy(attrs, more)
+	return attrs
 }

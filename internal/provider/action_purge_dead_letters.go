@@ -6,7 +6,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/action/schema"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
@@ -38,18 +37,7 @@ func (a *purgeAction) Schema(_ context.Context, _ action.SchemaRequest, resp *ac
 			"is not running. Then it waits, up to 15s, until the management API reports `q.dead` empty, so that a destroy " +
 			"right after it (a `before_destroy` trigger) is not refused on a stale count. Needs Terraform 1.14 or later " +
 			"(1.16 for the `before_destroy` event); see the Dead letters guide.",
-		Attributes: map[string]schema.Attribute{
-			"queue": schema.StringAttribute{
-				MarkdownDescription: "Logical queue name `q`: the messages of `q.dead` (the provider's `dead_suffix`) are deleted.",
-				Required:            true,
-				Validators:          []validator.String{queueNameValidator{}},
-			},
-			"vhost": schema.StringAttribute{
-				MarkdownDescription: "Virtual host of the queues. Defaults to the provider's `vhost`.",
-				Optional:            true,
-				Validators:          []validator.String{vhostValidator{}},
-			},
-		},
+		Attributes: deadLetterAttributes("Logical queue name `q`: the messages of `q.dead` (the provider's `dead_suffix`) are deleted.", nil),
 	}
 }
 

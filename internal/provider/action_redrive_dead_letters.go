@@ -38,24 +38,14 @@ func (a *redriveAction) Schema(_ context.Context, _ action.SchemaRequest, resp *
 			"properties and headers unchanged (`x-death` included), under publisher confirms, and removed from `q.dead` only " +
 			"once its copy on `q` is confirmed. Any failure stops it, saying how many moved and how many stay; nothing is " +
 			"lost (at worst a message is on `q` twice). Needs Terraform 1.14 or later; see the Dead letters guide.",
-		Attributes: map[string]schema.Attribute{
-			"queue": schema.StringAttribute{
-				MarkdownDescription: "Logical queue name `q`: the messages of `q.dead` (the provider's `dead_suffix`) move to `q`.",
-				Required:            true,
-				Validators:          []validator.String{queueNameValidator{}},
-			},
-			"vhost": schema.StringAttribute{
-				MarkdownDescription: "Virtual host of the queues. Defaults to the provider's `vhost`.",
-				Optional:            true,
-				Validators:          []validator.String{vhostValidator{}},
-			},
+		Attributes: deadLetterAttributes("Logical queue name `q`: the messages of `q.dead` (the provider's `dead_suffix`) move to `q`.", map[string]schema.Attribute{
 			"limit": schema.Int64Attribute{
 				MarkdownDescription: "Move at most this many messages (the oldest first), a whole number from 1. Defaults to all " +
 					"that `q.dead` holds ready when the action begins.",
 				Optional:   true,
 				Validators: []validator.Int64{int64validator.AtLeast(1)},
 			},
-		},
+		}),
 	}
 }
 
