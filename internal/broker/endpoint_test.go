@@ -31,6 +31,10 @@ func defaultClient(t *testing.T, endpoint string) *Client {
 func TestEndpointMistakesFailFast(t *testing.T) {
 	amqp := brokertest.RawListener(t, brokertest.AMQPGreeting)
 	tlsAlert := brokertest.RawListener(t, "\x15\x03\x03\x00\x02\x02\x46") // a TLS port's alert to plain HTTP, as Erlang's ssl sends
+	// A TLS record of the handshake type (0x16) rather than an alert, and the
+	// shortest answer that still shows a TLS record (type and major version).
+	tlsHandshake := brokertest.RawListener(t, "\x16\x03\x01\x00\x00")
+	tlsShortest := brokertest.RawListener(t, "\x15\x03")
 	// The closed and raw ports of these tests are no management API at all,
 	// so they are not the fake: RawListener answers as RabbitMQ's AMQP port
 	// and a TLS port do to plain HTTP.
@@ -51,6 +55,10 @@ func TestEndpointMistakesFailFast(t *testing.T) {
 			[]string{"This port speaks TLS: set endpoint to " + tlsSrv.URL + " (https://, not http://)"}},
 		{"http to a TLS port (an alert)", "http://" + tlsAlert, ErrWrongScheme,
 			[]string{"answered plain HTTP with TLS", "set endpoint to https://" + tlsAlert}},
+		{"http to a TLS port (a handshake record)", "http://" + tlsHandshake, ErrWrongScheme,
+			[]string{"answered plain HTTP with TLS", "set endpoint to https://" + tlsHandshake}},
+		{"http to a TLS port (two bytes of a record)", "http://" + tlsShortest, ErrWrongScheme,
+			[]string{"answered plain HTTP with TLS", "set endpoint to https://" + tlsShortest}},
 		{"https to a plain port", strings.Replace(plain.URL, "http://", "https://", 1), ErrWrongScheme,
 			[]string{"answered the TLS handshake with plain HTTP", "set endpoint to " + plain.URL + " (http://, not https://)"}},
 		{"endpoint ending in /api", fake.URL + "/api", ErrNotAPI,
