@@ -23,10 +23,11 @@ type Client struct {
 	transport *retryTransport
 
 	// Reads by vhost shared by concurrent callers (see reads.go).
-	declared flight[map[string]Queue] // what each queue was declared with
-	counted  flight[map[string]Queue] // the same, with message counts
-	checks   flight[map[string]Queue] // message and consumer counts
-	vhosts   flight[Vhost]
+	declared  flight[map[string]Queue] // what each queue was declared with
+	counted   flight[map[string]Queue] // the same, with message counts
+	checks    flight[map[string]Queue] // message counts, states and nodes
+	consumers flight[map[string]int64] // consumer counts by queue
+	vhosts    flight[Vhost]
 
 	// credentialsRefused is set once the broker refused the basic-auth
 	// credentials: later requests are not sent (see refusedBefore).
@@ -44,16 +45,18 @@ func (c *Client) wrote() {
 	c.declared.wrote()
 	c.counted.wrote()
 	c.checks.wrote()
+	c.consumers.wrote()
 }
 
 // deletedQueue is wrote for a queue delete, after which the checks before a
-// destroy may still join a listing in flight (see reads.go): with ten
+// destroy may still take a listing asked before it (see reads.go): with ten
 // destroys at a time, a delete comes every few milliseconds, and no check
 // could share a listing with another otherwise.
 func (c *Client) deletedQueue() {
 	c.declared.wrote()
 	c.counted.wrote()
 	c.checks.deleted()
+	c.consumers.deleted()
 }
 
 // New builds a client. It validates the settings and reads certificate files

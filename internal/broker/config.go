@@ -68,6 +68,9 @@ type Timing struct {
 	// ContactMemory is how long a contact note (see contact.go) makes a
 	// refused connection a restart rather than a first contact.
 	ContactMemory time.Duration
+	// CheckAge is how long before a destroy's checks began the listing
+	// they find its queues in may have begun (see reads.go).
+	CheckAge time.Duration
 }
 
 // The retry transport's default clock (see retry.go for each rule).
@@ -79,6 +82,7 @@ const (
 	DefaultRestartMemory  = 2 * time.Minute
 	DefaultFirstContact   = 10 * time.Second
 	DefaultContactMemory  = 15 * time.Minute
+	DefaultCheckAge       = 10 * time.Second
 )
 
 // withDefaults returns tm with every zero field set to its default.
@@ -90,7 +94,7 @@ func (tm Timing) withDefaults() Timing {
 		{&tm.BackoffFirst, DefaultBackoffFirst}, {&tm.BackoffMax, DefaultBackoffMax},
 		{&tm.ConfirmPause, DefaultConfirmPause}, {&tm.RecoveryWindow, DefaultRecoveryWindow},
 		{&tm.RestartMemory, DefaultRestartMemory}, {&tm.FirstContact, DefaultFirstContact},
-		{&tm.ContactMemory, DefaultContactMemory},
+		{&tm.ContactMemory, DefaultContactMemory}, {&tm.CheckAge, DefaultCheckAge},
 	} {
 		if *f.v <= 0 {
 			*f.v = f.def

@@ -23,7 +23,8 @@ type Queue struct {
 	// Messages (ready plus unacknowledged) is nil while the broker has not
 	// reported it yet (it can omit it for a moment after a declaration).
 	Messages *int64
-	// Consumers is filled in only by ListQueuesWithConsumers; nil otherwise.
+	// Consumers is filled in only by ListQueuesWithConsumers and
+	// PeekQueuesWithConsumers; nil otherwise.
 	Consumers *int64
 	// State is what the broker says of the queue's process: "running" (or
 	// "live", "idle", "flow") while it works; "down", "stopped", "crashed"
@@ -68,8 +69,13 @@ func listQuery(flags uint) string {
 	return q
 }
 
-// getQuery asks for one queue without statistics.
-const getQuery = "disable_stats=true&columns=name,type,durable,auto_delete,exclusive,arguments,state,node"
+// getQuery asks for one queue without statistics; getCountsQuery also for
+// its live message total, which RabbitMQ 4.x reports for a single queue and
+// 3.10 does not.
+const (
+	getQuery       = "disable_stats=true&columns=name,type,durable,auto_delete,exclusive,arguments,state,node"
+	getCountsQuery = "disable_stats=true&enable_queue_totals=true&columns=name,state,node,messages"
+)
 
 type rawQueue struct {
 	Name       string         `json:"name"`
@@ -115,7 +121,7 @@ func count(n *json.Number) *int64 {
 // after this client's last write (see reads.go). The map is shared: do not
 // modify it.
 func (c *Client) ListQueues(ctx context.Context, vhost string) (map[string]Queue, error) {
-	return c.counted.do(ctx, vhost, false, func(ctx context.Context) (map[string]Queue, error) {
+	return c.counted.do(ctx, vhost, live, func(ctx context.Context) (map[string]Queue, error) {
 		return c.listQueuesNow(ctx, vhost, withCounts|withDeclarations)
 	})
 }
@@ -125,7 +131,7 @@ func (c *Client) ListQueues(ctx context.Context, vhost string) (map[string]Queue
 // and shared by every later caller until this client writes (see reads.go):
 // a plan lists each vhost once. The map is shared: do not modify it.
 func (c *Client) ListQueueDeclarations(ctx context.Context, vhost string) (map[string]Queue, error) {
-	return c.declared.do(ctx, vhost, true, func(ctx context.Context) (map[string]Queue, error) {
+	return c.declared.do(ctx, vhost, kept, func(ctx context.Context) (map[string]Queue, error) {
 		return c.listQueuesNow(ctx, vhost, withDeclarations)
 	})
 }
@@ -195,55 +201,117 @@ func (c *Client) DeleteQueue(ctx context.Context, vhost, name string, guarded bo
 }
 
 // ListQueuesWithConsumers returns every queue of vhost by name with its
-// message count and its consumer count (from the vhost's consumer list), for
-// the checks before a destroy. Only Name, Vhost, Messages, Consumers, State
-// and Node are filled in. The lists are fetched at the same time, all from
-// requests sent after the call began or still in flight when it began and
-// after this client's last write (see reads.go).
-//
-// A listing with message counts asks every queue's process for them, and
-// while a cluster node stops or starts, RabbitMQ 4.x leaves that node's
-// queues out of such a listing for a moment (seen on 4.3: all 500 queues of
-// the node missing, through another node), where a listing without counts,
-// read from the metadata store, still has them. So both are fetched, and a
-// queue only the second has is returned with its counts unknown (nil):
-// never taken for absent, never for empty.
+// message count and its consumer count (from the vhost's consumer list), all
+// from requests sent after the call began or still in flight when it began
+// and after this client's last write (see reads.go): for the dead-letter
+// actions. Only Name, Vhost, Messages, Consumers, State and Node are filled
+// in. The map is the caller's.
 func (c *Client) ListQueuesWithConsumers(ctx context.Context, vhost string) (map[string]Queue, error) {
-	return c.checks.do(ctx, vhost, false, c.queuesWithConsumersNow(vhost))
+	return c.queuesWithConsumers(ctx, vhost, live)
 }
 
 // PeekQueuesWithConsumers is ListQueuesWithConsumers that may also answer with
-// a listing made earlier by this client, since its last write: for a warning
+// listings made earlier by this client, since its last write: for a warning
 // at plan time, where one listing serves every queue of the plan.
 func (c *Client) PeekQueuesWithConsumers(ctx context.Context, vhost string) (map[string]Queue, error) {
-	return c.checks.do(ctx, vhost, true, c.queuesWithConsumersNow(vhost))
+	return c.queuesWithConsumers(ctx, vhost, kept)
 }
 
-func (c *Client) queuesWithConsumersNow(vhost string) func(context.Context) (map[string]Queue, error) {
+func (c *Client) queuesWithConsumers(ctx context.Context, vhost string, fresh freshness) (map[string]Queue, error) {
+	type consumers struct {
+		counts map[string]int64
+		err    error
+	}
+	cch := make(chan consumers, 1)
+	go func() {
+		counts, err := c.consumers.do(ctx, vhost, fresh, c.consumerCountsNow(vhost))
+		cch <- consumers{counts, err}
+	}()
+	shared, err := c.checks.do(ctx, vhost, fresh, c.checkListingNow(vhost))
+	cs := <-cch
+	if err == nil {
+		err = cs.err
+	}
+	if err != nil {
+		return nil, err
+	}
+	queues := make(map[string]Queue, len(shared))
+	for name, q := range shared {
+		n := cs.counts[name]
+		q.Consumers = &n
+		queues[name] = q
+	}
+	return queues, nil
+}
+
+// RecentQueues returns every queue of vhost by name with its message count
+// (ready plus unacknowledged), state and node, from a listing that began at
+// most Timing.CheckAge before the call (see reads.go): for the checks before
+// a destroy, which find there the hold queues of a logical queue and then
+// confirm each queue alone (GetQueueCounts, ConsumerCounts). Consumers is
+// nil. The map is shared: do not modify it.
+func (c *Client) RecentQueues(ctx context.Context, vhost string) (map[string]Queue, error) {
+	return c.checks.do(ctx, vhost, freshness(c.transport.tm.CheckAge), c.checkListingNow(vhost))
+}
+
+// ListQueuesNow is RecentQueues from a request sent after the call began or
+// still in flight when it began: for checks that wait for a count to be
+// reported or a queue to run again.
+func (c *Client) ListQueuesNow(ctx context.Context, vhost string) (map[string]Queue, error) {
+	return c.checks.do(ctx, vhost, live, c.checkListingNow(vhost))
+}
+
+// ConsumerCounts returns the number of consumers of each queue of vhost that
+// has any, from a request sent after the call began or still in flight when
+// it began (see reads.go). The broker answers it in time that grows with the
+// consumers of the vhost, not its queues. The map is shared: do not modify
+// it.
+func (c *Client) ConsumerCounts(ctx context.Context, vhost string) (map[string]int64, error) {
+	return c.consumers.do(ctx, vhost, live, c.consumerCountsNow(vhost))
+}
+
+// GetQueueCounts returns one queue's state and node and, where the broker
+// reports it for a single queue (RabbitMQ 4.0 and later), its live message
+// count (ready plus unacknowledged); Messages is nil where it does not (3.10).
+// An error wraps ErrNotFound when the queue or its vhost does not exist. The
+// broker answers it in time independent of the number of queues in the vhost.
+func (c *Client) GetQueueCounts(ctx context.Context, vhost, name string) (Queue, error) {
+	var raw rawQueue
+	op := fmt.Sprintf("reading queue %q in vhost %q", name, vhost)
+	if err := c.getJSON(ctx, op, "queues/"+url.PathEscape(vhost)+"/"+url.PathEscape(name)+"?"+getCountsQuery, &raw); err != nil {
+		return Queue{}, err
+	}
+	q := raw.queue()
+	q.Vhost = vhost
+	return q, nil
+}
+
+// checkListingNow lists the queues of vhost twice at once: with live message
+// totals, and without counts. A listing with message counts asks every
+// queue's process for them, and while a cluster node stops or starts,
+// RabbitMQ 4.x leaves that node's queues out of such a listing for a moment
+// (seen on 4.3: all 500 queues of the node missing, through another node),
+// where a listing without counts, read from the metadata store, still has
+// them. A queue only the second has is returned with its count unknown
+// (nil): never taken for absent, never for empty.
+func (c *Client) checkListingNow(vhost string) func(context.Context) (map[string]Queue, error) {
 	return func(ctx context.Context) (map[string]Queue, error) {
-		type consumers struct {
-			counts map[string]int64
-			err    error
-		}
 		type names struct {
 			queues map[string]Queue
 			err    error
 		}
-		cch, nch := make(chan consumers, 1), make(chan names, 1)
-		go func() {
-			counts, err := c.consumerCountsNow(ctx, vhost)
-			cch <- consumers{counts, err}
-		}()
+		nch := make(chan names, 1)
 		go func() {
 			queues, err := c.listQueuesNow(ctx, vhost, 0)
 			nch <- names{queues, err}
 		}()
 		queues, err := c.listQueuesNow(ctx, vhost, withCounts)
-		cs, ns := <-cch, <-nch
-		for _, err := range []error{err, cs.err, ns.err} {
-			if err != nil {
-				return nil, err
-			}
+		ns := <-nch
+		if err == nil {
+			err = ns.err
+		}
+		if err != nil {
+			return nil, err
 		}
 		for name, q := range ns.queues {
 			if _, ok := queues[name]; !ok {
@@ -251,17 +319,16 @@ func (c *Client) queuesWithConsumersNow(vhost string) func(context.Context) (map
 				queues[name] = q
 			}
 		}
-		for name, q := range queues {
-			n := cs.counts[name]
-			q.Consumers = &n
-			queues[name] = q
-		}
 		return queues, nil
 	}
 }
 
 // consumerCountsNow counts the consumers of each queue of vhost in one request.
-func (c *Client) consumerCountsNow(ctx context.Context, vhost string) (map[string]int64, error) {
+func (c *Client) consumerCountsNow(vhost string) func(context.Context) (map[string]int64, error) {
+	return func(ctx context.Context) (map[string]int64, error) { return c.listConsumersNow(ctx, vhost) }
+}
+
+func (c *Client) listConsumersNow(ctx context.Context, vhost string) (map[string]int64, error) {
 	var consumers []struct {
 		Queue struct {
 			Name string `json:"name"`

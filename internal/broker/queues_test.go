@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -57,6 +58,44 @@ func TestGetQueueDeclaration_arguments(t *testing.T) {
 }
 
 // A message count is a whole number or unknown (nil): never a guess from a
+// A GET of one queue asks for its live message total: 4.x reports it, 3.10
+// does not (nil: unknown, never 0); state and node come either way.
+func TestGetQueueCounts(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name           string
+		noSingleCounts bool
+		want           string
+	}{
+		{"4.x", false, "3"},
+		{"3.10", true, "unknown"},
+	} {
+		s := brokertest.New(t)
+		if tc.noSingleCounts {
+			s.NoSingleQueueCounts()
+		}
+		s.PutQueue("/", brokertest.Queue{Name: "q", Messages: brokertest.Count(3), State: "stopped", Node: "rabbit@n2"})
+		c := fakeClient(t, s, 5*time.Second)
+		q, err := c.GetQueueCounts(context.Background(), "/", "q")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := "unknown"
+		if q.Messages != nil {
+			got = strconv.FormatInt(*q.Messages, 10)
+		}
+		if got != tc.want || q.State != "stopped" || q.Node != "rabbit@n2" || q.Vhost != "/" {
+			t.Errorf("%s: messages %s, state %q, node %q, vhost %q; want %s, stopped, rabbit@n2, /", tc.name, got, q.State, q.Node, q.Vhost, tc.want)
+		}
+		if r := s.RequestsMatching("GET queues / q"); len(r) != 1 || !strings.Contains(r[0], "enable_queue_totals=true") {
+			t.Errorf("%s: requests %q, want one GET asking for totals", tc.name, r)
+		}
+		if _, err := c.GetQueueCounts(context.Background(), "/", "nope"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("%s: a missing queue: %v, want ErrNotFound", tc.name, err)
+		}
+	}
+}
+
 // number that is not one.
 func TestCount(t *testing.T) {
 	t.Parallel()

@@ -3,35 +3,45 @@ package broker
 import (
 	"context"
 	"sync"
+	"time"
 )
 
 // Shared reads.
 //
 // Terraform runs up to -parallelism operations at a time in one provider
 // process, and each wants the same per-vhost listing. A flight lets them
-// share it, under two rules:
+// share it, under three rules (a read's freshness):
 //
-//   - A live read (the checks before a destroy, the live data source) joins
-//     only a request still in flight, never a finished one: every answer is
-//     at most one request old.
+//   - A live read (the live data source, the dead-letter actions) joins only
+//     a request still in flight, never a finished one: every answer is at
+//     most one request old.
+//   - A recent read (the listing that finds the queues a destroy checks)
+//     also takes the finished answer of a request that began at most a set
+//     age before the call (Timing.CheckAge). A listing costs the broker time
+//     in proportion to the queues of the whole vhost, and a destroy run with
+//     a live read per round of -parallelism destroys would list a crowded
+//     vhost N/parallelism times; a recent read lists it about once per
+//     CheckAge instead. What a destroy deletes is then confirmed queue by
+//     queue (see the provider's destroy checks).
 //   - A kept read (Read during plan and refresh, the plan-time warning) also
-//     takes the finished answer of an earlier request, so a plan of N queues
-//     lists each vhost once.
+//     takes the finished answer of an earlier request of any age, so a plan
+//     of N queues lists each vhost once.
 //
-// Neither ever gets an answer older than the last write this client made:
+// None ever gets an answer older than the last write this client made:
 // every write (a declaration, a delete) moves the
 // flight to a new generation, and a request of an older generation is neither
 // joined nor kept after it. Errors are never kept.
 //
 // One exception, for the checks before a destroy only (see deleted): a live
-// read there may join a request in flight that began before this client
-// deleted a queue. A delete only takes away the queue deleted, so such an
-// answer differs from a later one only by listing a queue that is gone, with
-// what it held before: the destroy that finds one of its own queues there
-// confirms it with a GET of that queue alone and sends it the guarded DELETE,
-// whose 404 counts as deleted; counts and states it shows can only refuse a
-// destroy, never let one through. Any other write (a declaration can add a
-// queue that an older answer lacks) moves the generation for every read.
+// or recent read there may take an answer to a request that began before
+// this client deleted a queue. A delete only takes away the queue deleted, so
+// such an answer differs from a later one only by listing a queue that is
+// gone, with what it held before: the destroy that finds one of its own
+// queues there confirms it with a GET of that queue alone and sends it the
+// guarded DELETE, whose 404 counts as deleted; counts and states it shows can
+// only refuse a destroy, never let one through. Any other write (a
+// declaration can add a queue that an older answer lacks) moves the
+// generation for every read.
 type flight[T any] struct {
 	mu  sync.Mutex
 	gen uint64
@@ -43,6 +53,7 @@ type flight[T any] struct {
 type flightCall[T any] struct {
 	gen     uint64
 	del     uint64
+	began   time.Time
 	done    chan struct{}
 	ended   bool
 	waiting int
@@ -51,10 +62,21 @@ type flightCall[T any] struct {
 	err     error
 }
 
+// freshness says which earlier answers a read may take (see above): live
+// (0) only a request in flight, kept (negative) any answer since the last
+// write, and a positive age the answer of a request that began at most that
+// long before the call.
+type freshness time.Duration
+
+const (
+	live freshness = 0
+	kept freshness = -1
+)
+
 // do returns the answer of fetch for key, shared as described above.
 // Cancelling ctx abandons this caller's wait only; the request is cancelled
 // when nobody waits for it any more.
-func (f *flight[T]) do(ctx context.Context, key string, keep bool, fetch func(context.Context) (T, error)) (T, error) {
+func (f *flight[T]) do(ctx context.Context, key string, fresh freshness, fetch func(context.Context) (T, error)) (T, error) {
 	var zero T
 	if err := ctx.Err(); err != nil {
 		return zero, err
@@ -64,9 +86,9 @@ func (f *flight[T]) do(ctx context.Context, key string, keep bool, fetch func(co
 		f.calls = map[string]*flightCall[T]{}
 	}
 	c := f.calls[key]
-	if c == nil || c.gen != f.gen || (keep && c.del != f.del) || (c.ended && (!keep || c.err != nil)) {
+	if !f.takes(c, fresh, time.Now()) {
 		fctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-		c = &flightCall[T]{gen: f.gen, del: f.del, done: make(chan struct{}), cancel: cancel}
+		c = &flightCall[T]{gen: f.gen, del: f.del, began: time.Now(), done: make(chan struct{}), cancel: cancel}
 		f.calls[key] = c
 		go f.run(fctx, key, c, fetch)
 	}
@@ -81,6 +103,21 @@ func (f *flight[T]) do(ctx context.Context, key string, keep bool, fetch func(co
 		f.leave(c)
 		return zero, ctx.Err()
 	}
+}
+
+// takes reports whether a read of freshness fresh, called at now, may take
+// the answer of c (the flight's newest request for its key, or nil). The
+// caller holds f.mu.
+func (f *flight[T]) takes(c *flightCall[T], fresh freshness, now time.Time) bool {
+	switch {
+	case c == nil || c.gen != f.gen || (c.ended && c.err != nil):
+		return false
+	case fresh < 0:
+		return c.del == f.del
+	case !c.ended:
+		return true
+	}
+	return fresh > 0 && now.Sub(c.began) <= time.Duration(fresh)
 }
 
 func (f *flight[T]) run(ctx context.Context, key string, c *flightCall[T], fetch func(context.Context) (T, error)) {
@@ -120,8 +157,9 @@ func (f *flight[T]) wrote() {
 }
 
 // deleted records that this client deleted a queue: a kept read takes
-// nothing asked before it, a live read may still join a request in flight
-// (see the type's comment). Only for the flight of the destroy checks.
+// nothing asked before it, a live or recent read may still take a request
+// asked before it (see the type's comment). Only for the flights of the
+// destroy checks.
 func (f *flight[T]) deleted() {
 	f.mu.Lock()
 	f.del++

@@ -648,7 +648,7 @@ func TestFlight_failureDropsOnlyItself(t *testing.T) {
 	startedB, releaseB := make(chan struct{}), make(chan struct{})
 	resA, resB, resC := make(chan flightResult, 1), make(chan flightResult, 1), make(chan flightResult, 1)
 	go func() {
-		v, err := f.do(ctx, "k", false, func(context.Context) (int, error) {
+		v, err := f.do(ctx, "k", live, func(context.Context) (int, error) {
 			close(startedA)
 			<-releaseA
 			return 0, errors.New("A failed")
@@ -658,7 +658,7 @@ func TestFlight_failureDropsOnlyItself(t *testing.T) {
 	waitFor(t, startedA, "request A")
 	f.wrote() // a write: the next caller may not join A
 	go func() {
-		v, err := f.do(ctx, "k", false, func(context.Context) (int, error) {
+		v, err := f.do(ctx, "k", live, func(context.Context) (int, error) {
 			close(startedB)
 			<-releaseB
 			return 2, nil
@@ -672,7 +672,7 @@ func TestFlight_failureDropsOnlyItself(t *testing.T) {
 	}
 	calledC := make(chan struct{}, 1)
 	go func() {
-		v, err := f.do(ctx, "k", false, func(context.Context) (int, error) {
+		v, err := f.do(ctx, "k", live, func(context.Context) (int, error) {
 			calledC <- struct{}{}
 			return 3, nil
 		})
@@ -707,7 +707,7 @@ func TestFlight_abandonedRequestCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	res := make(chan flightResult, 1)
 	go func() {
-		v, err := f.do(ctx, "k", false, func(fctx context.Context) (int, error) {
+		v, err := f.do(ctx, "k", live, func(fctx context.Context) (int, error) {
 			close(started)
 			<-fctx.Done()
 			close(cancelled)
@@ -724,8 +724,121 @@ func TestFlight_abandonedRequestCancelled(t *testing.T) {
 	waitFor(t, cancelled, "the abandoned request's cancellation")
 	next, cancelNext := context.WithTimeout(context.Background(), time.Second)
 	defer cancelNext()
-	v, err := f.do(next, "k", false, func(context.Context) (int, error) { return 5, nil })
+	v, err := f.do(next, "k", live, func(context.Context) (int, error) { return 5, nil })
 	if err != nil || v != 5 {
 		t.Errorf("the next caller got %d, %v; want its own answer 5", v, err)
+	}
+}
+
+// Which earlier request a read may take, by its freshness, just inside and
+// just outside each edge.
+func TestFlight_takes(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	const age = 10 * time.Second
+	const recent = freshness(age)
+	type call struct {
+		began          time.Duration // before now
+		ended, failed  bool
+		olderGen, del1 bool // of a generation before the last write; before the last delete
+	}
+	for _, tc := range []struct {
+		name  string
+		call  *call
+		fresh freshness
+		want  bool
+	}{
+		{"nothing asked yet", nil, kept, false},
+		{"in flight: live joins", &call{began: time.Hour}, live, true},
+		{"in flight: recent joins", &call{began: time.Hour}, recent, true},
+		{"in flight: kept joins", &call{began: time.Hour}, kept, true},
+		{"finished: live never", &call{ended: true}, live, false},
+		{"finished just inside the age", &call{began: age, ended: true}, recent, true},
+		{"finished just outside the age", &call{began: age + time.Nanosecond, ended: true}, recent, false},
+		{"finished: kept takes any age", &call{began: time.Hour, ended: true}, kept, true},
+		{"failed: never", &call{ended: true, failed: true}, kept, false},
+		{"failing, still in flight: joins", &call{failed: true}, live, true},
+		{"older generation, in flight: never", &call{olderGen: true}, live, false},
+		{"older generation, finished: never", &call{olderGen: true, ended: true}, kept, false},
+		{"before a delete: recent takes", &call{del1: true, ended: true}, recent, true},
+		{"before a delete, in flight: live joins", &call{del1: true}, live, true},
+		{"before a delete: kept never", &call{del1: true, ended: true}, kept, false},
+		{"before a delete, in flight: kept never", &call{del1: true}, kept, false},
+	} {
+		f := flight[int]{gen: 5, del: 7}
+		var c *flightCall[int]
+		if tc.call != nil {
+			c = &flightCall[int]{gen: f.gen, del: f.del, began: now.Add(-tc.call.began), ended: tc.call.ended}
+			if tc.call.failed {
+				c.err = errors.New("refused")
+			}
+			if tc.call.olderGen {
+				c.gen--
+			}
+			if tc.call.del1 {
+				c.del--
+			}
+		}
+		if got := f.takes(c, tc.fresh, now); got != tc.want {
+			t.Errorf("%s: takes = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// The listing the checks before a destroy find their queues in is taken from
+// a request that began at most Timing.CheckAge before the call, across queue
+// deletes, never across a declaration; consumers are counted by a request of
+// the call's own.
+func TestReads_recentQueuesWithinCheckAge(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		age      time.Duration
+		wantSeqs []int64 // the listing each of three calls got
+	}{
+		{"a long age: one listing", time.Hour, []int64{2, 2, 2}},
+		{"an age shorter than a call: a listing each", time.Nanosecond, []int64{2, 4, 6}},
+	} {
+		b := brokertest.New(t)
+		b.AddVhost("v", "")
+		b.StampListings()
+		b.PutQueue("v", brokertest.Queue{Name: "gone", Messages: brokertest.Count(0)})
+		c, err := New(Config{Endpoint: b.URL, Username: "u", Password: "p", RetryBudget: -1, Timing: Timing{CheckAge: tc.age}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		var seqs []int64
+		for i := range 3 {
+			qs, err := c.RecentQueues(ctx, "v")
+			if err != nil {
+				t.Fatal(err)
+			}
+			seqs = append(seqs, seqOf(t, qs))
+			if _, err := c.ConsumerCounts(ctx, "v"); err != nil {
+				t.Fatal(err)
+			}
+			if i == 0 {
+				if err := c.DeleteQueue(ctx, "v", "gone", true); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if fmt.Sprint(seqs) != fmt.Sprint(tc.wantSeqs) {
+			t.Errorf("%s: the calls got listings %v, want %v", tc.name, seqs, tc.wantSeqs)
+		}
+		if n := requestCount(b, "GET consumers v"); n != 3 {
+			t.Errorf("%s: 3 calls sent %d consumer listings, want 3 (never kept)", tc.name, n)
+		}
+		if err := c.DeclareQueue(ctx, "v", "new", nil); err != nil {
+			t.Fatal(err)
+		}
+		qs, err := c.RecentQueues(ctx, "v")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := qs["new"]; !ok {
+			t.Errorf("%s: after a declaration, a recent read got an older listing without the queue declared", tc.name)
+		}
 	}
 }

@@ -57,14 +57,14 @@ func TestTimingDefaults(t *testing.T) {
 	t.Parallel()
 	want := Timing{BackoffFirst: 250 * time.Millisecond, BackoffMax: 5 * time.Second, ConfirmPause: 250 * time.Millisecond,
 		RecoveryWindow: 10 * time.Second, RestartMemory: 2 * time.Minute, FirstContact: 10 * time.Second,
-		ContactMemory: 15 * time.Minute}
+		ContactMemory: 15 * time.Minute, CheckAge: 10 * time.Second}
 	if got := (Timing{}).withDefaults(); got != want {
 		t.Errorf("zero Timing: %+v, want %+v", got, want)
 	}
 	if got := (Timing{BackoffFirst: -1, RecoveryWindow: -time.Second}).withDefaults(); got != want {
 		t.Errorf("negative Timing: %+v, want %+v", got, want)
 	}
-	set := Timing{BackoffFirst: 1, BackoffMax: 2, ConfirmPause: 3, RecoveryWindow: 4, RestartMemory: 5, FirstContact: 6, ContactMemory: 7}
+	set := Timing{BackoffFirst: 1, BackoffMax: 2, ConfirmPause: 3, RecoveryWindow: 4, RestartMemory: 5, FirstContact: 6, ContactMemory: 7, CheckAge: 8}
 	if got := set.withDefaults(); got != set {
 		t.Errorf("Timing set: %+v, want it kept", got)
 	}

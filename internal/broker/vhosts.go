@@ -35,7 +35,7 @@ func (v Vhost) IsClassic() bool {
 // and shared by every later caller (see reads.go): the client never writes a
 // vhost, so a process checks each vhost once.
 func (c *Client) GetVhost(ctx context.Context, name string) (Vhost, error) {
-	return c.vhosts.do(ctx, name, true, func(ctx context.Context) (Vhost, error) {
+	return c.vhosts.do(ctx, name, kept, func(ctx context.Context) (Vhost, error) {
 		return c.getVhostNow(ctx, name)
 	})
 }

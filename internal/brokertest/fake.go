@@ -55,6 +55,9 @@ type Server struct {
 	intercepts []*interceptor
 	listings   listings // see listings.go
 	conns      int
+	// noSingleCounts: a GET of one queue with enable_queue_totals leaves out
+	// its message count, as RabbitMQ 3.10 does (see NoSingleQueueCounts).
+	noSingleCounts bool
 }
 
 // interceptor is one fault installed by Intercept.
@@ -97,6 +100,15 @@ func newServer() *Server {
 		}
 	}
 	return s
+}
+
+// NoSingleQueueCounts makes the fake answer a GET of one queue without
+// its message count even when asked for totals (enable_queue_totals), as
+// RabbitMQ 3.10 does; by default it answers as 4.0 and 4.3 do, with it.
+func (s *Server) NoSingleQueueCounts() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.noSingleCounts = true
 }
 
 // Conns returns the number of connections the fake accepted so far.
@@ -290,7 +302,11 @@ func (s *Server) queue(w http.ResponseWriter, r *http.Request, vhost, name strin
 			ErrorBody(w, http.StatusNotFound, "Object Not Found", "Not Found")
 			return
 		}
-		writeJSON(w, s.render(vhost, q))
+		m := s.render(vhost, q)
+		if s.noSingleCounts || r.URL.Query().Get("enable_queue_totals") != "true" {
+			delete(m, "messages")
+		}
+		writeJSON(w, m)
 	case http.MethodPut:
 		declare(w, r, qs, vhost, name)
 	case http.MethodDelete:

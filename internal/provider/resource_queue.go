@@ -181,7 +181,9 @@ func (r *queueResource) checkBeforeCreate(ctx context.Context, client *broker.Cl
 	name := want.main.Name
 	vhostErr := make(chan error, 1)
 	go func() { vhostErr <- checkVhost(ctx, client, vhost) }()
-	existing, err := lookUpQueues(ctx, client, vhost, want.dead.Name, want.main.Name)
+	existing, err := lookUpQueues(ctx, []string{want.dead.Name, want.main.Name}, func(ctx context.Context, name string) (broker.Queue, error) {
+		return client.GetQueueDeclaration(ctx, vhost, name)
+	})
 	if verr := <-vhostErr; verr != nil {
 		diags.AddAttributeError(path.Root("vhost"), brokerErrorSummary(verr, "Cannot Use Vhost"), r.data.explain(verr))
 		return diags

@@ -47,10 +47,10 @@ func checkVhost(ctx context.Context, c *broker.Client, vhost string) error {
 	return nil
 }
 
-// lookUpQueues reads the named queues of vhost, at the same time, each with a
-// GET of that queue alone (whose cost to the broker does not grow with the
+// lookUpQueues reads the named queues, at the same time, each with get (a GET
+// of that queue alone, whose cost to the broker does not grow with the
 // vhost), and returns those that exist.
-func lookUpQueues(ctx context.Context, c *broker.Client, vhost string, names ...string) (map[string]broker.Queue, error) {
+func lookUpQueues(ctx context.Context, names []string, get func(context.Context, string) (broker.Queue, error)) (map[string]broker.Queue, error) {
 	type answer struct {
 		q   broker.Queue
 		err error
@@ -59,7 +59,7 @@ func lookUpQueues(ctx context.Context, c *broker.Client, vhost string, names ...
 	for i, name := range names {
 		answers[i] = make(chan answer, 1)
 		go func() {
-			q, err := c.GetQueueDeclaration(ctx, vhost, name)
+			q, err := get(ctx, name)
 			answers[i] <- answer{q, err}
 		}()
 	}
@@ -89,13 +89,8 @@ func declareErrorDetail(err error, q topology.Queue) string {
 	return err.Error()
 }
 
-// confirmQueue finds the named queue in a listing of vhost or, when the
-// listing lacks it, with a GET of that queue alone: a listing the broker
-// answers while a node restarts can leave out queues that exist.
-func confirmQueue(ctx context.Context, c *broker.Client, listing map[string]broker.Queue, vhost, name string) (broker.Queue, bool, error) {
-	if q, ok := listing[name]; ok {
-		return q, true, nil
-	}
+// confirmQueue finds the named queue with a GET of that queue alone.
+func confirmQueue(ctx context.Context, c *broker.Client, vhost, name string) (broker.Queue, bool, error) {
 	q, err := c.GetQueueDeclaration(ctx, vhost, name)
 	switch {
 	case errors.Is(err, broker.ErrNotFound):

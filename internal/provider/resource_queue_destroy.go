@@ -103,30 +103,57 @@ func nextSteps(t destroyTarget, partial bool, fix, force string) string {
 // deletes nothing while any is not running, holds a message or has a
 // consumer (see check); it checks each queue's state again just before
 // deleting it, and each delete is guarded with if-empty and if-unused.
+//
+// The hold queues of t are found in a listing of the vhost, the one request
+// whose cost grows with the vhost: a destroy may take one that began up to
+// broker.Timing.CheckAge before it (see broker.RecentQueues), so that a run
+// of many destroys lists a crowded vhost about once, not once per round of
+// -parallelism destroys. Everything else a destroy reads is of its own
+// queues, read after it began.
 func destroyTopology(ctx context.Context, c *broker.Client, t destroyTarget, force bool) error {
-	owned, err := t.list(ctx, c)
+	listing, err := c.RecentQueues(ctx, t.vhost)
 	if errors.Is(err, broker.ErrNotFound) {
 		return nil // the vhost is gone and its queues with it
 	}
 	if err != nil {
 		return err
 	}
-	if !force {
-		if owned, err = t.check(ctx, c, owned); err != nil {
-			return err
+	names := t.names(listing)
+	if force {
+		queues := make([]broker.Queue, 0, len(names))
+		for _, name := range names {
+			queues = append(queues, broker.Queue{Name: name, Vhost: t.vhost})
+		}
+		return t.deleteAll(ctx, c, queues, true)
+	}
+	owned, err := t.check(ctx, c, listing, names)
+	if err != nil {
+		return err
+	}
+	return t.deleteAll(ctx, c, t.withOwnQueues(owned), false)
+}
+
+// names returns, in deletion order, the hold queues of t that listing has
+// and the main and dead-letter queues of t, whether listed or not.
+func (t destroyTarget) names(listing map[string]broker.Queue) []string {
+	names := []string{t.queue, topology.DeadQueueName(t.queue, t.suffixes)}
+	prefix := topology.HoldQueuePrefix(t.queue, t.suffixes)
+	for name := range listing {
+		if strings.HasPrefix(name, prefix) {
+			names = append(names, name) // DestroyOrder keeps only hold queues of t
 		}
 	}
-	return t.deleteAll(ctx, c, t.withOwnQueues(owned), force)
+	return topology.DestroyOrder(t.queue, t.suffixes, names)
 }
 
 // withOwnQueues adds to owned, in deletion order, the main and dead-letter
-// queues that neither the listing nor a look-up found. State says they were
-// declared, and a node that answers again after a restart recovers its
-// queues one by one: a queue it has not recovered yet is missing from both
-// (the resil stage saw a destroy leave the last of 150 queues of a 3.10 node
-// behind). Each gets its guarded DELETE all the same, which a recovering
-// node answers once the queue is back (a 404 is retried after a restart),
-// and which counts as deleted for a queue that is really gone.
+// queues that the checks did not find. State says they were declared, and a
+// node that answers again after a restart recovers its queues one by one: a
+// queue it has not recovered yet is missing (the resil stage saw a destroy
+// leave the last of 150 queues of a 3.10 node behind). Each gets its guarded
+// DELETE all the same, which a recovering node answers once the queue is back
+// (a 404 is retried after a restart), and which counts as deleted for a queue
+// that is really gone.
 func (t destroyTarget) withOwnQueues(owned []broker.Queue) []broker.Queue {
 	queues := make(map[string]broker.Queue, len(owned)+2)
 	for _, q := range owned {
@@ -140,36 +167,82 @@ func (t destroyTarget) withOwnQueues(owned []broker.Queue) []broker.Queue {
 	return t.owned(queues)
 }
 
-// check refuses the destroy while a queue of owned is not running, holds a
-// message or has a consumer, and returns the last listing otherwise. Counts
-// not reported yet, and queues not running, may be a node that is starting:
-// its queues report "down" for a moment, and a listing can leave them out
-// (see ListQueuesWithConsumers). Both are waited for, up to t.wait, before
-// the destroy is refused.
-func (t destroyTarget) check(ctx context.Context, c *broker.Client, owned []broker.Queue) ([]broker.Queue, error) {
-	down := notRunning(owned...)
-	lines, unknown := busy(owned, true)
+// check reads each queue of names alone and the vhost's consumers, all
+// after the destroy began (see look), and refuses the destroy while one of
+// the queues is not running, holds a message or has a consumer; otherwise it
+// returns those that exist, in deletion order. Counts not reported yet, and
+// queues not running, may be a node that is starting: its queues report
+// "down" for a moment, and a listing can leave them out (see
+// broker.RecentQueues). Both are waited for, up to t.wait, with a listing
+// made after each wait, before the destroy is refused.
+func (t destroyTarget) check(ctx context.Context, c *broker.Client, listing map[string]broker.Queue, names []string) ([]broker.Queue, error) {
 	deadline := time.Now().Add(t.wait)
-	for (unknown || len(down) > 0) && time.Now().Before(deadline) {
+	for {
+		owned, err := t.look(ctx, c, listing, names)
+		if err != nil {
+			return nil, err
+		}
+		down := notRunning(owned...)
+		lines, unknown := busy(owned, true)
+		if (!unknown && len(down) == 0) || !time.Now().Before(deadline) {
+			switch {
+			case len(down) > 0:
+				return nil, &notRunningError{target: t, down: down}
+			case len(lines) > 0:
+				return nil, &refusedError{target: t, lines: lines, deadHolds: t.deadHolds(owned)}
+			}
+			return owned, nil
+		}
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-time.After(time.Second):
 		}
-		var err error
-		if owned, err = t.list(ctx, c); err != nil {
+		if listing, err = c.ListQueuesNow(ctx, t.vhost); err != nil {
 			return nil, err
 		}
-		down = notRunning(owned...)
-		lines, unknown = busy(owned, true)
+		names = t.names(listing)
 	}
-	if len(down) > 0 {
-		return nil, &notRunningError{target: t, down: down}
+}
+
+// look reads each queue of names alone (broker.GetQueueCounts), at the same
+// time as the consumers of the vhost, and returns those that exist, in
+// deletion order, with their state, node, consumer count and message count.
+// The message count is the queue's own answer where the broker gives one
+// (RabbitMQ 4.x), read after the destroy began; RabbitMQ 3.10 reports live
+// counts only in a listing, so there it is the listing's, and unknown for a
+// queue the listing lacks. A guarded DELETE refuses, at the moment it
+// deletes, a queue that holds a ready message or has a consumer on every
+// version.
+func (t destroyTarget) look(ctx context.Context, c *broker.Client, listing map[string]broker.Queue, names []string) ([]broker.Queue, error) {
+	type counts struct {
+		byQueue map[string]int64
+		err     error
 	}
-	if len(lines) > 0 {
-		return nil, &refusedError{target: t, lines: lines, deadHolds: t.deadHolds(owned)}
+	cch := make(chan counts, 1)
+	go func() {
+		n, err := c.ConsumerCounts(ctx, t.vhost)
+		cch <- counts{n, err}
+	}()
+	found, err := lookUpQueues(ctx, names, func(ctx context.Context, name string) (broker.Queue, error) {
+		return c.GetQueueCounts(ctx, t.vhost, name)
+	})
+	cs := <-cch
+	if err == nil {
+		err = cs.err
 	}
-	return owned, nil
+	if err != nil {
+		return nil, err
+	}
+	for name, q := range found {
+		if q.Messages == nil {
+			q.Messages = listing[name].Messages
+		}
+		n := cs.byQueue[name]
+		q.Consumers = &n
+		found[name] = q
+	}
+	return t.owned(found), nil
 }
 
 // deleteAll deletes owned in order; unless force is set, each after a last
@@ -184,7 +257,7 @@ func (t destroyTarget) deleteAll(ctx context.Context, c *broker.Client, owned []
 			// DELETE: a broker that is recovering its queues after a restart
 			// may not report one yet, and the DELETE of a queue that is
 			// really gone answers 404, which counts as deleted.
-			now, found, err := confirmQueue(ctx, c, nil, t.vhost, q.Name)
+			now, found, err := confirmQueue(ctx, c, t.vhost, q.Name)
 			if err != nil {
 				return deletedThen(done, err)
 			}
@@ -216,40 +289,6 @@ func deletedThen(done []string, err error) error {
 		return fmt.Errorf("deleted %s, then: %w", strings.Join(done, ", "), err)
 	}
 	return err
-}
-
-// list returns the queues of t that exist, in deletion order, with their
-// counts, states and nodes. A main or dead-letter queue that the listing
-// lacks is looked up alone (a listing answered while a node restarts can
-// leave queues out); it then has no counts yet.
-func (t destroyTarget) list(ctx context.Context, c *broker.Client) ([]broker.Queue, error) {
-	queues, err := c.ListQueuesWithConsumers(ctx, t.vhost)
-	if err != nil {
-		return nil, err
-	}
-	var extra map[string]broker.Queue
-	for _, name := range []string{t.queue, topology.DeadQueueName(t.queue, t.suffixes)} {
-		if _, ok := queues[name]; ok {
-			continue
-		}
-		q, found, err := confirmQueue(ctx, c, nil, t.vhost, name)
-		if err != nil {
-			return nil, err
-		}
-		if found {
-			if extra == nil {
-				extra = make(map[string]broker.Queue, len(queues)+2)
-				for k, v := range queues {
-					extra[k] = v // the listing is shared: never modify it
-				}
-			}
-			extra[name] = q
-		}
-	}
-	if extra != nil {
-		queues = extra
-	}
-	return t.owned(queues), nil
 }
 
 // deadHolds reports whether the dead-letter queue of t, among queues, holds

@@ -70,43 +70,45 @@ func TestBusy(t *testing.T) {
 }
 
 // A queue that is not running is never deleted without force_destroy: not
-// when the listing says so (nothing is deleted), not when the check just
-// before its delete says so; with force_destroy everything is.
+// when the check reads it alone before any delete (nothing is deleted), not
+// when the look just before its delete says so; with force_destroy
+// everything is.
 func TestDestroyRefusesQueuesNotRunning(t *testing.T) {
 	t.Parallel()
 	target := ordersTarget
 	for _, tc := range []struct {
 		name string
-		// down is the state of orders in the listing; alone, when set, the
-		// state a GET of orders alone reports.
-		down, alone string
+		// state is the state of orders (listings and GETs); later, when set,
+		// the state every GET of orders alone after the first reports.
+		state, later string
 		// hidden leaves orders out of listings.
 		hidden      bool
 		force       bool
 		wantErr     string
 		wantDeletes string
 	}{
-		{name: "down in the listing", down: "down",
+		{name: "down when checked", state: "down",
 			wantErr: `Nothing of queue "orders" was deleted: these queues in vhost "/" are not running`},
-		{name: "down just before its delete", down: "running", alone: "stopped",
+		{name: "down just before its delete", state: "running", later: "stopped",
 			wantErr: "Deleted orders.deferred.1000; then found that these queues", wantDeletes: "orders.deferred.1000"},
-		{name: "missing from the listing, down when asked alone", down: "stopped", hidden: true,
+		{name: "missing from the listing, down when asked alone", state: "stopped", hidden: true,
 			wantErr: "orders on node rabbit@node-2: state stopped"},
-		{name: "force_destroy", down: "down", force: true,
+		{name: "force_destroy", state: "down", force: true,
 			wantDeletes: "orders.deferred.1000 orders orders.dead"},
 	} {
 		fake := brokertest.New(t)
 		fake.PutQueue("/", brokertest.Queue{Name: "orders.deferred.1000", Messages: brokertest.Count(0)})
-		fake.PutQueue("/", brokertest.Queue{Name: "orders", State: tc.down, Node: "rabbit@node-2", Messages: brokertest.Count(0)})
+		fake.PutQueue("/", brokertest.Queue{Name: "orders", State: tc.state, Node: "rabbit@node-2", Messages: brokertest.Count(0)})
 		fake.PutQueue("/", brokertest.Queue{Name: "orders.dead", Messages: brokertest.Count(0)})
+		var gets atomic.Int32
 		fake.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
 			switch {
 			case r.Method == http.MethodGet && r.URL.EscapedPath() == "/api/queues/%2F" && tc.hidden:
 				// A listing answered while the node restarts: orders left out.
 				_ = json.NewEncoder(w).Encode([]map[string]any{{"name": "orders.dead", "state": "running", "messages": 0}})
 				return true
-			case r.Method == http.MethodGet && r.URL.EscapedPath() == "/api/queues/%2F/orders" && tc.alone != "":
-				_ = json.NewEncoder(w).Encode(map[string]any{"name": "orders", "state": tc.alone, "node": "rabbit@node-2",
+			case r.Method == http.MethodGet && r.URL.EscapedPath() == "/api/queues/%2F/orders" && tc.later != "" && gets.Add(1) > 1:
+				_ = json.NewEncoder(w).Encode(map[string]any{"name": "orders", "state": tc.later, "node": "rabbit@node-2",
 					"durable": true, "arguments": map[string]any{}})
 				return true
 			}
@@ -129,66 +131,117 @@ func TestDestroyRefusesQueuesNotRunning(t *testing.T) {
 
 // While a cluster node stops or starts, RabbitMQ 4.x leaves its queues out of
 // a listing with message counts for a moment, where the listing without
-// counts still has them. A hold queue seen only there has unknown counts:
-// destroy refuses and deletes nothing (deleting orders would drop the
-// messages the hold queue dead-letters into it).
+// counts still has them. A hold queue seen only there is still checked: on
+// 4.x its own GET gives its count; where a GET gives none (3.10), its count is
+// unknown. Either way destroy refuses and deletes nothing (deleting orders
+// would drop the messages the hold queue dead-letters into it).
 func TestDestroyRefusesQueuesLeftOutOfTheCountedListing(t *testing.T) {
 	t.Parallel()
 	target := ordersTarget
-	fake := brokertest.New(t)
-	fake.PutQueue("/", brokertest.Queue{Name: "orders.deferred.5000", Messages: brokertest.Count(2), Node: "rabbit@node-2"})
-	fake.PutQueue("/", brokertest.Queue{Name: "orders", Messages: brokertest.Count(0)})
-	fake.PutQueue("/", brokertest.Queue{Name: "orders.dead", Messages: brokertest.Count(0)})
-	fake.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
-		if r.Method != http.MethodGet || r.URL.EscapedPath() != "/api/queues/%2F" || r.URL.Query().Get("enable_queue_totals") != "true" {
-			return false
+	for _, tc := range []struct {
+		name, want     string
+		noSingleCounts bool
+	}{
+		{name: "4.x", want: "orders.deferred.5000: 2 messages"},
+		{name: "3.10", want: "orders.deferred.5000: unknown messages", noSingleCounts: true},
+	} {
+		fake := brokertest.New(t)
+		if tc.noSingleCounts {
+			fake.NoSingleQueueCounts()
 		}
-		// The counted listing of a node that is starting: node-2's queue left out.
-		_ = json.NewEncoder(w).Encode([]map[string]any{
-			{"name": "orders", "state": "running", "messages": 0},
-			{"name": "orders.dead", "state": "running", "messages": 0},
+		fake.PutQueue("/", brokertest.Queue{Name: "orders.deferred.5000", Messages: brokertest.Count(2), Node: "rabbit@node-2"})
+		fake.PutQueue("/", brokertest.Queue{Name: "orders", Messages: brokertest.Count(0)})
+		fake.PutQueue("/", brokertest.Queue{Name: "orders.dead", Messages: brokertest.Count(0)})
+		fake.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
+			if r.Method != http.MethodGet || r.URL.EscapedPath() != "/api/queues/%2F" || r.URL.Query().Get("enable_queue_totals") != "true" {
+				return false
+			}
+			// The counted listing of a node that is starting: node-2's queue left out.
+			_ = json.NewEncoder(w).Encode([]map[string]any{
+				{"name": "orders", "state": "running", "messages": 0},
+				{"name": "orders.dead", "state": "running", "messages": 0},
+			})
+			return true
 		})
-		return true
-	})
-	c := fakeBrokerClient(t, fake)
-	err := destroyTopology(context.Background(), c, target, false)
-	if err == nil || !strings.Contains(err.Error(), "orders.deferred.5000: unknown messages") || !strings.Contains(err.Error(), `Nothing of queue "orders" was deleted`) {
-		t.Errorf("got %v, want a refusal naming orders.deferred.5000 with unknown messages", err)
+		c := fakeBrokerClient(t, fake)
+		err := destroyTopology(context.Background(), c, target, false)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), `Nothing of queue "orders" was deleted`) {
+			t.Errorf("%s: got %v, want a refusal naming %q", tc.name, err, tc.want)
+		}
+		if d := fake.RequestsMatching("DELETE "); len(d) > 0 {
+			t.Errorf("%s: destroy deleted %q while a hold queue held messages", tc.name, d)
+		}
 	}
-	if d := fake.RequestsMatching("DELETE "); len(d) > 0 {
-		t.Errorf("destroy deleted %q while a hold queue's counts were unknown", d)
+}
+
+// Where the broker reports a queue's live count on its own GET (4.x), that
+// count decides, not an older listing's; where it does not (3.10), the
+// listing's count is taken and the guarded DELETE is what refuses a queue
+// that received a message since, before anything of the topology is deleted.
+func TestDestroyCountsOfTheQueueItself(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, want     string
+		noSingleCounts bool
+	}{
+		{name: "4.x: refused by the check", want: "orders.deferred.1000: 1 message, 0 consumers"},
+		{name: "3.10: refused by the guarded delete", want: brokertest.NotEmptyReason("/", "orders.deferred.1000"),
+			noSingleCounts: true},
+	} {
+		fake := brokertest.New(t)
+		if tc.noSingleCounts {
+			fake.NoSingleQueueCounts()
+		}
+		putIdle(fake, "orders", "orders.dead")
+		fake.PutQueue("/", brokertest.Queue{Name: "orders.deferred.1000", Messages: brokertest.Count(1)})
+		fake.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
+			if r.Method != http.MethodGet || r.URL.EscapedPath() != "/api/queues/%2F" {
+				return false
+			}
+			// Listed before the hold queue received its message.
+			_ = json.NewEncoder(w).Encode([]map[string]any{
+				{"name": "orders.deferred.1000", "state": "running", "messages": 0},
+				{"name": "orders", "state": "running", "messages": 0},
+				{"name": "orders.dead", "state": "running", "messages": 0},
+			})
+			return true
+		})
+		err := destroyTopology(context.Background(), fakeBrokerClient(t, fake), ordersTarget, false)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), `Nothing of queue "orders" was deleted`) {
+			t.Errorf("%s: got %v, want a refusal with %q", tc.name, err, tc.want)
+		}
+		if got := strings.Join(fake.QueueNames("/"), " "); got != "orders orders.dead orders.deferred.1000" {
+			t.Errorf("%s: queues left: %s", tc.name, got)
+		}
 	}
 }
 
 // Queues that report "down" for a moment (a node starting) are waited for:
-// once they run again within the target's wait, destroy goes on.
+// once they run again within the target's wait, destroy goes on, after a
+// listing made since the wait.
 func TestDestroyWaitsForQueuesToRunAgain(t *testing.T) {
 	t.Parallel()
 	target := ordersTarget
 	target.wait = 10 * time.Second
 	fake := brokertest.New(t)
-	fake.PutQueue("/", brokertest.Queue{Name: "orders.deferred.1000", Messages: brokertest.Count(0)})
-	fake.PutQueue("/", brokertest.Queue{Name: "orders", Messages: brokertest.Count(0)})
-	fake.PutQueue("/", brokertest.Queue{Name: "orders.dead", Messages: brokertest.Count(0)})
-	var listings atomic.Int32
+	putIdle(fake, "orders.deferred.1000", "orders", "orders.dead")
+	var gets atomic.Int32
 	fake.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
-		if r.Method != http.MethodGet || r.URL.EscapedPath() != "/api/queues/%2F" || listings.Add(1) > 2 {
+		path := r.URL.EscapedPath()
+		if r.Method != http.MethodGet || !strings.HasPrefix(path, "/api/queues/%2F/") || gets.Add(1) > 3 {
 			return false
 		}
-		// The first round of listings (with and without counts): all down.
-		_ = json.NewEncoder(w).Encode([]map[string]any{
-			{"name": "orders.deferred.1000", "state": "down", "node": "rabbit@node-1"},
-			{"name": "orders", "state": "down", "node": "rabbit@node-1"},
-			{"name": "orders.dead", "state": "down", "node": "rabbit@node-1"},
-		})
+		// The first look at each queue alone: down.
+		_ = json.NewEncoder(w).Encode(map[string]any{"name": strings.TrimPrefix(path, "/api/queues/%2F/"), "state": "down",
+			"node": "rabbit@node-1", "durable": true, "arguments": map[string]any{}})
 		return true
 	})
 	c := fakeBrokerClient(t, fake)
 	if err := destroyTopology(context.Background(), c, target, false); err != nil {
 		t.Fatalf("destroy after the queues ran again: %v", err)
 	}
-	if listings.Load() <= 2 {
-		t.Errorf("destroy listed the queues %d times: it did not wait for them", listings.Load())
+	if n := fake.Listings("/"); n < 4 {
+		t.Errorf("destroy sent %d listings: it did not list again after waiting", n)
 	}
 	deleted := deletedNames(fake)
 	if got, want := deleted, "orders.deferred.1000 orders orders.dead"; got != want {
@@ -249,57 +302,44 @@ func TestDestroysShareListingsAcrossDeletes(t *testing.T) {
 		t.Errorf("queues left: %s", got)
 	}
 	listings := len(fake.RequestsMatching("GET queues / ?"))
-	if listings > n {
-		t.Errorf("%d destroys sent %d listings (two a round): the deletes kept them from sharing", n+1, listings)
+	if listings > 2 {
+		t.Errorf("%d destroys sent %d listings (two a round): the deletes kept them from sharing one round", n+1, listings)
 	}
 	t.Logf("%d destroys: %d listings", n+1, listings)
 }
 
 // A listing that began before another destroy deleted a queue may still show
-// it, with what it held: a destroy of its own topology then finds it gone
-// just before its delete (404: deleted), and counts it showed refuse, never
-// let a destroy through.
+// it, with what it held: the destroy of its own topology finds it gone when
+// it asks for it alone, and neither refuses for what the listing showed nor
+// sends it a DELETE.
 func TestDestroyWithAListingOlderThanADelete(t *testing.T) {
 	t.Parallel()
 	target := ordersTarget
-	for _, tc := range []struct {
-		name, wantErr, wantDeletes string
-		messages                   int
-	}{
-		{name: "gone and empty", wantDeletes: "orders.deferred.1000 orders orders.dead"},
-		{name: "gone, shown with messages", messages: 2, wantErr: "orders.deferred.1000: 2 messages"},
-	} {
+	for _, messages := range []int{0, 2} {
 		fake := brokertest.New(t)
-		fake.PutQueue("/", brokertest.Queue{Name: "orders", Messages: brokertest.Count(0)})
-		fake.PutQueue("/", brokertest.Queue{Name: "orders.dead", Messages: brokertest.Count(0)})
+		putIdle(fake, "orders", "orders.dead")
 		fake.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
 			if r.Method != http.MethodGet || r.URL.EscapedPath() != "/api/queues/%2F" {
 				return false
 			}
 			// Answered before orders.deferred.1000 was deleted.
 			_ = json.NewEncoder(w).Encode([]map[string]any{
-				{"name": "orders.deferred.1000", "state": "running", "messages": tc.messages},
+				{"name": "orders.deferred.1000", "state": "running", "messages": messages},
 				{"name": "orders", "state": "running", "messages": 0},
 				{"name": "orders.dead", "state": "running", "messages": 0},
 			})
 			return true
 		})
 		c := fakeBrokerClient(t, fake)
-		err := destroyTopology(context.Background(), c, target, false)
-		switch {
-		case tc.wantErr == "" && err != nil:
-			t.Errorf("%s: %v", tc.name, err)
-		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
-			t.Errorf("%s: got %v, want %q", tc.name, err, tc.wantErr)
+		if err := destroyTopology(context.Background(), c, target, false); err != nil {
+			t.Errorf("listed with %d messages: %v", messages, err)
 		}
-		deleted := deletedNames(fake)
-		if got := deleted; got != tc.wantDeletes {
-			t.Errorf("%s: deleted %q, want %q", tc.name, got, tc.wantDeletes)
+		if got := deletedNames(fake); got != "orders orders.dead" {
+			t.Errorf("listed with %d messages: deleted %q, want %q", messages, got, "orders orders.dead")
 		}
 	}
 }
 
-// deletedNames lists the queues the fake was asked to delete, in order.
 func deletedNames(fake *brokertest.Server) string {
 	var names []string
 	for _, r := range fake.RequestsMatching("DELETE ") {

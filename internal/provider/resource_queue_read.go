@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
@@ -17,23 +16,24 @@ type queueOnBroker struct {
 	deadOK bool
 }
 
-// readTopology finds q and its dead-letter queue in one listing of the
-// vhost (shared by the resources a plan refreshes). A listing taken while a
-// node restarts can leave queues out for a moment: what it lacks is asked
-// for alone before it counts as gone.
+// readTopology finds q and its dead-letter queue, each with a GET of that
+// queue alone, both at once: what a refresh costs the broker follows the
+// queues of the workspace, not the vhost they share (a listing of a vhost
+// costs it time in proportion to all its queues). A queue or vhost that the
+// broker does not find is gone.
 func readTopology(ctx context.Context, c *broker.Client, vhost, name string, s topology.Suffixes) (queueOnBroker, error) {
-	queues, err := c.ListQueueDeclarations(ctx, vhost)
-	if errors.Is(err, broker.ErrNotFound) {
-		return queueOnBroker{gone: true}, nil
-	}
+	dead := topology.DeadQueueName(name, s)
+	found, err := lookUpQueues(ctx, []string{name, dead}, func(ctx context.Context, q string) (broker.Queue, error) {
+		return c.GetQueueDeclaration(ctx, vhost, q)
+	})
 	if err != nil {
 		return queueOnBroker{}, err
 	}
-	var t queueOnBroker
-	var mainOK bool
-	if t.main, mainOK, err = confirmQueue(ctx, c, queues, vhost, name); err != nil || !mainOK {
-		return queueOnBroker{gone: !mainOK}, err
+	main, ok := found[name]
+	if !ok {
+		return queueOnBroker{gone: true}, nil
 	}
-	t.dead, t.deadOK, err = confirmQueue(ctx, c, queues, vhost, topology.DeadQueueName(name, s))
-	return t, err
+	t := queueOnBroker{main: main}
+	t.dead, t.deadOK = found[dead]
+	return t, nil
 }
