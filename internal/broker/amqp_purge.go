@@ -8,8 +8,11 @@ import (
 // PurgeQueue empties queue in vhost over AMQP (queue.purge, whose reply
 // carries the count; the management API's DELETE .../contents answers
 // without one) and returns how many messages it removed. It needs read
-// permission on the queue.
+// permission on the queue. Like every write of this client, it ends what
+// the shared reads may answer with (see reads.go): a destroy after it never
+// takes the counts of a listing made before it.
 func (c *Client) PurgeQueue(ctx context.Context, vhost, queue string) (int, error) {
+	defer c.wrote()
 	conn, err := c.dialAMQP(ctx, vhost, "terraform-provider-queuey purge "+queue)
 	if err != nil {
 		return 0, err

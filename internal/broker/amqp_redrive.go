@@ -83,8 +83,10 @@ func (e *MoveError) Unwrap() error { return e.Kind }
 // unchanged, under publisher confirms, and acknowledged on r.From only after
 // its confirm and only when no return came. It returns how many it moved;
 // any failure stops it with a *MoveError (or an *AMQPError before the
-// first), leaving every message not confirmed on r.From.
+// first), leaving every message not confirmed on r.From. Like PurgeQueue, it
+// counts as a write for the shared reads.
 func (c *Client) RedriveDeadLetters(ctx context.Context, r Redrive) (int, error) {
+	defer c.wrote()
 	user, impersonator := c.amqpUser(ctx)
 	conn, err := c.dialAMQP(ctx, r.Vhost, "terraform-provider-queuey redrive "+r.From)
 	if err != nil {

@@ -842,3 +842,37 @@ func TestReads_recentQueuesWithinCheckAge(t *testing.T) {
 		}
 	}
 }
+
+// A purge or a redrive is a write of this client, even one that failed
+// (it may have moved messages before it failed): the destroy checks after it
+// never take a listing asked before it.
+func TestReads_amqpMovesEndRecentListings(t *testing.T) {
+	t.Parallel()
+	b := brokertest.New(t)
+	b.AddVhost("v", "")
+	b.StampListings()
+	c, err := New(Config{Endpoint: b.URL, Username: "u", Password: "p", RetryBudget: -1,
+		AMQPEndpoint: "amqp://" + brokertest.ClosedAddr(t) + "/", Timing: Timing{CheckAge: time.Hour}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for i, move := range []func() error{
+		func() error { _, err := c.PurgeQueue(ctx, "v", "q.dead"); return err },
+		func() error { _, err := c.RedriveDeadLetters(ctx, Redrive{Vhost: "v", From: "q.dead", To: "q"}); return err },
+	} {
+		if _, err := c.RecentQueues(ctx, "v"); err != nil {
+			t.Fatal(err)
+		}
+		if err := move(); err == nil {
+			t.Fatal("a move through a closed port succeeded")
+		}
+		qs, err := c.RecentQueues(ctx, "v")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := seqOf(t, qs), int64(2*i+4); got != want {
+			t.Errorf("move %d: the checks after it got listing %d, want a new one (%d)", i, got, want)
+		}
+	}
+}
