@@ -139,6 +139,19 @@ func (c *Client) confirmNotFound(ctx context.Context, vhost string, err error) e
 	}
 }
 
+// ConfirmQueueGone is for a GET of a queue of vhost that answered 404, which
+// RabbitMQ 4.3 also answers a user who may not see the vhost: it returns nil
+// when the 404 can be trusted (see confirmNotFound), and otherwise the error
+// that names both causes.
+func (c *Client) ConfirmQueueGone(ctx context.Context, vhost string) error {
+	gone := &Error{Op: fmt.Sprintf("reading queues in vhost %q", vhost), Endpoint: c.endpoint, Status: http.StatusNotFound,
+		Reason: "Not Found", Kind: ErrNotFound}
+	if err := c.confirmNotFound(ctx, vhost, gone); !errors.Is(err, ErrNotFound) {
+		return err
+	}
+	return nil
+}
+
 // notVisible is the reason of the ErrNotFound of a vhost a management user
 // cannot see.
 const notVisible = "not among the vhosts this user has permissions in"
