@@ -859,7 +859,10 @@ func TestReads_amqpMovesEndRecentListings(t *testing.T) {
 	ctx := context.Background()
 	for i, move := range []func() error{
 		func() error { _, err := c.PurgeQueue(ctx, "v", "q.dead"); return err },
-		func() error { _, err := c.RedriveDeadLetters(ctx, Redrive{Vhost: "v", From: "q.dead", To: "q"}); return err },
+		func() error {
+			_, err := c.RedriveDeadLetters(ctx, Redrive{Vhost: "v", From: "q.dead", To: "q"})
+			return err
+		},
 	} {
 		if _, err := c.RecentQueues(ctx, "v"); err != nil {
 			t.Fatal(err)
