@@ -275,6 +275,10 @@ func (c *Client) ConsumerCounts(ctx context.Context, vhost string) (map[string]i
 // count (ready plus unacknowledged); Messages is nil where it does not (3.10).
 // An error wraps ErrNotFound when the queue or its vhost does not exist. The
 // broker answers it in time independent of the number of queues in the vhost.
+//
+// Asked for totals, RabbitMQ 4.3 answers for a queue whose node is down
+// without the node: the queue is then asked for again without them, which
+// names it.
 func (c *Client) GetQueueCounts(ctx context.Context, vhost, name string) (Queue, error) {
 	var raw rawQueue
 	op := fmt.Sprintf("reading queue %q in vhost %q", name, vhost)
@@ -283,6 +287,14 @@ func (c *Client) GetQueueCounts(ctx context.Context, vhost, name string) (Queue,
 	}
 	q := raw.queue()
 	q.Vhost = vhost
+	if q.Running() || q.Node != "" {
+		return q, nil
+	}
+	d, err := c.GetQueueDeclaration(ctx, vhost, name)
+	if err != nil {
+		return Queue{}, err
+	}
+	q.State, q.Node = d.State, d.Node
 	return q, nil
 }
 

@@ -96,6 +96,32 @@ func TestGetQueueCounts(t *testing.T) {
 	}
 }
 
+// A queue whose node is down, asked for with totals, comes back from 4.3
+// without its node (seen in the resil stage's cluster): it is asked for again
+// without totals, so that a refusal can name the node.
+func TestGetQueueCounts_nodeOfAStoppedQueue(t *testing.T) {
+	t.Parallel()
+	s := brokertest.New(t)
+	s.PutQueue("/", brokertest.Queue{Name: "q", State: "stopped", Node: "rabbit@n2"})
+	s.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Query().Get("enable_queue_totals") != "true" {
+			return false
+		}
+		_, _ = w.Write([]byte(`{"name":"q","vhost":"/","state":"stopped"}`))
+		return true
+	})
+	q, err := fakeClient(t, s, 5*time.Second).GetQueueCounts(context.Background(), "/", "q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.State != "stopped" || q.Node != "rabbit@n2" || q.Messages != nil {
+		t.Errorf("got state %q, node %q, messages %v; want stopped on rabbit@n2, unknown", q.State, q.Node, q.Messages)
+	}
+	if n := len(s.RequestsMatching("GET queues / q")); n != 2 {
+		t.Errorf("%d GETs, want 2 (with totals, then without)", n)
+	}
+}
+
 // number that is not one.
 func TestCount(t *testing.T) {
 	t.Parallel()
