@@ -158,13 +158,20 @@ func (c *Client) listQueuesNow(ctx context.Context, vhost string, flags uint) (m
 // independent of the number of queues in the vhost, where a listing costs it
 // time in proportion to that number.
 func (c *Client) GetQueueDeclaration(ctx context.Context, vhost, name string) (Queue, error) {
+	q, err := c.getQueue(ctx, vhost, name, getQuery)
+	q.Messages = nil
+	return q, err
+}
+
+// getQueue reads one queue with a GET of its own, asking query.
+func (c *Client) getQueue(ctx context.Context, vhost, name, query string) (Queue, error) {
 	var raw rawQueue
 	op := fmt.Sprintf("reading queue %q in vhost %q", name, vhost)
-	if err := c.getJSON(ctx, op, "queues/"+url.PathEscape(vhost)+"/"+url.PathEscape(name)+"?"+getQuery, &raw); err != nil {
+	if err := c.getJSON(ctx, op, "queues/"+url.PathEscape(vhost)+"/"+url.PathEscape(name)+"?"+query, &raw); err != nil {
 		return Queue{}, err
 	}
 	q := raw.queue()
-	q.Vhost, q.Messages = vhost, nil
+	q.Vhost = vhost
 	return q, nil
 }
 
@@ -280,15 +287,9 @@ func (c *Client) ConsumerCounts(ctx context.Context, vhost string) (map[string]i
 // without the node: the queue is then asked for again without them, which
 // names it.
 func (c *Client) GetQueueCounts(ctx context.Context, vhost, name string) (Queue, error) {
-	var raw rawQueue
-	op := fmt.Sprintf("reading queue %q in vhost %q", name, vhost)
-	if err := c.getJSON(ctx, op, "queues/"+url.PathEscape(vhost)+"/"+url.PathEscape(name)+"?"+getCountsQuery, &raw); err != nil {
-		return Queue{}, err
-	}
-	q := raw.queue()
-	q.Vhost = vhost
-	if q.Running() || q.Node != "" {
-		return q, nil
+	q, err := c.getQueue(ctx, vhost, name, getCountsQuery)
+	if err != nil || q.Running() || q.Node != "" {
+		return q, err
 	}
 	d, err := c.GetQueueDeclaration(ctx, vhost, name)
 	if err != nil {
