@@ -1,11 +1,15 @@
-// Command bench measures terraform-provider-queuey at scale against two
-// floors: N queuey_queue resources, N resources of a do-nothing provider on
-// the same framework (tools/bench/noop: the floor of any plugin) and N
-// terraform_data resources (Terraform's own, no plugin) go through apply,
-// plan, a refresh-only plan and destroy, run after run, interleaved. Between the provider and the management API sits a
-// counting proxy on loopback (requests and TCP connections); the provider
-// runs under a shim that records its peak RSS and CPU time. `make bench`
-// runs it; see .github/CONTRIBUTING.md, "Benchmarks".
+// Command bench measures terraform-provider-queuey at scale against the
+// floors of its targets: N queuey_queue resources, N noop_writes of a do-nothing
+// provider on the same framework that sends only the broker writes no correct
+// provider can skip (tools/bench/noop: the floor for apply and destroy), N
+// noop_queue of the same provider doing nothing (the floor of any plugin, and
+// plan's) and N terraform_data resources (Terraform's own, no plugin) go
+// through apply, plan, a refresh-only plan and destroy, run after run,
+// interleaved. Between
+// the providers and the management API sits a counting proxy on loopback
+// (requests and TCP connections); each provider runs under a shim that
+// records its peak RSS and CPU time. `make bench` runs it; see
+// .github/CONTRIBUTING.md, "Benchmarks".
 package main
 
 import (
@@ -141,13 +145,11 @@ func run(ctx context.Context, o options) (err error) {
 	loadBefore := loadavg()
 
 	var results = map[string][]runResult{}
-	runKinds := kinds
 	if e.crowded != "" {
 		fmt.Printf("crowded case: the same %d queuey_queue in vhost %q, which also holds %d unrelated queues\n", o.n, e.crowded, e.o.fill)
-		runKinds = append([]string{kindQueuey, kindCrowded}, kinds[1:]...)
 	}
 	for r := 1; r <= o.runs; r++ {
-		for _, kind := range runKinds {
+		for _, kind := range e.runKinds() {
 			res, err := e.runOnce(ctx, kind, r)
 			if err != nil {
 				return fmt.Errorf("%s run %d: %w", kind, r, err)
