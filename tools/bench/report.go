@@ -114,7 +114,7 @@ func report(e env, results map[string][]runResult, loadBefore, loadAfter string)
 	}
 	fmt.Fprintln(&w)
 	fmt.Fprintln(&w, "management API requests per run (mean over runs; time = until the answer was read whole, through the proxy):")
-	for _, kind := range []string{kindQueuey, kindWrites} {
+	for _, kind := range []string{kindQueuey, kindWrites, kindPeer} {
 		rs := results[kind]
 		if len(rs) == 0 {
 			continue

@@ -22,14 +22,19 @@ const (
 	kindWrites = "noop_writes"    // the floor for apply and destroy: tools/bench/noop sending the broker writes
 	kindNoop   = "noop_queue"     // the plugin floor (and plan's): tools/bench/noop doing nothing
 	kindFloor  = "terraform_data" // Terraform's floor: no plugin at all
+	kindPeer   = "rabbitmq_queue" // cyrilgdn/rabbitmq, the provider users migrate from (-peer)
 )
 
-// kinds run in this order in every run.
+// kinds run in this order in every run; rabbitmq_queue joins them last when
+// -peer gives its binary.
 var kinds = []string{kindQueuey, kindWrites, kindNoop, kindFloor}
 
 // runKinds are the kinds of this invocation, in the order of each run.
 func (e *env) runKinds() []string {
 	out := slices.Clone(kinds)
+	if e.o.peer != "" {
+		out = append(out, kindPeer)
+	}
 	if e.crowded != "" {
 		out = slices.Insert(out, 1, kindCrowded)
 	}
@@ -39,7 +44,7 @@ func (e *env) runKinds() []string {
 // touchesBroker says whether kind's resources are queues on the broker, which
 // each run checks after apply and after destroy.
 func touchesBroker(kind string) bool {
-	return isQueuey(kind) || kind == kindWrites
+	return isQueuey(kind) || kind == kindWrites || kind == kindPeer
 }
 
 // namePrefix starts the queue names of kind's run r. The kinds that share the
@@ -49,6 +54,8 @@ func (e *env) namePrefix(kind string, r int) string {
 	switch kind {
 	case kindWrites:
 		return fmt.Sprintf("bench-%s-writes-r%d-", e.id, r)
+	case kindPeer:
+		return fmt.Sprintf("bench-%s-peer-r%d-", e.id, r)
 	}
 	return fmt.Sprintf("bench-%s-r%d-", e.id, r)
 }
@@ -142,20 +149,27 @@ func (e *env) setup(ctx context.Context) error {
 
 	// The provider Terraform starts is the shim, which starts the real one.
 	shimDir := filepath.Join(e.o.dir, "plugin")
-	if err := installShim(shimDir, "terraform-provider-queuey", "terraform-provider-noop"); err != nil {
+	shims := []string{"terraform-provider-queuey", "terraform-provider-noop"}
+	overrides := fmt.Sprintf("    %q = %q\n    %q = %q\n",
+		"registry.terraform.io/queuey/queuey", shimDir, "registry.terraform.io/queuey/noop", shimDir)
+	runs := e.o.provider + " or " + e.o.noop
+	if e.o.peer != "" {
+		shims = append(shims, "terraform-provider-rabbitmq")
+		overrides += fmt.Sprintf("    %q = %q\n", "registry.terraform.io/cyrilgdn/rabbitmq", shimDir)
+		runs = e.o.provider + ", " + e.o.noop + " or " + e.o.peer
+	}
+	if err := installShim(shimDir, shims...); err != nil {
 		return fmt.Errorf("installing the rusage shim: %w", err)
 	}
 	e.shimLog = filepath.Join(e.o.dir, e.id, "provider-rusage.jsonl")
 	e.rc = filepath.Join(e.o.dir, "terraformrc")
-	rc := fmt.Sprintf(`# Written by tools/bench: the providers come from %s (a shim that runs %s or %s).
+	rc := fmt.Sprintf(`# Written by tools/bench: the providers come from %s (a shim that runs %s).
 provider_installation {
   dev_overrides {
-    "registry.terraform.io/queuey/queuey" = %q
-    "registry.terraform.io/queuey/noop"   = %q
-  }
+%s  }
   direct {}
 }
-`, shimDir, e.o.provider, e.o.noop, shimDir, shimDir)
+`, shimDir, runs, overrides)
 	return os.WriteFile(e.rc, []byte(rc), 0o644)
 }
 
@@ -267,6 +281,8 @@ func (e *env) config(kind, prefix string) (string, error) {
   }
 }
 `, e.o.n, prefix, e.o.ttl, e.o.priority), nil
+	case kindPeer:
+		return e.peerConfig(prefix)
 	}
 	// queuey_queue, or noop_queue and noop_writes with the same arguments.
 	// queuey takes its vhost from RABBITMQ_VHOST; noop_writes, which knows no
@@ -335,7 +351,8 @@ func (e *env) runOnce(ctx context.Context, kind string, r int) (runResult, error
 	if err != nil {
 		return res, err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(cfg), 0o644); err != nil {
+	// 0600: rabbitmq_queue's configuration holds the broker's password.
+	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(cfg), 0o600); err != nil {
 		return res, err
 	}
 	for _, phase := range phases {
@@ -410,8 +427,11 @@ func (e *env) phase(ctx context.Context, dir, kind, phase string) (phaseResult, 
 		cmd.Env = append(cmd.Env, envShimTarget+"="+e.o.provider)
 	case kindNoop, kindWrites:
 		cmd.Env = append(cmd.Env, envShimTarget+"="+e.o.noop)
+	case kindPeer:
+		cmd.Env = append(cmd.Env, envShimTarget+"="+e.o.peer)
 	}
-	if kind != kindFloor && e.profiles != "" {
+	// Only queuey and tools/bench/noop know QUEUEY_CPUPROFILE.
+	if kind != kindFloor && kind != kindPeer && e.profiles != "" {
 		pdir := e.profileDir(kind, phase)
 		if err := os.MkdirAll(pdir, 0o755); err != nil {
 			return phaseResult{}, err
@@ -445,7 +465,8 @@ func (e *env) phase(ctx context.Context, dir, kind, phase string) (phaseResult, 
 		return pr, fmt.Errorf("terraform %s: %v; last lines of %s:\n%s", strings.Join(args, " "), runErr, logPath, tail(logPath, 30))
 	}
 	if phase == "refresh" {
-		if b, _ := os.ReadFile(logPath); !bytes.Contains(b, []byte("No changes.")) {
+		b, _ := os.ReadFile(logPath)
+		if !bytes.Contains(b, []byte("No changes.")) && (kind != kindPeer || !peerRefreshNoise(string(b))) {
 			return pr, fmt.Errorf("terraform %s found changes; see %s", strings.Join(args, " "), logPath)
 		}
 	}
