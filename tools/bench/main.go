@@ -1,11 +1,15 @@
-// Command bench measures terraform-provider-queuey at scale against two
-// floors: N queuey_queue resources, N resources of a do-nothing provider on
-// the same framework (tools/bench/noop: the floor of any plugin) and N
-// terraform_data resources (Terraform's own, no plugin) go through apply,
-// plan, a refresh-only plan and destroy, run after run, interleaved. Between the provider and the management API sits a
-// counting proxy on loopback (requests and TCP connections); the provider
-// runs under a shim that records its peak RSS and CPU time. `make bench`
-// runs it; see .github/CONTRIBUTING.md, "Benchmarks".
+// Command bench measures terraform-provider-queuey at scale against the
+// floors of its targets: N queuey_queue resources, N noop_writes of a do-nothing
+// provider on the same framework that sends only the broker writes no correct
+// provider can skip (tools/bench/noop: the floor for apply and destroy), N
+// noop_queue of the same provider doing nothing (the floor of any plugin, and
+// plan's) and N terraform_data resources (Terraform's own, no plugin) go
+// through apply, plan, a refresh-only plan and destroy, run after run,
+// interleaved; with -peer, cyrilgdn/rabbitmq's rabbitmq_queue too. Between
+// the providers and the management API sits a counting proxy on loopback
+// (requests and TCP connections); each provider runs under a shim that
+// records its peak RSS and CPU time. `make bench` runs it; see
+// .github/CONTRIBUTING.md, "Benchmarks".
 package main
 
 import (
@@ -27,6 +31,7 @@ type options struct {
 	parallelism int
 	provider    string
 	noop        string
+	peer        string
 	profile     bool
 	profileTop  int
 	terraform   string
@@ -52,6 +57,7 @@ func main() {
 	flag.IntVar(&o.parallelism, "parallelism", 10, "terraform -parallelism")
 	flag.StringVar(&o.provider, "provider", "build/terraform-provider-queuey", "the provider binary to measure")
 	flag.StringVar(&o.noop, "noop", "build/bench/terraform-provider-noop", "the do-nothing provider binary (make bench builds it: cd tools && go build ./bench/noop)")
+	flag.StringVar(&o.peer, "peer", "", "the binary of cyrilgdn/rabbitmq v1.10.1, to run rabbitmq_queue on the same topology and report queuey's speed-up (default: skipped)")
 	flag.BoolVar(&o.profile, "profile", false, "have the providers write CPU profiles per phase (QUEUEY_CPUPROFILE) and print the top of each")
 	flag.IntVar(&o.profileTop, "profile-top", 20, "lines of each profile's top to print")
 	flag.StringVar(&o.terraform, "terraform", "terraform", "the terraform binary")
@@ -119,8 +125,17 @@ func run(ctx context.Context, o options) (err error) {
 	if _, err := os.Stat(e.o.noop); err != nil {
 		return fmt.Errorf("do-nothing provider binary: %w (cd tools && go build -o %s ./bench/noop)", err, o.noop)
 	}
+	if o.peer != "" {
+		if e.o.peer, err = filepath.Abs(o.peer); err != nil {
+			return err
+		}
+		if _, err := os.Stat(e.o.peer); err != nil {
+			return fmt.Errorf("cyrilgdn/rabbitmq provider binary (-peer): %w", err)
+		}
+	}
 	if o.query {
 		e.o.fill = 0
+		e.o.peer = ""
 	}
 	if err := e.setup(ctx); err != nil {
 		_ = e.cleanup()
@@ -141,13 +156,14 @@ func run(ctx context.Context, o options) (err error) {
 	loadBefore := loadavg()
 
 	var results = map[string][]runResult{}
-	runKinds := kinds
 	if e.crowded != "" {
 		fmt.Printf("crowded case: the same %d queuey_queue in vhost %q, which also holds %d unrelated queues\n", o.n, e.crowded, e.o.fill)
-		runKinds = append([]string{kindQueuey, kindCrowded}, kinds[1:]...)
+	}
+	if e.o.peer != "" {
+		fmt.Printf("peer: %d logical queues as %d rabbitmq_queue of cyrilgdn/rabbitmq, binary %s\n", o.n, 2*o.n, e.o.peer)
 	}
 	for r := 1; r <= o.runs; r++ {
-		for _, kind := range runKinds {
+		for _, kind := range e.runKinds() {
 			res, err := e.runOnce(ctx, kind, r)
 			if err != nil {
 				return fmt.Errorf("%s run %d: %w", kind, r, err)
@@ -158,6 +174,7 @@ func run(ctx context.Context, o options) (err error) {
 	}
 	fmt.Println()
 	fmt.Print(report(e, results, loadBefore, loadavg()))
+	fmt.Print(peerReport(e, results))
 	fmt.Print(crowdedReport(e, results))
 	if e.profiles != "" {
 		fmt.Print(e.profileTops(ctx))

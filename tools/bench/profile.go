@@ -19,13 +19,13 @@ func (e *env) profileDir(kind, phase string) string {
 func (e *env) profileTops(ctx context.Context) string {
 	var w strings.Builder
 	fmt.Fprintf(&w, "\nCPU profiles (%s=%s/<provider>-<phase>), all runs and processes of a phase merged:\n", "QUEUEY_CPUPROFILE", e.profiles)
-	for _, kind := range []string{kindQueuey, kindCrowded, kindNoop} {
+	for _, kind := range []string{kindQueuey, kindCrowded, kindWrites, kindNoop} {
 		for _, phase := range phases {
 			files, _ := filepath.Glob(filepath.Join(e.profileDir(kind, phase), "*.pprof"))
 			if len(files) == 0 {
 				continue
 			}
-			// The floor's own profile is summed up in one line; queuey's is
+			// The floors' own profiles are summed up in one line; queuey's is
 			// shown by flat and by cumulative time.
 			views := []string{"-top"}
 			if isQueuey(kind) {
@@ -49,7 +49,7 @@ func (e *env) profileTops(ctx context.Context) string {
 					case strings.HasPrefix(line, "File:"), strings.HasPrefix(line, "Build ID:"),
 						strings.HasPrefix(line, "Type:"), strings.HasPrefix(line, "Time:"):
 						continue
-					case kind == kindNoop && !strings.HasPrefix(line, "Duration:"):
+					case !isQueuey(kind) && !strings.HasPrefix(line, "Duration:"):
 						continue
 					}
 					fmt.Fprintln(&w, line)

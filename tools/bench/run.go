@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,11 +19,46 @@ import (
 
 const (
 	kindQueuey = "queuey_queue"
-	kindNoop   = "noop_queue"     // the plugin floor: tools/bench/noop
+	kindWrites = "noop_writes"    // the floor for apply and destroy: tools/bench/noop sending the broker writes
+	kindNoop   = "noop_queue"     // the plugin floor (and plan's): tools/bench/noop doing nothing
 	kindFloor  = "terraform_data" // Terraform's floor: no plugin at all
+	kindPeer   = "rabbitmq_queue" // cyrilgdn/rabbitmq, the provider users migrate from (-peer)
 )
 
-var kinds = []string{kindQueuey, kindNoop, kindFloor}
+// kinds run in this order in every run; rabbitmq_queue joins them last when
+// -peer gives its binary.
+var kinds = []string{kindQueuey, kindWrites, kindNoop, kindFloor}
+
+// runKinds are the kinds of this invocation, in the order of each run.
+func (e *env) runKinds() []string {
+	out := slices.Clone(kinds)
+	if e.o.peer != "" {
+		out = append(out, kindPeer)
+	}
+	if e.crowded != "" {
+		out = slices.Insert(out, 1, kindCrowded)
+	}
+	return out
+}
+
+// touchesBroker says whether kind's resources are queues on the broker, which
+// each run checks after apply and after destroy.
+func touchesBroker(kind string) bool {
+	return isQueuey(kind) || kind == kindWrites || kind == kindPeer
+}
+
+// namePrefix starts the queue names of kind's run r. The kinds that share the
+// vhost each have their own, none the start of another's, so that a check or
+// a clean-up of one kind never counts or deletes another's queues.
+func (e *env) namePrefix(kind string, r int) string {
+	switch kind {
+	case kindWrites:
+		return fmt.Sprintf("bench-%s-writes-r%d-", e.id, r)
+	case kindPeer:
+		return fmt.Sprintf("bench-%s-peer-r%d-", e.id, r)
+	}
+	return fmt.Sprintf("bench-%s-r%d-", e.id, r)
+}
 
 var phases = []string{"apply", "plan", "refresh", "destroy"}
 
@@ -46,6 +82,8 @@ type env struct {
 	brokerPids []int
 	// profiles is where the providers write CPU profiles (-profile), or "".
 	profiles string
+	// apiURL is the proxy's URL: the management API the providers are given.
+	apiURL string
 }
 
 func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
@@ -107,23 +145,31 @@ func (e *env) setup(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	e.apiURL = e.proxy.URL()
 
 	// The provider Terraform starts is the shim, which starts the real one.
 	shimDir := filepath.Join(e.o.dir, "plugin")
-	if err := installShim(shimDir, "terraform-provider-queuey", "terraform-provider-noop"); err != nil {
+	shims := []string{"terraform-provider-queuey", "terraform-provider-noop"}
+	overrides := fmt.Sprintf("    %q = %q\n    %q = %q\n",
+		"registry.terraform.io/queuey/queuey", shimDir, "registry.terraform.io/queuey/noop", shimDir)
+	runs := e.o.provider + " or " + e.o.noop
+	if e.o.peer != "" {
+		shims = append(shims, "terraform-provider-rabbitmq")
+		overrides += fmt.Sprintf("    %q = %q\n", "registry.terraform.io/cyrilgdn/rabbitmq", shimDir)
+		runs = e.o.provider + ", " + e.o.noop + " or " + e.o.peer
+	}
+	if err := installShim(shimDir, shims...); err != nil {
 		return fmt.Errorf("installing the rusage shim: %w", err)
 	}
 	e.shimLog = filepath.Join(e.o.dir, e.id, "provider-rusage.jsonl")
 	e.rc = filepath.Join(e.o.dir, "terraformrc")
-	rc := fmt.Sprintf(`# Written by tools/bench: the providers come from %s (a shim that runs %s or %s).
+	rc := fmt.Sprintf(`# Written by tools/bench: the providers come from %s (a shim that runs %s).
 provider_installation {
   dev_overrides {
-    "registry.terraform.io/queuey/queuey" = %q
-    "registry.terraform.io/queuey/noop"   = %q
-  }
+%s  }
   direct {}
 }
-`, shimDir, e.o.provider, e.o.noop, shimDir, shimDir)
+`, shimDir, runs, overrides)
 	return os.WriteFile(e.rc, []byte(rc), 0o644)
 }
 
@@ -215,15 +261,17 @@ func (r runResult) line(n int) string {
 	for _, p := range phases {
 		pr := r.phases[p]
 		fmt.Fprintf(&b, "  %s %.2fs", p, pr.wall.Seconds())
-		if isQueuey(r.kind) {
+		if touchesBroker(r.kind) {
 			fmt.Fprintf(&b, " (%.2f req/q, %d conns)", float64(pr.counts.requests())/float64(n), pr.counts.conns)
 		}
 	}
 	return b.String()
 }
 
-func (e *env) config(kind, prefix string) string {
-	if kind == kindFloor {
+// config is the configuration of kind's resources, named prefix + index.
+func (e *env) config(kind, prefix string) (string, error) {
+	switch kind {
+	case kindFloor:
 		return fmt.Sprintf(`resource "terraform_data" "q" {
   count = %d
   input = {
@@ -232,9 +280,17 @@ func (e *env) config(kind, prefix string) string {
     max_priority = %d
   }
 }
-`, e.o.n, prefix, e.o.ttl, e.o.priority)
+`, e.o.n, prefix, e.o.ttl, e.o.priority), nil
+	case kindPeer:
+		return e.peerConfig(prefix)
 	}
-	// queuey_queue, or noop_queue with the same arguments.
+	// queuey_queue, or noop_queue and noop_writes with the same arguments.
+	// queuey takes its vhost from RABBITMQ_VHOST; noop_writes, which knows no
+	// such default, is given the same vhost in the configuration.
+	vhost := ""
+	if kind == kindWrites {
+		vhost = "  vhost        = " + hclString(e.vhost) + "\n"
+	}
 	kind = resourceType(kind)
 	provider, _, _ := strings.Cut(kind, "_")
 	return fmt.Sprintf(`terraform {
@@ -248,20 +304,55 @@ provider "%[1]s" {}
 resource "%[2]s" "q" {
   count        = %[3]d
   name         = "%[4]s${count.index}"
-  message_ttl  = %[5]q
+%[7]s  message_ttl  = %[5]q
   max_priority = %[6]d
 }
-`, provider, kind, e.o.n, prefix, e.o.ttl, e.o.priority)
+`, provider, kind, e.o.n, prefix, e.o.ttl, e.o.priority, vhost), nil
+}
+
+// hclString quotes s as an HCL string literal: quotes, backslashes and
+// control characters escaped, and "${" and "%{" doubled so that no part of
+// s is read as a template.
+func hclString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		case (r == '$' || r == '%') && strings.HasPrefix(s[i+1:], "{"):
+			b.WriteRune(r)
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }
 
 func (e *env) runOnce(ctx context.Context, kind string, r int) (runResult, error) {
 	res := runResult{kind: kind, run: r, phases: map[string]phaseResult{}}
-	prefix := fmt.Sprintf("bench-%s-r%d-", e.id, r)
+	prefix := e.namePrefix(kind, r)
 	dir := filepath.Join(e.o.dir, e.id, fmt.Sprintf("%s-r%d", kind, r))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return res, err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(e.config(kind, prefix)), 0o644); err != nil {
+	cfg, err := e.config(kind, prefix)
+	if err != nil {
+		return res, err
+	}
+	// 0600: rabbitmq_queue's configuration holds the broker's password.
+	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(cfg), 0o600); err != nil {
 		return res, err
 	}
 	for _, phase := range phases {
@@ -270,7 +361,7 @@ func (e *env) runOnce(ctx context.Context, kind string, r int) (runResult, error
 			return res, fmt.Errorf("%s: %w", phase, err)
 		}
 		res.phases[phase] = pr
-		if !isQueuey(kind) {
+		if !touchesBroker(kind) {
 			continue
 		}
 		switch phase {
@@ -325,7 +416,7 @@ func (e *env) phase(ctx context.Context, dir, kind, phase string) (phaseResult, 
 		"TF_CLI_CONFIG_FILE="+e.rc,
 		"TF_IN_AUTOMATION=1",
 		"CHECKPOINT_DISABLE=1",
-		"RABBITMQ_ENDPOINT="+e.proxy.URL(),
+		"RABBITMQ_ENDPOINT="+e.apiURL,
 		"RABBITMQ_USERNAME="+e.o.username,
 		"RABBITMQ_PASSWORD="+e.o.password,
 		"RABBITMQ_VHOST="+e.vhostOf(kind),
@@ -334,10 +425,13 @@ func (e *env) phase(ctx context.Context, dir, kind, phase string) (phaseResult, 
 	switch kind {
 	case kindQueuey, kindCrowded:
 		cmd.Env = append(cmd.Env, envShimTarget+"="+e.o.provider)
-	case kindNoop:
+	case kindNoop, kindWrites:
 		cmd.Env = append(cmd.Env, envShimTarget+"="+e.o.noop)
+	case kindPeer:
+		cmd.Env = append(cmd.Env, envShimTarget+"="+e.o.peer)
 	}
-	if kind != kindFloor && e.profiles != "" {
+	// Only queuey and tools/bench/noop know QUEUEY_CPUPROFILE.
+	if kind != kindFloor && kind != kindPeer && e.profiles != "" {
 		pdir := e.profileDir(kind, phase)
 		if err := os.MkdirAll(pdir, 0o755); err != nil {
 			return phaseResult{}, err
@@ -371,7 +465,8 @@ func (e *env) phase(ctx context.Context, dir, kind, phase string) (phaseResult, 
 		return pr, fmt.Errorf("terraform %s: %v; last lines of %s:\n%s", strings.Join(args, " "), runErr, logPath, tail(logPath, 30))
 	}
 	if phase == "refresh" {
-		if b, _ := os.ReadFile(logPath); !bytes.Contains(b, []byte("No changes.")) {
+		b, _ := os.ReadFile(logPath)
+		if !bytes.Contains(b, []byte("No changes.")) && (kind != kindPeer || !peerRefreshNoise(string(b))) {
 			return pr, fmt.Errorf("terraform %s found changes; see %s", strings.Join(args, " "), logPath)
 		}
 	}

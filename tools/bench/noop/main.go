@@ -1,15 +1,32 @@
-// Command noop is the plugin floor of make bench: a provider built on the
-// same terraform-plugin-framework version as terraform-provider-queuey whose
-// one resource, noop_queue, has the attributes of queuey_queue and does
-// nothing with them. What queuey costs above it is queuey's own work; what it
-// costs itself is the price of being a plugin (the protocol, the framework,
-// Terraform's handling of a provider process). Like queuey it turns the SDK's
-// logging off unless logs are asked for, and honours QUEUEY_CPUPROFILE.
+// Command noop holds the plugin floors of make bench: a provider built on the
+// same terraform-plugin-framework version as terraform-provider-queuey with
+// two resources that have the attributes of queuey_queue.
+//
+//   - noop_queue does nothing with them. What queuey costs above it is
+//     queuey's own work; what it costs itself is the price of being a plugin
+//     (the protocol, the framework, Terraform's handling of a provider
+//     process). It is the floor for plan and refresh.
+//   - noop_writes does only the management API writes that no correct
+//     provider can skip: its Create declares q.dead then q, its Delete deletes
+//     q then q.dead, each with if-empty; Read does nothing. It is the floor
+//     for apply and destroy.
+//
+// Like queuey it turns the SDK's logging off unless logs are asked for, and
+// honours QUEUEY_CPUPROFILE.
 package main
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"io"
 	"log"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
@@ -42,11 +59,36 @@ func (noopProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp
 
 func (noopProvider) Schema(context.Context, provider.SchemaRequest, *provider.SchemaResponse) {}
 
-func (noopProvider) Configure(context.Context, provider.ConfigureRequest, *provider.ConfigureResponse) {
+// Configure hands noop_writes the management API named by the environment,
+// or nil when RABBITMQ_ENDPOINT is unset (noop_queue needs none).
+func (noopProvider) Configure(_ context.Context, _ provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	endpoint := strings.TrimSuffix(os.Getenv("RABBITMQ_ENDPOINT"), "/")
+	if endpoint == "" {
+		return
+	}
+	resp.ResourceData = &managementAPI{
+		endpoint: endpoint,
+		username: os.Getenv("RABBITMQ_USERNAME"),
+		password: os.Getenv("RABBITMQ_PASSWORD"),
+		client:   sharedClient,
+	}
 }
 
+// sharedClient keeps its connections open between requests, with as many
+// idle ones as queuey keeps (internal/broker), so that -parallelism=10 never
+// has to open a connection per request.
+var sharedClient = &http.Client{Transport: &http.Transport{
+	Proxy:               http.ProxyFromEnvironment,
+	MaxIdleConns:        64,
+	MaxIdleConnsPerHost: 64,
+	IdleConnTimeout:     90 * time.Second,
+}}
+
 func (noopProvider) Resources(context.Context) []func() resource.Resource {
-	return []func() resource.Resource{func() resource.Resource { return noopQueue{} }}
+	return []func() resource.Resource{
+		func() resource.Resource { return noopQueue{} },
+		func() resource.Resource { return &noopWrites{} },
+	}
 }
 
 func (noopProvider) DataSources(context.Context) []func() datasource.DataSource { return nil }
@@ -98,13 +140,19 @@ type noopModel struct {
 func (noopQueue) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var m noopModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	m.fill()
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// fill gives the computed attributes a value: the vhost "/" when the
+// configuration has none, every other one the name.
+func (m *noopModel) fill() {
 	if m.Vhost.IsUnknown() {
 		m.Vhost = types.StringValue("/")
 	}
 	for _, v := range []*types.String{&m.ID, &m.DeadQueue, &m.ArgumentsJSON, &m.HoldQueuePrefix, &m.HoldQueuePattern, &m.QueuesPattern, &m.WritePattern} {
 		*v = m.Name
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
 // Read, Update and Delete keep what Terraform hands them.
@@ -115,3 +163,98 @@ func (noopQueue) Update(ctx context.Context, req resource.UpdateRequest, resp *r
 }
 
 func (noopQueue) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {}
+
+// noopWrites is noop_queue (the same schema, Read and Update) plus the
+// management API writes of a logical queue: the floor for apply and destroy.
+type noopWrites struct {
+	noopQueue
+	api *managementAPI
+}
+
+func (*noopWrites) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_writes"
+}
+
+func (w *noopWrites) Configure(_ context.Context, req resource.ConfigureRequest, _ *resource.ConfigureResponse) {
+	w.api, _ = req.ProviderData.(*managementAPI)
+}
+
+// Create declares q.dead, then q, then writes the plan as state like
+// noop_queue.
+func (w *noopWrites) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var m noopModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	m.fill()
+	for _, name := range []string{m.Name.ValueString() + ".dead", m.Name.ValueString()} {
+		if err := w.api.send(ctx, http.MethodPut, m.Vhost.ValueString(), name, ""); err != nil {
+			resp.Diagnostics.AddError("noop_writes: declaring a queue", err.Error())
+			return
+		}
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// Delete deletes q, then q.dead, each only if empty; a queue already gone
+// counts as deleted.
+func (w *noopWrites) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var m noopModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	for _, name := range []string{m.Name.ValueString(), m.Name.ValueString() + ".dead"} {
+		if err := w.api.send(ctx, http.MethodDelete, m.Vhost.ValueString(), name, "?if-empty=true"); err != nil {
+			resp.Diagnostics.AddError("noop_writes: deleting a queue", err.Error())
+			return
+		}
+	}
+}
+
+// managementAPI is where noop_writes sends its requests: RABBITMQ_ENDPOINT
+// with RABBITMQ_USERNAME and RABBITMQ_PASSWORD (under make bench, the
+// bench's counting proxy, as for queuey).
+type managementAPI struct {
+	endpoint, username, password string
+	client                       *http.Client
+}
+
+// declaration is the body of every PUT: a durable classic queue with no
+// arguments.
+const declaration = `{"durable":true,"auto_delete":false,"arguments":{}}`
+
+// send makes one request on queue name of vhost: a PUT with the declaration,
+// or a DELETE (query is appended to its URL) for which 404 is success. Any
+// other answer outside 2xx is an error that quotes the broker.
+func (a *managementAPI) send(ctx context.Context, method, vhost, name, query string) error {
+	if a == nil {
+		return errors.New("RABBITMQ_ENDPOINT is not set")
+	}
+	u := a.endpoint + "/api/queues/" + url.PathEscape(vhost) + "/" + url.PathEscape(name) + query
+	var body io.Reader
+	if method == http.MethodPut {
+		body = strings.NewReader(declaration)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, body)
+	if err != nil {
+		return err
+	}
+	req.SetBasicAuth(a.username, a.password)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := a.client.Do(req)
+	if err != nil {
+		return err
+	}
+	// Read the answer to its end so that the connection can be reused.
+	answer, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	_, _ = io.Copy(io.Discard, resp.Body)
+	_ = resp.Body.Close()
+	if resp.StatusCode/100 == 2 || (method == http.MethodDelete && resp.StatusCode == http.StatusNotFound) {
+		return nil
+	}
+	return fmt.Errorf("%s %s: %s: %s", method, u, resp.Status, bytes.TrimSpace(answer))
+}
