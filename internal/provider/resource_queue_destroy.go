@@ -53,20 +53,15 @@ func (e *refusedError) Error() string {
 type notRunningError struct {
 	target destroyTarget
 	down   []broker.Queue
-	done   []string
 }
 
 func (e *notRunningError) Error() string {
 	var b strings.Builder
-	if len(e.done) == 0 {
-		fmt.Fprintf(&b, "Nothing of queue %q was deleted: ", e.target.queue)
-	} else {
-		fmt.Fprintf(&b, "Deleted %s; then found that ", strings.Join(e.done, ", "))
-	}
-	fmt.Fprintf(&b, "these queues in vhost %q are not running, most likely because the cluster node that hosts them is down or restarting:\n  - %s\n"+
+	fmt.Fprintf(&b, "Nothing of queue %q was deleted: these queues in vhost %q are not running, most likely because the "+
+		"cluster node that hosts them is down or restarting:\n  - %s\n"+
 		"Their message counts cannot be known, and RabbitMQ may delete such a queue even when asked to delete it only if empty, "+
-		"losing the messages kept on that node. ", e.target.vhost, joinLines(notRunningLines(e.down)))
-	b.WriteString(nextSteps(e.target, len(e.done) > 0, bringBackHint, "delete them without these checks"))
+		"losing the messages kept on that node. ", e.target.queue, e.target.vhost, joinLines(notRunningLines(e.down)))
+	b.WriteString(nextSteps(e.target, false, bringBackHint, "delete them without these checks"))
 	return b.String()
 }
 
@@ -101,8 +96,8 @@ func nextSteps(t destroyTarget, partial bool, fix, force string) string {
 // destroyTopology deletes the hold queues of t, then its main queue, then its
 // dead-letter queue. Unless force is set, it first checks them all and
 // deletes nothing while any is not running, holds a message or has a
-// consumer (see check); it checks each queue's state again just before
-// deleting it, and each delete is guarded with if-empty and if-unused.
+// consumer (see check), and each delete is guarded with if-empty and
+// if-unused.
 //
 // The hold queues of t are found in a listing of the vhost, the one request
 // whose cost grows with the vhost: a destroy may take one that began up to
@@ -245,30 +240,18 @@ func (t destroyTarget) look(ctx context.Context, c *broker.Client, listing map[s
 	return t.owned(found), nil
 }
 
-// deleteAll deletes owned in order; unless force is set, each after a last
-// look at its state, and each guarded with if-empty and if-unused.
+// deleteAll deletes owned in order, each guarded with if-empty and if-unused
+// unless force is set. The checks read every queue's state and counts just
+// before (see check); the guards are the broker's own check at the moment of
+// each delete.
 func (t destroyTarget) deleteAll(ctx context.Context, c *broker.Client, owned []broker.Queue, force bool) error {
 	var done []string
 	for _, q := range owned {
-		if !force {
-			// The state again, just before the delete: a node may have gone
-			// down since the checks.
-			// A queue this GET does not find is still sent its guarded
-			// DELETE: a broker that is recovering its queues after a restart
-			// may not report one yet, and the DELETE of a queue that is
-			// really gone answers 404, which counts as deleted.
-			now, found, err := confirmQueue(ctx, c, t.vhost, q.Name)
-			if err != nil {
-				return deletedThen(done, err)
-			}
-			if found && !now.Running() {
-				return &notRunningError{target: t, down: []broker.Queue{now}, done: done}
-			}
-		}
 		err := c.DeleteQueue(ctx, t.vhost, q.Name, !force)
 		if errors.Is(err, broker.ErrNotFound) {
-			// Gone since the check (a hold queue expired, say): deleted. The
-			// listing above succeeded, so the user can see the vhost.
+			// Gone since the check (a hold queue expired, say), or never
+			// there (see withOwnQueues): deleted. The listing above
+			// succeeded, so the user can see the vhost.
 			err = nil
 		}
 		if errors.Is(err, broker.ErrNotEmpty) {
