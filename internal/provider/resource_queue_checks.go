@@ -88,4 +88,3 @@ func declareErrorDetail(err error, q topology.Queue) string {
 	}
 	return err.Error()
 }
-
