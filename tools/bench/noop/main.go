@@ -18,6 +18,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -188,8 +189,16 @@ func (w *noopWrites) Create(ctx context.Context, req resource.CreateRequest, res
 		return
 	}
 	m.fill()
-	for _, name := range []string{m.Name.ValueString() + ".dead", m.Name.ValueString()} {
-		if err := w.api.send(ctx, http.MethodPut, m.Vhost.ValueString(), name, ""); err != nil {
+	args, err := mainQueueArgs(m)
+	if err != nil {
+		resp.Diagnostics.AddError("noop_writes: message_ttl", err.Error())
+		return
+	}
+	for _, q := range []struct {
+		name string
+		args map[string]any
+	}{{m.Name.ValueString() + ".dead", map[string]any{}}, {m.Name.ValueString(), args}} {
+		if err := w.api.send(ctx, http.MethodPut, m.Vhost.ValueString(), q.name, "", q.args); err != nil {
 			resp.Diagnostics.AddError("noop_writes: declaring a queue", err.Error())
 			return
 		}
@@ -206,7 +215,7 @@ func (w *noopWrites) Delete(ctx context.Context, req resource.DeleteRequest, res
 		return
 	}
 	for _, name := range []string{m.Name.ValueString(), m.Name.ValueString() + ".dead"} {
-		if err := w.api.send(ctx, http.MethodDelete, m.Vhost.ValueString(), name, "?if-empty=true"); err != nil {
+		if err := w.api.send(ctx, http.MethodDelete, m.Vhost.ValueString(), name, "?if-empty=true", nil); err != nil {
 			resp.Diagnostics.AddError("noop_writes: deleting a queue", err.Error())
 			return
 		}
@@ -221,21 +230,41 @@ type managementAPI struct {
 	client                       *http.Client
 }
 
-// declaration is the body of every PUT: a durable classic queue with no
-// arguments.
-const declaration = `{"durable":true,"auto_delete":false,"arguments":{}}`
+// mainQueueArgs are the arguments queuey declares q with for the same
+// message_ttl and max_priority (a priority queue costs the broker more to
+// declare and to delete than a plain one, so the floor declares the same
+// queues as queuey does).
+func mainQueueArgs(m noopModel) (map[string]any, error) {
+	args := map[string]any{}
+	if ttl := m.MessageTTL.ValueString(); ttl != "" {
+		d, err := time.ParseDuration(ttl)
+		if err != nil {
+			return nil, err
+		}
+		args["x-message-ttl"] = d.Milliseconds()
+	}
+	if !m.MaxPriority.IsNull() && !m.MaxPriority.IsUnknown() {
+		args["x-max-priority"] = m.MaxPriority.ValueInt64()
+	}
+	return args, nil
+}
 
-// send makes one request on queue name of vhost: a PUT with the declaration,
-// or a DELETE (query is appended to its URL) for which 404 is success. Any
-// other answer outside 2xx is an error that quotes the broker.
-func (a *managementAPI) send(ctx context.Context, method, vhost, name, query string) error {
+// send makes one request on queue name of vhost: a PUT declaring a durable
+// classic queue with args, or a DELETE (query is appended to its URL) for
+// which 404 is success. Any other answer outside 2xx is an error that quotes
+// the broker.
+func (a *managementAPI) send(ctx context.Context, method, vhost, name, query string, args map[string]any) error {
 	if a == nil {
 		return errors.New("RABBITMQ_ENDPOINT is not set")
 	}
 	u := a.endpoint + "/api/queues/" + url.PathEscape(vhost) + "/" + url.PathEscape(name) + query
 	var body io.Reader
 	if method == http.MethodPut {
-		body = strings.NewReader(declaration)
+		b, err := json.Marshal(map[string]any{"durable": true, "auto_delete": false, "arguments": args})
+		if err != nil {
+			return err
+		}
+		body = bytes.NewReader(b)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, u, body)
 	if err != nil {
