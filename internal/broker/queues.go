@@ -136,6 +136,18 @@ func (c *Client) ListQueueDeclarations(ctx context.Context, vhost string) (map[s
 	})
 }
 
+// ListedQueueDeclarations returns what ListQueueDeclarations would, but only
+// when that listing has already answered; otherwise it returns false at
+// once, and the listing is on its way for a later call. For Read, which
+// then looks its queues up alone: in a crowded vhost the listing takes the
+// broker a while, and no Read waits for it. The map is shared: do not
+// modify it.
+func (c *Client) ListedQueueDeclarations(vhost string) (map[string]Queue, bool) {
+	return c.declared.peek(vhost, kept, func(ctx context.Context) (map[string]Queue, error) {
+		return c.listQueuesNow(ctx, vhost, withDeclarations)
+	})
+}
+
 // listQueuesNow fetches every queue of vhost in one request.
 func (c *Client) listQueuesNow(ctx context.Context, vhost string, flags uint) (map[string]Queue, error) {
 	var raw []rawQueue

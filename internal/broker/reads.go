@@ -105,6 +105,32 @@ func (f *flight[T]) do(ctx context.Context, key string, fresh freshness, fetch f
 	}
 }
 
+// peek returns the answer a read of freshness fresh may take when its request
+// has finished. Otherwise it returns false at once, having made sure such a
+// request is in flight: it starts one of its own, which no caller's
+// cancellation ends. For a caller with another way to what it needs: it
+// takes the shared answer once there, never waits for it. A failed request
+// is not kept, so the next peek asks again.
+func (f *flight[T]) peek(key string, fresh freshness, fetch func(context.Context) (T, error)) (T, bool) {
+	var zero T
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.calls == nil {
+		f.calls = map[string]*flightCall[T]{}
+	}
+	if c := f.calls[key]; f.takes(c, fresh, time.Now()) {
+		if c.ended {
+			return c.val, true
+		}
+		return zero, false
+	}
+	fctx, cancel := context.WithCancel(context.Background())
+	c := &flightCall[T]{gen: f.gen, del: f.del, began: time.Now(), done: make(chan struct{}), cancel: cancel}
+	f.calls[key] = c
+	go f.run(fctx, key, c, fetch)
+	return zero, false
+}
+
 // takes reports whether a read of freshness fresh, called at now, may take
 // the answer of c (the flight's newest request for its key, or nil). The
 // caller holds f.mu.

@@ -879,3 +879,58 @@ func TestReads_amqpMovesEndRecentListings(t *testing.T) {
 		}
 	}
 }
+
+// peek never waits: it answers with a finished request it may take, and
+// otherwise starts one (or leaves the one in flight) and says no at once.
+func TestFlight_peek(t *testing.T) {
+	t.Parallel()
+	var f flight[int]
+	release := make(chan struct{})
+	var fetches atomic.Int32
+	fetch := func(context.Context) (int, error) {
+		n := fetches.Add(1)
+		<-release
+		if n == 2 {
+			return 0, errors.New("refused")
+		}
+		return int(n), nil
+	}
+	if _, ok := f.peek("k", kept, fetch); ok {
+		t.Fatal("peek answered before any request")
+	}
+	for fetches.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	if _, ok := f.peek("k", kept, fetch); ok || fetches.Load() != 1 {
+		t.Fatalf("a second peek while the first request is in flight: answered %v, %d requests", ok, fetches.Load())
+	}
+	close(release)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if v, ok := f.peek("k", kept, fetch); ok {
+			if v != 1 {
+				t.Fatalf("peek answered %d, want the first request's 1", v)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the request peek started never answered")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	f.wrote()
+	if _, ok := f.peek("k", kept, fetch); ok {
+		t.Fatal("peek answered with a request older than a write")
+	}
+	for fetches.Load() < 2 || func() bool { f.mu.Lock(); defer f.mu.Unlock(); return f.calls["k"] != nil }() {
+		time.Sleep(time.Millisecond) // the second request fails and is dropped
+	}
+	if _, ok := f.peek("k", kept, fetch); ok {
+		t.Fatal("peek answered after a failed request")
+	}
+	for deadline := time.Now().Add(5 * time.Second); fetches.Load() < 3; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d requests, want 3: a failed request is asked again", fetches.Load())
+		}
+	}
+}

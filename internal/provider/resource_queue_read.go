@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"maps"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
@@ -16,20 +17,33 @@ type queueOnBroker struct {
 	deadOK bool
 }
 
-// readTopology finds q and its dead-letter queue, each with a GET of that
-// queue alone, both at once: what a refresh costs the broker follows the
-// queues of the workspace, not the vhost they share (a listing of a vhost
-// costs it time in proportion to all its queues). A q that the broker does
-// not find is gone, once the vhost lookup says that the 404 is not a user
-// who may not see the vhost (broker.ConfirmQueueGone).
+// readTopology finds q and its dead-letter queue. It takes them from the
+// process's listing of the vhost when that has answered, and reads what the
+// listing lacks (all of it, before the listing answers) with a GET of each
+// queue alone, both at once: no refresh waits for a listing, which in a
+// crowded vhost takes the broker a while, and a listing answered while a
+// node restarts, which can leave queues out, confirms nothing as gone. A q
+// not found is gone once the vhost lookup says that the 404 is not a user who
+// may not see the vhost (broker.ConfirmQueueGone).
 func readTopology(ctx context.Context, c *broker.Client, vhost, name string, s topology.Suffixes) (queueOnBroker, error) {
 	dead := topology.DeadQueueName(name, s)
-	found, err := lookUpQueues(ctx, []string{name, dead}, func(ctx context.Context, q string) (broker.Queue, error) {
+	found := make(map[string]broker.Queue, 2)
+	var missing []string
+	listing, _ := c.ListedQueueDeclarations(vhost)
+	for _, n := range []string{name, dead} {
+		if q, ok := listing[n]; ok {
+			found[n] = q
+		} else {
+			missing = append(missing, n)
+		}
+	}
+	looked, err := lookUpQueues(ctx, missing, func(ctx context.Context, q string) (broker.Queue, error) {
 		return c.GetQueueDeclaration(ctx, vhost, q)
 	})
 	if err != nil {
 		return queueOnBroker{}, err
 	}
+	maps.Copy(found, looked)
 	main, ok := found[name]
 	if !ok {
 		if err := c.ConfirmQueueGone(ctx, vhost); err != nil {
