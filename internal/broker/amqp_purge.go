@@ -12,6 +12,7 @@ import (
 // the shared reads may answer with (see reads.go): a destroy after it never
 // takes the counts of a listing made before it.
 func (c *Client) PurgeQueue(ctx context.Context, vhost, queue string) (int, error) {
+	c.wrote() // a read that begins while it moves takes nothing from before it either
 	defer c.wrote()
 	conn, err := c.dialAMQP(ctx, vhost, "terraform-provider-queuey purge "+queue)
 	if err != nil {

@@ -86,6 +86,7 @@ func (e *MoveError) Unwrap() error { return e.Kind }
 // first), leaving every message not confirmed on r.From. Like PurgeQueue, it
 // counts as a write for the shared reads.
 func (c *Client) RedriveDeadLetters(ctx context.Context, r Redrive) (int, error) {
+	c.wrote() // as PurgeQueue
 	defer c.wrote()
 	user, impersonator := c.amqpUser(ctx)
 	conn, err := c.dialAMQP(ctx, r.Vhost, "terraform-provider-queuey redrive "+r.From)

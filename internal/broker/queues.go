@@ -296,11 +296,11 @@ func (c *Client) ConsumerCounts(ctx context.Context, vhost string) (map[string]i
 // broker answers it in time independent of the number of queues in the vhost.
 //
 // Asked for totals, RabbitMQ 4.3 answers for a queue whose node is down
-// without the node: the queue is then asked for again without them, which
-// names it.
+// without the node: a queue not said to be running, without a node, is
+// asked for again without them, which names it.
 func (c *Client) GetQueueCounts(ctx context.Context, vhost, name string) (Queue, error) {
 	q, err := c.getQueue(ctx, vhost, name, getCountsQuery)
-	if err != nil || q.Running() || q.Node != "" {
+	if err != nil || (q.State != "" && q.Running()) || q.Node != "" {
 		return q, err
 	}
 	d, err := c.GetQueueDeclaration(ctx, vhost, name)

@@ -16,32 +16,35 @@ import (
 //     a request still in flight, never a finished one: every answer is at
 //     most one request old.
 //   - A recent read (the listing that finds the queues a destroy checks)
-//     also takes the finished answer of a request that began at most a set
-//     age before the call (Timing.CheckAge). A listing costs the broker time
-//     in proportion to the queues of the whole vhost, and a destroy run with
-//     a live read per round of -parallelism destroys would list a crowded
-//     vhost N/parallelism times; a recent read lists it about once per
-//     CheckAge instead. What a destroy deletes is then confirmed queue by
-//     queue (see the provider's destroy checks).
+//     takes the answer, finished or in flight, of a request that began at
+//     most a set age before the call (Timing.CheckAge). A listing costs the
+//     broker time in proportion to the queues of the whole vhost, and a
+//     destroy run with a live read per round of -parallelism destroys would
+//     list a crowded vhost N/parallelism times; a recent read lists it about
+//     once per CheckAge instead. Such an answer can lack what others did in
+//     the broker since it began (a hold queue declared, a message published):
+//     never anything from before the provider process, which lists only
+//     once a run has begun. What a destroy deletes is confirmed queue by
+//     queue (see the provider's destroy checks), and the guarded DELETE is
+//     the broker's own check at the moment of deletion.
 //   - A kept read (Read during plan and refresh, the plan-time warning) also
 //     takes the finished answer of an earlier request of any age, so a plan
 //     of N queues lists each vhost once.
 //
 // None ever gets an answer older than the last write this client made:
-// every write (a declaration, a delete) moves the
+// every write (a declaration, a delete, a purge, a redrive) moves the
 // flight to a new generation, and a request of an older generation is neither
 // joined nor kept after it. Errors are never kept.
 //
 // One exception, for the checks before a destroy only (see deleted): a live
 // or recent read there may take an answer to a request that began before
 // this client deleted a queue. A delete only takes away the queue deleted, so
-// such an answer differs from a later one only by listing a queue that is
-// gone, with what it held before: the destroy that finds one of its own
-// queues there confirms it with a GET of that queue alone and sends it the
-// guarded DELETE, whose 404 counts as deleted; counts and states it shows can
-// only refuse a destroy, never let one through. Any other write (a
-// declaration can add a queue that an older answer lacks) moves the
-// generation for every read.
+// such an answer differs from a later one, as far as this client's own writes
+// go, only by listing a queue that is gone, with what it held before: the
+// destroy that finds one of its own queues there reads it alone, finds
+// nothing, and sends it the guarded DELETE, whose 404 counts as deleted. Any
+// other write (a declaration can add a queue that an older answer lacks)
+// moves the generation for every read.
 type flight[T any] struct {
 	mu  sync.Mutex
 	gen uint64
@@ -51,15 +54,18 @@ type flight[T any] struct {
 }
 
 type flightCall[T any] struct {
-	gen     uint64
-	del     uint64
-	began   time.Time
-	done    chan struct{}
-	ended   bool
-	waiting int
-	cancel  context.CancelFunc
-	val     T
-	err     error
+	gen   uint64
+	del   uint64
+	began time.Time
+	// detached: started by peek for no caller; a caller who joins it and
+	// leaves does not cancel it.
+	detached bool
+	done     chan struct{}
+	ended    bool
+	waiting  int
+	cancel   context.CancelFunc
+	val      T
+	err      error
 }
 
 // freshness says which earlier answers a read may take (see above): live
@@ -125,7 +131,7 @@ func (f *flight[T]) peek(key string, fresh freshness, fetch func(context.Context
 		return zero, false
 	}
 	fctx, cancel := context.WithCancel(context.Background())
-	c := &flightCall[T]{gen: f.gen, del: f.del, began: time.Now(), done: make(chan struct{}), cancel: cancel}
+	c := &flightCall[T]{gen: f.gen, del: f.del, began: time.Now(), detached: true, done: make(chan struct{}), cancel: cancel}
 	f.calls[key] = c
 	go f.run(fctx, key, c, fetch)
 	return zero, false
@@ -140,10 +146,12 @@ func (f *flight[T]) takes(c *flightCall[T], fresh freshness, now time.Time) bool
 		return false
 	case fresh < 0:
 		return c.del == f.del
-	case !c.ended:
-		return true
+	case fresh > 0:
+		// In flight or finished, never older than the age: a listing
+		// retried through a restart can be in flight for long.
+		return now.Sub(c.began) <= time.Duration(fresh)
 	}
-	return fresh > 0 && now.Sub(c.began) <= time.Duration(fresh)
+	return !c.ended
 }
 
 func (f *flight[T]) run(ctx context.Context, key string, c *flightCall[T], fetch func(context.Context) (T, error)) {
@@ -164,7 +172,7 @@ func (f *flight[T]) leave(c *flightCall[T]) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	c.waiting--
-	if c.waiting == 0 && !c.ended {
+	if c.waiting == 0 && !c.ended && !c.detached {
 		c.cancel()
 		for k, v := range f.calls {
 			if v == c {

@@ -750,7 +750,8 @@ func TestFlight_takes(t *testing.T) {
 	}{
 		{"nothing asked yet", nil, kept, false},
 		{"in flight: live joins", &call{began: time.Hour}, live, true},
-		{"in flight: recent joins", &call{began: time.Hour}, recent, true},
+		{"in flight just inside the age: recent joins", &call{began: age}, recent, true},
+		{"in flight just outside the age: recent never", &call{began: age + time.Nanosecond}, recent, false},
 		{"in flight: kept joins", &call{began: time.Hour}, kept, true},
 		{"finished: live never", &call{ended: true}, live, false},
 		{"finished just inside the age", &call{began: age, ended: true}, recent, true},
@@ -932,5 +933,51 @@ func TestFlight_peek(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d requests, want 3: a failed request is asked again", fetches.Load())
 		}
+	}
+}
+
+// A request peek started belongs to no caller: one who joins it and then
+// stops waiting does not cancel it.
+func TestFlight_peekedRequestOutlivesAJoinerWhoLeaves(t *testing.T) {
+	t.Parallel()
+	var f flight[int]
+	started, release := make(chan struct{}), make(chan struct{})
+	cancelled := make(chan bool, 1)
+	f.peek("k", kept, func(ctx context.Context) (int, error) {
+		close(started)
+		<-release
+		cancelled <- ctx.Err() != nil
+		return 7, nil
+	})
+	waitFor(t, started, "the peeked request")
+	ctx, cancel := context.WithCancel(context.Background())
+	joined := make(chan error, 1)
+	go func() {
+		_, err := f.do(ctx, "k", kept, func(context.Context) (int, error) { return 0, errors.New("a request of its own") })
+		joined <- err
+	}()
+	for func() bool { f.mu.Lock(); defer f.mu.Unlock(); return f.calls["k"].waiting == 0 }() {
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	if err := waitFor(t, joined, "the joiner"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("the joiner got %v", err)
+	}
+	close(release)
+	if waitFor(t, cancelled, "the request's end") {
+		t.Fatal("the joiner's leaving cancelled the peeked request")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if v, ok := f.peek("k", kept, nil); ok {
+			if v != 7 {
+				t.Fatalf("peek answered %d, want 7", v)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the peeked request's answer was not kept")
+		}
+		time.Sleep(time.Millisecond)
 	}
 }

@@ -277,6 +277,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case len(segs) == 3 && segs[0] == "queues":
 		s.queue(w, r, segs[1], segs[2])
 	case len(segs) == 2 && segs[0] == "consumers" && r.Method == http.MethodGet:
+		if _, ok := s.vhosts[segs[1]]; !ok {
+			ErrorBody(w, http.StatusNotFound, "Object Not Found", "Not Found")
+			return
+		}
 		out := []map[string]any{}
 		for _, q := range s.queues[segs[1]] {
 			for range q.Consumers {

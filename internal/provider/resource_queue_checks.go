@@ -88,3 +88,15 @@ func declareErrorDetail(err error, q topology.Queue) string {
 	}
 	return err.Error()
 }
+
+// confirmQueue finds the named queue with a GET of that queue alone.
+func confirmQueue(ctx context.Context, c *broker.Client, vhost, name string) (broker.Queue, bool, error) {
+	q, err := c.GetQueueDeclaration(ctx, vhost, name)
+	switch {
+	case errors.Is(err, broker.ErrNotFound):
+		return broker.Queue{}, false, nil
+	case err != nil:
+		return broker.Queue{}, false, err
+	}
+	return q, true, nil
+}

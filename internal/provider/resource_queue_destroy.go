@@ -53,15 +53,20 @@ func (e *refusedError) Error() string {
 type notRunningError struct {
 	target destroyTarget
 	down   []broker.Queue
+	done   []string
 }
 
 func (e *notRunningError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Nothing of queue %q was deleted: these queues in vhost %q are not running, most likely because the "+
-		"cluster node that hosts them is down or restarting:\n  - %s\n"+
+	if len(e.done) == 0 {
+		fmt.Fprintf(&b, "Nothing of queue %q was deleted: ", e.target.queue)
+	} else {
+		fmt.Fprintf(&b, "Deleted %s; then found that ", strings.Join(e.done, ", "))
+	}
+	fmt.Fprintf(&b, "these queues in vhost %q are not running, most likely because the cluster node that hosts them is down or restarting:\n  - %s\n"+
 		"Their message counts cannot be known, and RabbitMQ may delete such a queue even when asked to delete it only if empty, "+
-		"losing the messages kept on that node. ", e.target.queue, e.target.vhost, joinLines(notRunningLines(e.down)))
-	b.WriteString(nextSteps(e.target, false, bringBackHint, "delete them without these checks"))
+		"losing the messages kept on that node. ", e.target.vhost, joinLines(notRunningLines(e.down)))
+	b.WriteString(nextSteps(e.target, len(e.done) > 0, bringBackHint, "delete them without these checks"))
 	return b.String()
 }
 
@@ -96,8 +101,8 @@ func nextSteps(t destroyTarget, partial bool, fix, force string) string {
 // destroyTopology deletes the hold queues of t, then its main queue, then its
 // dead-letter queue. Unless force is set, it first checks them all and
 // deletes nothing while any is not running, holds a message or has a
-// consumer (see check), and each delete is guarded with if-empty and
-// if-unused.
+// consumer (see check); it checks each queue's state again just before
+// deleting it, and each delete is guarded with if-empty and if-unused.
 //
 // The hold queues of t are found in a listing of the vhost, the one request
 // whose cost grows with the vhost: a destroy may take one that began up to
@@ -122,10 +127,13 @@ func destroyTopology(ctx context.Context, c *broker.Client, t destroyTarget, for
 		return t.deleteAll(ctx, c, queues, true)
 	}
 	owned, err := t.check(ctx, c, listing, names)
+	if errors.Is(err, broker.ErrNotFound) {
+		return nil // the vhost is gone since the listing, and its queues with it
+	}
 	if err != nil {
 		return err
 	}
-	return t.deleteAll(ctx, c, t.withOwnQueues(owned), false)
+	return t.deleteAll(ctx, c, t.withNamed(owned, names), false)
 }
 
 // names returns, in deletion order, the hold queues of t that listing has
@@ -141,35 +149,36 @@ func (t destroyTarget) names(listing map[string]broker.Queue) []string {
 	return topology.DestroyOrder(t.queue, t.suffixes, names)
 }
 
-// withOwnQueues adds to owned, in deletion order, the main and dead-letter
-// queues that the checks did not find. State says they were declared, and a
-// node that answers again after a restart recovers its queues one by one: a
-// queue it has not recovered yet is missing (the resil stage saw a destroy
-// leave the last of 150 queues of a 3.10 node behind). Each gets its guarded
-// DELETE all the same, which a recovering node answers once the queue is back
-// (a 404 is retried after a restart), and which counts as deleted for a queue
-// that is really gone.
-func (t destroyTarget) withOwnQueues(owned []broker.Queue) []broker.Queue {
-	queues := make(map[string]broker.Queue, len(owned)+2)
+// withNamed adds to owned, in deletion order, the queues of names that the
+// checks did not find alone: the main and dead-letter queues, which state
+// says were declared, and the hold queues the listing showed. A node that
+// answers again after a restart recovers its queues one by one, and a queue
+// it has not recovered yet is missing (the resil stage saw a destroy leave
+// the last of 150 queues of a 3.10 node behind): a hold queue among them may
+// come back with messages that would dead-letter into a deleted q. Each gets
+// its guarded DELETE all the same, which a recovering node answers once the
+// queue is back (a 404 is retried after a restart, and a queue that holds
+// messages is refused), and which counts as deleted for a queue that is
+// really gone.
+func (t destroyTarget) withNamed(owned []broker.Queue, names []string) []broker.Queue {
+	queues := make(map[string]broker.Queue, len(owned)+len(names))
+	for _, name := range names {
+		queues[name] = broker.Queue{Name: name, Vhost: t.vhost}
+	}
 	for _, q := range owned {
 		queues[q.Name] = q
-	}
-	for _, name := range []string{t.queue, topology.DeadQueueName(t.queue, t.suffixes)} {
-		if _, ok := queues[name]; !ok {
-			queues[name] = broker.Queue{Name: name, Vhost: t.vhost}
-		}
 	}
 	return t.owned(queues)
 }
 
-// check reads each queue of names alone and the vhost's consumers, all
-// after the destroy began (see look), and refuses the destroy while one of
-// the queues is not running, holds a message or has a consumer; otherwise it
-// returns those that exist, in deletion order. Counts not reported yet, and
-// queues not running, may be a node that is starting: its queues report
-// "down" for a moment, and a listing can leave them out (see
-// broker.RecentQueues). Both are waited for, up to t.wait, with a listing
-// made after each wait, before the destroy is refused.
+// check reads each queue of names alone and the vhost's consumers (see
+// look), and refuses the destroy while one of the queues is not running,
+// holds a message or has a consumer; otherwise it returns those it found, in
+// deletion order. Counts not reported yet, and queues not running, may be a
+// node that is starting: its queues report "down" for a moment, and a
+// listing can leave them out (see broker.RecentQueues). Both are waited for,
+// up to t.wait, with a listing made after each wait, before the destroy is
+// refused.
 func (t destroyTarget) check(ctx context.Context, c *broker.Client, listing map[string]broker.Queue, names []string) ([]broker.Queue, error) {
 	deadline := time.Now().Add(t.wait)
 	for {
@@ -201,14 +210,15 @@ func (t destroyTarget) check(ctx context.Context, c *broker.Client, listing map[
 }
 
 // look reads each queue of names alone (broker.GetQueueCounts), at the same
-// time as the consumers of the vhost, and returns those that exist, in
-// deletion order, with their state, node, consumer count and message count.
-// The message count is the queue's own answer where the broker gives one
-// (RabbitMQ 4.x), read after the destroy began; RabbitMQ 3.10 reports live
-// counts only in a listing, so there it is the listing's, and unknown for a
-// queue the listing lacks. A guarded DELETE refuses, at the moment it
-// deletes, a queue that holds a ready message or has a consumer on every
-// version.
+// time as the consumers of the vhost (from a listing in flight when the
+// destroy began, or later), and returns those that exist, in deletion order,
+// with their state, node, consumer count and message count. The message count
+// is the queue's own answer where the broker gives one (RabbitMQ 4.x), read
+// after the destroy began; RabbitMQ 3.10 reports live counts only in a
+// listing, so there it is the listing's (up to broker.Timing.CheckAge old),
+// and unknown for a queue the listing lacks. A guarded DELETE refuses, at the
+// moment it deletes, a queue that holds a ready message or has a consumer on
+// every version.
 func (t destroyTarget) look(ctx context.Context, c *broker.Client, listing map[string]broker.Queue, names []string) ([]broker.Queue, error) {
 	type counts struct {
 		byQueue map[string]int64
@@ -240,18 +250,30 @@ func (t destroyTarget) look(ctx context.Context, c *broker.Client, listing map[s
 	return t.owned(found), nil
 }
 
-// deleteAll deletes owned in order, each guarded with if-empty and if-unused
-// unless force is set. The checks read every queue's state and counts just
-// before (see check); the guards are the broker's own check at the moment of
-// each delete.
+// deleteAll deletes owned in order; unless force is set, each after a last
+// look at its state, and each guarded with if-empty and if-unused.
 func (t destroyTarget) deleteAll(ctx context.Context, c *broker.Client, owned []broker.Queue, force bool) error {
 	var done []string
 	for _, q := range owned {
+		if !force {
+			// The state again, just before the delete: a node may have gone
+			// down since the checks.
+			// A queue this GET does not find is still sent its guarded
+			// DELETE: a broker that is recovering its queues after a restart
+			// may not report one yet, and the DELETE of a queue that is
+			// really gone answers 404, which counts as deleted.
+			now, found, err := confirmQueue(ctx, c, t.vhost, q.Name)
+			if err != nil {
+				return deletedThen(done, err)
+			}
+			if found && !now.Running() {
+				return &notRunningError{target: t, down: []broker.Queue{now}, done: done}
+			}
+		}
 		err := c.DeleteQueue(ctx, t.vhost, q.Name, !force)
 		if errors.Is(err, broker.ErrNotFound) {
-			// Gone since the check (a hold queue expired, say), or never
-			// there (see withOwnQueues): deleted. The listing above
-			// succeeded, so the user can see the vhost.
+			// Gone since the check (a hold queue expired, say): deleted. The
+			// listing above succeeded, so the user can see the vhost.
 			err = nil
 		}
 		if errors.Is(err, broker.ErrNotEmpty) {

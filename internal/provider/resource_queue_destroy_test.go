@@ -69,17 +69,19 @@ func TestBusy(t *testing.T) {
 	}
 }
 
-// A queue that is not running is never deleted without force_destroy, and
-// nothing of its topology is: its state is what the queue's own GET says,
-// whatever the listing showed; with force_destroy everything is deleted.
+// A queue that is not running is never deleted without force_destroy: not
+// when the checks read it alone (its state is what its own GET says,
+// whatever the listing showed; nothing is deleted), not when the look just
+// before its delete says so; with force_destroy everything is deleted.
 func TestDestroyRefusesQueuesNotRunning(t *testing.T) {
 	t.Parallel()
 	target := ordersTarget
 	for _, tc := range []struct {
 		name string
 		// state is the state of orders (listings and GETs); alone, when set,
-		// the state a GET of orders alone reports instead.
-		state, alone string
+		// the state a GET of orders alone reports instead; later, when set,
+		// the state every GET of orders alone after the first reports.
+		state, alone, later string
 		// hidden leaves orders out of listings.
 		hidden      bool
 		force       bool
@@ -90,6 +92,8 @@ func TestDestroyRefusesQueuesNotRunning(t *testing.T) {
 			wantErr: `Nothing of queue "orders" was deleted: these queues in vhost "/" are not running`},
 		{name: "running in the listing, stopped when read alone", state: "running", alone: "stopped",
 			wantErr: `Nothing of queue "orders" was deleted: these queues in vhost "/" are not running`},
+		{name: "stopped just before its delete", state: "running", later: "stopped",
+			wantErr: "Deleted orders.deferred.1000; then found that these queues", wantDeletes: "orders.deferred.1000"},
 		{name: "missing from the listing, down when asked alone", state: "stopped", hidden: true,
 			wantErr: "orders on node rabbit@node-2: state stopped"},
 		{name: "force_destroy", state: "down", force: true,
@@ -99,14 +103,19 @@ func TestDestroyRefusesQueuesNotRunning(t *testing.T) {
 		fake.PutQueue("/", brokertest.Queue{Name: "orders.deferred.1000", Messages: brokertest.Count(0)})
 		fake.PutQueue("/", brokertest.Queue{Name: "orders", State: tc.state, Node: "rabbit@node-2", Messages: brokertest.Count(0)})
 		fake.PutQueue("/", brokertest.Queue{Name: "orders.dead", Messages: brokertest.Count(0)})
+		var gets atomic.Int32
 		fake.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
+			alone := tc.alone
+			if r.Method == http.MethodGet && r.URL.EscapedPath() == "/api/queues/%2F/orders" && tc.later != "" && gets.Add(1) > 1 {
+				alone = tc.later
+			}
 			switch {
 			case r.Method == http.MethodGet && r.URL.EscapedPath() == "/api/queues/%2F" && tc.hidden:
 				// A listing answered while the node restarts: orders left out.
 				_ = json.NewEncoder(w).Encode([]map[string]any{{"name": "orders.dead", "state": "running", "messages": 0}})
 				return true
-			case r.Method == http.MethodGet && r.URL.EscapedPath() == "/api/queues/%2F/orders" && tc.alone != "":
-				_ = json.NewEncoder(w).Encode(map[string]any{"name": "orders", "state": tc.alone, "node": "rabbit@node-2",
+			case r.Method == http.MethodGet && r.URL.EscapedPath() == "/api/queues/%2F/orders" && alone != "":
+				_ = json.NewEncoder(w).Encode(map[string]any{"name": "orders", "state": alone, "node": "rabbit@node-2",
 					"durable": true, "arguments": map[string]any{}})
 				return true
 			}
@@ -308,8 +317,9 @@ func TestDestroysShareListingsAcrossDeletes(t *testing.T) {
 
 // A listing that began before another destroy deleted a queue may still show
 // it, with what it held: the destroy of its own topology finds it gone when
-// it asks for it alone, and neither refuses for what the listing showed nor
-// sends it a DELETE.
+// it asks for it alone, does not refuse for what the listing showed, and
+// still sends it its guarded DELETE (a queue a recovering node has not
+// brought back yet answers 404 too), whose 404 counts as deleted.
 func TestDestroyWithAListingOlderThanADelete(t *testing.T) {
 	t.Parallel()
 	target := ordersTarget
@@ -332,8 +342,9 @@ func TestDestroyWithAListingOlderThanADelete(t *testing.T) {
 		if err := destroyTopology(context.Background(), c, target, false); err != nil {
 			t.Errorf("listed with %d messages: %v", messages, err)
 		}
-		if got := deletedNames(fake); got != "orders orders.dead" {
-			t.Errorf("listed with %d messages: deleted %q, want %q", messages, got, "orders orders.dead")
+		if got, want := strings.Join(fake.RequestsMatching("DELETE "), "|"), "DELETE queues / orders.deferred.1000 ?if-empty=true&if-unused=true|"+
+			"DELETE queues / orders ?if-empty=true&if-unused=true|DELETE queues / orders.dead ?if-empty=true&if-unused=true"; got != want {
+			t.Errorf("listed with %d messages: sent %q, want %q", messages, got, want)
 		}
 	}
 }
@@ -610,5 +621,31 @@ func TestDestroyTopology_vhostGoneMidway(t *testing.T) {
 	}
 	if got := len(s.RequestsMatching("DELETE")); got != 3 {
 		t.Errorf("sent %d DELETEs, want one for each queue of the topology: %q", got, s.Requests())
+	}
+}
+
+// A vhost deleted after the listing a destroy takes was made: the checks find
+// it gone, and so is the topology (nothing to refuse, no error).
+func TestDestroyTopology_vhostGoneSinceTheListing(t *testing.T) {
+	t.Parallel()
+	fake := brokertest.New(t)
+	fake.AddVhost("v", "")
+	for _, name := range []string{"a", "a.dead", "orders", "orders.dead"} {
+		fake.PutQueue("v", idle(name))
+	}
+	c := fakeBrokerClient(t, fake)
+	target := ordersTarget
+	target.vhost = "v"
+	other := target
+	other.queue = "a"
+	if err := destroyTopology(context.Background(), c, other, false); err != nil {
+		t.Fatal(err)
+	}
+	fake.RemoveVhost("v")
+	if err := destroyTopology(context.Background(), c, target, false); err != nil {
+		t.Errorf("destroy after its vhost was deleted: %v", err)
+	}
+	if n := fake.Listings("v"); n != 2 {
+		t.Errorf("%d listings, want the first destroy's 2 only (the second takes them)", n)
 	}
 }

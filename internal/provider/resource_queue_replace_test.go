@@ -92,8 +92,11 @@ func TestRefusalAdvice(t *testing.T) {
 		{"not running", &notRunningError{target: destroyTarget{vhost: "/", queue: "orders"}},
 			[]string{`Nothing of queue "orders" was deleted`, "run destroy again. Or,", "terraform destroy -target=ADDRESS"},
 			[]string{"it deletes only what is left"}},
-		{"not running, replacement", &notRunningError{target: destroyTarget{vhost: "/", queue: "orders", replacing: true}},
-			[]string{`Nothing of queue "orders" was deleted`, "first half of replacing", "in the same apply"}, []string{"run destroy again"}},
+		{"not running, partial destroy", &notRunningError{target: destroyTarget{vhost: "/", queue: "orders"}, done: []string{"orders.deferred.5000"}},
+			[]string{"Deleted orders.deferred.5000; then found", "run destroy again: it deletes only what is left", "Do not apply before it"},
+			[]string{"Nothing", "force_destroy = true", "-target"}},
+		{"replacement, partial", &notRunningError{target: destroyTarget{vhost: "/", queue: "orders", replacing: true}, done: []string{"orders.deferred.5000"}},
+			[]string{"Deleted orders.deferred.5000", "first half of replacing", "in the same apply"}, []string{"run destroy again"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			msg := tc.err.Error()
