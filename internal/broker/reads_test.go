@@ -906,19 +906,7 @@ func TestFlight_peek(t *testing.T) {
 		t.Fatalf("a second peek while the first request is in flight: answered %v, %d requests", ok, fetches.Load())
 	}
 	close(release)
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		if v, ok := f.peek("k", kept, fetch); ok {
-			if v != 1 {
-				t.Fatalf("peek answered %d, want the first request's 1", v)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the request peek started never answered")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	peekUntil(t, &f, fetch, 1)
 	f.wrote()
 	if _, ok := f.peek("k", kept, fetch); ok {
 		t.Fatal("peek answered with a request older than a write")
@@ -967,17 +955,22 @@ func TestFlight_peekedRequestOutlivesAJoinerWhoLeaves(t *testing.T) {
 	if waitFor(t, cancelled, "the request's end") {
 		t.Fatal("the joiner's leaving cancelled the peeked request")
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		if v, ok := f.peek("k", kept, nil); ok {
-			if v != 7 {
-				t.Fatalf("peek answered %d, want 7", v)
+	peekUntil(t, &f, nil, 7)
+}
+
+// peekUntil peeks at key "k" until the answer is there, and fails the test
+// unless it is want or when it does not come within 5 s.
+func peekUntil(t *testing.T, f *flight[int], fetch func(context.Context) (int, error), want int) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		if v, ok := f.peek("k", kept, fetch); ok {
+			if v != want {
+				t.Fatalf("peek answered %d, want %d", v, want)
 			}
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("the peeked request's answer was not kept")
+			t.Fatal("the peeked request never answered")
 		}
-		time.Sleep(time.Millisecond)
 	}
 }
