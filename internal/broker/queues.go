@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
@@ -226,17 +227,19 @@ func (c *Client) DeleteQueue(ctx context.Context, vhost, name string, guarded bo
 // actions. Only Name, Vhost, Messages, Consumers, State and Node are filled
 // in. The map is the caller's.
 func (c *Client) ListQueuesWithConsumers(ctx context.Context, vhost string) (map[string]Queue, error) {
-	return c.queuesWithConsumers(ctx, vhost, live)
+	queues, _, err := c.queuesWithConsumers(ctx, vhost, live)
+	return queues, err
 }
 
 // PeekQueuesWithConsumers is ListQueuesWithConsumers that may also answer with
 // listings made earlier by this client, since its last write: for a warning
-// at plan time, where one listing serves every queue of the plan.
-func (c *Client) PeekQueuesWithConsumers(ctx context.Context, vhost string) (map[string]Queue, error) {
+// at plan time, where one listing serves every queue of the plan. It also
+// returns when the listing's request began (see Recent).
+func (c *Client) PeekQueuesWithConsumers(ctx context.Context, vhost string) (map[string]Queue, time.Time, error) {
 	return c.queuesWithConsumers(ctx, vhost, kept)
 }
 
-func (c *Client) queuesWithConsumers(ctx context.Context, vhost string, fresh freshness) (map[string]Queue, error) {
+func (c *Client) queuesWithConsumers(ctx context.Context, vhost string, fresh freshness) (map[string]Queue, time.Time, error) {
 	type consumers struct {
 		counts map[string]int64
 		err    error
@@ -246,13 +249,13 @@ func (c *Client) queuesWithConsumers(ctx context.Context, vhost string, fresh fr
 		counts, err := c.consumers.do(ctx, vhost, fresh, c.consumerCountsNow(vhost))
 		cch <- consumers{counts, err}
 	}()
-	shared, err := c.checks.do(ctx, vhost, fresh, c.checkListingNow(vhost))
+	shared, began, err := c.checks.doAt(ctx, vhost, fresh, c.checkListingNow(vhost))
 	cs := <-cch
 	if err == nil {
 		err = cs.err
 	}
 	if err != nil {
-		return nil, err
+		return nil, time.Time{}, err
 	}
 	queues := make(map[string]Queue, len(shared))
 	for name, q := range shared {
@@ -260,7 +263,7 @@ func (c *Client) queuesWithConsumers(ctx context.Context, vhost string, fresh fr
 		q.Consumers = &n
 		queues[name] = q
 	}
-	return queues, nil
+	return queues, began, nil
 }
 
 // RecentQueues returns every queue of vhost by name with its message count

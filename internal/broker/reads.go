@@ -83,9 +83,15 @@ const (
 // Cancelling ctx abandons this caller's wait only; the request is cancelled
 // when nobody waits for it any more.
 func (f *flight[T]) do(ctx context.Context, key string, fresh freshness, fetch func(context.Context) (T, error)) (T, error) {
+	val, _, err := f.doAt(ctx, key, fresh, fetch)
+	return val, err
+}
+
+// doAt is do that also returns when the answer's request began.
+func (f *flight[T]) doAt(ctx context.Context, key string, fresh freshness, fetch func(context.Context) (T, error)) (T, time.Time, error) {
 	var zero T
 	if err := ctx.Err(); err != nil {
-		return zero, err
+		return zero, time.Time{}, err
 	}
 	f.mu.Lock()
 	if f.calls == nil {
@@ -104,10 +110,10 @@ func (f *flight[T]) do(ctx context.Context, key string, fresh freshness, fetch f
 	select {
 	case <-c.done:
 		f.leave(c)
-		return c.val, c.err
+		return c.val, c.began, c.err
 	case <-ctx.Done():
 		f.leave(c)
-		return zero, ctx.Err()
+		return zero, time.Time{}, ctx.Err()
 	}
 }
 

@@ -429,7 +429,7 @@ func TestReads_peekSharesTheChecksListingUntilAWrite(t *testing.T) {
 	b, c := newReadsBroker(t)
 	ctx := context.Background()
 	for range 5 {
-		qs, err := c.PeekQueuesWithConsumers(ctx, "v")
+		qs, _, err := c.PeekQueuesWithConsumers(ctx, "v")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -519,14 +519,14 @@ func TestReads_checksJoinAListingInFlightAcrossQueueDeletesOnly(t *testing.T) {
 	// A kept read after a delete takes neither a finished answer nor one in
 	// flight from before it.
 	b.HoldListings(nil)
-	if _, err := c.PeekQueuesWithConsumers(ctx, "v"); err != nil {
+	if _, _, err := c.PeekQueuesWithConsumers(ctx, "v"); err != nil {
 		t.Fatal(err)
 	}
 	before := b.Listings("v")
 	if err := c.DeleteQueue(ctx, "v", "new", true); err != nil {
 		t.Fatal(err)
 	}
-	qs, err := c.PeekQueuesWithConsumers(ctx, "v")
+	qs, _, err := c.PeekQueuesWithConsumers(ctx, "v")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -540,7 +540,7 @@ func TestReads_checksJoinAListingInFlightAcrossQueueDeletesOnly(t *testing.T) {
 	b.HoldListings(hold)
 	d := make(chan result, 1)
 	go func() {
-		qs, err := c.PeekQueuesWithConsumers(ctx, "v")
+		qs, _, err := c.PeekQueuesWithConsumers(ctx, "v")
 		d <- result{qs, err}
 	}()
 	waitListings(t, b, before+4)
@@ -549,7 +549,7 @@ func TestReads_checksJoinAListingInFlightAcrossQueueDeletesOnly(t *testing.T) {
 	}
 	e := make(chan result, 1)
 	go func() {
-		qs, err := c.PeekQueuesWithConsumers(ctx, "v")
+		qs, _, err := c.PeekQueuesWithConsumers(ctx, "v")
 		e <- result{qs, err}
 	}()
 	waitListings(t, b, before+6)
@@ -589,7 +589,7 @@ func TestReads_checksNeverPredateTheLastDeclaration(t *testing.T) {
 					if live {
 						qs, err = c.ListQueuesWithConsumers(ctx, "v")
 					} else {
-						qs, err = c.PeekQueuesWithConsumers(ctx, "v")
+						qs, _, err = c.PeekQueuesWithConsumers(ctx, "v")
 					}
 					if err != nil {
 						t.Error(err)

@@ -312,6 +312,7 @@ func (r *queueResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	t := r.targetOf(state)
 	force, replacing := destroyIntent(ctx, req.Private, state)
 	t.replacing = replacing
+	t.noted, _ = notedListing(ctx, req.Private, t, client)
 	if err := destroyTopology(ctx, client, t, force); err != nil {
 		var refused *refusedError
 		if errors.As(err, &refused) {

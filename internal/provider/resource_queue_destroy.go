@@ -108,15 +108,20 @@ func nextSteps(t destroyTarget, partial bool, fix, force string) string {
 // whose cost grows with the vhost: a destroy may take one that began up to
 // broker.Timing.CheckAge before it (see broker.RecentQueues), so that a run
 // of many destroys lists a crowded vhost about once, not once per round of
-// -parallelism destroys. Everything else a destroy reads is of its own
-// queues, read after it began.
+// -parallelism destroys; or the plan's, handed over in t.noted (see
+// notedListing), so that a terraform destroy lists it once in all.
+// Everything else a destroy reads is of its own queues, read after it began.
 func destroyTopology(ctx context.Context, c *broker.Client, t destroyTarget, force bool) error {
-	listing, err := c.RecentQueues(ctx, t.vhost)
-	if errors.Is(err, broker.ErrNotFound) {
-		return nil // the vhost is gone and its queues with it
-	}
-	if err != nil {
-		return err
+	listing := t.noted
+	if listing == nil {
+		var err error
+		listing, err = c.RecentQueues(ctx, t.vhost)
+		if errors.Is(err, broker.ErrNotFound) {
+			return nil // the vhost is gone and its queues with it
+		}
+		if err != nil {
+			return err
+		}
 	}
 	names := t.names(listing)
 	if force {
@@ -320,6 +325,9 @@ type destroyTarget struct {
 	// replacing says that the destroy is the first half of a replacement
 	// (see destroyIntent), for the advice of a refusal.
 	replacing bool
+	// noted is what the plan's listing had of the queues of t, when the
+	// destroy may take it (see notedListing); nil: the destroy lists.
+	noted map[string]broker.Queue
 }
 
 func (r *queueResource) targetOf(m queueModel) destroyTarget {

@@ -40,7 +40,7 @@ func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	if req.Plan.Raw.IsNull() {
 		if state != nil {
 			resp.Diagnostics.Append(noteReplacement(ctx, resp.Private, *state, false, false)...)
-			r.warnIfBusy(ctx, *state, "destroyed", state.ForceDestroy.ValueBool(), &resp.Diagnostics)
+			r.warnIfBusy(ctx, *state, "destroyed", state.ForceDestroy.ValueBool(), resp.Private, &resp.Diagnostics)
 		}
 		return
 	}
@@ -55,7 +55,7 @@ func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	}
 	if state != nil {
 		if planReplacement(ctx, *state, plan, resp) {
-			r.warnIfBusy(ctx, *state, "replaced (destroyed, then created again)", plan.ForceDestroy.ValueBool(), &resp.Diagnostics)
+			r.warnIfBusy(ctx, *state, "replaced (destroyed, then created again)", plan.ForceDestroy.ValueBool(), resp.Private, &resp.Diagnostics)
 		}
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
@@ -119,9 +119,13 @@ func (r *queueResource) planValues(plan *queueModel, configVhost types.String, c
 }
 
 // warnIfBusy adds a warning listing the queues of state that hold messages or
-// have consumers. It is best effort: skipped when the broker settings are
-// unknown or the broker does not answer quickly, and never an error.
-func (r *queueResource) warnIfBusy(ctx context.Context, state queueModel, fate string, force bool, diags *diag.Diagnostics) {
+// have consumers, and notes in private what its listing found, for the
+// destroy (see noteListing). It is best effort: skipped when the broker
+// settings are unknown or the broker does not answer quickly, and never an
+// error.
+func (r *queueResource) warnIfBusy(ctx context.Context, state queueModel, fate string, force bool, private privateKeys, diags *diag.Diagnostics) {
+	t := r.targetOf(state)
+	diags.Append(noteListing(ctx, private, t, nil, time.Time{})...)
 	if !r.data.brokerReady() || !r.data.endpointSet {
 		return
 	}
@@ -131,13 +135,13 @@ func (r *queueResource) warnIfBusy(ctx context.Context, state queueModel, fate s
 	}
 	ctx, cancel := context.WithTimeout(ctx, warnTimeout)
 	defer cancel()
-	t := r.targetOf(state)
 	// One listing serves the warnings of every queue of the plan.
-	queues, err := client.PeekQueuesWithConsumers(ctx, t.vhost)
+	queues, began, err := client.PeekQueuesWithConsumers(ctx, t.vhost)
 	if err != nil {
 		tflog.Debug(ctx, "skipping the plan-time message check", map[string]any{"error": err.Error()})
 		return
 	}
+	diags.Append(noteListing(ctx, private, t, queues, began)...)
 	// Counts not reported yet are left to destroy, which waits for them.
 	known, _ := busy(t.owned(queues), false)
 	if len(known) == 0 {

@@ -1,0 +1,203 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
+)
+
+const noteCheckAge = 2 * time.Second
+
+// noteClient is a client of its own, as the destroy's provider process has,
+// with a CheckAge short enough to test both sides of.
+func noteClient(t *testing.T, s *brokertest.Server) *broker.Client {
+	t.Helper()
+	c, err := broker.New(broker.Config{Endpoint: s.URL, Username: "u", Password: "p", RetryBudget: -1,
+		Timing: broker.Timing{CheckAge: noteCheckAge}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// planNote notes what the plan's listing (a client of its own) has of
+// orders, as warnIfBusy does.
+func planNote(t *testing.T, s *brokertest.Server) memPrivate {
+	t.Helper()
+	queues, began, err := fakeBrokerClient(t, s).PeekQueuesWithConsumers(context.Background(), "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	private := memPrivate{}
+	if d := noteListing(context.Background(), private, ordersTarget, queues, began); d.HasError() {
+		t.Fatal(d)
+	}
+	return private
+}
+
+// A destroy takes the plan's listing: it lists nothing, still deletes the
+// hold queues that listing found, in order, and refuses on RabbitMQ 3.10
+// (no count in a single GET) for what that listing counted.
+func TestDestroyTakesThePlansListing(t *testing.T) {
+	t.Parallel()
+	for _, busy := range []bool{false, true} {
+		s := brokertest.New(t)
+		s.NoSingleQueueCounts()
+		putIdle(s, "orders", "orders.deferred.1000", "orders2.deferred.1000")
+		dead := idle("orders.dead")
+		if busy {
+			dead.Messages = brokertest.Count(2)
+		}
+		s.PutQueue("/", dead)
+		private := planNote(t, s)
+		listings := s.Listings("/")
+
+		c := noteClient(t, s)
+		target := ordersTarget
+		var ok bool
+		if target.noted, ok = notedListing(context.Background(), private, target, c); !ok {
+			t.Fatal("a plan's listing of a moment ago was not taken")
+		}
+		err := destroyTopology(context.Background(), c, target, false)
+		if n := s.Listings("/") - listings; n != 0 {
+			t.Errorf("busy=%v: the destroy listed the vhost %d times after the plan had", busy, n)
+		}
+		switch {
+		case !busy && err != nil:
+			t.Errorf("idle: %v", err)
+		case !busy && deletedNames(s) != "orders.deferred.1000 orders orders.dead":
+			t.Errorf("idle: deleted %q", deletedNames(s))
+		case busy && (err == nil || !strings.Contains(err.Error(), "orders.dead: 2 messages")):
+			t.Errorf("busy: got %v, want a refusal for the 2 messages of orders.dead", err)
+		case busy && deletedNames(s) != "":
+			t.Errorf("busy: deleted %q", deletedNames(s))
+		}
+	}
+}
+
+// The plan's listing is taken only by the destroy of the same queue, just
+// inside CheckAge of its request's start, and before the destroy's process
+// wrote anything but a queue delete; otherwise the destroy lists.
+func TestNotedListing(t *testing.T) {
+	t.Parallel()
+	note := func(of destroyTarget, age time.Duration) memPrivate {
+		b, err := json.Marshal(listingNote{Of: of.noteOf(), Began: time.Now().Add(-age), Queues: map[string]*int64{"orders": brokertest.Count(0)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return memPrivate{listingKey: b}
+	}
+	other := ordersTarget
+	other.vhost = "v2"
+	declare := func(c *broker.Client) error { return c.DeclareQueue(context.Background(), "/", "x", nil) }
+	purge := func(c *broker.Client) error {
+		// A purge is a write from its start, even one that never connects.
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		_, _ = c.PurgeQueue(ctx, "/", "x")
+		return nil
+	}
+	deleteOne := func(c *broker.Client) error { return c.DeleteQueue(context.Background(), "/", "x", true) }
+	const none = time.Duration(-1 << 62)
+	for _, tc := range []struct {
+		name   string
+		of     destroyTarget
+		age    time.Duration // of the note when read (none: no note)
+		before func(*broker.Client) error
+		want   bool
+	}{
+		{"a moment old", ordersTarget, 0, nil, true},
+		{"just inside CheckAge", ordersTarget, noteCheckAge - 300*time.Millisecond, nil, true},
+		{"just outside CheckAge", ordersTarget, noteCheckAge + 300*time.Millisecond, nil, false},
+		{"from a clock ahead", ordersTarget, -time.Minute, nil, false},
+		{"of the same name in another vhost", other, 0, nil, false},
+		{"after a declaration", ordersTarget, 0, declare, false},
+		{"after a purge", ordersTarget, 0, purge, false},
+		{"after a queue delete", ordersTarget, 0, deleteOne, true},
+		{"none", ordersTarget, none, nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := brokertest.New(t)
+			putIdle(s, "x")
+			c := noteClient(t, s)
+			private := memPrivate{}
+			if tc.age != none {
+				private = note(tc.of, tc.age)
+			}
+			if tc.before != nil {
+				time.Sleep(10 * time.Millisecond) // the write comes after the listing began
+				if err := tc.before(c); err != nil {
+					t.Fatal(err)
+				}
+			}
+			listing, ok := notedListing(context.Background(), private, ordersTarget, c)
+			if ok != tc.want {
+				t.Fatalf("taken = %v, want %v", ok, tc.want)
+			}
+			if ok && (listing["orders"].Messages == nil || listing["orders"].Vhost != "/") {
+				t.Errorf("listing = %+v", listing)
+			}
+		})
+	}
+	if _, ok := notedListing(context.Background(), memPrivate{listingKey: []byte("{")}, ordersTarget, fakeBrokerClient(t, brokertest.New(t))); ok {
+		t.Error("an unreadable note was taken")
+	}
+}
+
+// noteListing keeps only the queues of the topology, with their counts
+// (null where the listing had none), and a nil listing removes the note.
+func TestNoteListing(t *testing.T) {
+	t.Parallel()
+	private := memPrivate{}
+	listing := map[string]broker.Queue{
+		"orders":               {Name: "orders", Messages: brokertest.Count(0)},
+		"orders.deferred.1000": {Name: "orders.deferred.1000"},
+		"orders2":              {Name: "orders2", Messages: brokertest.Count(3)},
+	}
+	began := time.Date(2026, 12, 5, 1, 2, 3, 4, time.UTC)
+	noteListing(context.Background(), private, ordersTarget, listing, began)
+	var got listingNote
+	if err := json.Unmarshal(private[listingKey], &got); err != nil {
+		t.Fatal(err)
+	}
+	if n := got.Queues["orders"]; len(got.Queues) != 2 || n == nil || *n != 0 || got.Queues["orders.deferred.1000"] != nil ||
+		!got.Began.Equal(began) || got.Of != ordersTarget.noteOf() {
+		t.Errorf("note = %s", private[listingKey])
+	}
+	noteListing(context.Background(), private, ordersTarget, nil, time.Time{})
+	if _, ok := private[listingKey]; ok {
+		t.Errorf("a nil listing left the note %s", private[listingKey])
+	}
+}
+
+// Through the CLI: a terraform destroy lists the vhost with counts once, in
+// its plan, and its destroy (a provider configured anew) takes that
+// listing, hold queue included.
+func TestQueue_destroyListsOnce(t *testing.T) {
+	s := brokertest.New(t)
+	unitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: fakeProviderConfig(s, ""),
+			Check: func(*terraform.State) error {
+				putIdle(s, "orders.deferred.1000")
+				return nil
+			},
+		}},
+	})
+	if got := strings.Join(s.QueueNames("/"), " "); got != "" {
+		t.Errorf("queues left after destroy: %s", got)
+	}
+	if got := s.RequestsMatching("GET queues / ?enable_queue_totals"); len(got) != 1 {
+		t.Errorf("listings with counts: %q, want the destroy plan's only", got)
+	}
+}
