@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -19,9 +20,12 @@ import (
 // the plan (req.Private). The destroy takes it instead of a listing of its
 // own when a listing begun then could answer it in its own process
 // (broker.Client.Recent: at most Timing.CheckAge old, nothing written since
-// but queue deletes), as a terraform destroy -auto-approve is. Otherwise (a
-// saved plan applied later, an apply that declared or purged first, a plan
-// whose listing failed) the destroy lists the vhost itself.
+// but queue deletes) and the plan ran on the same machine, as in a terraform
+// destroy -auto-approve whose destroys begin within CheckAge of its plan's
+// listing. Otherwise (a saved plan applied more than CheckAge later or on
+// another machine, a destroy that begins later in a long run, an apply that
+// declared or purged first, a plan whose listing failed) the destroy lists
+// the vhost itself, as before.
 
 // listingKey is the private state key of the note.
 const listingKey = "listing"
@@ -30,6 +34,11 @@ const listingKey = "listing"
 type listingNote struct {
 	// Of is the vhost and name of the queue planned for destroy.
 	Of string `json:"of"`
+	// Host is the name of the machine whose clock Began is read from: a
+	// plan made on another machine (a CI plan job, a remote run) is not
+	// taken, since a clock behind that machine's would make its listing
+	// look younger than it is.
+	Host string `json:"host"`
 	// Began is when the listing's request began.
 	Began time.Time `json:"began"`
 	// Queues holds each queue of the topology that the listing has, by
@@ -45,7 +54,11 @@ func noteListing(ctx context.Context, private privateKeys, t destroyTarget, list
 	if listing == nil {
 		return private.SetKey(ctx, listingKey, nil)
 	}
-	note := listingNote{Of: t.noteOf(), Began: began, Queues: map[string]*int64{}}
+	host, err := os.Hostname()
+	if err != nil {
+		return nil // no note: the destroy lists
+	}
+	note := listingNote{Of: t.noteOf(), Host: host, Began: began, Queues: map[string]*int64{}}
 	for _, name := range t.names(listing) {
 		if q, ok := listing[name]; ok {
 			note.Queues[name] = q.Messages
@@ -53,9 +66,7 @@ func noteListing(ctx context.Context, private privateKeys, t destroyTarget, list
 	}
 	b, err := json.Marshal(note)
 	if err != nil {
-		var diags diag.Diagnostics
-		diags.AddError("Cannot Plan Destroy", err.Error())
-		return diags
+		return nil // cannot happen (strings, a time, numbers); no note
 	}
 	return private.SetKey(ctx, listingKey, b)
 }
@@ -65,7 +76,10 @@ func noteListing(ctx context.Context, private privateKeys, t destroyTarget, list
 func notedListing(ctx context.Context, private privateKeys, t destroyTarget, c *broker.Client) (map[string]broker.Queue, bool) {
 	b, diags := private.GetKey(ctx, listingKey)
 	var note listingNote
-	if diags.HasError() || len(b) == 0 || json.Unmarshal(b, &note) != nil || note.Of != t.noteOf() || !c.Recent(note.Began) {
+	if diags.HasError() || len(b) == 0 || json.Unmarshal(b, &note) != nil || note.Of != t.noteOf() {
+		return nil, false
+	}
+	if host, err := os.Hostname(); err != nil || note.Host != host || !c.Recent(note.Began) {
 		return nil, false
 	}
 	listing := make(map[string]broker.Queue, len(note.Queues))

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -45,18 +46,19 @@ func planNote(t *testing.T, s *brokertest.Server) memPrivate {
 
 // A destroy takes the plan's listing: it lists nothing, still deletes the
 // hold queues that listing found, in order, and refuses on RabbitMQ 3.10
-// (no count in a single GET) for what that listing counted.
+// (no count in a single GET) for what that listing counted, in a hold queue
+// as in q.dead.
 func TestDestroyTakesThePlansListing(t *testing.T) {
 	t.Parallel()
-	for _, busy := range []bool{false, true} {
+	for _, busy := range []string{"", "orders.dead", "orders.deferred.1000"} {
 		s := brokertest.New(t)
 		s.NoSingleQueueCounts()
-		putIdle(s, "orders", "orders.deferred.1000", "orders2.deferred.1000")
-		dead := idle("orders.dead")
-		if busy {
-			dead.Messages = brokertest.Count(2)
+		putIdle(s, "orders", "orders.dead", "orders.deferred.1000", "orders2.deferred.1000")
+		if busy != "" {
+			q := idle(busy)
+			q.Messages = brokertest.Count(2)
+			s.PutQueue("/", q)
 		}
-		s.PutQueue("/", dead)
 		private := planNote(t, s)
 		listings := s.Listings("/")
 
@@ -68,17 +70,17 @@ func TestDestroyTakesThePlansListing(t *testing.T) {
 		}
 		err := destroyTopology(context.Background(), c, target, false)
 		if n := s.Listings("/") - listings; n != 0 {
-			t.Errorf("busy=%v: the destroy listed the vhost %d times after the plan had", busy, n)
+			t.Errorf("busy %q: the destroy listed the vhost %d times after the plan had", busy, n)
 		}
 		switch {
-		case !busy && err != nil:
+		case busy == "" && err != nil:
 			t.Errorf("idle: %v", err)
-		case !busy && deletedNames(s) != "orders.deferred.1000 orders orders.dead":
+		case busy == "" && deletedNames(s) != "orders.deferred.1000 orders orders.dead":
 			t.Errorf("idle: deleted %q", deletedNames(s))
-		case busy && (err == nil || !strings.Contains(err.Error(), "orders.dead: 2 messages")):
-			t.Errorf("busy: got %v, want a refusal for the 2 messages of orders.dead", err)
-		case busy && deletedNames(s) != "":
-			t.Errorf("busy: deleted %q", deletedNames(s))
+		case busy != "" && (err == nil || !strings.Contains(err.Error(), busy+": 2 messages")):
+			t.Errorf("%s busy: got %v, want a refusal for its 2 messages", busy, err)
+		case busy != "" && deletedNames(s) != "":
+			t.Errorf("%s busy: deleted %q", busy, deletedNames(s))
 		}
 	}
 }
@@ -88,8 +90,12 @@ func TestDestroyTakesThePlansListing(t *testing.T) {
 // wrote anything but a queue delete; otherwise the destroy lists.
 func TestNotedListing(t *testing.T) {
 	t.Parallel()
-	note := func(of destroyTarget, age time.Duration) memPrivate {
-		b, err := json.Marshal(listingNote{Of: of.noteOf(), Began: time.Now().Add(-age), Queues: map[string]*int64{"orders": brokertest.Count(0)}})
+	host, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
+	note := func(of destroyTarget, host string, age time.Duration) memPrivate {
+		b, err := json.Marshal(listingNote{Of: of.noteOf(), Host: host, Began: time.Now().Add(-age), Queues: map[string]*int64{"orders": brokertest.Count(0)}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,19 +116,21 @@ func TestNotedListing(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		of     destroyTarget
+		host   string
 		age    time.Duration // of the note when read (none: no note)
 		before func(*broker.Client) error
 		want   bool
 	}{
-		{"a moment old", ordersTarget, 0, nil, true},
-		{"just inside CheckAge", ordersTarget, noteCheckAge - 300*time.Millisecond, nil, true},
-		{"just outside CheckAge", ordersTarget, noteCheckAge + 300*time.Millisecond, nil, false},
-		{"from a clock ahead", ordersTarget, -time.Minute, nil, false},
-		{"of the same name in another vhost", other, 0, nil, false},
-		{"after a declaration", ordersTarget, 0, declare, false},
-		{"after a purge", ordersTarget, 0, purge, false},
-		{"after a queue delete", ordersTarget, 0, deleteOne, true},
-		{"none", ordersTarget, none, nil, false},
+		{"a moment old", ordersTarget, host, 0, nil, true},
+		{"just inside CheckAge", ordersTarget, host, noteCheckAge - 300*time.Millisecond, nil, true},
+		{"just outside CheckAge", ordersTarget, host, noteCheckAge + 300*time.Millisecond, nil, false},
+		{"from a clock ahead", ordersTarget, host, -time.Minute, nil, false},
+		{"from another machine", ordersTarget, host + ".elsewhere", 0, nil, false},
+		{"of the same name in another vhost", other, host, 0, nil, false},
+		{"after a declaration", ordersTarget, host, 0, declare, false},
+		{"after a purge", ordersTarget, host, 0, purge, false},
+		{"after a queue delete", ordersTarget, host, 0, deleteOne, true},
+		{"none", ordersTarget, host, none, nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -131,7 +139,7 @@ func TestNotedListing(t *testing.T) {
 			c := noteClient(t, s)
 			private := memPrivate{}
 			if tc.age != none {
-				private = note(tc.of, tc.age)
+				private = note(tc.of, tc.host, tc.age)
 			}
 			if tc.before != nil {
 				time.Sleep(10 * time.Millisecond) // the write comes after the listing began
