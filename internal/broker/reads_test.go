@@ -974,3 +974,45 @@ func peekUntil(t *testing.T, f *flight[int], fetch func(context.Context) (int, e
 		}
 	}
 }
+
+// PeekQueuesWithConsumers says when its listing's request began: before the
+// broker answered a held listing, and the same time again for a later call
+// that takes the kept answer (what a destroy's plan hands over; see Recent).
+func TestPeekQueuesWithConsumers_began(t *testing.T) {
+	t.Parallel()
+	b := brokertest.New(t)
+	b.AddVhost("v", "")
+	c := fakeClient(t, b, 5*time.Second)
+	ctx := context.Background()
+	hold := make(chan struct{})
+	b.HoldListings(hold)
+	asked := time.Now()
+	type answer struct {
+		began time.Time
+		err   error
+	}
+	first := make(chan answer, 1)
+	go func() {
+		_, began, err := c.PeekQueuesWithConsumers(ctx, "v")
+		first <- answer{began, err}
+	}()
+	waitListings(t, b, 2)
+	time.Sleep(50 * time.Millisecond) // the broker takes a while to answer
+	answered := time.Now()
+	close(hold)
+	a := <-first
+	if a.err != nil {
+		t.Fatal(a.err)
+	}
+	if a.began.Before(asked) || !a.began.Before(answered) {
+		t.Errorf("began %v after the call, want before the broker answered (%v after the call)", a.began.Sub(asked), answered.Sub(asked))
+	}
+	time.Sleep(20 * time.Millisecond)
+	_, again, err := c.PeekQueuesWithConsumers(ctx, "v")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !again.Equal(a.began) {
+		t.Errorf("a kept answer began %v, want its request's %v", again, a.began)
+	}
+}
