@@ -20,7 +20,7 @@
 #                           left out with --exclude-files (PROVIDER_GLUE below)
 # The tests run with GOFLAGS="-count=1 -short": -short skips the tests that
 # drive the Terraform CLI (unitTest and needsCLI in
-# internal/provider/helpers_test.go), which take most of the provider's test
+# internal/provider/cli_harness_test.go), which take most of the provider's test
 # time; the rules above have fast tests of their own, and the glue those CLI
 # tests reach is not mutated.
 #

@@ -30,7 +30,7 @@
 # drive the CLI (RUN ., SKIP TestAcc) on OpenTofu. No stage picks tests by
 # the words in their names: a test that needs a feature some CLI of the
 # matrix lacks states it, by the feature, with the one helper needsCLI (or
-# unitTest) of internal/provider/helpers_test.go, which knows the first
+# unitTest) of internal/provider/cli_harness_test.go, which knows the first
 # Terraform and OpenTofu version of each feature:
 #   featureFunctions            provider functions: Terraform 1.8, OpenTofu 1.7
 #   featureMove                 `moved` across resource types: Terraform 1.8,

@@ -11,8 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/action/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
-	pschema "github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -21,36 +19,8 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
-// What the two dead-letter actions share: the provider's amqp_endpoint
-// setting, the queues an action works on, the checks before it, the plan
-// warning and the progress lines.
-
-// amqpEndpointAttribute is the provider's amqp_endpoint setting.
-func amqpEndpointAttribute() pschema.StringAttribute {
-	return pschema.StringAttribute{
-		MarkdownDescription: "AMQP 0-9-1 URL of the broker, `amqp` or `amqps`, without credentials or vhost, e.g. " +
-			"`amqp://127.0.0.1:5672`; used only by the actions `queuey_redrive_dead_letters` and `queuey_purge_dead_letters`. " +
-			"Defaults to the `" + EnvAMQP + "` environment variable, then to `endpoint`'s host: `amqp://HOST:5672` for an " +
-			"`http` endpoint, `amqps://HOST:5671` for `https`. The connection uses the same TLS settings and credentials as " +
-			"the management API (a `bearer_token` or `oauth2` token is the AMQP password), sent as SASL PLAIN, never in the " +
-			"URL. Configuring the provider never connects.",
-		Optional:   true,
-		Validators: []validator.String{amqpEndpointValidator{}},
-	}
-}
-
-var _ validator.String = amqpEndpointValidator{}
-
-// checkAMQPEndpointEnv checks an amqp_endpoint that came from the
-// environment, which no attribute validator saw.
-func checkAMQPEndpointEnv(m providerModel, v string, diags *diag.Diagnostics) {
-	if v == "" || !m.AMQPEndpoint.IsNull() {
-		return
-	}
-	if _, err := broker.ValidateAMQPEndpoint(v); err != nil {
-		diags.AddAttributeError(path.Root("amqp_endpoint"), "Invalid "+EnvAMQP, err.Error())
-	}
-}
+// What the two dead-letter actions share: the queues an action works on, the
+// checks before it, the plan warning and the progress lines.
 
 // deadLetters is the pair of queues an action works on.
 type deadLetters struct {
@@ -168,52 +138,6 @@ func amqpFailure(err error, summary string, diags *diag.Diagnostics) {
 	default:
 		diags.AddError(summary, err.Error())
 	}
-}
-
-// deadLetterAdvice is what a destroy refused over the messages of q.dead
-// says besides force_destroy: the two actions, and how to invoke them. The
-// action blocks always name the vhost (an action without one takes the
-// provider's, which may not be the queue's). When this destroy has deleted q
-// already (mainGone), there is nothing to move the messages back to without
-// declaring q again, so only the purge is offered.
-func deadLetterAdvice(t destroyTarget, mainGone bool) string {
-	dead := topology.DeadQueueName(t.queue, t.suffixes)
-	name := actionLabel(t.queue)
-	block := func(typ string) string {
-		return fmt.Sprintf("  action %q %q {\n    config {\n      queue = %q\n      vhost = %q\n    }\n  }\n", typ, name, t.queue, t.vhost)
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "\nWith Terraform 1.14 or later, the provider's actions handle %s from Terraform. ", dead)
-	if mainGone {
-		fmt.Fprintf(&b, "This destroy has deleted %s already, so its messages cannot be moved back (that would need %s "+
-			"declared again); to throw them away, declare\n%s", t.queue, t.queue, block("queuey_purge_dead_letters"))
-	} else {
-		fmt.Fprintf(&b, "To keep its messages, move them back to %s:\n%sthen run `terraform apply "+
-			"-invoke=action.queuey_redrive_dead_letters.%s`. To throw them away, declare\n%s", t.queue,
-			block("queuey_redrive_dead_letters"), name, block("queuey_purge_dead_letters"))
-	}
-	fmt.Fprintf(&b, "and invoke it (`terraform apply -invoke=action.queuey_purge_dead_letters.%s`), then run destroy again", name)
-	if !mainGone {
-		fmt.Fprintf(&b, "; or, with Terraform 1.16 or later, let the destroy purge them first by adding to this queuey_queue:\n"+
-			"  lifecycle {\n    action_trigger {\n      events  = [before_destroy]\n      actions = [action.queuey_purge_dead_letters.%s]\n"+
-			"    }\n  }\n(a before_destroy trigger also fires when the queue is replaced)", name)
-	}
-	b.WriteString(".")
-	return b.String()
-}
-
-// actionLabel is a Terraform block label made of a queue name.
-func actionLabel(queue string) string {
-	var b strings.Builder
-	for i, r := range queue {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r == '_', i > 0 && (r >= '0' && r <= '9' || r == '-'):
-			b.WriteRune(r)
-		default:
-			b.WriteRune('_')
-		}
-	}
-	return b.String()
 }
 
 // waitForCount waits, up to purgeWait, until the management API reports

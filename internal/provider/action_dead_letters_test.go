@@ -2,9 +2,6 @@ package provider
 
 import (
 	"context"
-	"fmt"
-	"net/http"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -201,74 +198,6 @@ func TestDeadLetterActions_refusals(t *testing.T) {
 	}
 }
 
-// A destroy refused because q.dead holds messages names, besides
-// force_destroy, both actions, the -invoke command and the before_destroy
-// trigger; one refused over q alone does not.
-func TestDestroyRefusal_namesDeadLetterActions(t *testing.T) {
-	s := brokertest.New(t)
-	putIdle(s, "orders")
-	dead := idle("orders.dead")
-	dead.Messages = brokertest.Count(3)
-	s.PutQueue("/", dead)
-	err := destroyTopology(context.Background(), fakeBrokerClient(t, s), ordersTarget, false)
-	if err == nil {
-		t.Fatal("destroy of a q.dead with messages was not refused")
-	}
-	for _, want := range []string{"force_destroy = true", `action "queuey_redrive_dead_letters" "orders"`,
-		"terraform apply -invoke=action.queuey_redrive_dead_letters.orders", "Terraform 1.14", `action "queuey_purge_dead_letters"`,
-		"events  = [before_destroy]", "actions = [action.queuey_purge_dead_letters.orders]", "Terraform 1.16"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("refusal lacks %q:\n%s", want, err)
-		}
-	}
-
-	s2 := brokertest.New(t)
-	putIdle(s2, "orders.dead")
-	busyQ := idle("orders")
-	busyQ.Messages = brokertest.Count(3)
-	s2.PutQueue("/", busyQ)
-	err = destroyTopology(context.Background(), fakeBrokerClient(t, s2), ordersTarget, false)
-	if err == nil || strings.Contains(err.Error(), "queuey_redrive_dead_letters") {
-		t.Errorf("a refusal over q alone names the dead-letter actions: %v", err)
-	}
-}
-
-// amqp_endpoint: a bad value is a plan error naming the setting, from the
-// configuration or the environment.
-func TestProvider_amqpEndpointChecked(t *testing.T) {
-	t.Setenv(EnvAMQP, "")
-	s := brokertest.New(t)
-	cfg := func(extra string) string {
-		return strings.Replace(fakeProviderConfig(s, ""), `retry_budget = "0s"`, `retry_budget = "0s"`+"\n  "+extra, 1)
-	}
-	unitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories,
-		Steps: []resource.TestStep{
-			{Config: cfg(`amqp_endpoint = "http://127.0.0.1:5672"`), PlanOnly: true,
-				ExpectError: regexp.MustCompile(`Invalid AMQP Endpoint(.|\n)*amqp_endpoint must be an amqp or amqps URL`)},
-			{Config: cfg(`amqp_endpoint = "amqp://guest:guest@127.0.0.1:5672"`), PlanOnly: true,
-				ExpectError: regexp.MustCompile(`without\s+credentials`)},
-		},
-	})
-}
-
-// The provider's settings reach the client: amqp_endpoint as given, else
-// derived from endpoint.
-func TestProvider_amqpEndpointDerived(t *testing.T) {
-	for _, tc := range []struct{ endpoint, amqpEndpoint, want string }{
-		{"http://rabbit.internal:15672", "", "amqp://rabbit.internal:5672"},
-		{"https://rabbit.internal", "", "amqps://rabbit.internal:5671"},
-		{"https://rabbit.internal", "amqp://10.1.2.3:5673", "amqp://10.1.2.3:5673"},
-	} {
-		d := &providerData{endpointSet: true, brokerConfig: broker.Config{Endpoint: tc.endpoint, AMQPEndpoint: tc.amqpEndpoint,
-			Username: "u", Password: "p"}}
-		c, diags := d.brokerClient()
-		if diags.HasError() || c.AMQPEndpoint() != tc.want {
-			t.Errorf("%s + %q: %s %v, want %s", tc.endpoint, tc.amqpEndpoint, c.AMQPEndpoint(), diags, tc.want)
-		}
-	}
-}
-
 // The provider serves both action schemas, and a configuration without
 // action blocks works on any CLI, those without actions included: the
 // opentofu-unit stage runs this with OpenTofu, the oldest Terraform stage
@@ -303,66 +232,6 @@ data "queuey_hold_queue" "retry" {
 			Check: resource.TestCheckResourceAttr("data.queuey_hold_queue.retry", "name", "orders.deferred.30000"),
 		}},
 	})
-}
-
-// A destroy refused over the messages of q.dead names the dead-letter
-// actions, with the queue's vhost in every block (an action without one takes
-// the provider's); one refused over another queue does not. Refused before
-// anything was deleted, it offers the redrive and the before_destroy trigger;
-// refused midway, after q was deleted, only the purge: a redrive would need q
-// declared again, the apply the advice must never lead to.
-func TestDestroyRefusal_deadLetterAdvice(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		name, vhost string
-		deadHolds   bool   // q.dead holds a message at the checks
-		refused     string // the queue whose guarded DELETE is refused, if any
-		redrive     bool
-		purge       bool
-	}{
-		{"checks, default vhost", "/", true, "", true, true},
-		{"checks, other vhost", "team", true, "", true, true},
-		{"midway at q.dead, default vhost", "/", false, "orders.dead", false, true},
-		{"midway at q.dead, other vhost", "team", false, "orders.dead", false, true},
-		{"midway at q", "/", false, "orders", false, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			s := brokertest.New(t)
-			if tc.vhost != "/" {
-				s.AddVhost(tc.vhost, "")
-			}
-			s.PutQueue(tc.vhost, idle("orders"))
-			dead := idle("orders.dead")
-			if tc.deadHolds {
-				dead.Messages = brokertest.Count(3)
-			}
-			s.PutQueue(tc.vhost, dead)
-			if tc.refused != "" {
-				s.FailDelete(tc.refused, http.StatusBadRequest, "bad_request", "queue '"+tc.refused+"' in vhost '"+tc.vhost+"' is not empty")
-			}
-			target := ordersTarget
-			target.vhost = tc.vhost
-			err := destroyTopology(context.Background(), fakeBrokerClient(t, s), target, false)
-			if err == nil {
-				t.Fatal("the destroy went through")
-			}
-			msg := err.Error()
-			for what, c := range map[string]struct {
-				text string
-				want bool
-			}{
-				"the redrive":       {`action "queuey_redrive_dead_letters" "orders"`, tc.redrive},
-				"the trigger":       {"events  = [before_destroy]", tc.redrive},
-				"the purge":         {`action "queuey_purge_dead_letters" "orders"`, tc.purge},
-				"the queue's vhost": {fmt.Sprintf("vhost = %q", tc.vhost), tc.purge},
-			} {
-				if got := strings.Contains(msg, c.text); got != c.want {
-					t.Errorf("names %s: %v, want %v:\n%s", what, got, c.want, msg)
-				}
-			}
-		})
-	}
 }
 
 // After a purge, the action waits until the management API reports q.dead

@@ -353,3 +353,17 @@ type oauth2Model struct {
 	Scopes         types.List   `tfsdk:"scopes"`
 	EndpointParams types.Map    `tfsdk:"endpoint_params"`
 }
+
+// amqpEndpointAttribute is the provider's amqp_endpoint setting.
+func amqpEndpointAttribute() schema.StringAttribute {
+	return schema.StringAttribute{
+		MarkdownDescription: "AMQP 0-9-1 URL of the broker, `amqp` or `amqps`, without credentials or vhost, e.g. " +
+			"`amqp://127.0.0.1:5672`; used only by the actions `queuey_redrive_dead_letters` and `queuey_purge_dead_letters`. " +
+			"Defaults to the `" + EnvAMQP + "` environment variable, then to `endpoint`'s host: `amqp://HOST:5672` for an " +
+			"`http` endpoint, `amqps://HOST:5671` for `https`. The connection uses the same TLS settings and credentials as " +
+			"the management API (a `bearer_token` or `oauth2` token is the AMQP password), sent as SASL PLAIN, never in the " +
+			"URL. Configuring the provider never connects.",
+		Optional:   true,
+		Validators: []validator.String{amqpEndpointValidator{}},
+	}
+}

@@ -185,3 +185,14 @@ func resolveTimeouts(m providerModel, cfg *broker.Config, data *providerData, di
 		}
 	}
 }
+
+// checkAMQPEndpointEnv checks an amqp_endpoint that came from the
+// environment, which no attribute validator saw.
+func checkAMQPEndpointEnv(m providerModel, v string, diags *diag.Diagnostics) {
+	if v == "" || !m.AMQPEndpoint.IsNull() {
+		return
+	}
+	if _, err := broker.ValidateAMQPEndpoint(v); err != nil {
+		diags.AddAttributeError(path.Root("amqp_endpoint"), "Invalid "+EnvAMQP, err.Error())
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"github.com/queuey/terraform-provider-queuey/internal/broker"
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 )
 
@@ -236,5 +238,41 @@ func TestProviderConfigure_LogsVersion(t *testing.T) {
 			got, _ := json.Marshal(entries)
 			t.Fatalf("no log entry names version %q; the logs: %s", version, got)
 		})
+	}
+}
+
+// amqp_endpoint: a bad value is a plan error naming the setting, from the
+// configuration or the environment.
+func TestProvider_amqpEndpointChecked(t *testing.T) {
+	t.Setenv(EnvAMQP, "")
+	s := brokertest.New(t)
+	cfg := func(extra string) string {
+		return strings.Replace(fakeProviderConfig(s, ""), `retry_budget = "0s"`, `retry_budget = "0s"`+"\n  "+extra, 1)
+	}
+	unitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: cfg(`amqp_endpoint = "http://127.0.0.1:5672"`), PlanOnly: true,
+				ExpectError: regexp.MustCompile(`Invalid AMQP Endpoint(.|\n)*amqp_endpoint must be an amqp or amqps URL`)},
+			{Config: cfg(`amqp_endpoint = "amqp://guest:guest@127.0.0.1:5672"`), PlanOnly: true,
+				ExpectError: regexp.MustCompile(`without\s+credentials`)},
+		},
+	})
+}
+
+// The provider's settings reach the client: amqp_endpoint as given, else
+// derived from endpoint.
+func TestProvider_amqpEndpointDerived(t *testing.T) {
+	for _, tc := range []struct{ endpoint, amqpEndpoint, want string }{
+		{"http://rabbit.internal:15672", "", "amqp://rabbit.internal:5672"},
+		{"https://rabbit.internal", "", "amqps://rabbit.internal:5671"},
+		{"https://rabbit.internal", "amqp://10.1.2.3:5673", "amqp://10.1.2.3:5673"},
+	} {
+		d := &providerData{endpointSet: true, brokerConfig: broker.Config{Endpoint: tc.endpoint, AMQPEndpoint: tc.amqpEndpoint,
+			Username: "u", Password: "p"}}
+		c, diags := d.brokerClient()
+		if diags.HasError() || c.AMQPEndpoint() != tc.want {
+			t.Errorf("%s + %q: %s %v, want %s", tc.endpoint, tc.amqpEndpoint, c.AMQPEndpoint(), diags, tc.want)
+		}
 	}
 }

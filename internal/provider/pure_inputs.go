@@ -13,7 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
@@ -185,12 +184,6 @@ func queueNameError(err error, s topology.Suffixes) string {
 		"(%d with the defaults), and must not start with %q.",
 		err, s.MaxNameBytes(), s.Dead, s.Deferred, topology.DefaultSuffixes().MaxNameBytes(), topology.ReservedPrefix)
 }
-
-var _ validator.String = delayValidator{}
-
-var _ validator.String = durationSyntaxValidator{}
-
-var _ validator.String = messageTTLValidator{}
 
 // queueParameter is the queue parameter of the functions.
 func queueParameter() function.StringParameter {

@@ -379,3 +379,49 @@ func countText(n *int64, noun string) string {
 	}
 	return fmt.Sprintf("%d %ss", *n, noun)
 }
+
+// deadLetterAdvice is what a destroy refused over the messages of q.dead
+// says besides force_destroy: the two actions, and how to invoke them. The
+// action blocks always name the vhost (an action without one takes the
+// provider's, which may not be the queue's). When this destroy has deleted q
+// already (mainGone), there is nothing to move the messages back to without
+// declaring q again, so only the purge is offered.
+func deadLetterAdvice(t destroyTarget, mainGone bool) string {
+	dead := topology.DeadQueueName(t.queue, t.suffixes)
+	name := actionLabel(t.queue)
+	block := func(typ string) string {
+		return fmt.Sprintf("  action %q %q {\n    config {\n      queue = %q\n      vhost = %q\n    }\n  }\n", typ, name, t.queue, t.vhost)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nWith Terraform 1.14 or later, the provider's actions handle %s from Terraform. ", dead)
+	if mainGone {
+		fmt.Fprintf(&b, "This destroy has deleted %s already, so its messages cannot be moved back (that would need %s "+
+			"declared again); to throw them away, declare\n%s", t.queue, t.queue, block("queuey_purge_dead_letters"))
+	} else {
+		fmt.Fprintf(&b, "To keep its messages, move them back to %s:\n%sthen run `terraform apply "+
+			"-invoke=action.queuey_redrive_dead_letters.%s`. To throw them away, declare\n%s", t.queue,
+			block("queuey_redrive_dead_letters"), name, block("queuey_purge_dead_letters"))
+	}
+	fmt.Fprintf(&b, "and invoke it (`terraform apply -invoke=action.queuey_purge_dead_letters.%s`), then run destroy again", name)
+	if !mainGone {
+		fmt.Fprintf(&b, "; or, with Terraform 1.16 or later, let the destroy purge them first by adding to this queuey_queue:\n"+
+			"  lifecycle {\n    action_trigger {\n      events  = [before_destroy]\n      actions = [action.queuey_purge_dead_letters.%s]\n"+
+			"    }\n  }\n(a before_destroy trigger also fires when the queue is replaced)", name)
+	}
+	b.WriteString(".")
+	return b.String()
+}
+
+// actionLabel is a Terraform block label made of a queue name.
+func actionLabel(queue string) string {
+	var b strings.Builder
+	for i, r := range queue {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r == '_', i > 0 && (r >= '0' && r <= '9' || r == '-'):
+			b.WriteRune(r)
+		default:
+			b.WriteRune('_')
+		}
+	}
+	return b.String()
+}

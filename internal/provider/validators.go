@@ -145,6 +145,8 @@ func (vhostValidator) ValidateString(_ context.Context, req validator.StringRequ
 // granularity, which is checked once that is known.
 type delayValidator struct{}
 
+var _ validator.String = delayValidator{}
+
 func (delayValidator) Description(context.Context) string {
 	return "value must be a Go duration " + delayRangeAnyGranularity()
 }
@@ -169,6 +171,8 @@ func (delayValidator) ValidateString(_ context.Context, req validator.StringRequ
 // the range the attribute accepts. Range checks are left to other validators.
 type durationSyntaxValidator struct{ rangeText string }
 
+var _ validator.String = durationSyntaxValidator{}
+
 func (v durationSyntaxValidator) Description(context.Context) string {
 	return "value must be a Go duration string, " + v.rangeText
 }
@@ -189,6 +193,8 @@ func (v durationSyntaxValidator) ValidateString(_ context.Context, req validator
 // messageTTLValidator accepts a main queue's message TTL: a whole number of
 // milliseconds from 0 to topology.MaxTTLMs.
 type messageTTLValidator struct{}
+
+var _ validator.String = messageTTLValidator{}
 
 func (messageTTLValidator) Description(context.Context) string {
 	return "value must be " + messageTTLRange()
@@ -233,6 +239,8 @@ func (regexValidator) ValidateString(_ context.Context, req validator.StringRequ
 }
 
 type amqpEndpointValidator struct{}
+
+var _ validator.String = amqpEndpointValidator{}
 
 func (amqpEndpointValidator) Description(context.Context) string {
 	return "an amqp or amqps URL without credentials or path"

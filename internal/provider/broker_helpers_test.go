@@ -1,0 +1,327 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
+)
+
+// declareHoldFromState declares, over AMQP, the hold queue a queuey_hold_queue
+// data source describes, with exactly its arguments_json, and returns its name.
+func declareHoldFromState(t *testing.T, s *terraform.State, addr string) string {
+	t.Helper()
+	rs, ok := s.RootModule().Resources[addr]
+	if !ok {
+		t.Fatalf("%s not in state", addr)
+	}
+	name := rs.Primary.Attributes["name"]
+	var raw map[string]any
+	dec := json.NewDecoder(stringsReader(rs.Primary.Attributes["arguments_json"]))
+	dec.UseNumber()
+	if err := dec.Decode(&raw); err != nil {
+		t.Fatal(err)
+	}
+	args := amqp.Table{}
+	for k, v := range raw {
+		if n, ok := v.(json.Number); ok {
+			i, err := strconv.ParseInt(string(n), 10, 64)
+			if err != nil {
+				t.Fatalf("argument %s = %s is not an integer", k, n)
+			}
+			args[k] = i
+			continue
+		}
+		args[k] = v
+	}
+	ch := amqpChannel(t, "/")
+	if _, err := ch.QueueDeclare(name, true, false, false, false, args); err != nil {
+		t.Fatalf("declaring %s with %v: %v", name, args, err)
+	}
+	return name
+}
+
+// defaultUser and defaultPassword are RabbitMQ's default user, which every
+// broker the scripts start (scripts/) has: the credentials of the tests
+// unless RABBITMQ_USERNAME says otherwise.
+const defaultUser, defaultPassword = "guest", "guest"
+
+// testUser and testPassword are the management API credentials of the
+// acceptance tests: RABBITMQ_USERNAME and RABBITMQ_PASSWORD, else the default.
+func testUser() string {
+	if u := os.Getenv(EnvUsername); u != "" {
+		return u
+	}
+	return defaultUser
+}
+
+func testPassword() string {
+	if os.Getenv(EnvUsername) != "" {
+		return os.Getenv(EnvPassword)
+	}
+	return defaultPassword
+}
+
+// accClient is a management API client for checking what the broker holds.
+func accClient(t *testing.T) *broker.Client {
+	t.Helper()
+	c, err := broker.New(broker.Config{
+		Endpoint: os.Getenv(EnvEndpoint),
+		Username: testUser(),
+		Password: testPassword(),
+		Insecure: os.Getenv(EnvInsecure) == "true",
+		// The test broker's AMQP port (the dead-letter actions): the
+		// broker scripts set it beside the endpoint.
+		AMQPEndpoint: os.Getenv(EnvAMQP),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// accAdmin is an administration client of the acceptance tests' broker, for
+// the vhosts, users and permissions a test sets up.
+func accAdmin(t *testing.T) *brokertest.Admin {
+	t.Helper()
+	a, err := brokertest.NewAdmin(os.Getenv(EnvEndpoint), testUser(), testPassword(), os.Getenv(EnvInsecure) == "true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// allPermissions grants everything in a vhost.
+var allPermissions = brokertest.Permissions{Configure: ".*", Write: ".*", Read: ".*"}
+
+// createUser makes a user with a password and tags, with the permissions p in
+// vhost, and deletes it at cleanup.
+func createUser(t *testing.T, name, password, tags, vhost string, p brokertest.Permissions) {
+	t.Helper()
+	a := accAdmin(t)
+	if err := a.PutUser(context.Background(), name, password, tags); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.DeleteUser(context.Background(), name) })
+	if err := a.SetPermissions(context.Background(), vhost, name, p); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// amqpURL is the AMQP URL of vhost on the test broker. RABBITMQ_AMQP_URL may
+// give the server (default amqp://<user>:<password>@127.0.0.1:5672).
+func amqpURL(vhost string) string {
+	base := os.Getenv("RABBITMQ_AMQP_URL")
+	if base == "" {
+		base = (&url.URL{Scheme: "amqp", User: url.UserPassword(testUser(), testPassword()), Host: "127.0.0.1:5672"}).String()
+	}
+	return strings.TrimRight(base, "/") + "/" + url.PathEscape(vhost)
+}
+
+// amqpChannel opens a connection and channel to vhost, closed at cleanup.
+func amqpChannel(t *testing.T, vhost string) *amqp.Channel {
+	t.Helper()
+	return amqpChannelAt(t, amqpURL(vhost))
+}
+
+// amqpChannelAt opens a connection and channel to an AMQP URL (with its
+// vhost), closed at cleanup.
+func amqpChannelAt(t *testing.T, u string) *amqp.Channel {
+	t.Helper()
+	conn, err := amqp.DialConfig(u, amqp.Config{Dial: amqp.DefaultDial(10 * time.Second)})
+	if err != nil {
+		t.Fatalf("AMQP connection to %s: %v", redactURL(u), err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	ch, err := conn.Channel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ch
+}
+
+// publish sends n persistent messages to queue in vhost "/" through the default exchange
+// and waits for the broker's confirms.
+func publish(t *testing.T, queue string, n int) {
+	t.Helper()
+	publishOn(t, amqpChannel(t, "/"), queue, n)
+}
+
+// publishOn sends n persistent messages to queue through ch and the default
+// exchange, and waits for the broker's confirms.
+func publishOn(t *testing.T, ch *amqp.Channel, queue string, n int) {
+	t.Helper()
+	if err := ch.Confirm(false); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for i := range n {
+		dc, err := ch.PublishWithDeferredConfirmWithContext(ctx, "", queue, true, false, amqp.Publishing{
+			DeliveryMode: amqp.Persistent, Body: []byte(fmt.Sprintf("message %d", i)),
+		})
+		if err != nil {
+			t.Fatalf("publishing to %q: %v", queue, err)
+		}
+		ok, err := dc.WaitContext(ctx)
+		if err != nil || !ok {
+			t.Fatalf("publish to %q not confirmed: %v", queue, err)
+		}
+	}
+}
+
+// messageCount returns the exact number of ready messages in queue, asked over
+// AMQP (a passive declare), so it does not lag like the management API.
+func messageCount(t *testing.T, queue string) int {
+	const vhost = "/"
+	t.Helper()
+	ch := amqpChannel(t, vhost)
+	q, err := ch.QueueDeclarePassive(queue, true, false, false, false, nil)
+	if err != nil {
+		t.Fatalf("queue %q in vhost %q: %v", queue, vhost, err)
+	}
+	return q.Messages
+}
+
+// queueExists reports whether queue exists, asked over AMQP.
+func queueExists(t *testing.T, vhost, queue string) bool {
+	t.Helper()
+	ch := amqpChannel(t, vhost)
+	_, err := ch.QueueDeclarePassive(queue, true, false, false, false, nil)
+	var ae *amqp.Error
+	if errors.As(err, &ae) && ae.Code == amqp.NotFound {
+		return false
+	}
+	if err != nil {
+		t.Fatalf("checking queue %q: %v", queue, err)
+	}
+	return true
+}
+
+// deleteOutOfBand deletes queues of the vhost "/" behind Terraform's back,
+// whatever they hold (a test step's PreConfig).
+func deleteOutOfBand(t *testing.T, names ...string) {
+	const vhost = "/"
+	t.Helper()
+	c := accClient(t)
+	for _, n := range names {
+		_ = c.DeleteQueue(context.Background(), vhost, n, false)
+	}
+}
+
+// cleanupQueues deletes, at the end of the test, every queue of vhost whose
+// name starts with prefix, whatever it holds: a test's queue q with q.dead
+// and its hold queues, or a batch of queues named from one unique base. It
+// does nothing when the test was skipped before it touched a broker.
+func cleanupQueues(t *testing.T, vhost, prefix string) {
+	t.Helper()
+	t.Cleanup(func() {
+		if os.Getenv("TF_ACC") == "" || os.Getenv(EnvEndpoint) == "" {
+			return
+		}
+		deleteQueuesWithPrefix(accClient(t), vhost, prefix)
+	})
+}
+
+// deleteQueuesWithPrefix deletes through c every queue of vhost whose name
+// starts with prefix, whatever it holds.
+func deleteQueuesWithPrefix(c *broker.Client, vhost, prefix string) {
+	all, err := c.ListQueues(context.Background(), vhost)
+	if err != nil {
+		return
+	}
+	for name := range all {
+		if strings.HasPrefix(name, prefix) {
+			_ = c.DeleteQueue(context.Background(), vhost, name, false)
+		}
+	}
+}
+
+// getQueue reads a queue through the management API, failing the test when
+// it is missing.
+func getQueue(t *testing.T, vhost, name string) broker.Queue {
+	t.Helper()
+	q, err := accClient(t).GetQueueDeclaration(context.Background(), vhost, name)
+	if err != nil {
+		t.Fatalf("queue %q in vhost %q: %v", name, vhost, err)
+	}
+	return q
+}
+
+// createVhost makes a vhost for the test, with guest-style permissions for
+// the test user, and deletes it at cleanup.
+func createVhost(t *testing.T, name, defaultQueueType string) {
+	t.Helper()
+	a := accAdmin(t)
+	if err := a.PutVhost(context.Background(), name, defaultQueueType); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.DeleteVhost(context.Background(), name) })
+	if err := a.SetPermissions(context.Background(), name, testUser(), allPermissions); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func stringsReader(s string) *strings.Reader { return strings.NewReader(s) }
+
+// managementHas reports whether the management API lists queue; unlike a
+// passive declare it does not count as use of the queue.
+func managementHas(t *testing.T, vhost, queue string) bool {
+	t.Helper()
+	all, err := accClient(t).ListQueues(context.Background(), vhost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ok := all[queue]
+	return ok
+}
+
+// redactURL hides the password of a URL.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return u.Redacted()
+}
+
+// declaredAs checks a queue the broker reports against what the backend
+// declares, spelled out here rather than computed by the code under test:
+// classic, durable, not auto-delete, not exclusive, and exactly wantArgs (a
+// JSON object with sorted keys) as arguments, an x-queue-type: classic that
+// RabbitMQ 3.13+ adds by itself aside.
+func declaredAs(q broker.Queue, wantArgs string) error {
+	if q.Type != "" && q.Type != "classic" {
+		return fmt.Errorf("queue %q is a %s queue, want classic", q.Name, q.Type)
+	}
+	if !q.Durable || q.AutoDelete || q.Exclusive {
+		return fmt.Errorf("queue %q: durable=%v auto_delete=%v exclusive=%v, want true, false, false", q.Name, q.Durable, q.AutoDelete, q.Exclusive)
+	}
+	args := map[string]any{}
+	for k, v := range q.Arguments {
+		if k == "x-queue-type" && v == "classic" {
+			continue
+		}
+		args[k] = v
+	}
+	got, err := json.Marshal(args)
+	if err != nil {
+		return err
+	}
+	if string(got) != wantArgs {
+		return fmt.Errorf("queue %q has arguments %s, want %s", q.Name, got, wantArgs)
+	}
+	return nil
+}

@@ -1,0 +1,312 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-version"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+)
+
+// The CLI harness: tests that run the real terraform CLI (or OpenTofu's,
+// whichever TF_ACC_TERRAFORM_PATH names) against the provider binary built
+// from this tree, through a dev_overrides CLI configuration, as a user does:
+// they see what terraform-plugin-testing cannot show, such as warnings.
+
+var (
+	buildOnce sync.Once
+	buildDir  string
+	buildErr  error
+)
+
+// builtProvider builds the provider once per test binary and returns the
+// directory holding it.
+func builtProvider(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		// Shared by every test of the binary, so not a t.TempDir.
+		buildDir, buildErr = os.MkdirTemp("", "queuey-e2e-") //nolint:usetesting // outlives any one test
+		if buildErr != nil {
+			return
+		}
+		cmd := exec.Command("go", "build", "-o", filepath.Join(buildDir, "terraform-provider-queuey"), "../..")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return buildDir
+}
+
+// terraformCLI runs terraform in dir with the dev_overrides config and
+// returns its combined output.
+type terraformCLI struct {
+	t   *testing.T
+	dir string
+	rc  string
+	env []string // more environment of the CLI
+}
+
+func newTerraformCLI(t *testing.T, config string) *terraformCLI {
+	t.Helper()
+	bin := builtProvider(t)
+	dir := t.TempDir()
+	rc := filepath.Join(dir, "terraformrc")
+	// "queuey/queuey" means registry.terraform.io/queuey/queuey to Terraform
+	// and registry.opentofu.org/queuey/queuey to OpenTofu: override both.
+	if err := os.WriteFile(rc, []byte(fmt.Sprintf(`provider_installation {
+  dev_overrides {
+    "registry.terraform.io/queuey/queuey" = %[1]q
+    "registry.opentofu.org/queuey/queuey" = %[1]q
+  }
+  direct {}
+}
+`, bin)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return &terraformCLI{t: t, dir: dir, rc: rc}
+}
+
+func (c *terraformCLI) run(args ...string) (string, error) {
+	c.t.Helper()
+	tf := os.Getenv("TF_ACC_TERRAFORM_PATH")
+	if tf == "" {
+		tf = "terraform"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, tf, append(args, "-no-color")...)
+	cmd.Dir = c.dir
+	cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+c.rc, "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1")
+	cmd.Env = append(cmd.Env, c.env...)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func (c *terraformCLI) mustRun(args ...string) string {
+	c.t.Helper()
+	out, err := c.run(args...)
+	if err != nil {
+		c.t.Fatalf("terraform %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// The CLI matrix: every stage of scripts/testacc.sh runs the whole suite, and
+// a test that needs a feature some CLI of the matrix lacks says so with
+// needsCLI (or unitTest's features), by the feature's name: the versions are
+// stated once, here. On a CLI without the feature the test skips itself, and
+// the skip is recorded as expected; any other skip fails the stage.
+
+// cliFeature is something of the Terraform or OpenTofu CLI that a test needs
+// and that not every CLI version of the matrix has.
+type cliFeature struct {
+	name string
+	// terraform and opentofu are the first versions of each CLI that have
+	// it; empty: no version of that CLI has it (yet).
+	terraform, opentofu string
+}
+
+var (
+	// featureFunctions: provider-defined functions.
+	featureFunctions = cliFeature{name: "provider functions", terraform: "1.8.0", opentofu: "1.7.0"}
+	// featureMove: `moved` blocks across resource types (MoveState).
+	featureMove = cliFeature{name: "moved across resource types", terraform: "1.8.0", opentofu: "1.10.0"}
+	// featureIdentity: resource identity and import by identity.
+	featureIdentity = cliFeature{name: "resource identity", terraform: "1.12.0", opentofu: "1.12.0"}
+	// featureQuery: list resources and `terraform query`; no OpenTofu has them.
+	featureQuery = cliFeature{name: "list resources and terraform query", terraform: "1.14.0"}
+	// featureActions: actions and `action_trigger`; no OpenTofu has them.
+	featureActions = cliFeature{name: "actions", terraform: "1.14.0"}
+	// featureActionDestroyEvents: actions triggered by destroy events.
+	featureActionDestroyEvents = cliFeature{name: "actions triggered by destroy events", terraform: "1.16.0"}
+)
+
+// testCLI is the CLI the tests drive: its kind ("Terraform" or "OpenTofu")
+// and version, as the binary reports them.
+type testCLI struct {
+	kind    string
+	version *version.Version
+}
+
+var (
+	testCLIOnce sync.Once
+	testCLIInfo testCLI
+	testCLIErr  error
+)
+
+// cliUnderTest returns the CLI the tests drive: TF_ACC_TERRAFORM_PATH, else
+// terraform on PATH (as terraform-plugin-testing and newTerraformCLI pick it).
+func cliUnderTest() (testCLI, error) {
+	testCLIOnce.Do(func() {
+		bin := os.Getenv("TF_ACC_TERRAFORM_PATH")
+		if bin == "" {
+			bin = "terraform"
+		}
+		cmd := exec.Command(bin, "version")
+		cmd.Env = append(os.Environ(), "CHECKPOINT_DISABLE=1")
+		out, err := cmd.Output()
+		if err != nil {
+			testCLIErr = fmt.Errorf("%s version: %v", bin, err)
+			return
+		}
+		testCLIInfo, testCLIErr = parseCLIVersion(string(out))
+	})
+	return testCLIInfo, testCLIErr
+}
+
+// parseCLIVersion reads the kind and version of a CLI from the output of its
+// `version` command: the first line "Terraform v1.11.4" or "OpenTofu
+// v1.12.6" (OpenTofu may print a warning before it).
+func parseCLIVersion(out string) (testCLI, error) {
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 || (f[0] != "Terraform" && f[0] != "OpenTofu") || !strings.HasPrefix(f[1], "v") {
+			continue
+		}
+		v, err := version.NewVersion(strings.TrimPrefix(f[1], "v"))
+		if err != nil {
+			return testCLI{}, fmt.Errorf("CLI version %q: %v", f[1], err)
+		}
+		return testCLI{kind: f[0], version: v}, nil
+	}
+	return testCLI{}, fmt.Errorf("no \"Terraform vX\" or \"OpenTofu vX\" line in the CLI's version output:\n%s", out)
+}
+
+// lacks returns the first of features that cli does not have, if any.
+func (cli testCLI) lacks(features ...cliFeature) (cliFeature, bool) {
+	for _, f := range features {
+		first := f.terraform
+		if cli.kind == "OpenTofu" {
+			first = f.opentofu
+		}
+		if first == "" || cli.version.LessThan(version.Must(version.NewVersion(first))) {
+			return f, true
+		}
+	}
+	return cliFeature{}, false
+}
+
+// needsCLI marks a test that drives a CLI, which needs features of it: with
+// -short (no CLI, as make mutate runs the tests) it skips; on a CLI that
+// lacks one of features it skips and records the skip as expected (see
+// recordExpectedSkip). It fails when the CLI cannot tell its version.
+func needsCLI(t *testing.T, features ...cliFeature) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("drives the Terraform CLI: skipped with -short")
+	}
+	if len(features) == 0 {
+		return
+	}
+	cli, err := cliUnderTest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, lacks := cli.lacks(features...); lacks {
+		recordExpectedSkip(t)
+		t.Skipf("%s %s: needs %s (%s)", expectedSkipMarker, cli.kind+" "+cli.version.String(), f.name, f.since())
+	}
+}
+
+// since says which CLI versions have f: "Terraform 1.12.0+, OpenTofu 1.12.0+".
+func (f cliFeature) since() string {
+	tofu := "no OpenTofu"
+	if f.opentofu != "" {
+		tofu = "OpenTofu " + f.opentofu + "+"
+	}
+	return "Terraform " + f.terraform + "+, " + tofu
+}
+
+// expectedSkipMarker starts the message of every skip needsCLI makes.
+const expectedSkipMarker = "CLI lacks a feature:"
+
+// expectedSkipsEnv names the file to which needsCLI appends, one a line, the
+// names of the tests it skipped: scripts/testacc.sh sets it for each stage
+// and fails the stage on any skipped test that is not listed there.
+const expectedSkipsEnv = "QUEUEY_EXPECTED_SKIPS"
+
+var expectedSkipsMu sync.Mutex
+
+// recordExpectedSkip appends t's name to the file of expectedSkipsEnv.
+func recordExpectedSkip(t *testing.T) {
+	t.Helper()
+	file := os.Getenv(expectedSkipsEnv)
+	if file == "" {
+		return
+	}
+	expectedSkipsMu.Lock()
+	defer expectedSkipsMu.Unlock()
+	f, err := os.OpenFile(file, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		t.Fatalf("recording an expected skip in %s: %v", file, err)
+	}
+	_, err = fmt.Fprintln(f, t.Name())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatalf("recording an expected skip in %s: %v", file, err)
+	}
+}
+
+// unitTest runs a CLI-driven unit test (resource.UnitTest: the CLI plans and
+// applies with the provider in-process, no broker), which needs features of
+// the CLI (needsCLI). With -short it skips: those tests take most of the
+// package's time and test the glue, while the rules they reach have fast
+// tests of their own (make mutate runs the tests with -short).
+func unitTest(t *testing.T, c resource.TestCase, features ...cliFeature) {
+	t.Helper()
+	needsCLI(t, features...)
+	resource.UnitTest(t, c)
+}
+
+// The CLI matrix as the features state it: which CLI version runs which test.
+func TestCLIFeatures(t *testing.T) {
+	t.Parallel()
+	all := []cliFeature{featureFunctions, featureMove, featureIdentity, featureQuery, featureActions, featureActionDestroyEvents}
+	for _, tt := range []struct {
+		versionOutput string
+		lacks         string // the names of the features of all it lacks
+	}{
+		{"Terraform v1.8.5\non linux_amd64\n", "resource identity|list resources and terraform query|actions|actions triggered by destroy events"},
+		{"Terraform v1.11.4\non linux_amd64\n", "resource identity|list resources and terraform query|actions|actions triggered by destroy events"},
+		{"Terraform v1.14.0\n", "actions triggered by destroy events"},
+		{"Terraform v1.16.4\non linux_amd64\n", ""},
+		{"Terraform v1.7.5\n", "provider functions|moved across resource types|resource identity|list resources and terraform query|actions|actions triggered by destroy events"},
+		{"OpenTofu v1.10.10\non linux_amd64\n", "resource identity|list resources and terraform query|actions|actions triggered by destroy events"},
+		{"Warning: the CLI config file is missing\n\nOpenTofu v1.12.6\non linux_amd64\n", "list resources and terraform query|actions|actions triggered by destroy events"},
+		{"OpenTofu v1.9.1\n", "moved across resource types|resource identity|list resources and terraform query|actions|actions triggered by destroy events"},
+	} {
+		cli, err := parseCLIVersion(tt.versionOutput)
+		if err != nil {
+			t.Errorf("parseCLIVersion(%q): %v", tt.versionOutput, err)
+			continue
+		}
+		var lacks []string
+		for _, f := range all {
+			if _, no := cli.lacks(f); no {
+				lacks = append(lacks, f.name)
+			}
+		}
+		if got := strings.Join(lacks, "|"); got != tt.lacks {
+			t.Errorf("%s %s lacks %q, want %q", cli.kind, cli.version, got, tt.lacks)
+		}
+	}
+	if _, err := parseCLIVersion("tofu: command not found"); err == nil {
+		t.Error("a version output without a version was read")
+	}
+}
