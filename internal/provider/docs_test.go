@@ -12,7 +12,8 @@ import (
 // The documentation against the code: each table that states what the code
 // does has one home and a test here (the configuration table's is
 // TestDocsConfigTable), and no page links to a file or a heading that the
-// repository lacks. See .github/CONTRIBUTING.md, "Documentation".
+// repository lacks. See .github/CONTRIBUTING.md, "Documentation", and
+// DESIGN.md, "Where each rule lives".
 
 const repoRoot = "../.."
 
@@ -173,11 +174,12 @@ func TestDocsStageTable(t *testing.T) {
 	}
 }
 
-// Every relative link of the README, CONTRIBUTING.md, the CHANGELOG and the
-// generated docs names a file of the repository, and a #heading of a
+// Every relative link of the README, CONTRIBUTING.md, DESIGN.md, the
+// CHANGELOG, the bench's pages and the generated docs names a file of the repository, and a #heading of a
 // Markdown file names one of its headings.
 func TestDocsLinks(t *testing.T) {
-	pages := []string{"README.md", ".github/CONTRIBUTING.md", "CHANGELOG.md"}
+	pages := []string{"README.md", ".github/CONTRIBUTING.md", "DESIGN.md", "CHANGELOG.md",
+		"tools/bench/README.md", "tools/bench/crowded.md"}
 	err := filepath.WalkDir(filepath.Join(repoRoot, "docs"), func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
 			rel, _ := filepath.Rel(repoRoot, p)
@@ -226,6 +228,104 @@ func hasHeading(text, anchor string) bool {
 		}
 		h := strings.ToLower(strings.TrimSpace(strings.TrimLeft(line, "#")))
 		if strings.ReplaceAll(drop.ReplaceAllString(h, ""), " ", "-") == anchor {
+			return true
+		}
+	}
+	return false
+}
+
+// DESIGN.md's "where each rule lives" table names files and Go declarations,
+// and each must exist. The first cell's `internal/...` path sets the
+// package of its row and the rows after it. A backticked name ending in .go
+// is a file: a path from the repository's root when it has a slash, else a
+// file of the row's package; `_x.go` is short for the previous file's stem
+// plus _x.go (`resource_queue_checks.go`, `_read.go`); globs match at least
+// one file. A backticked camelCase or PascalCase identifier, or a lowercase
+// one followed by "in `file.go`", is a func, type, var or const declared in
+// the row's package (in that file when one is named).
+func TestDocsDesignTable(t *testing.T) {
+	rows := tableAfter(t, readRepoFile(t, "DESIGN.md"), "## Where each rule lives")
+	if len(rows[0]) != 2 || rows[0][0] != "package or file" {
+		t.Fatalf("DESIGN.md's rule table has the header %v, want [package or file, holds]", rows[0])
+	}
+	code := regexp.MustCompile("`([^`]+)`( in `([^`]+\\.go)`)?")
+	goName := regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9]*$`)
+	pkg := ""
+	for _, r := range rows[1:] {
+		if first := code.FindStringSubmatch(r[0]); first != nil && strings.HasPrefix(first[1], "internal/") {
+			pkg = first[1]
+			if strings.HasSuffix(pkg, ".go") {
+				pkg = filepath.Dir(pkg)
+			}
+		}
+		if pkg == "" {
+			t.Fatalf("row %q of DESIGN.md's rule table comes before any row naming an internal/ package", r[0])
+		}
+		for _, cell := range r {
+			prev := ""
+			for _, m := range code.FindAllStringSubmatch(cell, -1) {
+				name := m[1]
+				switch {
+				case strings.HasSuffix(name, ".go"):
+					prev = designFile(t, pkg, prev, name)
+				case goName.MatchString(name) && (strings.ToLower(name) != name || m[3] != ""):
+					in := pkg
+					if m[3] != "" {
+						in = filepath.Join(pkg, m[3])
+					}
+					if !declares(t, in, name) {
+						t.Errorf("DESIGN.md's rule table names %s, which %s does not declare", name, in)
+					}
+				}
+			}
+		}
+	}
+}
+
+// designFile checks that the file name of DESIGN.md's rule table, in the row
+// of package pkg and after the file prev of the same cell, exists, and
+// returns its resolved name.
+func designFile(t *testing.T, pkg, prev, name string) string {
+	t.Helper()
+	path := filepath.Join(pkg, name)
+	switch {
+	case strings.Contains(name, "/"):
+		path = name
+	case strings.HasPrefix(name, "_") && prev != "":
+		stem := strings.TrimSuffix(filepath.Base(prev), ".go")
+		if i := strings.LastIndex(stem, "_"); i > 0 {
+			stem = stem[:i]
+		}
+		path = filepath.Join(filepath.Dir(prev), stem+name)
+	}
+	matches, err := filepath.Glob(filepath.Join(repoRoot, path))
+	if err != nil || len(matches) == 0 {
+		t.Errorf("DESIGN.md's rule table names %s (%s), which the repository lacks", name, path)
+	}
+	return path
+}
+
+// declares reports whether the Go files (tests left out) of dir, or the one
+// file dir names, declare name at top level: a func or method, a type, a var
+// or a const.
+func declares(t *testing.T, dir, name string) bool {
+	t.Helper()
+	files := []string{dir}
+	if !strings.HasSuffix(dir, ".go") {
+		var err error
+		if files, err = filepath.Glob(filepath.Join(repoRoot, dir, "*.go")); err != nil {
+			t.Fatal(err)
+		}
+		for i, f := range files {
+			files[i], _ = filepath.Rel(repoRoot, f)
+		}
+	}
+	decl := regexp.MustCompile(`(?m)^(func (\([^)]*\) )?|type |var |const )` + regexp.QuoteMeta(name) + `\b`)
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		if decl.MatchString(readRepoFile(t, f)) {
 			return true
 		}
 	}
