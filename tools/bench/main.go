@@ -9,7 +9,7 @@
 // the providers and the management API sits a counting proxy on loopback
 // (requests and TCP connections); each provider runs under a shim that
 // records its peak RSS and CPU time. `make bench` runs it; see
-// .github/CONTRIBUTING.md, "Benchmarks".
+// tools/bench/README.md.
 package main
 
 import (

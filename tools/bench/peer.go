@@ -10,7 +10,7 @@ import (
 // from. It is not on the Go module proxy these machines reach, so the bench
 // measures it only when given its binary. It runs the topology of the same N
 // logical queues, as two rabbitmq_queue resources each; the project's target
-// (.github/CONTRIBUTING.md, "Benchmarks") is queuey at least peerTarget times
+// (tools/bench/README.md, "Targets") is queuey at least peerTarget times
 // as fast on apply and destroy.
 
 // peerTarget is the least speed-up of queuey over the peer on apply and

@@ -45,7 +45,7 @@ func collect(rs []runResult, phase string, f func(phaseResult) float64) []float6
 }
 
 // targets are the project's ceilings on queuey's time over a floor's, set at
-// N=300 and N=1000 (.github/CONTRIBUTING.md, "Benchmarks"): apply and destroy against the plugin that sends only the
+// N=300 and N=1000 (tools/bench/README.md, "Targets"): apply and destroy against the plugin that sends only the
 // broker writes (noop_writes), plan against the do-nothing plugin
 // (noop_queue). Refresh has none.
 var targets = map[string]struct {
