@@ -122,7 +122,8 @@ func TestLimit_retryBudget(t *testing.T) {
 }
 
 // request_timeout bounds each attempt, from the attempt's start: an answer
-// just inside it is read, one just after it is not; and the attempt after
+// (its headers, or its body) just inside it is read, one just after it is
+// not; and the attempt after
 // one that timed out has the whole request_timeout again (a timeout counted
 // from the request's start would cut it).
 func TestLimit_requestTimeout(t *testing.T) {
@@ -137,14 +138,28 @@ func TestLimit_requestTimeout(t *testing.T) {
 		{"answer just inside", -1, []time.Duration{timeout - margin}, true},
 		{"answer just outside", -1, []time.Duration{timeout + margin}, false},
 		{"a retry's answer just inside its own", time.Minute, []time.Duration{time.Minute, timeout - margin}, true},
+		// The headers at once, the body late: only request_timeout bounds
+		// reading it (the transport's header timeout is over).
+		{"body just inside", -1, []time.Duration{-(timeout - margin)}, true},
+		{"body just outside", -1, []time.Duration{-(timeout + margin)}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			s := brokertest.New(t)
 			s.AddVhost("v", "classic")
 			var n atomic.Int64
-			s.Intercept(func(_ http.ResponseWriter, r *http.Request) bool {
-				if i := int(n.Add(1)) - 1; i < len(tc.delays) {
+			s.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
+				i := int(n.Add(1)) - 1
+				switch {
+				case i >= len(tc.delays):
+				case tc.delays[i] < 0: // headers now, the body after -delay
+					w.Header().Set("Content-Type", "application/json")
+					w.WriteHeader(http.StatusOK)
+					w.(http.Flusher).Flush()
+					sleepCtx(r.Context(), -tc.delays[i])
+					_, _ = w.Write([]byte(`{"name":"v","default_queue_type":"classic"}`))
+					return true
+				default:
 					sleepCtx(r.Context(), tc.delays[i])
 				}
 				return false
@@ -157,7 +172,13 @@ func TestLimit_requestTimeout(t *testing.T) {
 			if tc.read && err != nil {
 				t.Fatalf("answers after %v, request_timeout %s: %v", tc.delays, timeout, err)
 			}
-			if !tc.read && (!errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "no answer within request_timeout 400ms")) {
+			late := len(tc.delays) > 0 && tc.delays[0] < 0
+			var e *Error
+			switch {
+			case tc.read:
+			case late && (!errors.As(err, &e) || e.Status != http.StatusOK):
+				t.Fatalf("a body after %s, request_timeout %s: got %v, want the answer unread", -tc.delays[0], timeout, err)
+			case !late && (!errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "no answer within request_timeout 400ms")):
 				t.Fatalf("an answer after %v, request_timeout %s: got %v, want no answer within request_timeout", tc.delays, timeout, err)
 			}
 		})
