@@ -67,3 +67,16 @@ func serveLoopback(t testing.TB, handle func(net.Conn)) string {
 	}()
 	return l.Addr().String()
 }
+
+// SlowListener listens on a loopback port, closed at the end of the test,
+// and answers each connection with answer after (counted from the
+// connection), then closes it: a port slow to speak. It returns the address,
+// host:port.
+func SlowListener(t testing.TB, answer string, after time.Duration) string {
+	t.Helper()
+	return serveLoopback(t, func(conn net.Conn) {
+		defer func() { _ = conn.Close() }()
+		time.Sleep(after)
+		_, _ = conn.Write([]byte(answer))
+	})
+}

@@ -140,11 +140,15 @@ func amqpFailure(err error, summary string, diags *diag.Diagnostics) {
 	}
 }
 
-// waitForCount waits, up to purgeWait, until the management API reports
-// q.dead empty (its counts lag the queue by a few seconds), so that a
-// destroy right after the purge is not refused on a stale count. It
-// reports whether it saw the count, and the last count seen.
-func waitForCount(ctx context.Context, c *broker.Client, t deadLetters, wait time.Duration) (bool, *int64) {
+// countPoll is the pause between the listings of waitForCount.
+const countPoll = 500 * time.Millisecond
+
+// waitForCount waits, up to wait from its start (purgeWait), listing every
+// poll, until the management API reports q.dead empty (its counts lag the
+// queue by a few seconds), so that a destroy right after the purge is not
+// refused on a stale count. The last pause ends at the deadline. It reports
+// whether it saw the count, and the last count seen.
+func waitForCount(ctx context.Context, c *broker.Client, t deadLetters, wait, poll time.Duration) (bool, *int64) {
 	deadline := time.Now().Add(wait)
 	var last *int64
 	for {
@@ -163,7 +167,7 @@ func waitForCount(ctx context.Context, c *broker.Client, t deadLetters, wait tim
 		select {
 		case <-ctx.Done():
 			return false, last
-		case <-time.After(500 * time.Millisecond):
+		case <-time.After(min(poll, time.Until(deadline))):
 		}
 	}
 }

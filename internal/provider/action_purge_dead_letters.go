@@ -74,7 +74,7 @@ func (a *purgeAction) Invoke(ctx context.Context, req action.InvokeRequest, resp
 	} else {
 		p.say("deleted %d %s from %s", n, plural(n, "message"), t.dead)
 	}
-	if seen, last := waitForCount(ctx, client, t, purgeWait); !seen && ctx.Err() == nil {
+	if seen, last := waitForCount(ctx, client, t, purgeWait, countPoll); !seen && ctx.Err() == nil {
 		p.say("the management API still reports %s on %s after %s (messages may have arrived since the purge): a destroy "+
 			"right now may be refused on that count", countText(last, "message"), t.dead, purgeWait)
 	}

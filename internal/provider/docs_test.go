@@ -1,12 +1,18 @@
 package provider
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+
+	"github.com/queuey/terraform-provider-queuey/internal/broker"
 )
 
 // The documentation against the code: each table that states what the code
@@ -330,4 +336,55 @@ func declares(t *testing.T, dir, name string) bool {
 		}
 	}
 	return false
+}
+
+// The Operating guide's table of limits against the code: each row's default
+// is the value the code waits, and a row with a setting names a provider
+// attribute whose description gives that default. The move's stall limit is
+// unexported; internal/broker's TestDocsStallLimit checks its row.
+func TestDocsLimitsTable(t *testing.T) {
+	limits := map[string]time.Duration{
+		"One attempt of a request":                       broker.DefaultRequestTimeout,
+		"Trying a request again":                         broker.DefaultRetryBudget,
+		"Nothing answering at first contact":             broker.DefaultFirstContact,
+		"Remembering that an endpoint answered":          broker.DefaultContactMemory,
+		"Remembering a restart":                          broker.DefaultRestartMemory,
+		"Recovery window after a restart":                broker.DefaultRecoveryWindow,
+		"Confirming a `404`":                             broker.DefaultConfirmPause,
+		"The plan's message check":                       warnTimeout,
+		"Destroy waiting for counts and running queues":  countWait,
+		"An AMQP connection":                             broker.AMQPDialTimeout,
+		"A purge waiting for the management API's count": purgeWait,
+		"A move waiting for a delivery or a confirm":     -1, // see TestDocsStallLimit
+	}
+	var sr provider.SchemaResponse
+	New("test")().Schema(context.Background(), provider.SchemaRequest{}, &sr)
+	rows := tableAfter(t, readRepoFile(t, "docs/guides/operating.md"), "### Every limit")
+	seen := map[string]bool{}
+	for _, r := range rows[1:] {
+		name, def, setting := r[0], strings.Trim(r[1], "`"), strings.Trim(r[2], "`")
+		want, ok := limits[name]
+		seen[name] = true
+		got, err := time.ParseDuration(def)
+		switch {
+		case !ok:
+			t.Errorf("the table has %q, which this test does not know: add it here with the value the code waits", name)
+		case err != nil:
+			t.Errorf("%s: default %q is not a duration", name, r[1])
+		case want >= 0 && got != want:
+			t.Errorf("%s: the table says %s, the code waits %s", name, got, want)
+		}
+		if setting == "—" {
+			continue
+		}
+		a, ok := sr.Schema.Attributes[setting]
+		if !ok || !strings.Contains(a.GetMarkdownDescription(), "Defaults to `"+def+"`") {
+			t.Errorf("%s: setting %q is not a provider attribute whose description says \"Defaults to `%s`\"", name, setting, def)
+		}
+	}
+	for name := range limits {
+		if !seen[name] {
+			t.Errorf("the table lacks the limit %q", name)
+		}
+	}
 }

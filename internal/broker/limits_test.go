@@ -1,0 +1,310 @@
+package broker
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
+)
+
+// The limits of the Operating guide's table ("Every limit"), each at both
+// edges: the operation still going just inside the limit, and ended just
+// outside it, counted from the operation's start. Where the start and the
+// first failure could be confused, the first attempt is slow to fail, so
+// that a limit counted from the wrong moment lets the late answer in. The
+// defaults are read once (TestLimitDefaults), never waited out.
+
+// The settings and defaults a client built without them uses.
+func TestLimitDefaults(t *testing.T) {
+	t.Parallel()
+	c, err := New(Config{Endpoint: "http://rabbit:15672", Username: "u", Password: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.transport.timeout != DefaultRequestTimeout || c.transport.budget != DefaultRetryBudget {
+		t.Errorf("request_timeout %s, retry_budget %s; want %s and %s", c.transport.timeout, c.transport.budget,
+			DefaultRequestTimeout, DefaultRetryBudget)
+	}
+	if c.transport.tm != (Timing{}).withDefaults() {
+		t.Errorf("timing %+v, want the defaults (TestTimingDefaults)", c.transport.tm)
+	}
+	if c.amqp.timeout != AMQPDialTimeout {
+		t.Errorf("AMQP dial bound %s, want AMQPDialTimeout %s", c.amqp.timeout, AMQPDialTimeout)
+	}
+	if want := DefaultRetryBudget + 2*DefaultRequestTimeout; c.http.Timeout != want {
+		t.Errorf("backstop %s, want %s: retry_budget + request_timeout, and one more request_timeout", c.http.Timeout, want)
+	}
+}
+
+// The move's stall limit has its row in the Operating guide's table (the
+// rest of the table: internal/provider's TestDocsLimitsTable).
+func TestDocsStallLimit(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("../../docs/guides/operating.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const row = "| A move waiting for a delivery or a confirm |"
+	for line := range strings.Lines(string(b)) {
+		if !strings.HasPrefix(line, row) {
+			continue
+		}
+		cell := strings.Trim(strings.TrimSpace(strings.Split(line[len(row):], "|")[0]), "`")
+		if d, err := time.ParseDuration(cell); err != nil || d != redriveStall {
+			t.Errorf("the table says %q, the move waits %s", cell, redriveStall)
+		}
+		return
+	}
+	t.Errorf("the Operating guide's table lacks %q", row)
+}
+
+// sinceStart returns the time from the moment it was given, which an
+// intercept reads while the request it times runs.
+type sinceStart struct{ at atomic.Int64 }
+
+func (s *sinceStart) mark()                { s.at.Store(time.Now().UnixNano()) }
+func (s *sinceStart) since() time.Duration { return time.Since(time.Unix(0, s.at.Load())) }
+
+// No attempt starts later than retry_budget after the request began: a
+// broker that answers 503 until just inside the budget is read, one that
+// answers 503 until just after it is reported. The first attempt fails only
+// after slowFirst, so a budget counted from the first failure, or from the
+// last attempt, reads the late broker.
+func TestLimit_retryBudget(t *testing.T) {
+	t.Parallel()
+	const budget, margin, slowFirst = 600 * time.Millisecond, 200 * time.Millisecond, 300 * time.Millisecond
+	for _, tc := range []struct {
+		name    string
+		healsAt time.Duration // from the request's start
+		read    bool
+	}{
+		{"heals just inside", budget - margin, true},
+		{"heals just outside", budget + margin, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := brokertest.New(t)
+			s.AddVhost("v", "classic")
+			tm := fastTiming
+			tm.BackoffFirst, tm.BackoffMax = 5*time.Millisecond, 5*time.Millisecond
+			c := timedClient(t, s.URL, budget, tm)
+			var start sinceStart
+			var n atomic.Int64
+			s.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
+				if n.Add(1) == 1 {
+					sleepCtx(r.Context(), slowFirst)
+				}
+				if start.since() >= tc.healsAt {
+					return false
+				}
+				w.WriteHeader(http.StatusServiceUnavailable)
+				return true
+			})
+			start.mark()
+			_, err := c.GetVhost(context.Background(), "v")
+			if tc.read && err != nil {
+				t.Fatalf("a broker back %s after the start, inside retry_budget %s: %v", tc.healsAt, budget, err)
+			}
+			var e *Error
+			if !tc.read && (!errors.As(err, &e) || e.Status != http.StatusServiceUnavailable) {
+				t.Fatalf("a broker back %s after the start, outside retry_budget %s: got %v, want its last 503", tc.healsAt, budget, err)
+			}
+		})
+	}
+}
+
+// request_timeout bounds each attempt, from the attempt's start: an answer
+// (its headers, or its body) just inside it is read, one just after it is
+// not; and the attempt after
+// one that timed out has the whole request_timeout again (a timeout counted
+// from the request's start would cut it).
+func TestLimit_requestTimeout(t *testing.T) {
+	t.Parallel()
+	const timeout, margin = 400 * time.Millisecond, 150 * time.Millisecond
+	for _, tc := range []struct {
+		name   string
+		budget time.Duration
+		delays []time.Duration // of each attempt's answer
+		read   bool
+	}{
+		{"answer just inside", -1, []time.Duration{timeout - margin}, true},
+		{"answer just outside", -1, []time.Duration{timeout + margin}, false},
+		{"a retry's answer just inside its own", time.Minute, []time.Duration{time.Minute, timeout - margin}, true},
+		// The headers at once, the body late: only request_timeout bounds
+		// reading it (the transport's header timeout is over).
+		{"body just inside", -1, []time.Duration{-(timeout - margin)}, true},
+		{"body just outside", -1, []time.Duration{-(timeout + margin)}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := brokertest.New(t)
+			s.AddVhost("v", "classic")
+			var n atomic.Int64
+			s.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
+				i := int(n.Add(1)) - 1
+				switch {
+				case i >= len(tc.delays):
+				case tc.delays[i] < 0: // headers now, the body after -delay
+					w.Header().Set("Content-Type", "application/json")
+					w.WriteHeader(http.StatusOK)
+					w.(http.Flusher).Flush()
+					sleepCtx(r.Context(), -tc.delays[i])
+					_, _ = w.Write([]byte(`{"name":"v","default_queue_type":"classic"}`))
+					return true
+				default:
+					sleepCtx(r.Context(), tc.delays[i])
+				}
+				return false
+			})
+			c, err := New(Config{Endpoint: s.URL, Username: "u", Password: "p", RequestTimeout: timeout, RetryBudget: tc.budget, Timing: fastTiming})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = c.GetVhost(context.Background(), "v")
+			if tc.read && err != nil {
+				t.Fatalf("answers after %v, request_timeout %s: %v", tc.delays, timeout, err)
+			}
+			late := len(tc.delays) > 0 && tc.delays[0] < 0
+			var e *Error
+			switch {
+			case tc.read:
+			case late && (!errors.As(err, &e) || e.Status != http.StatusOK):
+				t.Fatalf("a body after %s, request_timeout %s: got %v, want the answer unread", -tc.delays[0], timeout, err)
+			case !late && (!errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "no answer within request_timeout 400ms")):
+				t.Fatalf("an answer after %v, request_timeout %s: got %v, want no answer within request_timeout", tc.delays, timeout, err)
+			}
+		})
+	}
+}
+
+// Before the broker has ever answered, a refused connection is tried again
+// for FirstContact from the request's start: a broker that starts listening
+// just inside it is read, one that starts just after it is reported as a
+// first contact. The first attempt is refused only after slowFirst (a dial
+// that takes a while), so a window counted from the first failure, or from
+// the last attempt, reads the late broker.
+func TestLimit_firstContact(t *testing.T) {
+	t.Parallel()
+	const window, margin, slowFirst = 500 * time.Millisecond, 150 * time.Millisecond, 250 * time.Millisecond
+	for _, tc := range []struct {
+		name    string
+		opensAt time.Duration // from the request's start
+		read    bool
+	}{
+		{"opens just inside", window - margin, true},
+		{"opens just outside", window + margin, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := brokertest.New(t)
+			s.AddVhost("v", "classic")
+			tm := fastTiming
+			tm.BackoffFirst, tm.BackoffMax, tm.FirstContact = 5*time.Millisecond, 5*time.Millisecond, window
+			c := timedClient(t, s.URL, time.Minute, tm)
+			open := c.transport.base
+			var start sinceStart
+			var n atomic.Int64
+			c.transport.base = roundTripFunc(func(r *http.Request) (*http.Response, error) {
+				if n.Add(1) == 1 {
+					sleepCtx(r.Context(), slowFirst)
+				}
+				if start.since() >= tc.opensAt {
+					return open.RoundTrip(r)
+				}
+				return nil, &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+			})
+			start.mark()
+			_, err := c.GetVhost(context.Background(), "v")
+			if tc.read && err != nil {
+				t.Fatalf("a broker listening %s after the start, inside the window of %s: %v", tc.opensAt, window, err)
+			}
+			if !tc.read {
+				checkFirstContact(t, err, strings.TrimPrefix(s.URL, "http://"))
+			}
+		})
+	}
+}
+
+// A restart is remembered for RestartMemory from its last sign, not its
+// first: a 404 that comes later than RestartMemory after the first sign but
+// within it after a second one is still tried again for the recovery window.
+// (TestTiming_restartMemory holds both edges from one sign.)
+func TestLimit_restartMemoryFromLastSign(t *testing.T) {
+	t.Parallel()
+	const memory = 800 * time.Millisecond
+	tm := fastTiming
+	tm.RestartMemory, tm.RecoveryWindow = memory, 60*time.Millisecond
+	s := brokertest.New(t)
+	c := timedClient(t, s.URL, time.Minute, tm)
+	// sign has c meet a 503 (a restarting broker) while reading vhost
+	// (each its own: a vhost's answer is kept), and returns when.
+	sign := func(vhost string) time.Time {
+		t.Helper()
+		s.AddVhost(vhost, "classic")
+		s.Script(brokertest.Path("vhosts/"+vhost), brokertest.Reply(503, ""))
+		if _, err := c.GetVhost(context.Background(), vhost); err != nil {
+			t.Fatal(err)
+		}
+		return time.Now()
+	}
+	first := sign("first")
+	time.Sleep(time.Until(first.Add(memory / 2)))
+	sign("last")
+	time.Sleep(time.Until(first.Add(memory + memory/4)))
+	times := attemptTimes(c)
+	if err := c.DeleteQueue(context.Background(), "/", "gone", true); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("got %v, want ErrNotFound", err)
+	}
+	if n := len(times()); n <= 2 {
+		t.Errorf("a 404 %s after the first sign of a restart and %s after the last was sent %d times; want it tried for the recovery window",
+			memory+memory/4, memory-memory/4, n)
+	}
+}
+
+// An AMQP connection has AMQPDialTimeout (here 400ms) for TCP, TLS and the
+// handshake together: a port that answers just inside it is heard (here it
+// answers HTTP, reported as such), one that answers just after it is
+// reported as no AMQP connection within the bound.
+func TestLimit_amqpDial(t *testing.T) {
+	t.Parallel()
+	const bound, margin = 400 * time.Millisecond, 150 * time.Millisecond
+	for _, tc := range []struct {
+		name    string
+		answers time.Duration
+		want    error
+	}{
+		{"answers just inside", bound - margin, ErrNotAMQP},
+		{"answers just outside", bound + margin, ErrAMQPUnreachable},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := amqpClient(t, "amqp://"+brokertest.SlowListener(t, "HTTP/1.1 400 Bad Request\r\n\r\n", tc.answers))
+			c.amqp.timeout = bound
+			_, err := c.PurgeQueue(context.Background(), "/", "orders.dead")
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("a port answering after %s, bound %s: got %v, want %v", tc.answers, bound, err, tc.want)
+			}
+			if tc.want == ErrAMQPUnreachable && !strings.Contains(err.Error(), "no AMQP connection within 400ms") {
+				t.Errorf("the error does not name the bound: %v", err)
+			}
+		})
+	}
+}
+
+// sleepCtx waits d, or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
