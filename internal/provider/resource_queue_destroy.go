@@ -374,17 +374,6 @@ func busy(queues []broker.Queue, withUnknown bool) (lines []string, unknown bool
 	return lines, unknown
 }
 
-// countText is "1 message", "2 messages" or "unknown messages".
-func countText(n *int64, noun string) string {
-	switch {
-	case n == nil:
-		return "unknown " + noun + "s"
-	case *n == 1:
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", *n, noun)
-}
-
 // deadLetterAdvice is what a destroy refused over the messages of q.dead
 // says besides force_destroy: the two actions, and how to invoke them. The
 // action blocks always name the vhost (an action without one takes the
