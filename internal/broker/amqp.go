@@ -46,7 +46,7 @@ type amqpSettings struct {
 	url     string // amqp(s)://host:port, no credentials, no path
 	derived bool   // derived from the management endpoint
 	tls     *tls.Config
-	method  AuthMethod
+	method  authMethod
 	user    string
 	secret  string // password or static bearer token
 	tokens  *sharedToken
@@ -57,9 +57,9 @@ type amqpSettings struct {
 // management endpoint mgmt: amqp://HOST:5672 for http, amqps://HOST:5671 for
 // https. TLS settings and credentials are the management API's.
 func newAMQPSettings(cfg Config, mgmt *url.URL, tlsCfg *tls.Config, tokens *sharedToken) (amqpSettings, error) {
-	s := amqpSettings{tls: tlsCfg, method: cfg.Method(), user: cfg.Username, secret: cfg.Password,
+	s := amqpSettings{tls: tlsCfg, method: cfg.authKind(), user: cfg.Username, secret: cfg.Password,
 		tokens: tokens, timeout: AMQPDialTimeout}
-	if s.method == AuthBearerToken {
+	if s.method == authBearerToken {
 		s.secret = cfg.BearerToken
 	}
 	if cfg.AMQPEndpoint != "" {
@@ -70,14 +70,14 @@ func newAMQPSettings(cfg Config, mgmt *url.URL, tlsCfg *tls.Config, tokens *shar
 		s.url = u.String()
 		return s, nil
 	}
-	s.url, s.derived = DeriveAMQPEndpoint(mgmt), true
+	s.url, s.derived = deriveAMQPEndpoint(mgmt), true
 	return s, nil
 }
 
-// DeriveAMQPEndpoint is the AMQP URL of the broker whose management API is at
+// deriveAMQPEndpoint is the AMQP URL of the broker whose management API is at
 // mgmt: the same host, amqp://HOST:5672 for http and amqps://HOST:5671 for
 // https.
-func DeriveAMQPEndpoint(mgmt *url.URL) string {
+func deriveAMQPEndpoint(mgmt *url.URL) string {
 	if mgmt.Scheme == "https" {
 		return "amqps://" + net.JoinHostPort(mgmt.Hostname(), amqpsPort)
 	}
@@ -147,13 +147,13 @@ func (e *AMQPError) Unwrap() error { return e.Kind }
 // username).
 func (c *Client) credentials(ctx context.Context) (string, string, error) {
 	switch c.amqp.method {
-	case AuthOAuth2:
+	case authOAuth2:
 		tok, err := c.amqp.tokens.token(ctx)
 		if err != nil {
 			return "", "", err
 		}
 		return c.oauthUser(), tok, nil
-	case AuthBearerToken:
+	case authBearerToken:
 		return c.oauthUser(), c.amqp.secret, nil
 	}
 	return c.amqp.user, c.amqp.secret, nil
@@ -273,7 +273,7 @@ func (c *Client) dialError(ctx context.Context, op string, err error, first []by
 }
 
 func (c *Client) amqpAuthHint() string {
-	if c.amqp.method != AuthBasic {
+	if c.amqp.method != authBasic {
 		return "The token is sent as the AMQP password: check that it is valid for this broker and grants access to the vhost"
 	}
 	return fmt.Sprintf("Check username and password (user %q): the AMQP connection uses the management API's credentials", c.amqp.user)

@@ -387,7 +387,7 @@ func (c *Client) amqpUser(ctx context.Context) (string, bool) {
 	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := c.getJSON(wctx, "reading the current user", "whoami", &who); err != nil || who.Name == "" {
-		if c.amqp.method == AuthBasic {
+		if c.amqp.method == authBasic {
 			return c.amqp.user, false
 		}
 		return "", false

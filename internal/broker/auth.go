@@ -36,25 +36,25 @@ type OAuth2Config struct {
 	EndpointParams map[string]string
 }
 
-// AuthMethod says how requests authenticate.
-type AuthMethod int
+// authMethod says how requests authenticate.
+type authMethod int
 
 // The ways to authenticate.
 const (
-	AuthBasic AuthMethod = iota
-	AuthBearerToken
-	AuthOAuth2
+	authBasic authMethod = iota
+	authBearerToken
+	authOAuth2
 )
 
-// Method returns how requests made with cfg authenticate.
-func (cfg Config) Method() AuthMethod {
+// authKind returns how requests made with cfg authenticate.
+func (cfg Config) authKind() authMethod {
 	switch {
 	case cfg.OAuth2 != nil:
-		return AuthOAuth2
+		return authOAuth2
 	case cfg.BearerToken != "":
-		return AuthBearerToken
+		return authBearerToken
 	}
-	return AuthBasic
+	return authBasic
 }
 
 // authTransport sets the Authorization header (basic, a static bearer token or
@@ -64,7 +64,7 @@ func (cfg Config) Method() AuthMethod {
 // a new one.
 type authTransport struct {
 	next     http.RoundTripper
-	method   AuthMethod
+	method   authMethod
 	username string
 	password string
 	bearer   string
@@ -87,10 +87,10 @@ func newAuthTransport(cfg Config, next http.RoundTripper, tokenBase *http.Transp
 		return nil, fmt.Errorf("headers: %s are not valid HTTP header names", strings.Join(invalid, ", "))
 	}
 	t := &authTransport{
-		next: next, method: cfg.Method(), username: cfg.Username, password: cfg.Password,
+		next: next, method: cfg.authKind(), username: cfg.Username, password: cfg.Password,
 		bearer: cfg.BearerToken, headers: cfg.Headers,
 	}
-	if t.method == AuthOAuth2 {
+	if t.method == authOAuth2 {
 		o := cfg.OAuth2
 		var missing []string
 		for _, f := range []struct{ name, v string }{{"token_url", o.TokenURL}, {"client_id", o.ClientID}, {"client_secret", o.ClientSecret}} {
@@ -116,12 +116,12 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		r.Header.Set(k, v)
 	}
 	switch t.method {
-	case AuthBasic:
+	case authBasic:
 		if t.username != "" || t.password != "" {
 			r.SetBasicAuth(t.username, t.password)
 		}
 		return t.next.RoundTrip(r)
-	case AuthBearerToken:
+	case authBearerToken:
 		r.Header.Set("Authorization", "Bearer "+t.bearer)
 		return t.next.RoundTrip(r)
 	}
@@ -484,7 +484,7 @@ func (c *Client) tokenRefusalHint(reason string) string {
 			"`.write:` and `.read:` for the queues, e.g. `rabbitmq.configure:*/*`, `rabbitmq.write:*/*` and `rabbitmq.read:*/*`, " +
 			c.grantHint()
 	}
-	if c.cfg.Method() == AuthBearerToken {
+	if c.cfg.authKind() == authBearerToken {
 		if exp := jwtExpiry(c.cfg.BearerToken); !exp.IsZero() && time.Now().After(exp) {
 			return fmt.Sprintf("The bearer_token expired at %s (%s ago): get a new token and set bearer_token (or RABBITMQ_BEARER_TOKEN) again, "+
 				"or use the oauth2 block so that the provider fetches and renews tokens itself", exp.UTC().Format(time.RFC3339), time.Since(exp).Round(time.Second))
@@ -498,7 +498,7 @@ func (c *Client) tokenRefusalHint(reason string) string {
 }
 
 func (c *Client) grantHint() string {
-	if c.cfg.Method() == AuthOAuth2 {
+	if c.cfg.authKind() == authOAuth2 {
 		return "granted to oauth2.client_id by the identity provider (or asked for in oauth2.scopes)"
 	}
 	return "in the bearer_token"

@@ -77,7 +77,7 @@ func newAuthClient(t *testing.T, cfg Config) *Client {
 // get makes one read and one write, as Read and Create do.
 func get(t *testing.T, c *Client) error {
 	t.Helper()
-	_, err := c.GetQueueDeclaration(context.Background(), "/", "q")
+	_, err := c.GetQueue(context.Background(), "/", "q", Declared)
 	if errors.Is(err, ErrNotFound) {
 		err = nil
 	}
@@ -346,7 +346,7 @@ func TestAuth_oauth2FailingEndpointShared(t *testing.T) {
 	errs := make(chan error, callers)
 	for i := range callers {
 		go func() {
-			_, err := c.GetQueueDeclaration(context.Background(), "/", fmt.Sprintf("q%d", i))
+			_, err := c.GetQueue(context.Background(), "/", fmt.Sprintf("q%d", i), Declared)
 			errs <- err
 		}()
 	}
@@ -494,7 +494,7 @@ func TestAuth_oauth2SlowTokenEndpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.GetQueueDeclaration(context.Background(), "/", "q"); !errors.Is(err, ErrNotFound) {
+	if _, err := c.GetQueue(context.Background(), "/", "q", Declared); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("got %v, want the token and then ErrNotFound", err)
 	}
 }
@@ -531,11 +531,11 @@ func TestAuth_oauth2TokenStatusFinality(t *testing.T) {
 			if tc.final {
 				wantKind = ErrUnauthorized
 			}
-			if _, err := c.GetQueueDeclaration(context.Background(), "/", "q"); !errors.Is(err, wantKind) || !strings.Contains(err.Error(), fmt.Sprintf("HTTP %d", tc.status)) {
+			if _, err := c.GetQueue(context.Background(), "/", "q", Declared); !errors.Is(err, wantKind) || !strings.Contains(err.Error(), fmt.Sprintf("HTTP %d", tc.status)) {
 				t.Fatalf("first request: got %v, want %v naming HTTP %d", err, wantKind, tc.status)
 			}
 			hits := ts.Hits()
-			_, err := c.GetQueueDeclaration(context.Background(), "/", "q")
+			_, err := c.GetQueue(context.Background(), "/", "q", Declared)
 			switch {
 			case tc.final && (!errors.Is(err, ErrUnauthorized) || ts.Hits() != hits):
 				t.Errorf("after a refusal: got %v and %d more token requests, want the same refusal and none", err, ts.Hits()-hits)

@@ -29,7 +29,7 @@ type Client struct {
 	consumers flight[map[string]int64] // consumer counts by queue
 	vhosts    flight[Vhost]
 	// lastWrite is when this client last wrote anything but a queue delete
-	// (Unix nanoseconds; see Recent).
+	// (Unix nanoseconds; see CountsAsRecent).
 	lastWrite atomic.Int64
 
 	// credentialsRefused is set once the broker refused the basic-auth
@@ -61,16 +61,6 @@ func (c *Client) deletedQueue() {
 	c.counted.wrote()
 	c.checks.deleted()
 	c.consumers.deleted()
-}
-
-// Recent reports whether a listing whose request began at began may answer
-// the checks before a destroy as RecentQueues would: it began at most
-// Timing.CheckAge ago, and this client has written nothing since but queue
-// deletes. For a listing made by another provider process of the same run:
-// the plan's, handed to the destroy (the provider's private state).
-func (c *Client) Recent(began time.Time) bool {
-	age := time.Since(began)
-	return age >= 0 && age <= c.transport.tm.CheckAge && c.lastWrite.Load() < began.UnixNano()
 }
 
 // New builds a client. It validates the settings and reads certificate files

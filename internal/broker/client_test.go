@@ -69,7 +69,7 @@ func TestRequestTimeout(t *testing.T) {
 	})
 	const timeout = 200 * time.Millisecond
 	start := time.Now()
-	_, err := fakeClient(t, s, timeout).GetQueueDeclaration(context.Background(), "/", "orders")
+	_, err := fakeClient(t, s, timeout).GetQueue(context.Background(), "/", "orders", Declared)
 	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), s.URL) {
 		t.Fatalf("err = %v, want ErrUnreachable naming %s", err, s.URL)
 	}
@@ -239,7 +239,7 @@ func TestRequests_contentTypeOnlyWithBody(t *testing.T) {
 	if err := c.DeclareQueue(ctx, "/", "q", map[string]any{"x-max-length": 1}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.GetQueueDeclaration(ctx, "/", "q"); err != nil {
+	if _, err := c.GetQueue(ctx, "/", "q", Declared); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.DeleteQueue(ctx, "/", "q", false); err != nil {

@@ -153,7 +153,7 @@ func (e *MissingCredentialError) Error() string {
 // its username or password, unless headers carries an Authorization header
 // of its own.
 func checkCredentials(cfg Config) error {
-	if cfg.Method() != AuthBasic {
+	if cfg.authKind() != authBasic {
 		return nil
 	}
 	for name := range cfg.Headers {

@@ -126,7 +126,7 @@ func TestNotFoundIsFinalWithDefaultBudget(t *testing.T) {
 		{"missing queue's delete", func(c *Client) error { return c.DeleteQueue(context.Background(), "/", "nope", true) }},
 		{"deleted vhost's listing", func(c *Client) error {
 			fake.RemoveVhost("gone")
-			_, err := c.ListQueues(context.Background(), "gone")
+			_, err := c.ListQueues(context.Background(), "gone", Counted, Live)
 			return err
 		}},
 	} {
@@ -160,7 +160,7 @@ func TestWrongPasswordRefusedOnce(t *testing.T) {
 	}
 	got := []error{<-errs, <-errs, <-errs}
 	sent := len(fake.Requests())
-	_, err := c.GetQueueDeclaration(context.Background(), "/", "q")
+	_, err := c.GetQueue(context.Background(), "/", "q", Declared)
 	got = append(got, err)
 	if n := len(fake.Requests()); n != sent {
 		t.Errorf("%d requests sent after the refusal, want none", n-sent)

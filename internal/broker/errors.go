@@ -99,7 +99,7 @@ func (c *Client) classify(ctx context.Context, op string, status int, reason str
 	e := &Error{Op: op, Endpoint: c.endpoint, Status: status, Reason: reason}
 	lower := strings.ToLower(reason)
 	switch {
-	case (status == 401 || status == 403) && c.cfg.Method() != AuthBasic:
+	case (status == 401 || status == 403) && c.cfg.authKind() != authBasic:
 		e.Kind = ErrUnauthorized
 		e.Hint = c.tokenRefusalHint(reason)
 	case status == 401 || status == 403:

@@ -29,9 +29,9 @@ func (e *FirstContactError) Error() string {
 
 func (e *FirstContactError) Unwrap() error { return e.Err }
 
-// Unresolved reports whether the host did not resolve (rather than refused
+// unresolved reports whether the host did not resolve (rather than refused
 // the connection).
-func (e *FirstContactError) Unresolved() bool {
+func (e *FirstContactError) unresolved() bool {
 	var dns *net.DNSError
 	return errors.As(e.Err, &dns)
 }
@@ -74,7 +74,7 @@ func hostPort(u *url.URL) string {
 // firstContactHint says what to check when nothing answered at the endpoint.
 func firstContactHint(e *FirstContactError) string {
 	check := "check that the broker is running and that its management API listens at " + e.Addr
-	if e.Unresolved() {
+	if e.unresolved() {
 		check = "check the host name in endpoint (or RABBITMQ_ENDPOINT)"
 	}
 	return "The broker has not answered at this endpoint recently: " + check + " (the management plugin's port is usually " +

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"time"
 
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
@@ -24,8 +23,8 @@ type Queue struct {
 	// Messages (ready plus unacknowledged) is nil while the broker has not
 	// reported it yet (it can omit it for a moment after a declaration).
 	Messages *int64
-	// Consumers is filled in only by ListQueuesWithConsumers and
-	// PeekQueuesWithConsumers; nil otherwise.
+	// Consumers is filled in only by the listings CheckedWithConsumers and
+	// Consumers; nil otherwise.
 	Consumers *int64
 	// State is what the broker says of the queue's process: "running" (or
 	// "live", "idle", "flow") while it works; "down", "stopped", "crashed"
@@ -117,38 +116,6 @@ func count(n *json.Number) *int64 {
 	return &i
 }
 
-// ListQueues returns every queue of vhost by name, with message counts, from
-// a request sent after the call began or still in flight when it began and
-// after this client's last write (see reads.go). The map is shared: do not
-// modify it.
-func (c *Client) ListQueues(ctx context.Context, vhost string) (map[string]Queue, error) {
-	return c.counted.do(ctx, vhost, live, func(ctx context.Context) (map[string]Queue, error) {
-		return c.listQueuesNow(ctx, vhost, withCounts|withDeclarations)
-	})
-}
-
-// ListQueueDeclarations returns every queue of vhost by name as declared,
-// without message counts, at a lower cost to the broker. The listing is kept
-// and shared by every later caller until this client writes (see reads.go):
-// a plan lists each vhost once. The map is shared: do not modify it.
-func (c *Client) ListQueueDeclarations(ctx context.Context, vhost string) (map[string]Queue, error) {
-	return c.declared.do(ctx, vhost, kept, func(ctx context.Context) (map[string]Queue, error) {
-		return c.listQueuesNow(ctx, vhost, withDeclarations)
-	})
-}
-
-// ListedQueueDeclarations returns what ListQueueDeclarations would, but only
-// when that listing has already answered; otherwise it returns false at
-// once, and the listing is on its way for a later call. For Read, which
-// then looks its queues up alone: in a crowded vhost the listing takes the
-// broker a while, and no Read waits for it. The map is shared: do not
-// modify it.
-func (c *Client) ListedQueueDeclarations(vhost string) (map[string]Queue, bool) {
-	return c.declared.peek(vhost, kept, func(ctx context.Context) (map[string]Queue, error) {
-		return c.listQueuesNow(ctx, vhost, withDeclarations)
-	})
-}
-
 // listQueuesNow fetches every queue of vhost in one request.
 func (c *Client) listQueuesNow(ctx context.Context, vhost string, flags uint) (map[string]Queue, error) {
 	var raw []rawQueue
@@ -165,19 +132,8 @@ func (c *Client) listQueuesNow(ctx context.Context, vhost string, flags uint) (m
 	return out, nil
 }
 
-// GetQueueDeclaration returns what one queue was declared with (no message
-// counts) and its state and node, from a GET of that queue alone, or an error wrapping ErrNotFound
-// when the queue or its vhost does not exist. The broker answers it in time
-// independent of the number of queues in the vhost, where a listing costs it
-// time in proportion to that number.
-func (c *Client) GetQueueDeclaration(ctx context.Context, vhost, name string) (Queue, error) {
-	q, err := c.getQueue(ctx, vhost, name, getQuery)
-	q.Messages = nil
-	return q, err
-}
-
-// getQueue reads one queue with a GET of its own, asking query.
-func (c *Client) getQueue(ctx context.Context, vhost, name, query string) (Queue, error) {
+// fetchQueue reads one queue with a GET of its own, asking query.
+func (c *Client) fetchQueue(ctx context.Context, vhost, name, query string) (Queue, error) {
 	var raw rawQueue
 	op := fmt.Sprintf("reading queue %q in vhost %q", name, vhost)
 	if err := c.getJSON(ctx, op, "queues/"+url.PathEscape(vhost)+"/"+url.PathEscape(name)+"?"+query, &raw); err != nil {
@@ -218,100 +174,6 @@ func (c *Client) DeleteQueue(ctx context.Context, vhost, name string, guarded bo
 	}
 	defer c.deletedQueue()
 	return c.send(ctx, op, http.MethodDelete, path, nil, nil)
-}
-
-// ListQueuesWithConsumers returns every queue of vhost by name with its
-// message count and its consumer count (from the vhost's consumer list), all
-// from requests sent after the call began or still in flight when it began
-// and after this client's last write (see reads.go): for the dead-letter
-// actions. Only Name, Vhost, Messages, Consumers, State and Node are filled
-// in. The map is the caller's.
-func (c *Client) ListQueuesWithConsumers(ctx context.Context, vhost string) (map[string]Queue, error) {
-	queues, _, err := c.queuesWithConsumers(ctx, vhost, live)
-	return queues, err
-}
-
-// PeekQueuesWithConsumers is ListQueuesWithConsumers that may also answer with
-// listings made earlier by this client, since its last write: for a warning
-// at plan time, where one listing serves every queue of the plan. It also
-// returns when the listing's request began (see Recent).
-func (c *Client) PeekQueuesWithConsumers(ctx context.Context, vhost string) (map[string]Queue, time.Time, error) {
-	return c.queuesWithConsumers(ctx, vhost, kept)
-}
-
-func (c *Client) queuesWithConsumers(ctx context.Context, vhost string, fresh freshness) (map[string]Queue, time.Time, error) {
-	type consumers struct {
-		counts map[string]int64
-		err    error
-	}
-	cch := make(chan consumers, 1)
-	go func() {
-		counts, err := c.consumers.do(ctx, vhost, fresh, c.consumerCountsNow(vhost))
-		cch <- consumers{counts, err}
-	}()
-	shared, began, err := c.checks.doAt(ctx, vhost, fresh, c.checkListingNow(vhost))
-	cs := <-cch
-	if err == nil {
-		err = cs.err
-	}
-	if err != nil {
-		return nil, time.Time{}, err
-	}
-	queues := make(map[string]Queue, len(shared))
-	for name, q := range shared {
-		n := cs.counts[name]
-		q.Consumers = &n
-		queues[name] = q
-	}
-	return queues, began, nil
-}
-
-// RecentQueues returns every queue of vhost by name with its message count
-// (ready plus unacknowledged), state and node, from a listing that began at
-// most Timing.CheckAge before the call (see reads.go): for the checks before
-// a destroy, which find there the hold queues of a logical queue and then
-// confirm each queue alone (GetQueueCounts, ConsumerCounts). Consumers is
-// nil. The map is shared: do not modify it.
-func (c *Client) RecentQueues(ctx context.Context, vhost string) (map[string]Queue, error) {
-	return c.checks.do(ctx, vhost, freshness(c.transport.tm.CheckAge), c.checkListingNow(vhost))
-}
-
-// ListQueuesNow is RecentQueues from a request sent after the call began or
-// still in flight when it began: for checks that wait for a count to be
-// reported or a queue to run again.
-func (c *Client) ListQueuesNow(ctx context.Context, vhost string) (map[string]Queue, error) {
-	return c.checks.do(ctx, vhost, live, c.checkListingNow(vhost))
-}
-
-// ConsumerCounts returns the number of consumers of each queue of vhost that
-// has any, from a request sent after the call began or still in flight when
-// it began (see reads.go). The broker answers it in time that grows with the
-// consumers of the vhost, not its queues. The map is shared: do not modify
-// it.
-func (c *Client) ConsumerCounts(ctx context.Context, vhost string) (map[string]int64, error) {
-	return c.consumers.do(ctx, vhost, live, c.consumerCountsNow(vhost))
-}
-
-// GetQueueCounts returns one queue's state and node and, where the broker
-// reports it for a single queue (RabbitMQ 4.0 and later), its live message
-// count (ready plus unacknowledged); Messages is nil where it does not (3.10).
-// An error wraps ErrNotFound when the queue or its vhost does not exist. The
-// broker answers it in time independent of the number of queues in the vhost.
-//
-// Asked for totals, RabbitMQ 4.3 answers for a queue whose node is down
-// without the node: a queue not said to be running, without a node, is
-// asked for again without them, which names it.
-func (c *Client) GetQueueCounts(ctx context.Context, vhost, name string) (Queue, error) {
-	q, err := c.getQueue(ctx, vhost, name, getCountsQuery)
-	if err != nil || (q.State != "" && q.Running()) || q.Node != "" {
-		return q, err
-	}
-	d, err := c.GetQueueDeclaration(ctx, vhost, name)
-	if err != nil {
-		return Queue{}, err
-	}
-	q.State, q.Node = d.State, d.Node
-	return q, nil
 }
 
 // checkListingNow lists the queues of vhost twice at once: with live message

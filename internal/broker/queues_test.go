@@ -35,20 +35,20 @@ func TestListQuery(t *testing.T) {
 
 // A queue read back keeps its arguments; one without arguments (RabbitMQ
 // may answer null) has an empty map, never nil.
-func TestGetQueueDeclaration_arguments(t *testing.T) {
+func TestGetQueue_declaredArguments(t *testing.T) {
 	t.Parallel()
 	s := brokertest.New(t)
 	s.PutQueue("/", brokertest.Queue{Name: "with", Durable: true, Arguments: map[string]any{"x-max-length": 7}})
 	s.PutQueue("/", brokertest.Queue{Name: "without", Durable: true})
 	c := fakeClient(t, s, 5*time.Second)
-	q, err := c.GetQueueDeclaration(context.Background(), "/", "with")
+	q, err := c.GetQueue(context.Background(), "/", "with", Declared)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := q.Arguments["x-max-length"]; got != json.Number("7") {
 		t.Errorf("arguments of a queue with x-max-length 7: %v", q.Arguments)
 	}
-	q, err = c.GetQueueDeclaration(context.Background(), "/", "without")
+	q, err = c.GetQueue(context.Background(), "/", "without", Declared)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestGetQueueDeclaration_arguments(t *testing.T) {
 // A message count is a whole number or unknown (nil): never a guess from a
 // A GET of one queue asks for its live message total: 4.x reports it, 3.10
 // does not (nil: unknown, never 0); state and node come either way.
-func TestGetQueueCounts(t *testing.T) {
+func TestGetQueue_counted(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name           string
@@ -76,7 +76,7 @@ func TestGetQueueCounts(t *testing.T) {
 		}
 		s.PutQueue("/", brokertest.Queue{Name: "q", Messages: brokertest.Count(3), State: "stopped", Node: "rabbit@n2"})
 		c := fakeClient(t, s, 5*time.Second)
-		q, err := c.GetQueueCounts(context.Background(), "/", "q")
+		q, err := c.GetQueue(context.Background(), "/", "q", Counted)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -90,7 +90,7 @@ func TestGetQueueCounts(t *testing.T) {
 		if r := s.RequestsMatching("GET queues / q"); len(r) != 1 || !strings.Contains(r[0], "enable_queue_totals=true") {
 			t.Errorf("%s: requests %q, want one GET asking for totals", tc.name, r)
 		}
-		if _, err := c.GetQueueCounts(context.Background(), "/", "nope"); !errors.Is(err, ErrNotFound) {
+		if _, err := c.GetQueue(context.Background(), "/", "nope", Counted); !errors.Is(err, ErrNotFound) {
 			t.Errorf("%s: a missing queue: %v, want ErrNotFound", tc.name, err)
 		}
 	}
@@ -99,7 +99,7 @@ func TestGetQueueCounts(t *testing.T) {
 // A queue whose node is down, asked for with totals, comes back from 4.3
 // without its node (seen in the resil stage's cluster): it is asked for again
 // without totals, so that a refusal can name the node.
-func TestGetQueueCounts_nodeOfAStoppedQueue(t *testing.T) {
+func TestGetQueue_nodeOfAStoppedQueue(t *testing.T) {
 	t.Parallel()
 	s := brokertest.New(t)
 	s.PutQueue("/", brokertest.Queue{Name: "q", State: "stopped", Node: "rabbit@n2"})
@@ -110,7 +110,7 @@ func TestGetQueueCounts_nodeOfAStoppedQueue(t *testing.T) {
 		_, _ = w.Write([]byte(`{"name":"q","vhost":"/","state":"stopped"}`))
 		return true
 	})
-	q, err := fakeClient(t, s, 5*time.Second).GetQueueCounts(context.Background(), "/", "q")
+	q, err := fakeClient(t, s, 5*time.Second).GetQueue(context.Background(), "/", "q", Counted)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,12 +174,12 @@ func TestDeclareQueue_argumentsObject(t *testing.T) {
 
 // Each queue of a consumer check carries the number of its consumers, and
 // a failed consumer listing fails the check: never read as no consumers.
-func TestListQueuesWithConsumers_counts(t *testing.T) {
+func TestListQueues_consumers(t *testing.T) {
 	t.Parallel()
 	s := brokertest.New(t)
 	s.PutQueue("/", brokertest.Queue{Name: "busy", Durable: true, Messages: brokertest.Count(0), Consumers: 2})
 	s.PutQueue("/", brokertest.Queue{Name: "idle", Durable: true, Messages: brokertest.Count(0)})
-	qs, err := fakeClient(t, s, 5*time.Second).ListQueuesWithConsumers(context.Background(), "/")
+	qs, err := queuesOf(fakeClient(t, s, 5*time.Second), context.Background(), "/", CheckedWithConsumers, Live)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func TestListQueuesWithConsumers_counts(t *testing.T) {
 	}
 
 	s.Script(brokertest.Path("consumers/%2F"), brokertest.Reply(500, `{"error":"internal_error","reason":"boom"}`))
-	if _, err := fakeClient(t, s, 5*time.Second).ListQueuesWithConsumers(context.Background(), "/"); err == nil {
+	if _, err := queuesOf(fakeClient(t, s, 5*time.Second), context.Background(), "/", CheckedWithConsumers, Live); err == nil {
 		t.Error("a failed consumer listing gave a consumer check")
 	}
 }
@@ -214,7 +214,7 @@ func TestWhoamiHonoursContext(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err := c.GetQueueDeclaration(ctx, "/", "q")
+	_, err := c.GetQueue(ctx, "/", "q", Declared)
 	if took := time.Since(start); took > 3*time.Second || !errors.Is(err, ErrUnauthorized) {
 		t.Errorf("got %v after %s, want ErrUnauthorized once the deadline passed", err, took)
 	}

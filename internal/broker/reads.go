@@ -10,7 +10,8 @@ import (
 //
 // Terraform runs up to -parallelism operations at a time in one provider
 // process, and each wants the same per-vhost listing. A flight lets them
-// share it, under three rules (a read's freshness):
+// share it, under three rules, which a caller of ListQueues picks with its
+// Freshness (Live, Recent, Kept):
 //
 //   - A live read (the live data source, the dead-letter actions) joins only
 //     a request still in flight, never a finished one: every answer is at
@@ -123,7 +124,7 @@ func (f *flight[T]) doAt(ctx context.Context, key string, fresh freshness, fetch
 // cancellation ends. For a caller with another way to what it needs: it
 // takes the shared answer once there, never waits for it. A failed request
 // is not kept, so the next peek asks again.
-func (f *flight[T]) peek(key string, fresh freshness, fetch func(context.Context) (T, error)) (T, bool) {
+func (f *flight[T]) peek(key string, fresh freshness, fetch func(context.Context) (T, error)) (T, time.Time, bool) {
 	var zero T
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -132,15 +133,15 @@ func (f *flight[T]) peek(key string, fresh freshness, fetch func(context.Context
 	}
 	if c := f.calls[key]; f.takes(c, fresh, time.Now()) {
 		if c.ended {
-			return c.val, true
+			return c.val, c.began, true
 		}
-		return zero, false
+		return zero, time.Time{}, false
 	}
 	fctx, cancel := context.WithCancel(context.Background())
 	c := &flightCall[T]{gen: f.gen, del: f.del, began: time.Now(), detached: true, done: make(chan struct{}), cancel: cancel}
 	f.calls[key] = c
 	go f.run(fctx, key, c, fetch)
-	return zero, false
+	return zero, time.Time{}, false
 }
 
 // takes reports whether a read of freshness fresh, called at now, may take

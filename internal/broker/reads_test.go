@@ -82,7 +82,7 @@ func listConcurrently(t *testing.T, n int, list func() (map[string]Queue, error)
 func TestReads_keptListingServesEveryLaterReadUntilAWrite(t *testing.T) {
 	b, c := newReadsBroker(t)
 	ctx := context.Background()
-	list := func() (map[string]Queue, error) { return c.ListQueueDeclarations(ctx, "v") }
+	list := func() (map[string]Queue, error) { return queuesOf(c, ctx, "v", Declared, Kept) }
 
 	for _, s := range listConcurrently(t, 10, list) {
 		if s != 1 {
@@ -119,8 +119,8 @@ func TestReads_liveListingIsNeverKept(t *testing.T) {
 	b, c := newReadsBroker(t)
 	ctx := context.Background()
 	for _, list := range []func() (map[string]Queue, error){
-		func() (map[string]Queue, error) { return c.ListQueues(ctx, "v") },
-		func() (map[string]Queue, error) { return c.ListQueuesWithConsumers(ctx, "v") },
+		func() (map[string]Queue, error) { return queuesOf(c, ctx, "v", Counted, Live) },
+		func() (map[string]Queue, error) { return queuesOf(c, ctx, "v", CheckedWithConsumers, Live) },
 	} {
 		before := b.Listings("v")
 		for range 3 {
@@ -143,13 +143,13 @@ func TestReads_liveCallersShareARequestInFlight(t *testing.T) {
 	started := b.ListingArrived()
 	done := make(chan []int64, 1)
 	go func() {
-		done <- listConcurrently(t, 1, func() (map[string]Queue, error) { return c.ListQueues(context.Background(), "v") })
+		done <- listConcurrently(t, 1, func() (map[string]Queue, error) { return queuesOf(c, context.Background(), "v", Counted, Live) })
 	}()
 	<-started
 	// Nine more callers while the first request is in flight join it.
 	more := make(chan []int64, 1)
 	go func() {
-		more <- listConcurrently(t, 9, func() (map[string]Queue, error) { return c.ListQueues(context.Background(), "v") })
+		more <- listConcurrently(t, 9, func() (map[string]Queue, error) { return queuesOf(c, context.Background(), "v", Counted, Live) })
 	}()
 	time.Sleep(100 * time.Millisecond)
 	close(hold)
@@ -168,9 +168,9 @@ func TestReads_callerAfterWriteNeverGetsAnOlderAnswer(t *testing.T) {
 	for _, kept := range []bool{false, true} {
 		list := func() (map[string]Queue, error) {
 			if kept {
-				return c.ListQueueDeclarations(ctx, "v")
+				return queuesOf(c, ctx, "v", Declared, Kept)
 			}
-			return c.ListQueues(ctx, "v")
+			return queuesOf(c, ctx, "v", Counted, Live)
 		}
 		// A's listing is sent and held by the broker, its snapshot taken.
 		hold := make(chan struct{})
@@ -249,9 +249,9 @@ func TestReads_answersNeverPredateTheLastWrite(t *testing.T) {
 				var err error
 				live := j%2 == 0
 				if live {
-					qs, err = c.ListQueues(ctx, "v")
+					qs, err = queuesOf(c, ctx, "v", Counted, Live)
 				} else {
-					qs, err = c.ListQueueDeclarations(ctx, "v")
+					qs, err = queuesOf(c, ctx, "v", Declared, Kept)
 				}
 				if err != nil {
 					t.Error(err)
@@ -284,14 +284,14 @@ func TestReads_errorsAreSharedAndNotKept(t *testing.T) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		_, errs[0] = c.ListQueueDeclarations(context.Background(), "v")
+		_, errs[0] = queuesOf(c, context.Background(), "v", Declared, Kept)
 	}()
 	<-started
 	for i := 1; i < len(errs); i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = c.ListQueueDeclarations(context.Background(), "v")
+			_, errs[i] = queuesOf(c, context.Background(), "v", Declared, Kept)
 		}()
 	}
 	time.Sleep(50 * time.Millisecond)
@@ -306,7 +306,7 @@ func TestReads_errorsAreSharedAndNotKept(t *testing.T) {
 	// The failure is not remembered: the next call asks again and succeeds.
 	b.FailListings(0)
 	b.HoldListings(nil)
-	if _, err := c.ListQueueDeclarations(context.Background(), "v"); err != nil {
+	if _, err := queuesOf(c, context.Background(), "v", Declared, Kept); err != nil {
 		t.Fatalf("after the broker recovered: %v", err)
 	}
 	wantListings(t, b, 2, "%d listing requests, want 2")
@@ -332,7 +332,8 @@ func TestReads_cancelOneCallerOnly(t *testing.T) {
 			ctx = ctx1
 		}
 		go func() {
-			qs, err := c.ListQueues(ctx, "v")
+			qsList, err := c.ListQueues(ctx, "v", Counted, Live)
+			qs := qsList.Queues
 			results[i] <- result{qs, err}
 		}()
 		if i == 0 {
@@ -374,7 +375,7 @@ func TestReads_requestCancelledWhenEveryCallerLeaves(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := c.ListQueueDeclarations(ctx, "v")
+		_, err := c.ListQueues(ctx, "v", Declared, Kept)
 		done <- err
 	}()
 	<-started
@@ -391,7 +392,7 @@ func TestReads_requestCancelledWhenEveryCallerLeaves(t *testing.T) {
 	}
 	// The abandoned request is not kept: the next caller asks again.
 	b.HoldListings(nil)
-	if _, err := c.ListQueueDeclarations(context.Background(), "v"); err != nil {
+	if _, err := queuesOf(c, context.Background(), "v", Declared, Kept); err != nil {
 		t.Fatal(err)
 	}
 	wantListings(t, b, 2, "%d listing requests, want 2")
@@ -429,7 +430,7 @@ func TestReads_peekSharesTheChecksListingUntilAWrite(t *testing.T) {
 	b, c := newReadsBroker(t)
 	ctx := context.Background()
 	for range 5 {
-		qs, _, err := c.PeekQueuesWithConsumers(ctx, "v")
+		qs, _, err := listOf(c, ctx, "v", CheckedWithConsumers, Kept)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -442,7 +443,7 @@ func TestReads_peekSharesTheChecksListingUntilAWrite(t *testing.T) {
 		t.Fatalf("5 peeks sent %d queue and %d consumer listings, want 2 and 1", l, cs)
 	}
 	// A live check never takes the kept one.
-	if _, err := c.ListQueuesWithConsumers(ctx, "v"); err != nil {
+	if _, err := queuesOf(c, ctx, "v", CheckedWithConsumers, Live); err != nil {
 		t.Fatal(err)
 	}
 	if l, cs := b.Listings("v"), requestCount(b, "GET consumers v"); l != 4 || cs != 2 {
@@ -478,7 +479,8 @@ func TestReads_checksJoinAListingInFlightAcrossQueueDeletesOnly(t *testing.T) {
 	check := func() chan result {
 		ch := make(chan result, 1)
 		go func() {
-			qs, err := c.ListQueuesWithConsumers(ctx, "v")
+			qsList, err := c.ListQueues(ctx, "v", CheckedWithConsumers, Live)
+			qs := qsList.Queues
 			ch <- result{qs, err}
 		}()
 		return ch
@@ -519,14 +521,14 @@ func TestReads_checksJoinAListingInFlightAcrossQueueDeletesOnly(t *testing.T) {
 	// A kept read after a delete takes neither a finished answer nor one in
 	// flight from before it.
 	b.HoldListings(nil)
-	if _, _, err := c.PeekQueuesWithConsumers(ctx, "v"); err != nil {
+	if _, _, err := listOf(c, ctx, "v", CheckedWithConsumers, Kept); err != nil {
 		t.Fatal(err)
 	}
 	before := b.Listings("v")
 	if err := c.DeleteQueue(ctx, "v", "new", true); err != nil {
 		t.Fatal(err)
 	}
-	qs, _, err := c.PeekQueuesWithConsumers(ctx, "v")
+	qs, _, err := listOf(c, ctx, "v", CheckedWithConsumers, Kept)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -540,7 +542,7 @@ func TestReads_checksJoinAListingInFlightAcrossQueueDeletesOnly(t *testing.T) {
 	b.HoldListings(hold)
 	d := make(chan result, 1)
 	go func() {
-		qs, _, err := c.PeekQueuesWithConsumers(ctx, "v")
+		qs, _, err := listOf(c, ctx, "v", CheckedWithConsumers, Kept)
 		d <- result{qs, err}
 	}()
 	waitListings(t, b, before+4)
@@ -549,7 +551,7 @@ func TestReads_checksJoinAListingInFlightAcrossQueueDeletesOnly(t *testing.T) {
 	}
 	e := make(chan result, 1)
 	go func() {
-		qs, _, err := c.PeekQueuesWithConsumers(ctx, "v")
+		qs, _, err := listOf(c, ctx, "v", CheckedWithConsumers, Kept)
 		e <- result{qs, err}
 	}()
 	waitListings(t, b, before+6)
@@ -587,9 +589,9 @@ func TestReads_checksNeverPredateTheLastDeclaration(t *testing.T) {
 					var qs map[string]Queue
 					var err error
 					if live {
-						qs, err = c.ListQueuesWithConsumers(ctx, "v")
+						qs, err = queuesOf(c, ctx, "v", CheckedWithConsumers, Live)
 					} else {
-						qs, _, err = c.PeekQueuesWithConsumers(ctx, "v")
+						qs, _, err = listOf(c, ctx, "v", CheckedWithConsumers, Kept)
 					}
 					if err != nil {
 						t.Error(err)
@@ -811,12 +813,13 @@ func TestReads_recentQueuesWithinCheckAge(t *testing.T) {
 		ctx := context.Background()
 		var seqs []int64
 		for i := range 3 {
-			qs, err := c.RecentQueues(ctx, "v")
+			qsList, err := c.ListQueues(ctx, "v", Checked, Recent)
+			qs := qsList.Queues
 			if err != nil {
 				t.Fatal(err)
 			}
 			seqs = append(seqs, seqOf(t, qs))
-			if _, err := c.ConsumerCounts(ctx, "v"); err != nil {
+			if _, err := c.ListQueues(ctx, "v", Consumers, Live); err != nil {
 				t.Fatal(err)
 			}
 			if i == 0 {
@@ -834,7 +837,8 @@ func TestReads_recentQueuesWithinCheckAge(t *testing.T) {
 		if err := c.DeclareQueue(ctx, "v", "new", nil); err != nil {
 			t.Fatal(err)
 		}
-		qs, err := c.RecentQueues(ctx, "v")
+		qsList, err := c.ListQueues(ctx, "v", Checked, Recent)
+		qs := qsList.Queues
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -865,13 +869,14 @@ func TestReads_amqpMovesEndRecentListings(t *testing.T) {
 			return err
 		},
 	} {
-		if _, err := c.RecentQueues(ctx, "v"); err != nil {
+		if _, err := queuesOf(c, ctx, "v", Checked, Recent); err != nil {
 			t.Fatal(err)
 		}
 		if err := move(); err == nil {
 			t.Fatal("a move through a closed port succeeded")
 		}
-		qs, err := c.RecentQueues(ctx, "v")
+		qsList, err := c.ListQueues(ctx, "v", Checked, Recent)
+		qs := qsList.Queues
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -896,25 +901,25 @@ func TestFlight_peek(t *testing.T) {
 		}
 		return int(n), nil
 	}
-	if _, ok := f.peek("k", kept, fetch); ok {
+	if _, _, ok := f.peek("k", kept, fetch); ok {
 		t.Fatal("peek answered before any request")
 	}
 	for fetches.Load() == 0 {
 		time.Sleep(time.Millisecond)
 	}
-	if _, ok := f.peek("k", kept, fetch); ok || fetches.Load() != 1 {
+	if _, _, ok := f.peek("k", kept, fetch); ok || fetches.Load() != 1 {
 		t.Fatalf("a second peek while the first request is in flight: answered %v, %d requests", ok, fetches.Load())
 	}
 	close(release)
 	peekUntil(t, &f, fetch, 1)
 	f.wrote()
-	if _, ok := f.peek("k", kept, fetch); ok {
+	if _, _, ok := f.peek("k", kept, fetch); ok {
 		t.Fatal("peek answered with a request older than a write")
 	}
 	for fetches.Load() < 2 || func() bool { f.mu.Lock(); defer f.mu.Unlock(); return f.calls["k"] != nil }() {
 		time.Sleep(time.Millisecond) // the second request fails and is dropped
 	}
-	if _, ok := f.peek("k", kept, fetch); ok {
+	if _, _, ok := f.peek("k", kept, fetch); ok {
 		t.Fatal("peek answered after a failed request")
 	}
 	for deadline := time.Now().Add(5 * time.Second); fetches.Load() < 3; time.Sleep(time.Millisecond) {
@@ -963,7 +968,7 @@ func TestFlight_peekedRequestOutlivesAJoinerWhoLeaves(t *testing.T) {
 func peekUntil(t *testing.T, f *flight[int], fetch func(context.Context) (int, error), want int) {
 	t.Helper()
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
-		if v, ok := f.peek("k", kept, fetch); ok {
+		if v, _, ok := f.peek("k", kept, fetch); ok {
 			if v != want {
 				t.Fatalf("peek answered %d, want %d", v, want)
 			}
@@ -975,10 +980,10 @@ func peekUntil(t *testing.T, f *flight[int], fetch func(context.Context) (int, e
 	}
 }
 
-// PeekQueuesWithConsumers says when its listing's request began: before the
+// A kept CheckedWithConsumers listing says when its listing's request began: before the
 // broker answered a held listing, and the same time again for a later call
-// that takes the kept answer (what a destroy's plan hands over; see Recent).
-func TestPeekQueuesWithConsumers_began(t *testing.T) {
+// that takes the kept answer (what a destroy's plan hands over; see CountsAsRecent).
+func TestListQueues_began(t *testing.T) {
 	t.Parallel()
 	b := brokertest.New(t)
 	b.AddVhost("v", "")
@@ -993,7 +998,7 @@ func TestPeekQueuesWithConsumers_began(t *testing.T) {
 	}
 	first := make(chan answer, 1)
 	go func() {
-		_, began, err := c.PeekQueuesWithConsumers(ctx, "v")
+		_, began, err := listOf(c, ctx, "v", CheckedWithConsumers, Kept)
 		first <- answer{began, err}
 	}()
 	waitListings(t, b, 2)
@@ -1008,7 +1013,7 @@ func TestPeekQueuesWithConsumers_began(t *testing.T) {
 		t.Errorf("began %v after the call, want before the broker answered (%v after the call)", a.began.Sub(asked), answered.Sub(asked))
 	}
 	time.Sleep(20 * time.Millisecond)
-	_, again, err := c.PeekQueuesWithConsumers(ctx, "v")
+	_, again, err := listOf(c, ctx, "v", CheckedWithConsumers, Kept)
 	if err != nil {
 		t.Fatal(err)
 	}

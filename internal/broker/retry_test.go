@@ -235,7 +235,7 @@ func TestRetryBudgetRunsOut(t *testing.T) {
 	var attempts atomic.Int64
 	c.observeAttempts(func(*http.Request) { attempts.Add(1) })
 	start := time.Now()
-	_, err := c.GetQueueDeclaration(context.Background(), "v", "q")
+	_, err := c.GetQueue(context.Background(), "v", "q", Declared)
 	took := time.Since(start)
 	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "no usable answer within retry_budget 200ms") ||
 		!strings.Contains(err.Error(), "connection refused") {

@@ -69,7 +69,7 @@ func TestClassify_authProblemsOnEveryVersion(t *testing.T) {
 				vb["whoami"] = answer{401, brokertest.NotManagement}
 			}
 			c, b := vb.client(t)
-			_, err := c.ListQueueDeclarations(context.Background(), "v")
+			_, err := queuesOf(c, context.Background(), "v", Declared, Kept)
 			if !errors.Is(err, ErrUnauthorized) {
 				t.Fatalf("got %v, want ErrUnauthorized", err)
 			}
@@ -111,7 +111,7 @@ func TestConfirmNotFound(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, _ := tc.vb.client(t)
-			_, err := c.ListQueueDeclarations(context.Background(), "v")
+			_, err := queuesOf(c, context.Background(), "v", Declared, Kept)
 			if !errors.Is(err, tc.wantKind) {
 				t.Fatalf("got %v, want %v", err, tc.wantKind)
 			}

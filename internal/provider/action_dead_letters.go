@@ -64,7 +64,8 @@ func (a *configuredAction) warnCount(ctx context.Context, t deadLetters, summary
 	}
 	ctx, cancel := context.WithTimeout(ctx, warnTimeout)
 	defer cancel()
-	queues, err := client.ListQueues(ctx, t.vhost)
+	queuesList, err := client.ListQueues(ctx, t.vhost, broker.Counted, broker.Live)
+	queues := queuesList.Queues
 	if err != nil {
 		tflog.Debug(ctx, "skipping the plan-time dead-letter count", map[string]any{"error": err.Error()})
 		return
@@ -82,7 +83,7 @@ func (a *configuredAction) warnCount(ctx context.Context, t deadLetters, summary
 // that is starting).
 func check(ctx context.Context, c *broker.Client, t deadLetters, running bool, diags *diag.Diagnostics) bool {
 	for _, name := range []string{t.queue, t.dead} {
-		q, err := c.GetQueueDeclaration(ctx, t.vhost, name)
+		q, err := c.GetQueue(ctx, t.vhost, name, broker.Declared)
 		switch {
 		case errors.Is(err, broker.ErrNotFound):
 			diags.AddError("Queue Not Found", fmt.Sprintf("Queue %q does not exist in vhost %q, so nothing was moved or deleted. "+
@@ -152,7 +153,8 @@ func waitForCount(ctx context.Context, c *broker.Client, t deadLetters, wait, po
 	deadline := time.Now().Add(wait)
 	var last *int64
 	for {
-		queues, err := c.ListQueuesWithConsumers(ctx, t.vhost)
+		queuesList, err := c.ListQueues(ctx, t.vhost, broker.CheckedWithConsumers, broker.Live)
+		queues := queuesList.Queues
 		if err == nil {
 			if q, ok := queues[t.dead]; ok && q.Messages != nil {
 				last = q.Messages

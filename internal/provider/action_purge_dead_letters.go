@@ -72,7 +72,7 @@ func (a *purgeAction) Invoke(ctx context.Context, req action.InvokeRequest, resp
 	if n == 0 {
 		p.say("%s holds no messages: nothing to move, nothing deleted", t.dead)
 	} else {
-		p.say("deleted %d %s from %s", n, plural(n, "message"), t.dead)
+		p.say("deleted %s from %s", countText(new(int64(n)), "message"), t.dead)
 	}
 	if seen, last := waitForCount(ctx, client, t, purgeWait, countPoll); !seen && ctx.Err() == nil {
 		p.say("the management API still reports %s on %s after %s (messages may have arrived since the purge): a destroy "+

@@ -1,12 +1,12 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/queuey/terraform-provider-queuey/internal/broker"
 )
 
 // terraform apply -invoke of the purge empties q.dead and nothing else: q
@@ -35,7 +35,7 @@ func TestAccAction_purgeLeavesQueueAndHoldQueuesAlone(t *testing.T) {
 	}
 	// The management API shows the purge already (a destroy now would not
 	// be refused on a stale count).
-	queues, err := accClient(t).ListQueuesWithConsumers(context.Background(), "/")
+	queues, err := listQueues(accClient(t), "/", broker.CheckedWithConsumers)
 	if q := queues[name+".dead"]; err != nil || q.Messages == nil || *q.Messages != 0 {
 		t.Errorf("the management API reports %v messages on %s.dead right after the purge (%v)", q.Messages, name, err)
 	}

@@ -91,16 +91,8 @@ func (a *redriveAction) Invoke(ctx context.Context, req action.InvokeRequest, re
 	case moved == 0:
 		p.say("%s holds no messages: nothing to move", t.dead)
 	default:
-		p.say("moved %d %s from %s to %s", moved, plural(moved, "message"), t.dead, t.queue)
+		p.say("moved %s from %s to %s", countText(new(int64(moved)), "message"), t.dead, t.queue)
 	}
-}
-
-// plural is noun, with an s unless n is 1.
-func plural(n int, noun string) string {
-	if n == 1 {
-		return noun
-	}
-	return noun + "s"
 }
 
 type redriveModel struct {

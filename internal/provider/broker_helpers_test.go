@@ -238,7 +238,7 @@ func cleanupQueues(t *testing.T, vhost, prefix string) {
 // deleteQueuesWithPrefix deletes through c every queue of vhost whose name
 // starts with prefix, whatever it holds.
 func deleteQueuesWithPrefix(c *broker.Client, vhost, prefix string) {
-	all, err := c.ListQueues(context.Background(), vhost)
+	all, err := listQueues(c, vhost, broker.Counted)
 	if err != nil {
 		return
 	}
@@ -253,7 +253,7 @@ func deleteQueuesWithPrefix(c *broker.Client, vhost, prefix string) {
 // it is missing.
 func getQueue(t *testing.T, vhost, name string) broker.Queue {
 	t.Helper()
-	q, err := accClient(t).GetQueueDeclaration(context.Background(), vhost, name)
+	q, err := accClient(t).GetQueue(context.Background(), vhost, name, broker.Declared)
 	if err != nil {
 		t.Fatalf("queue %q in vhost %q: %v", name, vhost, err)
 	}
@@ -280,7 +280,7 @@ func stringsReader(s string) *strings.Reader { return strings.NewReader(s) }
 // passive declare it does not count as use of the queue.
 func managementHas(t *testing.T, vhost, queue string) bool {
 	t.Helper()
-	all, err := accClient(t).ListQueues(context.Background(), vhost)
+	all, err := listQueues(accClient(t), vhost, broker.Counted)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,4 +324,11 @@ func declaredAs(q broker.Queue, wantArgs string) error {
 		return fmt.Errorf("queue %q has arguments %s, want %s", q.Name, got, wantArgs)
 	}
 	return nil
+}
+
+// listQueues lists vhost through c, from a request sent for this call, with
+// what.
+func listQueues(c *broker.Client, vhost string, what broker.Detail) (map[string]broker.Queue, error) {
+	l, err := c.ListQueues(context.Background(), vhost, what, broker.Live)
+	return l.Queues, err
 }

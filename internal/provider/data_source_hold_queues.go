@@ -123,7 +123,8 @@ func (d *holdQueuesDataSource) listHoldQueues(ctx context.Context, vhost, queue 
 	if diags.HasError() {
 		return nil, diags
 	}
-	all, err := client.ListQueues(ctx, vhost)
+	allList, err := client.ListQueues(ctx, vhost, broker.Counted, broker.Live)
+	all := allList.Queues
 	if errors.Is(err, broker.ErrNotFound) {
 		diags.AddAttributeError(path.Root("vhost"), "Vhost Not Found",
 			fmt.Sprintf("Vhost %q does not exist at %s: check `vhost` (or the provider's vhost).", vhost, client.Endpoint()))

@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	amqp "github.com/rabbitmq/amqp091-go"
 
+	"github.com/queuey/terraform-provider-queuey/internal/broker"
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
@@ -283,7 +284,7 @@ func TestAccFaults_cutOff(t *testing.T) {
 // and the dead-letter queues whose main queue does not.
 func brokerTopology(t *testing.T, base string, n int) (mains, deads, half int) {
 	t.Helper()
-	all, err := accClient(t).ListQueues(context.Background(), "/")
+	all, err := listQueues(accClient(t), "/", broker.Counted)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,3 +71,14 @@ func resourceNameDescription() string {
 		"derived suffix, a hold queue's with a %d-digit TTL), not starting with `%s`. Changing it replaces the queues.",
 		topology.DefaultSuffixes().MaxNameBytes(), topology.MaxQueueNameBytes, topology.MaxTTLDigits, topology.ReservedPrefix)
 }
+
+// countText is "1 message", "2 messages" or "unknown messages".
+func countText(n *int64, noun string) string {
+	switch {
+	case n == nil:
+		return "unknown " + noun + "s"
+	case *n == 1:
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", *n, noun)
+}

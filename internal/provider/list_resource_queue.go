@@ -128,7 +128,8 @@ func (r *queueListResource) listing(ctx context.Context, cfg queueListConfig) (q
 		diags.AddAttributeError(path.Root("vhost"), brokerErrorSummary(err, "Cannot Use Vhost"), err.Error())
 		return queueListing{}, diags
 	}
-	queues, err := client.ListQueueDeclarations(ctx, l.vhost)
+	queuesList, err := client.ListQueues(ctx, l.vhost, broker.Declared, broker.Kept)
+	queues := queuesList.Queues
 	if err != nil {
 		summary := brokerErrorSummary(err, "Cannot List Queues")
 		if errors.Is(err, broker.ErrNotFound) {

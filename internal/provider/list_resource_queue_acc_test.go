@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -16,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/querycheck"
 	"github.com/hashicorp/terraform-plugin-testing/querycheck/queryfilter"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"github.com/queuey/terraform-provider-queuey/internal/broker"
 	amqp "github.com/rabbitmq/amqp091-go"
 )
 
@@ -220,7 +220,7 @@ provider "queuey" {}
 // vhostQueues renders the declarations of a vhost's queues, sorted.
 func vhostQueues(t *testing.T, vhost string) string {
 	t.Helper()
-	all, err := accClient(t).ListQueueDeclarations(context.Background(), vhost)
+	all, err := listQueues(accClient(t), vhost, broker.Declared)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"bytes"
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"io"
@@ -564,7 +563,7 @@ func (b *oauthBroker) queueCase(t *testing.T, name string, steps []resource.Test
 // queues lists the queues of vhost "/" whose names start with prefix.
 func (b *oauthBroker) queues(t *testing.T, prefix string) []string {
 	t.Helper()
-	all, err := b.admin.ListQueues(context.Background(), "/")
+	all, err := listQueues(b.admin, "/", broker.Counted)
 	if err != nil {
 		t.Fatal(err)
 	}

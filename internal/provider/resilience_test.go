@@ -97,7 +97,7 @@ func (n testNode) waitAnswers() (time.Time, error) {
 	}
 	deadline := time.Now().Add(3 * time.Minute)
 	for {
-		if _, err := c.ListQueues(context.Background(), "/"); err == nil {
+		if _, err := listQueues(c, "/", broker.Counted); err == nil {
 			return time.Now(), nil
 		}
 		if time.Now().After(deadline) {
@@ -245,7 +245,7 @@ func TestAccRestart_ridesThrough(t *testing.T) {
 				return out
 			}
 			count0 := func() int {
-				all, err := c.ListQueues(context.Background(), "/")
+				all, err := listQueues(c, "/", broker.Counted)
 				if err != nil {
 					return -1
 				}
@@ -280,7 +280,7 @@ func TestAccRestart_ridesThrough(t *testing.T) {
 			// Destroy: the restart begins once the first queues are gone.
 			during("destroy", func() bool { k := count0(); return k >= 0 && k < 2*count }, "destroy", "-auto-approve", "-parallelism=1")
 			if got := settled(0); got != 0 {
-				all, _ := c.ListQueues(context.Background(), "/")
+				all, _ := listQueues(c, "/", broker.Counted)
 				var left []string
 				for name, q := range all {
 					if strings.HasPrefix(name, base) {
@@ -309,7 +309,7 @@ func waitState(t *testing.T, c *broker.Client, queue string, running bool) broke
 	t.Helper()
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
-		q, err := c.GetQueueDeclaration(context.Background(), "/", queue)
+		q, err := c.GetQueue(context.Background(), "/", queue, broker.Declared)
 		if err == nil && q.Running() == running {
 			return q
 		}
@@ -366,7 +366,7 @@ func TestAccCluster_nodeDown(t *testing.T) {
 		t.Fatalf("destroy with the queue's node down: want a refusal naming queue, node, state and what to do: %v\n%s", err, out)
 	}
 	t.Logf("destroy with the node down prints:\n%s", out)
-	if _, err := via1.GetQueueDeclaration(context.Background(), "/", name); err != nil {
+	if _, err := via1.GetQueue(context.Background(), "/", name, broker.Declared); err != nil {
 		t.Fatalf("after the refused destroy: %v", err)
 	}
 
@@ -458,7 +458,7 @@ func TestAccCluster_noQuorum(t *testing.T) {
 	tf.mustRun("apply", "-auto-approve")
 	tf.mustRun("destroy", "-auto-approve")
 	var nf *broker.Error
-	if _, err := via1.GetQueueDeclaration(context.Background(), "/", again); !errors.As(err, &nf) || nf.Status != http.StatusNotFound {
+	if _, err := via1.GetQueue(context.Background(), "/", again, broker.Declared); !errors.As(err, &nf) || nf.Status != http.StatusNotFound {
 		t.Fatalf("after the destroy: %v", err)
 	}
 }

@@ -182,7 +182,7 @@ func (r *queueResource) checkBeforeCreate(ctx context.Context, client *broker.Cl
 	vhostErr := make(chan error, 1)
 	go func() { vhostErr <- checkVhost(ctx, client, vhost) }()
 	existing, err := lookUpQueues(ctx, []string{want.dead.Name, want.main.Name}, func(ctx context.Context, name string) (broker.Queue, error) {
-		return client.GetQueueDeclaration(ctx, vhost, name)
+		return client.GetQueue(ctx, vhost, name, broker.Declared)
 	})
 	if verr := <-vhostErr; verr != nil {
 		diags.AddAttributeError(path.Root("vhost"), brokerErrorSummary(verr, "Cannot Use Vhost"), r.data.explain(verr))

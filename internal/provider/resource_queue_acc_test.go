@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"github.com/queuey/terraform-provider-queuey/internal/broker"
 	amqp "github.com/rabbitmq/amqp091-go"
 )
 
@@ -36,7 +37,7 @@ resource "queuey_queue" "test" {
 // sorted keys, as its arguments.
 func checkBrokerQueue(t *testing.T, vhost, name, wantArgs string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		q, err := accClient(t).GetQueueDeclaration(context.Background(), vhost, name)
+		q, err := accClient(t).GetQueue(context.Background(), vhost, name, broker.Declared)
 		if err != nil {
 			return err
 		}
@@ -47,7 +48,7 @@ func checkBrokerQueue(t *testing.T, vhost, name, wantArgs string) resource.TestC
 // checkGone asserts that none of the names exists in vhost any more.
 func checkGone(t *testing.T, vhost string, names ...string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		all, err := accClient(t).ListQueues(context.Background(), vhost)
+		all, err := listQueues(accClient(t), vhost, broker.Counted)
 		if err != nil {
 			return err
 		}
@@ -635,7 +636,7 @@ func TestAccConcurrency_fiftyQueues(t *testing.T) {
 		PreCheck:                 func() { testAccPreCheck(t) },
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy: func(*terraform.State) error {
-			all, err := accClient(t).ListQueues(context.Background(), "/")
+			all, err := listQueues(accClient(t), "/", broker.Counted)
 			if err != nil {
 				return err
 			}
@@ -656,7 +657,7 @@ func TestAccConcurrency_fiftyQueues(t *testing.T) {
 				Check: resource.ComposeAggregateTestCheckFunc(
 					checkStateCount("queuey_queue", n),
 					func(*terraform.State) error {
-						all, err := accClient(t).ListQueues(context.Background(), "/")
+						all, err := listQueues(accClient(t), "/", broker.Counted)
 						if err != nil {
 							return err
 						}

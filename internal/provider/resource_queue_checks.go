@@ -91,7 +91,7 @@ func declareErrorDetail(err error, q topology.Queue) string {
 
 // confirmQueue finds the named queue with a GET of that queue alone.
 func confirmQueue(ctx context.Context, c *broker.Client, vhost, name string) (broker.Queue, bool, error) {
-	q, err := c.GetQueueDeclaration(ctx, vhost, name)
+	q, err := c.GetQueue(ctx, vhost, name, broker.Declared)
 	switch {
 	case errors.Is(err, broker.ErrNotFound):
 		return broker.Queue{}, false, nil

@@ -106,7 +106,7 @@ func nextSteps(t destroyTarget, partial bool, fix, force string) string {
 //
 // The hold queues of t are found in a listing of the vhost, the one request
 // whose cost grows with the vhost: a destroy may take one that began up to
-// broker.Timing.CheckAge before it (see broker.RecentQueues), so that a run
+// broker.Timing.CheckAge before it (see broker.Recent), so that a run
 // of many destroys lists a crowded vhost about once, not once per round of
 // -parallelism destroys; or the plan's, handed over in t.noted (see
 // notedListing), so that a terraform destroy lists it once in all.
@@ -114,8 +114,8 @@ func nextSteps(t destroyTarget, partial bool, fix, force string) string {
 func destroyTopology(ctx context.Context, c *broker.Client, t destroyTarget, force bool) error {
 	listing := t.noted
 	if listing == nil {
-		var err error
-		listing, err = c.RecentQueues(ctx, t.vhost)
+		list, err := c.ListQueues(ctx, t.vhost, broker.Checked, broker.Recent)
+		listing = list.Queues
 		if errors.Is(err, broker.ErrNotFound) {
 			return nil // the vhost is gone and its queues with it
 		}
@@ -181,7 +181,7 @@ func (t destroyTarget) withNamed(owned []broker.Queue, names []string) []broker.
 // holds a message or has a consumer; otherwise it returns those it found, in
 // deletion order. Counts not reported yet, and queues not running, may be a
 // node that is starting: its queues report "down" for a moment, and a
-// listing can leave them out (see broker.RecentQueues). Both are waited for,
+// listing can leave them out (see broker.Recent). Both are waited for,
 // up to t.wait, with a listing made after each wait, before the destroy is
 // refused.
 func (t destroyTarget) check(ctx context.Context, c *broker.Client, listing map[string]broker.Queue, names []string) ([]broker.Queue, error) {
@@ -207,14 +207,16 @@ func (t destroyTarget) check(ctx context.Context, c *broker.Client, listing map[
 			return nil, ctx.Err()
 		case <-time.After(time.Second):
 		}
-		if listing, err = c.ListQueuesNow(ctx, t.vhost); err != nil {
+		list, err := c.ListQueues(ctx, t.vhost, broker.Checked, broker.Live)
+		if err != nil {
 			return nil, err
 		}
+		listing = list.Queues
 		names = t.names(listing)
 	}
 }
 
-// look reads each queue of names alone (broker.GetQueueCounts), at the same
+// look reads each queue of names alone (broker.Client.GetQueue, Counted), at the same
 // time as the consumers of the vhost (from a listing in flight when the
 // destroy began, or later), and returns those that exist, in deletion order,
 // with their state, node, consumer count and message count. The message count
@@ -226,16 +228,16 @@ func (t destroyTarget) check(ctx context.Context, c *broker.Client, listing map[
 // every version.
 func (t destroyTarget) look(ctx context.Context, c *broker.Client, listing map[string]broker.Queue, names []string) ([]broker.Queue, error) {
 	type counts struct {
-		byQueue map[string]int64
+		byQueue map[string]broker.Queue
 		err     error
 	}
 	cch := make(chan counts, 1)
 	go func() {
-		n, err := c.ConsumerCounts(ctx, t.vhost)
-		cch <- counts{n, err}
+		n, err := c.ListQueues(ctx, t.vhost, broker.Consumers, broker.Live)
+		cch <- counts{n.Queues, err}
 	}()
 	found, err := lookUpQueues(ctx, names, func(ctx context.Context, name string) (broker.Queue, error) {
-		return c.GetQueueCounts(ctx, t.vhost, name)
+		return c.GetQueue(ctx, t.vhost, name, broker.Counted)
 	})
 	cs := <-cch
 	if err == nil {
@@ -248,7 +250,10 @@ func (t destroyTarget) look(ctx context.Context, c *broker.Client, listing map[s
 		if q.Messages == nil {
 			q.Messages = listing[name].Messages
 		}
-		n := cs.byQueue[name]
+		var n int64
+		if c := cs.byQueue[name].Consumers; c != nil {
+			n = *c
+		}
 		q.Consumers = &n
 		found[name] = q
 	}
@@ -367,17 +372,6 @@ func busy(queues []broker.Queue, withUnknown bool) (lines []string, unknown bool
 		}
 	}
 	return lines, unknown
-}
-
-// countText is "1 message", "2 messages" or "unknown messages".
-func countText(n *int64, noun string) string {
-	switch {
-	case n == nil:
-		return "unknown " + noun + "s"
-	case *n == 1:
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", *n, noun)
 }
 
 // deadLetterAdvice is what a destroy refused over the messages of q.dead

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/queuey/terraform-provider-queuey/internal/broker"
 	amqp "github.com/rabbitmq/amqp091-go"
 )
 
@@ -192,7 +192,7 @@ func waitConsumers(t *testing.T, vhost, queue string, n int64) {
 	t.Helper()
 	c := accClient(t)
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-		all, err := c.ListQueuesWithConsumers(context.Background(), vhost)
+		all, err := listQueues(c, vhost, broker.CheckedWithConsumers)
 		if err != nil {
 			t.Fatal(err)
 		}

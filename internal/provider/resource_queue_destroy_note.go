@@ -79,7 +79,7 @@ func notedListing(ctx context.Context, private privateKeys, t destroyTarget, c *
 	if diags.HasError() || len(b) == 0 || json.Unmarshal(b, &note) != nil || note.Of != t.noteOf() {
 		return nil, false
 	}
-	if host, err := os.Hostname(); err != nil || note.Host != host || !c.Recent(note.Began) {
+	if host, err := os.Hostname(); err != nil || note.Host != host || !c.CountsAsRecent(note.Began) {
 		return nil, false
 	}
 	listing := make(map[string]broker.Queue, len(note.Queues))

@@ -33,7 +33,8 @@ func noteClient(t *testing.T, s *brokertest.Server) *broker.Client {
 // orders, as warnIfBusy does.
 func planNote(t *testing.T, s *brokertest.Server) memPrivate {
 	t.Helper()
-	queues, began, err := fakeBrokerClient(t, s).PeekQueuesWithConsumers(context.Background(), "/")
+	list, err := fakeBrokerClient(t, s).ListQueues(context.Background(), "/", broker.CheckedWithConsumers, broker.Kept)
+	queues, began := list.Queues, list.Began
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,6 +32,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/queuey/terraform-provider-queuey/internal/broker"
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
@@ -164,7 +165,7 @@ func TestAccMove_refusesOtherArguments(t *testing.T) {
 	if out := tf.mustRun("state", "list"); strings.TrimSpace(out) != "rabbitmq_queue.orders\nrabbitmq_queue.orders_dead" {
 		t.Fatalf("state after the refused move holds:\n%s", out)
 	}
-	q, err := accClient(t).GetQueueDeclaration(context.Background(), "/", name)
+	q, err := accClient(t).GetQueue(context.Background(), "/", name, broker.Declared)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/queuey/terraform-provider-queuey/internal/broker"
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
@@ -136,7 +137,8 @@ func (r *queueResource) warnIfBusy(ctx context.Context, state queueModel, fate s
 	ctx, cancel := context.WithTimeout(ctx, warnTimeout)
 	defer cancel()
 	// One listing serves the warnings of every queue of the plan.
-	queues, began, err := client.PeekQueuesWithConsumers(ctx, t.vhost)
+	list, err := client.ListQueues(ctx, t.vhost, broker.CheckedWithConsumers, broker.Kept)
+	queues, began := list.Queues, list.Began
 	if err != nil {
 		tflog.Debug(ctx, "skipping the plan-time message check", map[string]any{"error": err.Error()})
 		return

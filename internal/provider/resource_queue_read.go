@@ -29,16 +29,17 @@ func readTopology(ctx context.Context, c *broker.Client, vhost, name string, s t
 	dead := topology.DeadQueueName(name, s)
 	found := make(map[string]broker.Queue, 2)
 	var missing []string
-	listing, _ := c.ListedQueueDeclarations(vhost)
+	// Only a listing already made: a Read never waits for one.
+	listing, _ := c.ListQueues(ctx, vhost, broker.Declared, broker.KeptIfListed)
 	for _, n := range []string{name, dead} {
-		if q, ok := listing[n]; ok {
+		if q, ok := listing.Queues[n]; ok {
 			found[n] = q
 		} else {
 			missing = append(missing, n)
 		}
 	}
 	looked, err := lookUpQueues(ctx, missing, func(ctx context.Context, q string) (broker.Queue, error) {
-		return c.GetQueueDeclaration(ctx, vhost, q)
+		return c.GetQueue(ctx, vhost, q, broker.Declared)
 	})
 	if err != nil {
 		return queueOnBroker{}, err

@@ -91,7 +91,7 @@ func TestReadTopology(t *testing.T) {
 // it did within a second.
 func listed(c *broker.Client, vhost string) bool {
 	for range 100 {
-		if _, ok := c.ListedQueueDeclarations(vhost); ok {
+		if _, err := c.ListQueues(context.Background(), vhost, broker.Declared, broker.KeptIfListed); err == nil {
 			return true
 		}
 		time.Sleep(10 * time.Millisecond)

@@ -205,7 +205,8 @@ func (e *env) cleanup() error {
 
 // deleteLeftovers deletes the queues of vhost whose names start with prefix.
 func (e *env) deleteLeftovers(ctx context.Context, vhost, prefix string) (int, error) {
-	all, err := e.client.ListQueues(ctx, vhost)
+	allList, err := e.client.ListQueues(ctx, vhost, broker.Counted, broker.Live)
+	all := allList.Queues
 	if errors.Is(err, broker.ErrNotFound) {
 		return 0, nil
 	}
@@ -225,7 +226,8 @@ func (e *env) deleteLeftovers(ctx context.Context, vhost, prefix string) (int, e
 }
 
 func (e *env) countQueues(ctx context.Context, vhost, prefix string) (int, error) {
-	all, err := e.client.ListQueues(ctx, vhost)
+	allList, err := e.client.ListQueues(ctx, vhost, broker.Counted, broker.Live)
+	all := allList.Queues
 	if err != nil {
 		return 0, err
 	}

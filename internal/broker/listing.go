@@ -1,0 +1,183 @@
+package broker
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Reading queues: one call lists a vhost (ListQueues), one reads a queue
+// (GetQueue). A listing says what it reports of each queue (Detail) and which
+// earlier answer of the same listing it may take (Freshness, see reads.go).
+
+// Detail is what a read reports of each queue.
+type Detail int
+
+const (
+	// Declared: how each queue was declared (type, flags, arguments), its
+	// state and node; no counts. The cheapest listing.
+	Declared Detail = iota
+	// Counted: Declared, plus each queue's live message count (ready plus
+	// unacknowledged). For one queue (GetQueue), only the state, the node and
+	// the count where the broker reports it alone (RabbitMQ 4.0 and later;
+	// nil on 3.10).
+	Counted
+	// Checked: each queue's message count, state and node, from two listings
+	// at once (see checkListingNow): a queue left out of the counted one is
+	// there with its count unknown (nil), never absent. For the checks before
+	// a delete.
+	Checked
+	// CheckedWithConsumers: Checked, plus each queue's consumer count.
+	CheckedWithConsumers
+	// Consumers: only the queues that have consumers, each with Name, Vhost
+	// and Consumers. The broker answers it in time that grows with the
+	// consumers of the vhost, not its queues.
+	Consumers
+)
+
+// Freshness says which earlier answer of the same listing a call may take.
+type Freshness int
+
+const (
+	// Live: only a request in flight when the call began, else a new one.
+	Live Freshness = iota
+	// Recent: the answer, finished or in flight, of a request that began at
+	// most Timing.CheckAge before the call.
+	Recent
+	// Kept: any answer since this client's last write.
+	Kept
+	// KeptIfListed: Kept, but never waits: without a finished answer it
+	// returns ErrNotListed at once, having started a request for a later call.
+	KeptIfListed
+)
+
+// ErrNotListed is a KeptIfListed listing that has not answered yet.
+var ErrNotListed = errors.New("the vhost's listing has not answered yet")
+
+// QueueList is the answer of a listing.
+type QueueList struct {
+	// Queues by name. Shared with every caller of the same listing: do not
+	// modify it (CheckedWithConsumers gives each caller a map of its own).
+	Queues map[string]Queue
+	// Began is when the request that answered began.
+	Began time.Time
+}
+
+// ListQueues lists every queue of vhost with what says, from an answer fresh
+// allows. An error wraps ErrNotFound when the vhost does not exist.
+func (c *Client) ListQueues(ctx context.Context, vhost string, what Detail, fresh Freshness) (QueueList, error) {
+	age := c.age(fresh)
+	var fetch func(context.Context) (map[string]Queue, error)
+	f := &c.checks
+	switch what {
+	case Declared:
+		f, fetch = &c.declared, c.listing(vhost, withDeclarations)
+	case Counted:
+		f, fetch = &c.counted, c.listing(vhost, withCounts|withDeclarations)
+	case Checked:
+		fetch = c.checkListingNow(vhost)
+	case CheckedWithConsumers:
+		return c.queuesWithConsumers(ctx, vhost, age)
+	default:
+		counts, began, err := listed(ctx, &c.consumers, vhost, fresh, age, c.consumerCountsNow(vhost))
+		out := QueueList{Queues: make(map[string]Queue, len(counts)), Began: began}
+		for name, n := range counts {
+			out.Queues[name] = Queue{Name: name, Vhost: vhost, Consumers: &n}
+		}
+		return out, err
+	}
+	queues, began, err := listed(ctx, f, vhost, fresh, age, fetch)
+	return QueueList{Queues: queues, Began: began}, err
+}
+
+// GetQueue reads one queue alone (Declared, or Counted for any other
+// detail), in time independent of the number of queues in the vhost. An
+// error wraps ErrNotFound when the queue or its vhost does not exist.
+//
+// Asked for totals, RabbitMQ 4.3 answers for a queue whose node is down
+// without the node: a queue not said to be running, without a node, is
+// asked for again without them, which names it.
+func (c *Client) GetQueue(ctx context.Context, vhost, name string, what Detail) (Queue, error) {
+	if what == Declared {
+		q, err := c.fetchQueue(ctx, vhost, name, getQuery)
+		q.Messages = nil
+		return q, err
+	}
+	q, err := c.fetchQueue(ctx, vhost, name, getCountsQuery)
+	if err != nil || (q.State != "" && q.Running()) || q.Node != "" {
+		return q, err
+	}
+	d, err := c.GetQueue(ctx, vhost, name, Declared)
+	if err != nil {
+		return Queue{}, err
+	}
+	q.State, q.Node = d.State, d.Node
+	return q, nil
+}
+
+// CountsAsRecent reports whether a listing whose request began at began may
+// answer a Recent read: it began at most Timing.CheckAge ago, and this client
+// has written nothing since but queue deletes. For a listing made by another
+// provider process of the same run (the plan's, handed to the destroy).
+func (c *Client) CountsAsRecent(began time.Time) bool {
+	age := time.Since(began)
+	return age >= 0 && age <= c.transport.tm.CheckAge && c.lastWrite.Load() < began.UnixNano()
+}
+
+// age is the flight freshness of fresh.
+func (c *Client) age(fresh Freshness) freshness {
+	switch fresh {
+	case Recent:
+		return freshness(c.transport.tm.CheckAge)
+	case Kept, KeptIfListed:
+		return kept
+	}
+	return live
+}
+
+// listed reads vhost's listing from f as fresh allows.
+func listed[T any](ctx context.Context, f *flight[map[string]T], vhost string, fresh Freshness, age freshness,
+	fetch func(context.Context) (map[string]T, error)) (map[string]T, time.Time, error) {
+	if fresh == KeptIfListed {
+		v, began, ok := f.peek(vhost, age, fetch)
+		if !ok {
+			return nil, time.Time{}, ErrNotListed
+		}
+		return v, began, nil
+	}
+	return f.doAt(ctx, vhost, age, fetch)
+}
+
+// listing fetches every queue of vhost in one request, asking flags.
+func (c *Client) listing(vhost string, flags uint) func(context.Context) (map[string]Queue, error) {
+	return func(ctx context.Context) (map[string]Queue, error) { return c.listQueuesNow(ctx, vhost, flags) }
+}
+
+// queuesWithConsumers is the Checked listing with the Consumers one, each
+// shared as fresh allows, joined into a map of the caller's own.
+func (c *Client) queuesWithConsumers(ctx context.Context, vhost string, fresh freshness) (QueueList, error) {
+	type consumers struct {
+		counts map[string]int64
+		err    error
+	}
+	cch := make(chan consumers, 1)
+	go func() {
+		counts, err := c.consumers.do(ctx, vhost, fresh, c.consumerCountsNow(vhost))
+		cch <- consumers{counts, err}
+	}()
+	shared, began, err := c.checks.doAt(ctx, vhost, fresh, c.checkListingNow(vhost))
+	cs := <-cch
+	if err == nil {
+		err = cs.err
+	}
+	if err != nil {
+		return QueueList{}, err
+	}
+	queues := make(map[string]Queue, len(shared))
+	for name, q := range shared {
+		n := cs.counts[name]
+		q.Consumers = &n
+		queues[name] = q
+	}
+	return QueueList{Queues: queues, Began: began}, nil
+}
