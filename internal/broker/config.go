@@ -75,14 +75,14 @@ type Timing struct {
 
 // The retry transport's default clock (see retry.go for each rule).
 const (
-	DefaultBackoffFirst   = 250 * time.Millisecond
-	DefaultBackoffMax     = 5 * time.Second
+	defaultBackoffFirst   = 250 * time.Millisecond
+	defaultBackoffMax     = 5 * time.Second
 	DefaultConfirmPause   = 250 * time.Millisecond
 	DefaultRecoveryWindow = 10 * time.Second
 	DefaultRestartMemory  = 2 * time.Minute
 	DefaultFirstContact   = 10 * time.Second
 	DefaultContactMemory  = 15 * time.Minute
-	DefaultCheckAge       = 10 * time.Second
+	defaultCheckAge       = 10 * time.Second
 )
 
 // withDefaults returns tm with every zero field set to its default.
@@ -91,10 +91,10 @@ func (tm Timing) withDefaults() Timing {
 		v   *time.Duration
 		def time.Duration
 	}{
-		{&tm.BackoffFirst, DefaultBackoffFirst}, {&tm.BackoffMax, DefaultBackoffMax},
+		{&tm.BackoffFirst, defaultBackoffFirst}, {&tm.BackoffMax, defaultBackoffMax},
 		{&tm.ConfirmPause, DefaultConfirmPause}, {&tm.RecoveryWindow, DefaultRecoveryWindow},
 		{&tm.RestartMemory, DefaultRestartMemory}, {&tm.FirstContact, DefaultFirstContact},
-		{&tm.ContactMemory, DefaultContactMemory}, {&tm.CheckAge, DefaultCheckAge},
+		{&tm.ContactMemory, DefaultContactMemory}, {&tm.CheckAge, defaultCheckAge},
 	} {
 		if *f.v <= 0 {
 			*f.v = f.def
