@@ -2,13 +2,17 @@ package brokertest
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"sort"
 )
 
 // declare answers the declaration of the queue name of vhost, whose queues
 // are qs: it creates the queue, accepts an equivalent declaration of one that
-// exists, and refuses any other as RabbitMQ does.
-func declare(w http.ResponseWriter, r *http.Request, qs map[string]*Queue, vhost, name string) {
+// exists, and refuses any other as RabbitMQ does. On 4.x a declaration
+// without x-queue-type gets x-queue-type classic, as RabbitMQ 4.0 and 4.3
+// record it.
+func (s *Server) declare(w http.ResponseWriter, r *http.Request, qs map[string]*Queue, vhost, name string) {
 	var body struct {
 		Durable    bool           `json:"durable"`
 		AutoDelete bool           `json:"auto_delete"`
@@ -23,12 +27,14 @@ func declare(w http.ResponseWriter, r *http.Request, qs map[string]*Queue, vhost
 	if body.Arguments == nil {
 		body.Arguments = map[string]any{}
 	}
+	if _, typed := body.Arguments["x-queue-type"]; !typed && s.is4x() {
+		body.Arguments["x-queue-type"] = "classic"
+	}
 	if q, exists := qs[name]; exists {
-		a, _ := json.Marshal(q.Arguments)
-		b, _ := json.Marshal(body.Arguments)
-		if string(a) != string(b) || q.Durable != body.Durable || q.AutoDelete != body.AutoDelete {
+		if diff := inequivalent(q, body.Durable, body.AutoDelete, body.Arguments); diff != "" {
 			ErrorBody(w, http.StatusBadRequest, "bad_request",
-				"PRECONDITION_FAILED - inequivalent arg for queue '"+name+"' in vhost '"+vhost+"'")
+				"inequivalent arg '"+diff+"' for queue '"+name+"' in vhost '"+vhost+"': "+
+					difference(q, diff, body.Durable, body.AutoDelete, body.Arguments))
 			return
 		}
 		w.WriteHeader(http.StatusNoContent)
@@ -37,4 +43,74 @@ func declare(w http.ResponseWriter, r *http.Request, qs map[string]*Queue, vhost
 	qs[name] = &Queue{Name: name, Type: "classic", Durable: body.Durable, AutoDelete: body.AutoDelete,
 		Arguments: body.Arguments, Messages: Count(0)}
 	w.WriteHeader(http.StatusCreated)
+}
+
+// inequivalent returns the first flag or argument in which a declaration
+// differs from q ("" when none): durable, then auto_delete, then the
+// arguments by name (RabbitMQ checks them in an order of its own; the fake's
+// tests differ in one argument at a time). An x-queue-type classic is the
+// same as none.
+func inequivalent(q *Queue, durable, autoDelete bool, args map[string]any) string {
+	switch {
+	case q.Durable != durable:
+		return "durable"
+	case q.AutoDelete != autoDelete:
+		return "auto_delete"
+	}
+	keys := make([]string, 0, len(args)+len(q.Arguments))
+	for k := range args {
+		keys = append(keys, k)
+	}
+	for k := range q.Arguments {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if k == "x-queue-type" && classic(q.Arguments[k]) && classic(args[k]) {
+			continue
+		}
+		a, _ := json.Marshal(q.Arguments[k])
+		b, _ := json.Marshal(args[k])
+		if string(a) != string(b) {
+			return k
+		}
+	}
+	return ""
+}
+
+// classic reports whether an x-queue-type makes a classic queue: "classic"
+// or none, which every version takes as the same.
+func classic(queueType any) bool { return queueType == nil || queueType == "classic" }
+
+// difference words the difference in key as RabbitMQ does: "received 'b'
+// but current is 'a'" when both sides have it, else the side that has it as
+// "the value '5' of type 'long'" and the other as "none".
+func difference(q *Queue, key string, durable, autoDelete bool, args map[string]any) string {
+	switch key {
+	case "durable":
+		return fmt.Sprintf("received '%v' but current is '%v'", durable, q.Durable)
+	case "auto_delete":
+		return fmt.Sprintf("received '%v' but current is '%v'", autoDelete, q.AutoDelete)
+	}
+	got, hasGot := args[key]
+	cur, hasCur := q.Arguments[key]
+	if hasGot && hasCur {
+		return fmt.Sprintf("received '%v' but current is '%v'", got, cur)
+	}
+	return "received " + typedValue(got, hasGot) + " but current is " + typedValue(cur, hasCur)
+}
+
+// typedValue is an argument as RabbitMQ names one that only one side has.
+func typedValue(v any, present bool) string {
+	if !present {
+		return "none"
+	}
+	t := "longstr"
+	switch v.(type) {
+	case json.Number, int, int64:
+		t = "long"
+	case bool:
+		t = "bool"
+	}
+	return fmt.Sprintf("the value '%v' of type '%s'", v, t)
 }

@@ -1,8 +1,10 @@
 // Package brokertest is an in-memory fake of the parts of the RabbitMQ
 // management API that the provider uses, served by net/http/httptest, for
 // unit tests that need no broker: vhosts, queue listings and look-ups with
-// their declaration and counts, declarations, guarded deletes and consumer
-// listings. Tests arrange what the broker holds, inject faults with Intercept,
+// their declaration and counts, declarations, guarded deletes, consumer
+// listings, the current user, the node's default queue type and the nodes,
+// as RabbitMQ 3.10, 4.0 or 4.3 answers them (AnswerAs; the contract test in
+// internal/provider holds the fake to a real broker's answers). Tests arrange what the broker holds, inject faults with Intercept,
 // shape the queue listings (listings.go: numbered, held, failing) and read
 // back the requests it received. Only tests and the bench import it; it also
 // holds what they share around a real broker: Admin, the administration
@@ -38,8 +40,9 @@ type Queue struct {
 	// RabbitMQ does for a moment after a declaration.
 	Messages  *int64
 	Consumers int
-	// State is reported as is ("running" when empty): "down" or "stopped"
-	// is a queue whose node is down. Node is reported when set.
+	// State is reported as is (running when empty): "down" or "stopped"
+	// is a queue whose node is down. Node is reported when set, and as
+	// DefaultNode for a running queue that sets none.
 	State string
 	Node  string
 }
@@ -49,7 +52,7 @@ type Server struct {
 	*httptest.Server
 
 	mu         sync.Mutex
-	vhosts     map[string]string            // name → default queue type
+	vhosts     map[string]string            // name → default queue type, "" for none
 	queues     map[string]map[string]*Queue // vhost → name → queue
 	requests   []string
 	intercepts []*interceptor
@@ -58,6 +61,7 @@ type Server struct {
 	// noSingleCounts: a GET of one queue with enable_queue_totals leaves out
 	// its message count, as RabbitMQ 3.10 does (see NoSingleQueueCounts).
 	noSingleCounts bool
+	version        Version // see AnswerAs; "" answers as 3.10 mostly
 }
 
 // interceptor is one fault installed by Intercept.
@@ -86,7 +90,7 @@ func NewTLS(t testing.TB, cfg *tls.Config) *Server {
 
 func newServer() *Server {
 	s := &Server{
-		vhosts: map[string]string{"/": NoDefaultQueueType310},
+		vhosts: map[string]string{"/": ""},
 		queues: map[string]map[string]*Queue{"/": {}},
 	}
 	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
@@ -125,9 +129,6 @@ func Count(n int64) *int64 { return &n }
 func (s *Server) AddVhost(name, defaultQueueType string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if defaultQueueType == "" {
-		defaultQueueType = NoDefaultQueueType310
-	}
 	s.vhosts[name] = defaultQueueType
 	if s.queues[name] == nil {
 		s.queues[name] = map[string]*Queue{}
@@ -237,8 +238,13 @@ func ErrorBody(w http.ResponseWriter, status int, errText, reason string) {
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if p := r.URL.EscapedPath(); !strings.HasPrefix(p, "/api/") || strings.HasPrefix(p, "/api/api/") {
 		// RabbitMQ answers a path that is not the management API's 400
-		// without a body (seen on 3.10 for /api/api/vhosts/%2F).
-		w.WriteHeader(http.StatusBadRequest)
+		// without a body when it holds an escaped slash (/api/api/vhosts/%2F),
+		// else 404.
+		if strings.Contains(strings.ToUpper(p), "%2F") {
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		ErrorBody(w, http.StatusNotFound, "Object Not Found", "Not Found")
 		return
 	}
 	segs := strings.Split(strings.TrimPrefix(r.URL.EscapedPath(), "/api/"), "/")
@@ -266,17 +272,24 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.route(w, r, segs)
+}
+
+// route answers every request but a queue listing, under s.mu.
+func (s *Server) route(w http.ResponseWriter, r *http.Request, segs []string) {
+	get := r.Method == http.MethodGet
 	switch {
-	case len(segs) == 2 && segs[0] == "vhosts" && r.Method == http.MethodGet:
+	case len(segs) == 1 && get && s.node(w, r, segs[0]):
+	case len(segs) == 2 && segs[0] == "vhosts" && get:
 		t, ok := s.vhosts[segs[1]]
 		if !ok {
 			ErrorBody(w, http.StatusNotFound, "Object Not Found", "Not Found")
 			return
 		}
-		writeJSON(w, map[string]any{"name": segs[1], "default_queue_type": t})
+		writeJSON(w, pick(s.renderVhost(segs[1], t), r))
 	case len(segs) == 3 && segs[0] == "queues":
 		s.queue(w, r, segs[1], segs[2])
-	case len(segs) == 2 && segs[0] == "consumers" && r.Method == http.MethodGet:
+	case len(segs) == 2 && segs[0] == "consumers" && get:
 		if _, ok := s.vhosts[segs[1]]; !ok {
 			ErrorBody(w, http.StatusNotFound, "Object Not Found", "Not Found")
 			return
@@ -295,6 +308,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) queue(w http.ResponseWriter, r *http.Request, vhost, name string) {
 	qs, ok := s.queues[vhost]
+	if !ok && r.Method == http.MethodPut {
+		ErrorBody(w, http.StatusNotFound, "not_found", "vhost_not_found")
+		return
+	}
 	if !ok {
 		ErrorBody(w, http.StatusNotFound, "Object Not Found", "Not Found")
 		return
@@ -306,13 +323,13 @@ func (s *Server) queue(w http.ResponseWriter, r *http.Request, vhost, name strin
 			ErrorBody(w, http.StatusNotFound, "Object Not Found", "Not Found")
 			return
 		}
-		m := s.render(vhost, q)
-		if s.noSingleCounts || r.URL.Query().Get("enable_queue_totals") != "true" {
+		m := s.render(vhost, q, r, false)
+		if s.noSingleCounts {
 			delete(m, "messages")
 		}
 		writeJSON(w, m)
 	case http.MethodPut:
-		declare(w, r, qs, vhost, name)
+		s.declare(w, r, qs, vhost, name)
 	case http.MethodDelete:
 		if !exists {
 			ErrorBody(w, http.StatusNotFound, "Object Not Found", "Not Found")
@@ -334,22 +351,45 @@ func (s *Server) queue(w http.ResponseWriter, r *http.Request, vhost, name strin
 	}
 }
 
-func (s *Server) render(vhost string, q *Queue) map[string]any {
+// render is the answer for q to the request r (a listing or a GET of q
+// alone): the columns it asks for (every field when it names none), with
+// the message count only when it asks for totals (enable_queue_totals), as
+// RabbitMQ answers a request that disables statistics.
+func (s *Server) render(vhost string, q *Queue, r *http.Request, listing bool) map[string]any {
+	totals := r.URL.Query().Get("enable_queue_totals") == "true"
 	m := map[string]any{
 		"name": q.Name, "vhost": vhost, "type": q.Type, "durable": q.Durable, "auto_delete": q.AutoDelete,
 		"exclusive": q.Exclusive, "arguments": q.Arguments, "consumers": q.Consumers,
 	}
-	if q.Messages != nil {
+	if q.Messages != nil && totals {
 		m["messages"] = *q.Messages
 	}
 	m["state"] = q.State
 	if q.State == "" {
-		m["state"] = "running"
+		m["state"] = s.runningState(totals, listing)
+		m["node"] = DefaultNode
 	}
 	if q.Node != "" {
 		m["node"] = q.Node
 	}
-	return m
+	return pick(m, r)
+}
+
+// pick keeps of m the columns r asks for (columns=a,b.c keeps a and b), or
+// all of m when it names none.
+func pick(m map[string]any, r *http.Request) map[string]any {
+	cols := r.URL.Query().Get("columns")
+	if cols == "" {
+		return m
+	}
+	out := map[string]any{}
+	for c := range strings.SplitSeq(cols, ",") {
+		c, _, _ = strings.Cut(c, ".")
+		if v, ok := m[c]; ok {
+			out[c] = v
+		}
+	}
+	return out
 }
 
 func writeJSON(w http.ResponseWriter, v any) {

@@ -79,11 +79,11 @@ func (s *Server) listQueues(w http.ResponseWriter, r *http.Request, vhost string
 	qs, exists := s.queues[vhost]
 	out := []map[string]any{}
 	for _, q := range qs {
-		out = append(out, s.render(vhost, q))
+		out = append(out, s.render(vhost, q, r, true))
 	}
 	if s.listings.stamp {
 		out = append(out, s.render(vhost, &Queue{Name: fmt.Sprintf("seq-%d", s.listings.count[vhost]), Type: "classic",
-			Durable: true, Arguments: map[string]any{}, Messages: Count(0)}))
+			Durable: true, Arguments: map[string]any{}, Messages: Count(0)}, r, true))
 	}
 	if s.listings.arrived != nil {
 		close(s.listings.arrived)

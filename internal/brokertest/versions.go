@@ -52,3 +52,63 @@ func NotEmptyReason(vhost, name string) string {
 func InUseReason(vhost, name string) string {
 	return "queue '" + name + "' in vhost '" + vhost + "' in use"
 }
+
+// Version is a RabbitMQ version whose answers the fake gives where the
+// versions differ (see AnswerAs).
+type Version string
+
+// The versions the fake models.
+const (
+	V310 Version = "3.10"
+	V40  Version = "4.0"
+	V43  Version = "4.3"
+)
+
+// Versions are the versions the fake models, oldest first.
+var Versions = []Version{V310, V40, V43}
+
+// AnswerAs makes the fake answer as RabbitMQ v does where the versions
+// differ:
+//   - a vhost that sets no default queue type: "undefined" on 3.10, the
+//     node's ("classic") on 4.x, also in its metadata;
+//   - /api/overview?columns=default_queue_type: [] on 3.10, the node's on 4.x;
+//   - a GET of one queue with enable_queue_totals: without its message count
+//     on 3.10 (NoSingleQueueCounts), with it on 4.x;
+//   - a running queue's state: "live" on 3.10 except in a listing with
+//     totals, "running" on 4.x;
+//   - a declaration without x-queue-type: recorded with x-queue-type classic
+//     on 4.x;
+//   - /api/whoami: is_internal_user on 4.x.
+//
+// Without AnswerAs the fake answers as 3.10 does, except that a GET of one
+// queue has its message count and a running queue is "running".
+func (s *Server) AnswerAs(v Version) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.version = v
+	s.noSingleCounts = v == V310
+}
+
+// is4x reports whether the fake answers as RabbitMQ 4.x.
+func (s *Server) is4x() bool { return s.version == V40 || s.version == V43 }
+
+// vhostType is what the fake reports as the default queue type of a vhost
+// that was added with t ("" for none).
+func (s *Server) vhostType(t string) string {
+	switch {
+	case t != "":
+		return t
+	case s.is4x():
+		return "classic"
+	}
+	return NoDefaultQueueType310
+}
+
+// runningState is the state a working queue is reported in, by a request
+// for totals (enable_queue_totals) or not, in a listing or not.
+func (s *Server) runningState(totals, listing bool) string {
+	if s.version == V310 && !(totals && listing) {
+		return "live"
+	}
+	return "running"
+}

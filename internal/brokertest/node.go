@@ -1,0 +1,62 @@
+package brokertest
+
+import (
+	"net/http"
+	"sort"
+)
+
+// node answers, under s.mu, the requests about the broker as a whole: the
+// current user (whoami), the node's settings (overview), the cluster's nodes
+// and the vhosts; it returns false for any other path.
+func (s *Server) node(w http.ResponseWriter, r *http.Request, path string) bool {
+	switch path {
+	case "whoami":
+		user, _, _ := r.BasicAuth()
+		who := map[string]any{"name": user, "tags": []string{"administrator"}}
+		if s.is4x() {
+			who["is_internal_user"] = true
+		}
+		writeJSON(w, who)
+	case "overview":
+		if !s.is4x() {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(Overview310))
+			return true
+		}
+		writeJSON(w, pick(map[string]any{"default_queue_type": "classic"}, r))
+	case "nodes":
+		writeJSON(w, []map[string]any{pick(map[string]any{"name": DefaultNode, "running": true}, r)})
+	case "vhosts":
+		names := make([]string, 0, len(s.vhosts))
+		for n := range s.vhosts {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		out := make([]map[string]any, 0, len(names))
+		for _, n := range names {
+			v := s.renderVhost(n, s.vhosts[n])
+			if !s.is4x() { // 4.x answers every field whatever the columns
+				v = pick(v, r)
+			}
+			out = append(out, v)
+		}
+		writeJSON(w, out)
+	default:
+		return false
+	}
+	return true
+}
+
+// DefaultNode is the name of the fake's one node.
+const DefaultNode = "rabbit@localhost"
+
+// renderVhost is what the fake says of the vhost name, added with the
+// default queue type t ("" for none): 4.x also has it in the metadata.
+func (s *Server) renderVhost(name, t string) map[string]any {
+	meta := map[string]any{"description": "", "tags": []string{}}
+	if s.is4x() {
+		meta["default_queue_type"] = s.vhostType(t)
+	}
+	return map[string]any{"name": name, "description": "", "tags": []string{}, "tracing": false,
+		"default_queue_type": s.vhostType(t), "metadata": meta}
+}

@@ -1,0 +1,73 @@
+package provider
+
+import (
+	"context"
+	"crypto/tls"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
+)
+
+// realContract runs the contract rows (fake_contract_test.go) on the
+// acceptance tests' broker.
+type realContract struct {
+	v    brokertest.Version
+	http *http.Client
+}
+
+func (r realContract) version() brokertest.Version { return r.v }
+func (r realContract) endpoint() string            { return os.Getenv(EnvEndpoint) }
+func (r realContract) user() (string, string)      { return testUser(), testPassword() }
+func (r realContract) client() *http.Client        { return r.http }
+
+func (r realContract) addVhost(t *testing.T) string {
+	name := uniqueName("contract")
+	createVhost(t, name, "")
+	return name
+}
+
+func (r realContract) publish(t *testing.T, vhost, queue string, n int) {
+	if n > 0 {
+		publishOn(t, amqpChannel(t, vhost), queue, n)
+	}
+}
+
+func (r realContract) consume(t *testing.T, vhost, queue string, n int) {
+	if n == 0 {
+		return
+	}
+	ch := amqpChannel(t, vhost)
+	for range n {
+		if _, err := ch.Consume(queue, "", false, false, false, false, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitConsumers(t, vhost, queue, int64(n))
+}
+
+// TestAccFakeContract runs the contract of the fake on the broker: a row
+// the broker answers otherwise than the fake in the broker's version fails
+// here, and fails TestFakeContract once the row is made to say the truth.
+func TestAccFakeContract(t *testing.T) {
+	testAccPreCheck(t)
+	ov, err := accAdmin(t).Overview(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v brokertest.Version
+	for _, known := range brokertest.Versions {
+		if strings.HasPrefix(ov.RabbitMQVersion, string(known)+".") {
+			v = known
+		}
+	}
+	if v == "" {
+		t.Fatalf("RabbitMQ %s: the fake models %v only; record this version's answers in internal/brokertest (versions.go) "+
+			"and add it to brokertest.Versions", ov.RabbitMQVersion, brokertest.Versions)
+	}
+	transport := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: os.Getenv(EnvInsecure) == "true"}} //nolint:gosec // test brokers only
+	runContract(t, realContract{v: v, http: &http.Client{Transport: transport, Timeout: 30 * time.Second}})
+}

@@ -1,0 +1,417 @@
+package provider
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
+)
+
+// The contract of the fake management API (internal/brokertest), which every
+// unit test believes: each row is a request the provider's client sends
+// (internal/broker) and what RabbitMQ answers it, status and shape. The same
+// rows run against the fake in each version it models (TestFakeContract) and
+// against the acceptance tests' broker (TestAccFakeContract), so that the
+// fake cannot answer otherwise than a broker does unnoticed.
+
+// Queries the client sends (internal/broker/queues.go): a GET of one queue,
+// with its count, and the listings by what they ask.
+const (
+	qGet        = "disable_stats=true&columns=name,type,durable,auto_delete,exclusive,arguments,state,node"
+	qGetCounts  = "disable_stats=true&enable_queue_totals=true&columns=name,state,node,messages"
+	qList       = "disable_stats=true&sort=&columns=name,state,node"
+	qListCounts = "enable_queue_totals=true&disable_stats=true&sort=&columns=name,state,node,messages"
+	qListDecl   = "disable_stats=true&sort=&columns=name,state,node,type,durable,auto_delete,exclusive,arguments"
+	qListAll    = "enable_queue_totals=true&disable_stats=true&sort=&columns=name,state,node,type,durable,auto_delete,exclusive,arguments,messages"
+)
+
+// contractRow is one request and its answer. Each row runs in a vhost of its
+// own ({v}), where its queue ({q}) is first declared with declare (when set)
+// through the management API, then given messages and consumers over AMQP.
+type contractRow struct {
+	name      string
+	declare   string
+	messages  int
+	consumers int
+	method    string
+	// path is below /api/; {none} is a vhost that does not exist.
+	path string
+	body string
+	want shape
+	// by replaces want on the versions it names.
+	by map[brokertest.Version]shape
+}
+
+// shape is what an answer must be: its status, and a body that is empty, an
+// bodyObject with fields, or a list of length elements (any when -1) each with
+// fields.
+type shape struct {
+	status int
+	body   bodyKind
+	length int
+	fields fields
+	// only: the fields named (but absent ones) are all the body has.
+	only bool
+}
+
+type bodyKind int
+
+const (
+	bodyNone bodyKind = iota
+	bodyObject
+	bodyList
+)
+
+// fields maps a field to "string", "integer", "bool", "object", "array",
+// "absent", or "=" and the JSON value it must have; {v} and {q} stand for
+// the row's vhost and queue.
+type fields map[string]string
+
+// on310 is a row's answers by version: s310 on 3.10, s4x on 4.0 and 4.3.
+func on310(s310, s4x shape) map[brokertest.Version]shape {
+	return map[brokertest.Version]shape{brokertest.V310: s310, brokertest.V40: s4x, brokertest.V43: s4x}
+}
+
+// notFound is every version's 404 of a vhost or queue that does not exist.
+var notFound = shape{status: 404, body: bodyObject, only: true,
+	fields: fields{"error": `="Object Not Found"`, "reason": `="Not Found"`}}
+
+// refused is a 400 with the reason RabbitMQ gives.
+func refused(reason string) shape {
+	return shape{status: 400, body: bodyObject, only: true, fields: fields{"error": `="bad_request"`, "reason": "=" + jsonText(reason)}}
+}
+
+func jsonText(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+const (
+	declTTL     = `{"durable":true,"auto_delete":false,"arguments":{"x-message-ttl":1000}}`
+	declTTL2000 = `{"durable":true,"auto_delete":false,"arguments":{"x-message-ttl":2000}}`
+	declNone    = `{"durable":true,"auto_delete":false,"arguments":{}}`
+	// declFlag differs in auto_delete: a durable:false declaration would
+	// trip 4.x's deprecation of transient queues before the equivalence.
+	declFlag = `{"durable":true,"auto_delete":true,"arguments":{"x-message-ttl":1000}}`
+)
+
+// queueFields are a queue's declaration as a GET or listing with
+// declarations reports it (declared with declTTL), by version.
+func queueFields(state310, state4x string, extra fields) map[brokertest.Version]shape {
+	base := func(state, args string) shape {
+		f := fields{"name": `="{q}"`, "type": `="classic"`, "durable": "=true", "auto_delete": "=false", "exclusive": "=false",
+			"arguments": args, "state": state, "node": "string"}
+		for k, v := range extra {
+			f[k] = v
+		}
+		return shape{status: 200, body: bodyObject, only: true, fields: f}
+	}
+	return on310(base(state310, `={"x-message-ttl":1000}`), base(state4x, `={"x-message-ttl":1000,"x-queue-type":"classic"}`))
+}
+
+// listOf is the shapes of by as a listing of one element.
+func listOf(by map[brokertest.Version]shape) map[brokertest.Version]shape {
+	for v, s := range by {
+		s.body, s.length = bodyList, 1
+		by[v] = s
+	}
+	return by
+}
+
+var contractRows = []contractRow{
+	{name: "vhost", method: "GET", path: "vhosts/{v}", by: on310(
+		shape{status: 200, body: bodyObject, fields: fields{"name": `="{v}"`, "default_queue_type": `="undefined"`, "metadata": "object"}},
+		shape{status: 200, body: bodyObject, fields: fields{"name": `="{v}"`, "default_queue_type": `="classic"`, "metadata": `={"description":"","tags":[],"default_queue_type":"classic"}`}})},
+	{name: "vhost missing", method: "GET", path: "vhosts/{none}", want: notFound},
+	{name: "vhosts listing", method: "GET", path: "vhosts?columns=name,default_queue_type,metadata", by: on310(
+		shape{status: 200, body: bodyList, length: -1, only: true, fields: fields{"name": "string", "default_queue_type": "string", "metadata": "object"}},
+		// 4.x answers every field, whatever the columns.
+		shape{status: 200, body: bodyList, length: -1, fields: fields{"name": "string", "default_queue_type": "string", "metadata": "object", "tracing": "bool"}})},
+	{name: "node default queue type", method: "GET", path: "overview?columns=default_queue_type", by: on310(
+		shape{status: 200, body: bodyList, length: 0},
+		shape{status: 200, body: bodyObject, only: true, fields: fields{"default_queue_type": `="classic"`}})},
+	{name: "whoami", method: "GET", path: "whoami", by: on310(
+		shape{status: 200, body: bodyObject, only: true, fields: fields{"name": `="{user}"`, "tags": "array"}},
+		shape{status: 200, body: bodyObject, only: true, fields: fields{"name": `="{user}"`, "tags": "array", "is_internal_user": "bool"}})},
+	{name: "nodes", method: "GET", path: "nodes?columns=name,running",
+		want: shape{status: 200, body: bodyList, length: 1, only: true, fields: fields{"name": "string", "running": "=true"}}},
+	{name: "not the management API, escaped slash", method: "GET", path: "api/vhosts/%2F", want: shape{status: 400}},
+	{name: "not the management API", method: "GET", path: "api/vhosts/{v}", want: notFound},
+
+	{name: "declare", method: "PUT", path: "queues/{v}/{q}", body: declTTL, want: shape{status: 201}},
+	{name: "declare again", declare: declTTL, method: "PUT", path: "queues/{v}/{q}", body: declTTL, want: shape{status: 204}},
+	{name: "declare x-queue-type classic again", declare: declNone, method: "PUT", path: "queues/{v}/{q}",
+		body: `{"durable":true,"auto_delete":false,"arguments":{"x-queue-type":"classic"}}`, want: shape{status: 204}},
+	{name: "declare without an argument", declare: declTTL, method: "PUT", path: "queues/{v}/{q}", body: declNone,
+		want: refused("inequivalent arg 'x-message-ttl' for queue '{q}' in vhost '{v}': received none but current is the value '1000' of type 'long'")},
+	{name: "declare another value", declare: declTTL, method: "PUT", path: "queues/{v}/{q}", body: declTTL2000,
+		want: refused("inequivalent arg 'x-message-ttl' for queue '{q}' in vhost '{v}': received '2000' but current is '1000'")},
+	{name: "declare another flag", declare: declTTL, method: "PUT", path: "queues/{v}/{q}", body: declFlag,
+		want: refused("inequivalent arg 'auto_delete' for queue '{q}' in vhost '{v}': received 'true' but current is 'false'")},
+	{name: "declare in a missing vhost", method: "PUT", path: "queues/{none}/{q}", body: declTTL,
+		want: shape{status: 404, body: bodyObject, only: true, fields: fields{"error": `="not_found"`, "reason": `="vhost_not_found"`}}},
+
+	{name: "get declaration", declare: declTTL, messages: 1, method: "GET", path: "queues/{v}/{q}?" + qGet,
+		by: queueFields(`="live"`, `="running"`, fields{"messages": "absent"})},
+	{name: "get counts", declare: declTTL, messages: 1, method: "GET", path: "queues/{v}/{q}?" + qGetCounts, by: on310(
+		shape{status: 200, body: bodyObject, only: true, fields: fields{"name": `="{q}"`, "state": `="live"`, "node": "string", "messages": "absent"}},
+		shape{status: 200, body: bodyObject, only: true, fields: fields{"name": `="{q}"`, "state": `="running"`, "node": "string", "messages": "=1"}})},
+	{name: "get missing queue", method: "GET", path: "queues/{v}/{q}?" + qGet, want: notFound},
+	{name: "get queue of a missing vhost", method: "GET", path: "queues/{none}/{q}?" + qGet, want: notFound},
+
+	{name: "list names", declare: declTTL, messages: 1, method: "GET", path: "queues/{v}?" + qList, by: on310(
+		shape{status: 200, body: bodyList, length: 1, only: true, fields: fields{"name": `="{q}"`, "state": `="live"`, "node": "string"}},
+		shape{status: 200, body: bodyList, length: 1, only: true, fields: fields{"name": `="{q}"`, "state": `="running"`, "node": "string"}})},
+	{name: "list counts", declare: declTTL, messages: 1, method: "GET", path: "queues/{v}?" + qListCounts,
+		want: shape{status: 200, body: bodyList, length: 1, only: true, fields: fields{"name": `="{q}"`, "state": `="running"`, "node": "string", "messages": "=1"}}},
+	{name: "list declarations", declare: declTTL, messages: 1, method: "GET", path: "queues/{v}?" + qListDecl,
+		by: listOf(queueFields(`="live"`, `="running"`, nil))},
+	{name: "list declarations and counts", declare: declTTL, messages: 1, method: "GET", path: "queues/{v}?" + qListAll,
+		by: listOf(queueFields(`="running"`, `="running"`, fields{"messages": "=1"}))},
+	{name: "list an empty vhost", method: "GET", path: "queues/{v}?" + qListCounts, want: shape{status: 200, body: bodyList, length: 0}},
+	{name: "list a missing vhost", method: "GET", path: "queues/{none}?" + qListCounts, want: notFound},
+
+	{name: "consumers", declare: declTTL, consumers: 1, method: "GET", path: "consumers/{v}?columns=queue.name",
+		want: shape{status: 200, body: bodyList, length: 1, only: true, fields: fields{"queue": `={"name":"{q}"}`}}},
+	{name: "no consumers", declare: declTTL, method: "GET", path: "consumers/{v}?columns=queue.name", want: shape{status: 200, body: bodyList, length: 0}},
+	{name: "consumers of a missing vhost", method: "GET", path: "consumers/{none}?columns=queue.name", want: notFound},
+
+	{name: "guarded delete of a queue with a message", declare: declTTL, messages: 1, method: "DELETE",
+		path: "queues/{v}/{q}?if-empty=true&if-unused=true", want: refused("queue '{q}' in vhost '{v}' not empty")},
+	{name: "guarded delete of a queue with a consumer", declare: declTTL, consumers: 1, method: "DELETE",
+		path: "queues/{v}/{q}?if-empty=true&if-unused=true", want: refused("queue '{q}' in vhost '{v}' in use")},
+	{name: "guarded delete of an empty unused queue", declare: declTTL, method: "DELETE",
+		path: "queues/{v}/{q}?if-empty=true&if-unused=true", want: shape{status: 204}},
+	{name: "guarded delete of a missing queue", method: "DELETE", path: "queues/{v}/{q}?if-empty=true&if-unused=true", want: notFound},
+	{name: "delete of a queue with a message", declare: declTTL, messages: 1, method: "DELETE", path: "queues/{v}/{q}",
+		want: shape{status: 204}},
+}
+
+// contractBroker is the broker the rows run on: the fake or a real one.
+type contractBroker interface {
+	// version is the RabbitMQ version whose answers the rows expect.
+	version() brokertest.Version
+	endpoint() string
+	user() (name, password string)
+	// client sends the rows' requests.
+	client() *http.Client
+	// addVhost makes a vhost for one row, gone at the end of it.
+	addVhost(t *testing.T) string
+	// publish puts n messages in queue; consume opens n consumers on it,
+	// kept until the end of the row, and returns once the management API
+	// lists them.
+	publish(t *testing.T, vhost, queue string, n int)
+	consume(t *testing.T, vhost, queue string, n int)
+}
+
+// runContract runs every row on b.
+func runContract(t *testing.T, b contractBroker) {
+	for _, row := range contractRows {
+		t.Run(row.name, func(t *testing.T) {
+			vhost := b.addVhost(t)
+			user, _ := b.user()
+			const queue = "contract-q"
+			inPath := strings.NewReplacer("{v}", url.PathEscape(vhost), "{q}", url.PathEscape(queue), "{none}", "tfacc-contract-none")
+			inBody := strings.NewReplacer("{v}", vhost, "{q}", queue, "{user}", user)
+			if row.declare != "" {
+				if status, body := contractSend(t, b, "PUT", inPath.Replace("queues/{v}/{q}"), row.declare); status != 201 {
+					t.Fatalf("declaring the row's queue: HTTP %d %s", status, body)
+				}
+			}
+			b.publish(t, vhost, queue, row.messages)
+			b.consume(t, vhost, queue, row.consumers)
+			status, body := contractSend(t, b, row.method, inPath.Replace(row.path), row.body)
+			want := row.want
+			if s, ok := row.by[b.version()]; ok {
+				want = s
+			}
+			if err := want.check(status, body, inBody); err != nil {
+				t.Errorf("RabbitMQ %s: %s %s: %v\nanswer: HTTP %d %s", b.version(), row.method, row.path, err, status, body)
+			}
+		})
+	}
+}
+
+// contractSend sends one request below /api/ and returns the status and body.
+func contractSend(t *testing.T, b contractBroker, method, path, body string) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, strings.TrimRight(b.endpoint(), "/")+"/api/"+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.SetBasicAuth(b.user())
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := b.client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	out, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, out
+}
+
+// check compares an answer with s.
+func (s shape) check(status int, body []byte, names *strings.Replacer) error {
+	if status != s.status {
+		return fmt.Errorf("status %d, want %d", status, s.status)
+	}
+	if s.body == bodyNone {
+		if len(bytes.TrimSpace(body)) != 0 {
+			return fmt.Errorf("a body, want none")
+		}
+		return nil
+	}
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		return fmt.Errorf("body is not JSON: %v", err)
+	}
+	if s.body == bodyObject {
+		return s.checkObject(v, names)
+	}
+	items, ok := v.([]any)
+	if !ok {
+		return fmt.Errorf("body is not a list")
+	}
+	if s.length >= 0 && len(items) != s.length {
+		return fmt.Errorf("%d elements, want %d", len(items), s.length)
+	}
+	for i, item := range items {
+		if err := s.checkObject(item, names); err != nil {
+			return fmt.Errorf("element %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+func (s shape) checkObject(v any, names *strings.Replacer) error {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return fmt.Errorf("not an object")
+	}
+	var errs []string
+	for k, want := range s.fields {
+		got, present := m[k]
+		if err := checkField(got, present, names.Replace(want)); err != nil {
+			errs = append(errs, k+": "+err.Error())
+		}
+	}
+	if s.only {
+		for k := range m {
+			if want, ok := s.fields[k]; !ok || want == "absent" {
+				errs = append(errs, k+": present, not asked for")
+			}
+		}
+	}
+	sort.Strings(errs)
+	if len(errs) > 0 {
+		return fmt.Errorf("%s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// checkField checks one field against its expectation (see fields).
+func checkField(got any, present bool, want string) error {
+	if want == "absent" {
+		if present {
+			return fmt.Errorf("present (%v), want absent", got)
+		}
+		return nil
+	}
+	if !present {
+		return fmt.Errorf("absent, want %s", want)
+	}
+	if value, ok := strings.CutPrefix(want, "="); ok {
+		var w any
+		if err := json.Unmarshal([]byte(value), &w); err != nil {
+			return fmt.Errorf("the row's value %s is not JSON: %v", value, err)
+		}
+		if !reflect.DeepEqual(got, w) {
+			g, _ := json.Marshal(got)
+			return fmt.Errorf("%s, want %s", g, value)
+		}
+		return nil
+	}
+	if kind := jsonKind(got); kind != want {
+		return fmt.Errorf("a %s, want a %s", kind, want)
+	}
+	return nil
+}
+
+// jsonKind names the JSON type of a decoded value, integers apart.
+func jsonKind(v any) string {
+	switch x := v.(type) {
+	case string:
+		return "string"
+	case bool:
+		return "bool"
+	case float64:
+		if x == float64(int64(x)) {
+			return "integer"
+		}
+		return "number"
+	case map[string]any:
+		return "object"
+	case []any:
+		return "array"
+	}
+	return "null"
+}
+
+// fakeContract runs the rows on the fake, answering as version.
+type fakeContract struct {
+	s *brokertest.Server
+	v brokertest.Version
+}
+
+func (f fakeContract) version() brokertest.Version { return f.v }
+func (f fakeContract) endpoint() string            { return f.s.URL }
+func (f fakeContract) user() (string, string)      { return "u", "p" }
+func (f fakeContract) client() *http.Client        { return f.s.Client() }
+
+func (f fakeContract) addVhost(t *testing.T) string {
+	name := uniqueName("contract")
+	f.s.AddVhost(name, "")
+	t.Cleanup(func() { f.s.RemoveVhost(name) })
+	return name
+}
+
+func (f fakeContract) publish(t *testing.T, vhost, queue string, n int) {
+	f.change(t, vhost, queue, func(q *brokertest.Queue) { q.Messages = brokertest.Count(*q.Messages + int64(n)) })
+}
+
+func (f fakeContract) consume(t *testing.T, vhost, queue string, n int) {
+	f.change(t, vhost, queue, func(q *brokertest.Queue) { q.Consumers += n })
+}
+
+func (f fakeContract) change(t *testing.T, vhost, queue string, do func(*brokertest.Queue)) {
+	q, ok := f.s.Queue(vhost, queue)
+	if !ok {
+		return
+	}
+	do(&q)
+	f.s.PutQueue(vhost, q)
+}
+
+// TestFakeContract runs the contract on the fake in each version it models.
+func TestFakeContract(t *testing.T) {
+	for _, v := range brokertest.Versions {
+		t.Run(string(v), func(t *testing.T) {
+			s := brokertest.New(t)
+			s.AnswerAs(v)
+			runContract(t, fakeContract{s: s, v: v})
+		})
+	}
+}
