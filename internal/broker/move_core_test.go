@@ -1,0 +1,419 @@
+package broker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+var moveStart = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// Events, short.
+func dlv(tag uint64) moveDelivery { return moveDelivery{Tag: tag, MessageID: fmt.Sprintf("m-%d", tag)} }
+func dlvFrom(tag uint64, user string) moveDelivery {
+	return moveDelivery{Tag: tag, UserID: user, MessageID: fmt.Sprintf("m-%d", tag)}
+}
+func ok(tag uint64) moveConfirm   { return moveConfirm{Tag: tag, Ack: true} }
+func nack(tag uint64) moveConfirm { return moveConfirm{Tag: tag} }
+
+var ret = moveReturn{MessageID: "m-2", Code: 312, Text: "NO_ROUTE"}
+
+// moveStep is what is fed at moveStart+at, and what must come out: the
+// actions as actionText writes them, whether the core then takes a delivery
+// (open: 1 yes, -1 no, 0 not checked), and a piece of the stop's reason.
+type moveStep struct {
+	at     time.Duration
+	evs    []moveEvent
+	want   []string
+	open   int
+	reason string
+}
+
+type moveCase struct {
+	name           string
+	counted, limit int
+	window         int    // 0: RedriveWindow
+	user           string // the connecting user: "me" unless anonymous
+	anonymous      bool   // the connecting user is not known
+	impersonator   bool
+	steps          []moveStep
+}
+
+func newTestCore(tc moveCase) *moveCore {
+	user := tc.user
+	if user == "" && !tc.anonymous {
+		user = "me"
+	}
+	c := newMoveCore(Redrive{Vhost: "v", From: "q.dead", To: "q", Limit: tc.limit}, "amqp://h:5672", tc.counted, user,
+		tc.impersonator, moveStart)
+	if tc.window > 0 {
+		c.window = tc.window
+	}
+	return c
+}
+
+// actionText writes a: "publish 3", "ack 3", "progress 2/5", "done 5",
+// "stop NotConfirmed 2/5".
+func actionText(a moveAction) string {
+	switch a := a.(type) {
+	case movePublish:
+		return fmt.Sprintf("publish %d", a.Tag)
+	case moveAck:
+		return fmt.Sprintf("ack %d", a.Tag)
+	case moveProgress:
+		return fmt.Sprintf("progress %d/%d", a.Moved, a.Total)
+	case moveDone:
+		return fmt.Sprintf("done %d", a.Moved)
+	case moveStop:
+		kinds := map[error]string{ErrReturned: "Returned", ErrNotConfirmed: "NotConfirmed", ErrConnectionLost: "ConnectionLost",
+			ErrForeignUser: "ForeignUser", context.Canceled: "Canceled"}
+		return fmt.Sprintf("stop %s %d/%d", kinds[a.Err.Kind], a.Err.Moved, a.Err.Total)
+	}
+	return fmt.Sprintf("%#v", a)
+}
+
+func runMoveCase(t *testing.T, tc moveCase) {
+	t.Helper()
+	c := newTestCore(tc)
+	for i, s := range tc.steps {
+		acts := c.Step(moveStart.Add(s.at), s.evs...)
+		got := make([]string, 0, len(acts))
+		var stop *MoveError
+		for _, a := range acts {
+			got = append(got, actionText(a))
+			if st, isStop := a.(moveStop); isStop {
+				stop = st.Err
+			}
+		}
+		if !reflect.DeepEqual(got, append([]string{}, s.want...)) {
+			t.Fatalf("step %d (%v at +%v): got %q, want %q", i, s.evs, s.at, got, s.want)
+		}
+		if s.open != 0 && c.Accepting() != (s.open > 0) {
+			t.Fatalf("step %d: Accepting() = %v, want %v", i, c.Accepting(), s.open > 0)
+		}
+		if s.reason != "" && (stop == nil || !strings.Contains(stop.Reason, s.reason)) {
+			t.Fatalf("step %d: stop %v, want a reason with %q", i, stop, s.reason)
+		}
+	}
+}
+
+func evs(e ...moveEvent) []moveEvent { return e }
+func want(a ...string) []string      { return a }
+
+var acked = moveAcked{}
+
+func TestMoveCore_acknowledges(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []moveCase{
+		{name: "all confirmed: one multiple ack, then done", counted: 3, steps: []moveStep{
+			{evs: evs(dlv(1), dlv(2), dlv(3)), want: want("publish 1", "publish 2", "publish 3"), open: -1},
+			{evs: evs(ok(1), ok(2), ok(3)), want: want("ack 3")},
+			{evs: evs(acked), want: want("progress 3/3", "done 3")},
+			{evs: evs(dlv(4), moveTick{}), want: want()},
+		}},
+		{name: "a confirm behind an unconfirmed head waits for it", counted: 3, steps: []moveStep{
+			{evs: evs(dlv(1), dlv(2), dlv(3)), want: want("publish 1", "publish 2", "publish 3")},
+			{evs: evs(ok(2)), want: want()},
+			{evs: evs(ok(1)), want: want("ack 2")},
+			{evs: evs(ok(3)), want: want()}, // one ack at a time
+			{evs: evs(acked), want: want("ack 3")},
+			{evs: evs(acked), want: want("progress 3/3", "done 3")},
+		}},
+		{name: "an unknown or repeated confirm changes nothing", counted: 2, steps: []moveStep{
+			{evs: evs(dlv(1), dlv(2)), want: want("publish 1", "publish 2")},
+			{evs: evs(ok(9), ok(0)), want: want()},
+			{evs: evs(ok(1)), want: want("ack 1")},
+			{evs: evs(acked, acked, nack(1)), want: want()},
+			{evs: evs(ok(2)), want: want("ack 2")},
+			{evs: evs(acked), want: want("progress 2/2", "done 2")},
+		}},
+		{name: "a nack in the middle: the heads before it are acked, then it stops", counted: 4, steps: []moveStep{
+			{evs: evs(dlv(1), dlv(2), dlv(3), dlv(4)), want: want("publish 1", "publish 2", "publish 3", "publish 4")},
+			{evs: evs(ok(1), ok(2), nack(3), ok(4)), want: want("ack 2")},
+			{evs: evs(acked), want: want("stop NotConfirmed 2/4"), reason: "the broker nacked a publish to q"},
+		}},
+		{name: "a nack at the head stops at once", counted: 2, steps: []moveStep{
+			{evs: evs(dlv(1), dlv(2)), want: want("publish 1", "publish 2")},
+			{evs: evs(nack(1)), want: want("stop NotConfirmed 0/2")},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { t.Parallel(); runMoveCase(t, tc) })
+	}
+}
+
+func TestMoveCore_returns(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []moveCase{
+		{name: "a return before its confirm: that publish stays on From", counted: 3, steps: []moveStep{
+			{evs: evs(dlv(1), dlv(2), dlv(3)), want: want("publish 1", "publish 2", "publish 3")},
+			{evs: evs(ok(1)), want: want("ack 1")},
+			{evs: evs(acked, ret), want: want(), open: -1},
+			{evs: evs(dlv(4)), want: want()},
+			{evs: evs(ok(2)), want: want("stop Returned 1/3"), reason: `message "m-2" as unroutable (312 NO_ROUTE): queue "q" is gone`},
+		}},
+		{name: "the heads confirmed before a return are acked", counted: 3, steps: []moveStep{
+			{evs: evs(dlv(1), dlv(2), dlv(3)), want: want("publish 1", "publish 2", "publish 3")},
+			{evs: evs(ok(1), ok(2), ret, ok(3)), want: want("ack 2")},
+			{evs: evs(acked), want: want("stop Returned 2/3")},
+		}},
+		{name: "a head confirmed after a return is not acked even with later ones confirmed before it", counted: 2,
+			steps: []moveStep{
+				{evs: evs(dlv(1), dlv(2)), want: want("publish 1", "publish 2")},
+				{evs: evs(ok(2), ret, ok(1)), want: want("stop Returned 0/2")},
+			}},
+		{name: "a nack after a return says nacked", counted: 2, steps: []moveStep{
+			{evs: evs(dlv(1), dlv(2)), want: want("publish 1", "publish 2")},
+			{evs: evs(ret, nack(1)), want: want("stop NotConfirmed 0/2")},
+		}},
+		{name: "a return with nothing awaiting a confirm stops", counted: 2, steps: []moveStep{
+			{evs: evs(dlv(1), ok(1)), want: want("publish 1", "ack 1")},
+			{evs: evs(acked, ret), want: want("stop Returned 1/2")},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { t.Parallel(); runMoveCase(t, tc) })
+	}
+}
+
+func TestMoveCore_counts(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []moveCase{
+		{name: "the count at the start is reached: no more deliveries", counted: 2, steps: []moveStep{
+			{evs: evs(dlv(1)), want: want("publish 1"), open: 1},
+			{evs: evs(dlv(2)), want: want("publish 2"), open: -1},
+			{evs: evs(dlv(3)), want: want()},
+			{evs: evs(ok(1), ok(2)), want: want("ack 2")},
+			{evs: evs(acked), want: want("progress 2/2", "done 2")},
+		}},
+		{name: "limit below the count", counted: 10, limit: 2, steps: []moveStep{
+			{evs: evs(dlv(1), dlv(2), dlv(3)), want: want("publish 1", "publish 2"), open: -1},
+			{evs: evs(ok(1), ok(2)), want: want("ack 2")},
+			{evs: evs(acked), want: want("progress 2/2", "done 2")},
+		}},
+		{name: "limit above the count", counted: 2, limit: 3, steps: []moveStep{
+			{evs: evs(dlv(1), dlv(2), dlv(3)), want: want("publish 1", "publish 2"), open: -1},
+		}},
+		{name: "limit equal to the count", counted: 2, limit: 2, steps: []moveStep{
+			{evs: evs(dlv(1), dlv(2)), want: want("publish 1", "publish 2"), open: -1},
+		}},
+		{name: "the window full: no delivery until the head is acked", counted: 5, window: 2, steps: []moveStep{
+			{evs: evs(dlv(1)), want: want("publish 1"), open: 1},
+			{evs: evs(dlv(2)), want: want("publish 2"), open: -1},
+			{evs: evs(dlv(3)), want: want()},
+			{evs: evs(ok(1)), want: want("ack 1"), open: -1}, // confirmed, not yet acked: still in the window
+			{evs: evs(acked), want: want(), open: 1},
+			{evs: evs(dlv(3)), want: want("publish 3"), open: -1},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { t.Parallel(); runMoveCase(t, tc) })
+	}
+	for counted, want := range map[int]int{0: 0, 1: 1, redrivePrefetch: redrivePrefetch, redrivePrefetch + 1: redrivePrefetch} {
+		if got := newTestCore(moveCase{counted: counted}).Prefetch(); got != want {
+			t.Errorf("Prefetch() of a move of %d = %d, want %d", counted, got, want)
+		}
+	}
+	if c := newTestCore(moveCase{counted: 0}); c.Total() != 0 || c.Accepting() {
+		t.Errorf("a move of nothing: Total() %d, Accepting() %v", c.Total(), c.Accepting())
+	}
+}
+
+func TestMoveCore_foreignUserID(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []moveCase{
+		{name: "stops once the publishes before it are acked, not publishing it", counted: 3, steps: []moveStep{
+			{evs: evs(dlvFrom(1, "me"), dlv(2)), want: want("publish 1", "publish 2")},
+			{evs: evs(dlvFrom(3, "other")), want: want(), open: -1},
+			{evs: evs(ok(1)), want: want("ack 1")},
+			{evs: evs(acked), want: want()},
+			{evs: evs(ok(2)), want: want("ack 2")},
+			{evs: evs(acked), want: want("stop ForeignUser 2/3"),
+				reason: `message "m-3" (the 3rd on q.dead) has user_id "other", and RabbitMQ refuses to publish a user_id other than the connecting user "me"`},
+		}},
+		{name: "stops at once with nothing awaiting a confirm", counted: 3, steps: []moveStep{
+			{evs: evs(dlvFrom(1, "other")), want: want("stop ForeignUser 0/3"), reason: "(the 1st on q.dead)"},
+		}},
+		{name: "a return before the window settles says returned", counted: 3, steps: []moveStep{
+			{evs: evs(dlv(1), dlvFrom(2, "other")), want: want("publish 1")},
+			{evs: evs(ret, ok(1)), want: want("stop Returned 0/3")},
+		}},
+		{name: "with the impersonator tag any user_id is published", counted: 2, impersonator: true, steps: []moveStep{
+			{evs: evs(dlvFrom(1, "other"), dlvFrom(2, "me")), want: want("publish 1", "publish 2")},
+		}},
+		{name: "an unknown connecting user: any user_id is foreign", counted: 2, anonymous: true, steps: []moveStep{
+			{evs: evs(dlvFrom(1, "me")), want: want("stop ForeignUser 0/2"), reason: "other than this provider's AMQP user"},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			runMoveCase(t, tc)
+		})
+	}
+}
+
+func TestMoveCore_closed(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []moveCase{
+		{name: "a closed connection stops at once, acking nothing more", counted: 3, steps: []moveStep{
+			{evs: evs(dlv(1), dlv(2), dlv(3)), want: want("publish 1", "publish 2", "publish 3")},
+			{evs: evs(ok(1), moveConnectionClosed{Reason: "CONNECTION_FORCED - closed via management plugin"}, ok(2)),
+				want: want("stop ConnectionLost 0/3"), reason: "the AMQP connection closed: CONNECTION_FORCED"},
+			{evs: evs(acked, ok(3)), want: want()},
+		}},
+		{name: "a closed channel: what was confirmed is acked, then it stops", counted: 3, steps: []moveStep{
+			{evs: evs(dlv(1), dlv(2), dlv(3)), want: want("publish 1", "publish 2", "publish 3")},
+			{evs: evs(ok(1), moveChannelClosed{}), want: want("ack 1"), open: -1},
+			{evs: evs(acked), want: want("stop ConnectionLost 1/3"), reason: "the AMQP channel closed"},
+		}},
+		{name: "a closed channel with nothing confirmed stops at once", counted: 3, steps: []moveStep{
+			{evs: evs(dlv(1)), want: want("publish 1")},
+			{evs: evs(moveChannelClosed{}), want: want("stop ConnectionLost 0/3")},
+		}},
+		{name: "a closed channel after all is confirmed ends done", counted: 1, steps: []moveStep{
+			{evs: evs(dlv(1), ok(1), moveChannelClosed{}), want: want("publish 1", "ack 1")},
+			{evs: evs(acked), want: want("progress 1/1", "done 1")},
+		}},
+		{name: "an ack that fails is not counted", counted: 3, steps: []moveStep{
+			{evs: evs(dlv(1), dlv(2), ok(1)), want: want("publish 1", "publish 2", "ack 1")},
+			{evs: evs(moveChannelClosed{}), want: want("stop ConnectionLost 0/3")},
+		}},
+		{name: "a second closed channel stops at once", counted: 3, steps: []moveStep{
+			{evs: evs(dlv(1), dlv(2)), want: want("publish 1", "publish 2")},
+			{evs: evs(ok(1), moveChannelClosed{}), want: want("ack 1")},
+			{evs: evs(moveChannelClosed{}), want: want("stop ConnectionLost 0/3")},
+		}},
+		{name: "the context done stops at once", counted: 3, steps: []moveStep{
+			{evs: evs(dlv(1), ok(1)), want: want("publish 1", "ack 1")},
+			{evs: evs(acked, dlv(2), ok(2), moveCancelled{Err: context.Canceled}, acked), want: want("publish 2",
+				"stop Canceled 1/3"), reason: "interrupted"},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { t.Parallel(); runMoveCase(t, tc) })
+	}
+}
+
+// The stall bound, measured from the last delivery, confirm or ack: at
+// exactly redriveStall the move goes on, a nanosecond later it stops.
+func TestMoveCore_stall(t *testing.T) {
+	t.Parallel()
+	const edge = redriveStall
+	stalled := "stop NotConfirmed 0/3"
+	for _, tc := range []moveCase{
+		{name: "from the start", counted: 3, steps: []moveStep{
+			{at: edge, evs: evs(moveTick{}), want: want("progress 0/3")},
+			{at: edge + 1, evs: evs(moveTick{}), want: want(stalled), reason: "no delivery from q.dead and no confirm for 15s"},
+		}},
+		{name: "from a delivery", counted: 3, steps: []moveStep{
+			{at: 10 * time.Second, evs: evs(dlv(1)), want: want("publish 1")},
+			{at: 10*time.Second + edge, evs: evs(moveTick{}), want: want("progress 0/3")},
+			{at: 10*time.Second + edge + 1, evs: evs(moveTick{}), want: want(stalled)},
+		}},
+		{name: "from a confirm that acks nothing", counted: 3, steps: []moveStep{
+			{evs: evs(dlv(1), dlv(2)), want: want("publish 1", "publish 2")},
+			{at: 10 * time.Second, evs: evs(ok(2)), want: want()},
+			{at: 10*time.Second + edge, evs: evs(moveTick{}), want: want("progress 0/3")},
+			{at: 10*time.Second + edge + 1, evs: evs(moveTick{}), want: want(stalled)},
+		}},
+		{name: "from an ack", counted: 3, steps: []moveStep{
+			{evs: evs(dlv(1), ok(1)), want: want("publish 1", "ack 1")},
+			{at: 10 * time.Second, evs: evs(acked), want: want("progress 1/3")},
+			{at: 10*time.Second + edge, evs: evs(moveTick{}), want: want("progress 1/3")},
+			{at: 10*time.Second + edge + 1, evs: evs(moveTick{}), want: want("stop NotConfirmed 1/3")},
+		}},
+		{name: "a foreign delivery is no activity", counted: 3, steps: []moveStep{
+			{at: 10 * time.Second, evs: evs(dlv(1), dlvFrom(2, "other")), want: want("publish 1")},
+			{at: 10*time.Second + edge + 1, evs: evs(moveTick{}), want: want(stalled)},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { t.Parallel(); runMoveCase(t, tc) })
+	}
+}
+
+// Progress: every ProgressEvery messages acked or ProgressInterval since
+// the last report, whichever comes first, and at the end.
+func TestMoveCore_progress(t *testing.T) {
+	t.Parallel()
+	many := func(from, to uint64, ev func(uint64) moveEvent) []moveEvent {
+		var out []moveEvent
+		for tag := from; tag <= to; tag++ {
+			out = append(out, ev(tag))
+		}
+		return out
+	}
+	published := func(from, to uint64) []string {
+		var out []string
+		for tag := from; tag <= to; tag++ {
+			out = append(out, fmt.Sprintf("publish %d", tag))
+		}
+		return out
+	}
+	d := func(tag uint64) moveEvent { return dlv(tag) }
+	o := func(tag uint64) moveEvent { return ok(tag) }
+	const every = ProgressEvery
+	for _, tc := range []moveCase{
+		{name: "every ProgressEvery acked", counted: 3 * every, window: 3 * every, steps: []moveStep{
+			{evs: many(1, every, d), want: published(1, every)},
+			{evs: many(1, every-1, o), want: want(fmt.Sprintf("ack %d", every-1))},
+			{evs: evs(acked), want: want()},
+			{evs: evs(ok(every)), want: want(fmt.Sprintf("ack %d", every))},
+			{evs: evs(acked), want: want(fmt.Sprintf("progress %d/%d", every, 3*every))},
+			// counted from the last report
+			{evs: many(every+1, 2*every, d), want: published(every+1, 2*every)},
+			{evs: many(every+1, 2*every-1, o), want: want(fmt.Sprintf("ack %d", 2*every-1))},
+			{evs: evs(acked), want: want()},
+			{evs: evs(ok(2 * every)), want: want(fmt.Sprintf("ack %d", 2*every))},
+			{evs: evs(acked), want: want(fmt.Sprintf("progress %d/%d", 2*every, 3*every))},
+		}},
+		{name: "every ProgressInterval, on a tick or an ack", counted: 3, steps: []moveStep{
+			{at: ProgressInterval - 1, evs: evs(moveTick{}), want: want()},
+			{at: ProgressInterval, evs: evs(moveTick{}), want: want("progress 0/3")},
+			{at: ProgressInterval + 1, evs: evs(dlv(1), ok(1)), want: want("publish 1", "ack 1")},
+			{at: 2*ProgressInterval - 1, evs: evs(acked), want: want()},
+			{at: 2 * ProgressInterval, evs: evs(dlv(2), ok(2)), want: want("publish 2", "ack 2")},
+			{at: 2 * ProgressInterval, evs: evs(acked), want: want("progress 2/3")},
+			{at: 3*ProgressInterval - 1, evs: evs(moveTick{}), want: want()},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { t.Parallel(); runMoveCase(t, tc) })
+	}
+}
+
+// The error says how many moved, how many stay and where, and lets
+// errors.Is see its kind.
+func TestMoveError(t *testing.T) {
+	t.Parallel()
+	c := newMoveCore(Redrive{Vhost: "v", From: "q.dead", To: "q"}, "amqp://h:5672", 10, "me", false, moveStart)
+	acts := c.Step(moveStart, dlv(1), dlv(2), ok(1))
+	acts = append(acts, c.Step(moveStart, acked, nack(2))...)
+	stop, isStop := acts[len(acts)-1].(moveStop)
+	if !isStop {
+		t.Fatalf("a nack did not stop the move: %q", acts)
+	}
+	err := error(stop.Err)
+	wantText := `moved 1 of 10 messages from q.dead to q in vhost "v" (amqp://h:5672), then stopped: the broker nacked a ` +
+		`publish to q. The other 9 stay on q.dead: a message leaves it only once its copy on q is confirmed. Check the ` +
+		`broker's log (a full disk, a queue length limit with reject-publish)`
+	if err.Error() != wantText || !errors.Is(err, ErrNotConfirmed) {
+		t.Errorf("got %q (kind %v),\nwant %q", err, stop.Err.Kind, wantText)
+	}
+	noHint := &MoveError{Redrive: Redrive{Vhost: "v", From: "a", To: "b"}, URL: "u", Moved: 0, Total: 2, Reason: "interrupted."}
+	if got := noHint.Error(); got != `moved 0 of 2 messages from a to b in vhost "v" (u), then stopped: interrupted. The other 2 `+
+		`stay on a: a message leaves it only once its copy on b is confirmed` {
+		t.Errorf("without a hint: %q", got)
+	}
+}
+
+func TestOrdinal(t *testing.T) {
+	t.Parallel()
+	for n, want := range map[int]string{1: "1st", 2: "2nd", 3: "3rd", 4: "4th", 11: "11th", 12: "12th", 13: "13th",
+		21: "21st", 22: "22nd", 23: "23rd", 101: "101st", 111: "111th", 112: "112th", 113: "113th", 10: "10th"} {
+		if got := ordinal(n); got != want {
+			t.Errorf("ordinal(%d) = %q, want %q", n, got, want)
+		}
+	}
+	if messageID("") != "(no message id)" || messageID("a") != `"a"` {
+		t.Errorf("messageID: %q, %q", messageID(""), messageID("a"))
+	}
+}
