@@ -197,7 +197,7 @@ func TestAccRestart_ridesThrough(t *testing.T) {
 			var longest time.Duration
 			ridden := func(what string, r restartRun) string {
 				t.Helper()
-				t.Logf("%s: %s took %s; the management API was away for %s (stop_app %s); %d requests held until the node had stopped",
+				t.Logf("%s: %s took %s; the management API was away for %s (stop_app %s); requests held until the node had stopped: %d",
 					n.name, what, r.took.Round(time.Millisecond), r.away.Round(time.Millisecond), r.stop.Round(time.Millisecond), r.held)
 				longest = max(longest, r.away)
 				if r.err != nil {
