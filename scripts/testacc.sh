@@ -53,11 +53,15 @@
 # is made ready first by scripts/brokers.sh, and every broker this run started
 # is stopped when it ends (the machine's own broker never is). The CLIs the
 # machine lacks are built while the brokers start (a cold build takes 2-4
-# minutes each on an idle machine, later runs reuse the cache). After the stages, a deprecation
-# check reads the log of each 4.x node the stages used: a "Deprecated features"
-# warning written during the run fails it (RabbitMQ 4.3 warns once something
-# the next version removes is used: transient non-exclusive queues,
-# x-queue-mode, x-queue-version, global QoS, ...).
+# minutes each on an idle machine, later runs reuse the cache). The CLIs, the
+# chroots and the test binary are built before the first stage starts, and no
+# stage depends on the machine being idle (the restarts of the resil stage are
+# arranged by a proxy holding the operation's requests, not by timing).
+# After the stages, a deprecation check reads the log of each 4.x node the
+# stages used: a "Deprecated features" warning written during the run fails it
+# (RabbitMQ 4.3 warns once something the next version removes is used:
+# transient non-exclusive queues, x-queue-mode, x-queue-version, global QoS,
+# ...).
 #
 # Each stage prints one line, with the versions the CLI and the broker
 # report, e.g.

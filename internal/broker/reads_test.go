@@ -151,7 +151,7 @@ func TestReads_liveCallersShareARequestInFlight(t *testing.T) {
 	go func() {
 		more <- listConcurrently(t, 9, func() (map[string]Queue, error) { return queuesOf(c, context.Background(), "v", Counted, Live) })
 	}()
-	time.Sleep(100 * time.Millisecond)
+	waitJoined(&c.counted, "v", 10, func() bool { return b.Listings("v") > 1 })
 	close(hold)
 	for _, s := range append(<-done, <-more...) {
 		if s != 1 {
@@ -294,7 +294,7 @@ func TestReads_errorsAreSharedAndNotKept(t *testing.T) {
 			_, errs[i] = queuesOf(c, context.Background(), "v", Declared, Kept)
 		}()
 	}
-	time.Sleep(50 * time.Millisecond)
+	waitJoined(&c.declared, "v", len(errs), func() bool { return b.Listings("v") > 1 })
 	close(hold)
 	wg.Wait()
 	for i, err := range errs {
@@ -340,7 +340,7 @@ func TestReads_cancelOneCallerOnly(t *testing.T) {
 			<-started // the first caller's request is in flight; the others join it
 		}
 	}
-	time.Sleep(50 * time.Millisecond)
+	waitJoined(&c.counted, "v", len(results), func() bool { return b.Listings("v") > 1 })
 	cancel1()
 	select {
 	case r := <-results[0]:
@@ -495,7 +495,7 @@ func TestReads_checksJoinAListingInFlightAcrossQueueDeletesOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	bCh := check()
-	time.Sleep(100 * time.Millisecond)
+	waitJoined(&c.checks, "v", 2, func() bool { return b.Listings("v") > 2 })
 	wantListings(t, b, 2, "a check after a queue delete sent listings of its own: %d in all, want 2")
 
 	// A declaration: C, asking after it, never joins them.

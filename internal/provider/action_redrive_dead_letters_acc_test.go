@@ -193,11 +193,12 @@ func TestAccAction_redriveConnectionClosedMidMove(t *testing.T) {
 }
 
 // closeConnection closes, through the management API, the connection named
-// name, waiting until the management API lists it.
+// name, waiting until the management API lists it (up to a minute: a busy
+// broker lists a new connection only at its next statistics round).
 func closeConnection(t *testing.T, name string) {
 	t.Helper()
 	admin := accAdmin(t)
-	for range 100 {
+	for range 600 {
 		n, err := admin.CloseConnection(context.Background(), name)
 		if err != nil || n > 0 {
 			if err != nil {

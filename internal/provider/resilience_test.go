@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -138,18 +137,6 @@ provider "queuey" {
 `, n.endpoint, defaultUser, defaultPassword, extra)
 }
 
-// restart stops the node's RabbitMQ application, keeps it down for outage,
-// and starts it again; it returns how long the management API was away. It
-// runs beside the operation it disturbs, so it reports errors rather than
-// failing the test itself.
-func (n testNode) restart() (time.Duration, error) {
-	start := time.Now()
-	if err := n.tryCtl("stop_app"); err != nil {
-		return 0, err
-	}
-	return n.comeBack(start)
-}
-
 // comeBack starts the stopped application after outage and returns how long
 // the management API was away since start.
 func (n testNode) comeBack(start time.Time) (time.Duration, error) {
@@ -181,15 +168,18 @@ resource "queuey_queue" "q" {
 
 // TestAccRestart_ridesThrough restarts the broker (its RabbitMQ application
 // stopped for 30 s, then started) in the middle of an apply, a plan and a
-// destroy of 150 queues, with the provider's default settings: each passes
-// with no error, and nothing is lost or left behind.
+// destroy of 20 queues, with the provider's default settings: each passes
+// with no error, and nothing is lost or left behind. The apply and the
+// destroy talk to the node through a holdProxy, which holds their requests
+// after the first few declarations or deletes until the node has stopped, so
+// that each meets the restart however fast the machine is; the plan starts
+// with the node already stopped and talks to it directly (a refused
+// connection, after an earlier run of the provider had an answer there).
 func TestAccRestart_ridesThrough(t *testing.T) {
 	for _, n := range resilNodes(t, envRestartNodes, 1) {
 		t.Run(n.name, func(t *testing.T) {
 			t.Parallel()
-			// Enough queues that an apply at -parallelism=1 outlasts the few
-			// seconds rabbitmqctl stop_app takes to stop the broker.
-			const count = 150
+			const count = 20
 			base := uniqueName("restart")
 			c := n.client(t, 0)
 			t.Cleanup(func() {
@@ -200,85 +190,43 @@ func TestAccRestart_ridesThrough(t *testing.T) {
 					_ = once.DeleteQueue(context.Background(), "/", name, false)
 				}
 			})
-			tf := newTerraformCLI(t, queuesOn(n, base, count))
+			p := newHoldProxy(t, n.endpoint)
+			proxied := n
+			proxied.endpoint = p.URL
+			tf := newTerraformCLI(t, queuesOn(proxied, base, count))
 			var longest time.Duration
-
-			// during runs the CLI with args while the node restarts: the
-			// restart begins once ready says the operation is under way, or,
-			// when ready is nil, just before the operation.
-			during := func(what string, ready func() bool, args ...string) string {
+			ridden := func(what string, r restartRun) string {
 				t.Helper()
-				var wg sync.WaitGroup
-				var down time.Duration
-				var restartErr error
-				stopped := time.Now()
-				if ready == nil {
-					n.ctl(t, "stop_app")
+				t.Logf("%s: %s took %s; the management API was away for %s (stop_app %s); requests held until the node had stopped: %d",
+					n.name, what, r.took.Round(time.Millisecond), r.away.Round(time.Millisecond), r.stop.Round(time.Millisecond), r.held)
+				longest = max(longest, r.away)
+				if r.err != nil {
+					t.Fatalf("%s through a restart failed: %v\n%s", what, r.err, r.out)
 				}
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					if ready == nil {
-						down, restartErr = n.comeBack(stopped)
-						return
-					}
-					for deadline := time.Now().Add(2 * time.Minute); !ready() && time.Now().Before(deadline); {
-						time.Sleep(50 * time.Millisecond)
-					}
-					down, restartErr = n.restart()
-				}()
-				begin := time.Now()
-				out, err := tf.run(args...)
-				took := time.Since(begin)
-				wg.Wait()
-				if restartErr != nil {
-					t.Fatal(restartErr)
+				if r.took < outage {
+					t.Errorf("%s finished in %s, before the outage of %s ended: it cannot have waited for the node it needed", what, r.took, outage)
 				}
-				t.Logf("%s: %s took %s; the management API was away for %s", n.name, what, took.Round(time.Millisecond), down.Round(time.Millisecond))
-				longest = max(longest, down)
-				if err != nil {
-					t.Fatalf("%s through a restart failed: %v\n%s", what, err, out)
-				}
-				if took < outage {
-					t.Errorf("%s finished in %s, before the outage of %s ended: the restart came too late to prove anything", what, took, outage)
-				}
-				return out
+				return r.out
 			}
-			count0 := func() int {
-				all, err := listQueues(c, "/", broker.Counted)
-				if err != nil {
-					return -1
-				}
-				k := 0
-				for name := range all {
-					if strings.HasPrefix(name, base) {
-						k++
-					}
-				}
-				return k
-			}
-			// settled is count0 once it reports want, or after 30 s: a listing
-			// answered just after a restart can lack queues for a moment.
-			settled := func(want int) int {
-				k := count0()
-				for deadline := time.Now().Add(30 * time.Second); k != want && time.Now().Before(deadline); k = count0() {
-					time.Sleep(500 * time.Millisecond)
-				}
-				return k
-			}
+			settled := func(want int) int { return settledCount(c, base, want) }
 
-			// Apply: the restart begins once the first queues exist.
-			during("apply", func() bool { return count0() >= 2 }, "apply", "-auto-approve", "-parallelism=1")
+			// Apply: the proxy holds what follows the first two queues' declarations.
+			ridden("apply", duringRestart(t, n, p, restartHold{http.MethodPut, 4}, tf, "apply", "-auto-approve", "-parallelism=1"))
 			if got := settled(2 * count); got != 2*count {
 				t.Fatalf("after the apply the broker holds %d queues of the test, want %d", got, 2*count)
 			}
-			// Plan: the broker stops just before the plan starts.
-			out := during("plan", nil, "plan", "-detailed-exitcode")
+			// Plan: directly to the node, once with it up (so that this
+			// endpoint has answered the provider before), then with the node
+			// stopped just before the plan starts.
+			writeConfig(t, tf, queuesOn(n, base, count))
+			tf.mustRun("plan", "-detailed-exitcode")
+			out := ridden("plan", duringRestart(t, n, nil, restartHold{}, tf, "plan", "-detailed-exitcode"))
 			if !strings.Contains(out, "No changes.") {
 				t.Fatalf("plan after a restart is not empty:\n%s", out)
 			}
-			// Destroy: the restart begins once the first queues are gone.
-			during("destroy", func() bool { k := count0(); return k >= 0 && k < 2*count }, "destroy", "-auto-approve", "-parallelism=1")
+			// Destroy: the proxy holds what follows the first two queues' deletes.
+			writeConfig(t, tf, queuesOn(proxied, base, count))
+			ridden("destroy", duringRestart(t, n, p, restartHold{http.MethodDelete, 4}, tf, "destroy", "-auto-approve", "-parallelism=1"))
 			if got := settled(0); got != 0 {
 				all, _ := listQueues(c, "/", broker.Counted)
 				var left []string
@@ -292,6 +240,101 @@ func TestAccRestart_ridesThrough(t *testing.T) {
 			t.Logf("%s: longest restart ridden through with default settings: %s", n.name, longest.Round(time.Millisecond))
 		})
 	}
+}
+
+// restartHold is where an operation meets a restart: once after requests of
+// method went through the proxy; method "" for a node stopped before the
+// operation begins.
+type restartHold struct {
+	method string
+	after  int
+}
+
+// restartRun is what duringRestart saw of one run of the CLI.
+type restartRun struct {
+	out  string
+	err  error
+	took time.Duration // the CLI's wall time
+	away time.Duration // from stop_app until the management API answered again
+	held int           // requests the proxy held until the node had stopped
+	stop time.Duration // how long rabbitmqctl stop_app took
+}
+
+// duringRestart runs the CLI with args while node n restarts: its
+// application stops, stays down for outage, and starts again. With
+// hold.method "" the node stops before the CLI starts. Otherwise the CLI
+// talks to n through p, which holds every request once after hold.after of
+// hold.method went through; the node then stops, and only once rabbitmqctl
+// stop_app has returned does p let the held requests go on, to the stopped
+// node. Either way the node starts again no sooner than outage after the CLI
+// began, so an operation that needs the node takes at least that long.
+func duringRestart(t *testing.T, n testNode, p *holdProxy, hold restartHold, tf *terraformCLI, args ...string) restartRun {
+	t.Helper()
+	var r restartRun
+	var begin time.Time
+	done := make(chan struct{})
+	run := func() {
+		r.out, r.err = tf.run(args...)
+		r.took = time.Since(begin)
+		close(done)
+	}
+	stopped := time.Now()
+	if hold.method == "" {
+		n.ctl(t, "stop_app")
+		begin = time.Now()
+		r.stop = begin.Sub(stopped)
+		go run()
+	} else {
+		reached := p.Arm(hold.method, hold.after)
+		begin = time.Now()
+		go run()
+		select {
+		case <-reached:
+		case <-done:
+			p.Release()
+			t.Fatalf("terraform %s ended before the proxy held a request (after %d %s): it met no restart: %v\n%s",
+				args[0], hold.after, hold.method, r.err, r.out)
+		}
+		stopped = time.Now()
+		err := n.tryCtl("stop_app")
+		r.stop, r.held = time.Since(stopped), p.Held()
+		p.Release()
+		if err != nil {
+			<-done
+			t.Fatal(err)
+		}
+	}
+	away, err := n.comeBack(stopped)
+	<-done
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.away = away
+	return r
+}
+
+// settledCount is the number of queues named base... that c lists, once it
+// is want or after 30 s: a listing answered just after a restart can lack
+// queues for a moment. -1 when no listing answered.
+func settledCount(c *broker.Client, base string, want int) int {
+	count := func() int {
+		all, err := listQueues(c, "/", broker.Counted)
+		if err != nil {
+			return -1
+		}
+		k := 0
+		for name := range all {
+			if strings.HasPrefix(name, base) {
+				k++
+			}
+		}
+		return k
+	}
+	k := count()
+	for deadline := time.Now().Add(30 * time.Second); k != want && time.Now().Before(deadline); k = count() {
+		time.Sleep(500 * time.Millisecond)
+	}
+	return k
 }
 
 // clusterQueueOn is the configuration of one queue through node n.
