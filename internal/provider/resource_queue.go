@@ -46,8 +46,10 @@ func (r *queueResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 			"`q.dead` exactly as the application does (durable, not auto-delete, not exclusive, no `x-queue-type`). " +
 			"An identical existing queue is adopted; a different one is an error naming each difference. " +
 			"Destroy deletes `q`, `q.dead` and the hold queues of `q`, but refuses while any of them holds a message or " +
-			"has a consumer unless `force_destroy` is set. Every change but `force_destroy` replaces the queues, because " +
-			"RabbitMQ cannot change a queue's arguments.",
+			"has a consumer unless `force_destroy` is set. A change of `name` or `vhost` replaces the queues. A change of " +
+			"`message_ttl` or `max_priority` (or of `q`'s arguments or flags out of band) is an update in place that declares " +
+			"`q` alone again, since RabbitMQ cannot change a queue's arguments: `q.dead` and the hold queues, and their " +
+			"messages, are left as they are. `force_destroy` and `keep_messages_on_change` change in place and touch no queue.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				MarkdownDescription: "The vhost and the queue name, each escaped as a URL path segment, joined by a slash: " +
@@ -70,7 +72,8 @@ func (r *queueResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 			"message_ttl": schema.StringAttribute{
 				MarkdownDescription: "Queue-wide message TTL of `q` (`x-message-ttl`), as a Go duration such as `24h`: a whole number " +
 					"of milliseconds from `0s` to `4294967295ms` (about 49.7 days). Unset, `q` has no `x-message-ttl`. " +
-					"Compared by value: `\"60s\"` equals `\"1m\"`. Changing the value replaces the queues.",
+					"Compared by value: `\"60s\"` equals `\"1m\"`. Changing the value declares `q` again (see `keep_messages_on_change`); " +
+					"`q.dead` and the hold queues are not touched.",
 				Optional: true,
 				// Computed only so that the plan may keep the prior spelling of
 				// an equal duration ("5s" for "5000ms"); unset stays null.
@@ -80,7 +83,8 @@ func (r *queueResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 			},
 			"max_priority": schema.Int64Attribute{
 				MarkdownDescription: "Number of priority levels of `q` (`x-max-priority`), from 1 to 255. Unset, `q` has no " +
-					"`x-max-priority`. Changing it replaces the queues.",
+					"`x-max-priority`. Changing it declares `q` again (see `keep_messages_on_change`); `q.dead` and the hold queues " +
+					"are not touched.",
 				Optional:   true,
 				Validators: []validator.Int64{int64validator.Between(topology.MinPriority, topology.MaxPriority)},
 			},
@@ -91,12 +95,38 @@ func (r *queueResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 					"node are gone when the node comes back. Defaults to `false`, when destroy deletes nothing while any queue " +
 					"holds a message, has a consumer or is not running, and lists each with its counts, or its node and state. " +
 					"Changes in place. When it takes effect: a destroy uses the value in state, so for `terraform destroy` " +
-					"apply `force_destroy = true` first, then destroy; a replacement (a change of `name`, `vhost`, " +
-					"`message_ttl` or `max_priority`) uses the value planned with it, so setting `force_destroy = true` in " +
-					"the same apply as the change is enough.",
+					"apply `force_destroy = true` first, then destroy; a replacement (a change of `name` or `vhost`) and a " +
+					"change that declares `q` again (`message_ttl`, `max_priority`) use the value planned with them, so setting " +
+					"`force_destroy = true` in the same apply as the change is enough. For a change that declares `q` again, " +
+					"it deletes `q` without checking its consumers, its hold queues or its node, and `q`'s messages with it " +
+					"(never those of `q.dead` or of a hold queue), unless `keep_messages_on_change` is set, which moves them.",
 				Optional: true,
 				Computed: true,
 				Default:  booldefault.StaticBool(false),
+			},
+			"keep_messages_on_change": schema.BoolAttribute{
+				MarkdownDescription: "Keep the messages of `q` when a change of `message_ttl` or `max_priority` (or of `q`'s " +
+					"arguments or flags out of band) declares it again: the apply moves them to a holding queue `" +
+					"{name}" + topology.RedeclaringSuffix + "` (durable, no arguments), deletes `q` (only if empty and unused) " +
+					"and declares it with the new arguments, then moves every message back, over AMQP (`amqp_endpoint`) with " +
+					"the guarantee of the `queuey_redrive_dead_letters` action: body, properties and headers unchanged, order " +
+					"kept, each message removed only after its copy is confirmed. An interrupted change loses nothing: the " +
+					"messages wait in the holding queue (see `redeclaring_messages`) and the next apply moves them back. " +
+					"Defaults to `false`, when such a change is refused while `q` holds messages. It wins over " +
+					"`force_destroy` for `q`'s messages. The change is refused, whatever this says, while `q` has a " +
+					"consumer, a hold queue of `q` holds a message, or `q` is not running (unless `force_destroy`). " +
+					"Changes in place and touches no queue.",
+				Optional: true,
+				Computed: true,
+				Default:  booldefault.StaticBool(false),
+			},
+			"redeclaring_messages": schema.Int64Attribute{
+				MarkdownDescription: "Messages waiting in the holding queue `{name}" + topology.RedeclaringSuffix + "`, left there " +
+					"by a change that declared `q` again and was interrupted (see `keep_messages_on_change`); `0` when that " +
+					"queue exists but is empty or its count is not reported yet; null when it does not exist. When a refresh " +
+					"finds it, the plan shows an update in place, whose apply moves the messages back to `q` and deletes " +
+					"the holding queue.",
+				Computed: true,
 			},
 			"dead_queue": schema.StringAttribute{
 				MarkdownDescription: "Name of the dead-letter queue, e.g. `orders.dead`.",
@@ -107,7 +137,7 @@ func (r *queueResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 					"`{\"x-max-priority\":10,\"x-message-ttl\":86400000}`; `{}` when there are none: the table the " +
 					"provider computes, which applications must declare identically. Only when a refresh finds that the broker's " +
 					"`q` differs does it hold what the broker has (with each declaration flag that differs, e.g. `\"auto_delete\":true`), " +
-					"so that the plan shows the difference and replaces the queues.",
+					"so that the plan shows the difference and the apply declares `q` again.",
 				CustomType: jsontypes.NormalizedType{},
 				Computed:   true,
 			},
@@ -338,6 +368,7 @@ func (r *queueResource) ImportState(ctx context.Context, req resource.ImportStat
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("vhost"), vhost)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("force_destroy"), false)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("keep_messages_on_change"), false)...)
 	resp.Diagnostics.Append(setIdentity(ctx, resp.Identity, name, vhost)...)
 }
 
@@ -349,6 +380,8 @@ type queueModel struct {
 	MessageTTL       types.String         `tfsdk:"message_ttl"`
 	MaxPriority      types.Int64          `tfsdk:"max_priority"`
 	ForceDestroy     types.Bool           `tfsdk:"force_destroy"`
+	KeepMessages     types.Bool           `tfsdk:"keep_messages_on_change"`
+	Redeclaring      types.Int64          `tfsdk:"redeclaring_messages"`
 	DeadQueue        types.String         `tfsdk:"dead_queue"`
 	ArgumentsJSON    jsontypes.Normalized `tfsdk:"arguments_json"`
 	HoldQueuePrefix  types.String         `tfsdk:"hold_queue_prefix"`

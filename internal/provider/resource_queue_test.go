@@ -132,6 +132,7 @@ func TestQueueModelMatchesTheSchema(t *testing.T) {
 		"known": {
 			ID: types.StringValue("%2F/orders"), Name: types.StringValue("orders"), Vhost: types.StringValue("/"),
 			MessageTTL: types.StringValue("24h"), MaxPriority: types.Int64Value(255), ForceDestroy: types.BoolValue(true),
+			KeepMessages: types.BoolValue(true), Redeclaring: types.Int64Value(1204),
 			DeadQueue: types.StringValue("orders.dead"), ArgumentsJSON: jsontypes.NewNormalizedValue(`{"x-max-priority":255}`),
 			HoldQueuePrefix: types.StringValue("orders.deferred."), HoldQueuePattern: types.StringValue(`^orders\.deferred\.[0-9]+$`),
 			QueuesPattern: types.StringValue("q"), WritePattern: types.StringValue("w"),
@@ -139,12 +140,14 @@ func TestQueueModelMatchesTheSchema(t *testing.T) {
 		"null": {
 			ID: types.StringNull(), Name: types.StringValue("q"), Vhost: types.StringNull(), MessageTTL: types.StringNull(),
 			MaxPriority: types.Int64Null(), ForceDestroy: types.BoolNull(), DeadQueue: types.StringNull(),
+			KeepMessages: types.BoolNull(), Redeclaring: types.Int64Null(),
 			ArgumentsJSON: jsontypes.NewNormalizedNull(), HoldQueuePrefix: types.StringNull(), HoldQueuePattern: types.StringNull(),
 			QueuesPattern: types.StringNull(), WritePattern: types.StringNull(),
 		},
 		"unknown": {
 			ID: types.StringUnknown(), Name: types.StringUnknown(), Vhost: types.StringUnknown(), MessageTTL: types.StringUnknown(),
 			MaxPriority: types.Int64Unknown(), ForceDestroy: types.BoolUnknown(), DeadQueue: types.StringUnknown(),
+			KeepMessages: types.BoolUnknown(), Redeclaring: types.Int64Unknown(),
 			ArgumentsJSON: jsontypes.NewNormalizedUnknown(), HoldQueuePrefix: types.StringUnknown(), HoldQueuePattern: types.StringUnknown(),
 			QueuesPattern: types.StringUnknown(), WritePattern: types.StringUnknown(),
 		},
