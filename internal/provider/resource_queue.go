@@ -186,7 +186,8 @@ func (r *queueResource) Create(ctx context.Context, req resource.CreateRequest, 
 	}
 	vhost := plan.Vhost.ValueString()
 	name := plan.Name.ValueString()
-	if resp.Diagnostics.Append(r.checkBeforeCreate(ctx, client, vhost, want)...); resp.Diagnostics.HasError() {
+	holding, diags := r.checkBeforeCreate(ctx, client, vhost, want)
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
 	for _, q := range []topology.Queue{want.dead, want.main} {
@@ -195,6 +196,14 @@ func (r *queueResource) Create(ctx context.Context, req resource.CreateRequest, 
 			return
 		}
 	}
+	if holding {
+		// A change interrupted after q was deleted left its messages there.
+		if err := drainHolding(ctx, client, r.targetOf(plan)); err != nil {
+			resp.Diagnostics.AddError(brokerErrorSummary(err, "Cannot Move Messages Back"), r.data.explain(err))
+			return
+		}
+	}
+	plan.Redeclaring = types.Int64Null()
 	plan.DeadQueue = types.StringValue(want.dead.Name)
 	plan.ArgumentsJSON = jsontypes.NewNormalizedValue(want.main.Args.JSON())
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -203,25 +212,35 @@ func (r *queueResource) Create(ctx context.Context, req resource.CreateRequest, 
 
 // checkBeforeCreate checks both queues before either is declared: identical
 // ones are adopted, any other is refused, and nothing changes on a refusal.
+// It reports whether q's holding queue exists (see drainHolding).
 // The vhost check (made once per vhost by the provider process) goes out
 // alongside the look-ups of the two queues; a look-up of one queue costs the
 // broker the same whatever the size of the vhost, where a listing grows with it.
-func (r *queueResource) checkBeforeCreate(ctx context.Context, client *broker.Client, vhost string, want wantedQueues) diag.Diagnostics {
+func (r *queueResource) checkBeforeCreate(ctx context.Context, client *broker.Client, vhost string, want wantedQueues) (bool, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	name := want.main.Name
 	vhostErr := make(chan error, 1)
 	go func() { vhostErr <- checkVhost(ctx, client, vhost) }()
-	existing, err := lookUpQueues(ctx, []string{want.dead.Name, want.main.Name}, func(ctx context.Context, name string) (broker.Queue, error) {
+	holding := topology.RedeclaringQueueName(name)
+	existing, err := lookUpQueues(ctx, []string{want.dead.Name, want.main.Name, holding}, func(ctx context.Context, name string) (broker.Queue, error) {
 		return client.GetQueueDeclaration(ctx, vhost, name)
 	})
 	if verr := <-vhostErr; verr != nil {
 		diags.AddAttributeError(path.Root("vhost"), brokerErrorSummary(verr, "Cannot Use Vhost"), r.data.explain(verr))
-		return diags
+		return false, diags
 	}
 	if err != nil {
 		diags.AddError(brokerErrorSummary(err, "Cannot Read Queue"), r.data.explain(err))
-		return diags
+		return false, diags
 	}
+	_, holdingFound := existing[holding]
+	return holdingFound, r.adoptable(vhost, name, want, existing)
+}
+
+// adoptable refuses queues of want that exist but are not running or
+// differ from what the backend declares.
+func (r *queueResource) adoptable(vhost, name string, want wantedQueues, existing map[string]broker.Queue) diag.Diagnostics {
+	var diags diag.Diagnostics
 	var down []broker.Queue
 	var conflicts []string
 	for _, q := range []topology.Queue{want.dead, want.main} {
@@ -292,6 +311,7 @@ func (r *queueResource) Read(ctx context.Context, req resource.ReadRequest, resp
 				vhost, name, joinLines(notRunningLines(down)), bringBackHint))
 	}
 	state = observedState(state, found.main, found.deadOK, suffixes)
+	state.Redeclaring = types.Int64PointerValue(found.holding)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
@@ -307,18 +327,19 @@ func (r *queueResource) Update(ctx context.Context, req resource.UpdateRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if state.DeadQueue.IsNull() || state.DeadQueue.ValueString() != want.dead.Name {
-		// The dead-letter queue went missing out of band: declare it again.
+	redeclaring := needsRedeclare(state, want.main.Args.JSON())
+	deadMissing := state.DeadQueue.IsNull() || state.DeadQueue.ValueString() != want.dead.Name
+	if deadMissing || redeclaring || !state.Redeclaring.IsNull() {
 		client, diags := r.data.brokerClient()
 		resp.Diagnostics.Append(diags...)
 		if resp.Diagnostics.HasError() {
 			return
 		}
-		if err := client.DeclareQueue(ctx, plan.Vhost.ValueString(), want.dead.Name, want.dead.Args.Map()); err != nil {
-			resp.Diagnostics.AddError(brokerErrorSummary(err, "Cannot Declare Queue"), declareErrorDetail(err, want.dead))
+		if resp.Diagnostics.Append(r.updateQueues(ctx, client, state, plan, want, deadMissing, redeclaring)...); resp.Diagnostics.HasError() {
 			return
 		}
 	}
+	plan.Redeclaring = types.Int64Null()
 	plan.DeadQueue = types.StringValue(want.dead.Name)
 	plan.ArgumentsJSON = jsontypes.NewNormalizedValue(want.main.Args.JSON())
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -326,6 +347,40 @@ func (r *queueResource) Update(ctx context.Context, req resource.UpdateRequest, 
 	// -refresh=false plan of a resource stored before identities existed,
 	// the prior identity is null.
 	resp.Diagnostics.Append(setIdentity(ctx, resp.Identity, plan.Name.ValueString(), plan.Vhost.ValueString())...)
+}
+
+// updateQueues declares the dead-letter queue again when it went missing out
+// of band, then declares q again when its arguments change (redeclare), or
+// else moves back the messages an interrupted change left in the holding
+// queue (drainHolding).
+func (r *queueResource) updateQueues(ctx context.Context, client *broker.Client, state, plan queueModel, want wantedQueues,
+	deadMissing, redeclaring bool) diag.Diagnostics {
+	var diags diag.Diagnostics
+	vhost := plan.Vhost.ValueString()
+	if deadMissing {
+		if err := client.DeclareQueue(ctx, vhost, want.dead.Name, want.dead.Args.Map()); err != nil {
+			diags.AddError(brokerErrorSummary(err, "Cannot Declare Queue"), declareErrorDetail(err, want.dead))
+			return diags
+		}
+	}
+	t := r.targetOf(state)
+	var err error
+	if redeclaring {
+		err = redeclare(ctx, client, t, want.main, plan.ForceDestroy.ValueBool(), plan.KeepMessages.ValueBool())
+	} else {
+		err = drainHolding(ctx, client, t)
+	}
+	var refused *redeclareRefusedError
+	var moved *broker.MoveError
+	switch {
+	case errors.As(err, &refused):
+		diags.AddError(refused.summary(), err.Error())
+	case errors.As(err, &moved):
+		diags.AddError("Change Interrupted: Messages Wait In "+topology.RedeclaringQueueName(t.queue), err.Error())
+	case err != nil:
+		diags.AddError(brokerErrorSummary(err, "Cannot Declare Queue Again"), r.data.explain(err))
+	}
+	return diags
 }
 
 func (r *queueResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

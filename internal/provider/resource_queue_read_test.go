@@ -76,9 +76,9 @@ func TestReadTopology(t *testing.T) {
 			case got.gone != tc.wantGone || got.deadOK != tc.wantDead:
 				t.Errorf("%s, %s: gone %v, q.dead found %v; want %v, %v", tc.name, round, got.gone, got.deadOK, tc.wantGone, tc.wantDead)
 			}
-			wantGets := 2
+			wantGets := 3
 			if round == "from the listing" {
-				wantGets = 2 - len(tc.queues) // what the listing lacks
+				wantGets = 3 - len(tc.queues) // what the listing lacks
 			}
 			if n := singleGets(fake) - gets; n != wantGets {
 				t.Errorf("%s, %s: %d GETs of single queues, want %d", tc.name, round, n, wantGets)

@@ -1,0 +1,133 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework-jsontypes/jsontypes"
+
+	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
+	"github.com/queuey/terraform-provider-queuey/internal/topology"
+)
+
+// The rule of a change that declares q again: without force_destroy, a q
+// not running, with a consumer or with a busy hold queue is refused, in that
+// order; messages (or a count not reported, never taken for 0) are moved with
+// keep_messages_on_change, deleted with force_destroy (keep wins), refused
+// with neither; an empty q is deleted and declared.
+func TestDecideRedeclare(t *testing.T) {
+	t.Parallel()
+	five, zero := count(5), count(0)
+	holds := []string{"orders.deferred.30000: 3 messages, 0 consumers"}
+	for _, tc := range []struct {
+		name     string
+		f        redeclareFacts
+		wantStep redeclareStep
+		wantWhy  redeclareRefusal
+	}{
+		{"empty", redeclareFacts{running: true, messages: zero}, redeclareEmpty, refuseNone},
+		{"empty, keep", redeclareFacts{running: true, messages: zero, keep: true}, redeclareEmpty, refuseNone},
+		{"messages", redeclareFacts{running: true, messages: five}, redeclareEmpty, refuseMessages},
+		{"count not reported", redeclareFacts{running: true}, redeclareEmpty, refuseMessages},
+		{"messages, keep", redeclareFacts{running: true, messages: five, keep: true}, redeclareMoving, refuseNone},
+		{"count not reported, keep", redeclareFacts{running: true, keep: true}, redeclareMoving, refuseNone},
+		{"consumer, keep", redeclareFacts{running: true, messages: zero, consumers: 1, keep: true}, redeclareEmpty, refuseConsumers},
+		{"busy hold queue, keep", redeclareFacts{running: true, messages: five, busyHolds: holds, keep: true}, redeclareEmpty, refuseHolds},
+		{"not running, with a consumer, keep", redeclareFacts{consumers: 1, keep: true}, redeclareEmpty, refuseNotRunning},
+		{"consumer and busy hold queue", redeclareFacts{running: true, messages: zero, consumers: 2, busyHolds: holds}, redeclareEmpty, refuseConsumers},
+		{"force: no check", redeclareFacts{consumers: 1, messages: five, busyHolds: holds, force: true}, redeclareDropping, refuseNone},
+		{"force, empty", redeclareFacts{running: true, messages: zero, force: true}, redeclareDropping, refuseNone},
+		{"force and keep: keep wins", redeclareFacts{running: true, consumers: 1, messages: five, force: true, keep: true}, redeclareMoving, refuseNone},
+		{"force and keep, count not reported", redeclareFacts{running: true, force: true, keep: true}, redeclareMoving, refuseNone},
+		{"force and keep, empty", redeclareFacts{running: true, messages: zero, force: true, keep: true}, redeclareDropping, refuseNone},
+	} {
+		step, why := decideRedeclare(tc.f)
+		if why != tc.wantWhy || (why == refuseNone && step != tc.wantStep) {
+			t.Errorf("%s: step %d, refusal %d; want %d, %d", tc.name, step, why, tc.wantStep, tc.wantWhy)
+		}
+	}
+}
+
+// An update declares q again when the table in state (the broker's, after
+// drift) is not the wanted one, or state has none; not otherwise.
+func TestNeedsRedeclare(t *testing.T) {
+	t.Parallel()
+	m := replaceModel("5s", false)
+	if needsRedeclare(m, m.ArgumentsJSON.ValueString()) {
+		t.Error("the same table declares q again")
+	}
+	if !needsRedeclare(m, `{"x-message-ttl":10000}`) {
+		t.Error("a new table does not declare q again")
+	}
+	m.ArgumentsJSON = jsontypes.NewNormalizedNull()
+	if !needsRedeclare(m, `{}`) {
+		t.Error("a state without a table does not declare q again")
+	}
+}
+
+// Each refusal changes nothing (no DELETE, no PUT) and says what to do;
+// q.dead and the hold queues are never deleted nor declared; an empty q is
+// deleted guarded and declared with the new arguments; force_destroy deletes
+// q unguarded, its messages with it, and touches nothing else.
+func TestRedeclare(t *testing.T) {
+	t.Parallel()
+	want := topology.Queue{Name: "orders", Args: topology.Arguments{topology.ArgMaxPriority: topology.Int(10)}}
+	for _, tc := range []struct {
+		name        string
+		main        brokertest.Queue
+		hold        *brokertest.Queue
+		force, keep bool
+		wantErr     []string
+		wantWhy     redeclareRefusal
+		wantDeletes []string
+	}{
+		{name: "consumer", main: brokertest.Queue{Consumers: 2, Messages: count(0)}, keep: true, wantWhy: refuseConsumers,
+			wantErr: []string{`Queue "orders" in vhost "/" was not changed`, `{"x-max-priority":10}`, "it has 2 consumers", "Stop the application"}},
+		{name: "busy hold queue", main: brokertest.Queue{Messages: count(0)}, keep: true, wantWhy: refuseHolds,
+			hold:    &brokertest.Queue{Name: "orders.deferred.30000", Messages: count(3)},
+			wantErr: []string{"orders.deferred.30000: 3 messages, 0 consumers", "at most 30s (its TTL)"}},
+		{name: "not running", main: brokertest.Queue{State: "down", Node: "rabbit@n2", Messages: count(0)}, keep: true, wantWhy: refuseNotRunning,
+			wantErr: []string{"orders on node rabbit@n2: state down", "rabbitmqctl"}},
+		{name: "messages", main: brokertest.Queue{Messages: count(1204)}, wantWhy: refuseMessages,
+			wantErr: []string{"it holds 1,204 messages", "keep_messages_on_change = true", "orders.redeclaring", "force_destroy = true"}},
+		{name: "empty", main: brokertest.Queue{Messages: count(0)}, hold: &brokertest.Queue{Name: "orders.deferred.30000", Messages: count(0)},
+			wantDeletes: []string{"DELETE queues / orders ?if-empty=true&if-unused=true"}},
+		{name: "force_destroy", main: brokertest.Queue{Consumers: 1, Messages: count(7)}, force: true,
+			hold:        &brokertest.Queue{Name: "orders.deferred.30000", Messages: count(3)},
+			wantDeletes: []string{"DELETE queues / orders"}},
+	} {
+		fake := brokertest.New(t)
+		tc.main.Name, tc.main.Durable = "orders", true
+		fake.PutQueue("/", tc.main)
+		fake.PutQueue("/", brokertest.Queue{Name: "orders.dead", Durable: true, Messages: count(5)})
+		if tc.hold != nil {
+			fake.PutQueue("/", *tc.hold)
+		}
+		err := redeclare(context.Background(), fakeBrokerClient(t, fake), ordersTarget, want, tc.force, tc.keep)
+		var refused *redeclareRefusedError
+		switch {
+		case tc.wantWhy != refuseNone && (!errors.As(err, &refused) || refused.why != tc.wantWhy):
+			t.Errorf("%s: %v, want refusal %d", tc.name, err, tc.wantWhy)
+		case tc.wantWhy == refuseNone && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		}
+		for _, w := range tc.wantErr {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: %v lacks %q", tc.name, err, w)
+			}
+		}
+		if got := fake.RequestsMatching("DELETE"); strings.Join(got, "|") != strings.Join(tc.wantDeletes, "|") {
+			t.Errorf("%s: deleted %q, want %q", tc.name, got, tc.wantDeletes)
+		}
+		puts := fake.RequestsMatching("PUT")
+		q, _ := fake.Queue("/", "orders")
+		switch {
+		case tc.wantWhy != refuseNone && len(puts) > 0:
+			t.Errorf("%s: a refusal declared %q", tc.name, puts)
+		case tc.wantWhy == refuseNone && (strings.Join(puts, "|") != "PUT queues / orders" || len(q.Arguments) != 1):
+			t.Errorf("%s: declared %q, orders now %+v; want orders alone, with the new arguments", tc.name, puts, q)
+		}
+	}
+}
