@@ -3,10 +3,18 @@ package provider
 import (
 	"context"
 	"errors"
+	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework-jsontypes/jsontypes"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
@@ -130,4 +138,119 @@ func TestRedeclare(t *testing.T) {
 			t.Errorf("%s: declared %q, orders now %+v; want orders alone, with the new arguments", tc.name, puts, q)
 		}
 	}
+}
+
+// redeclareConfig is a queue with these settings on the fake, with an AMQP
+// endpoint that refuses connections (no move can start).
+func redeclareConfig(s *brokertest.Server, amqpAddr, body string) string {
+	return fmt.Sprintf(`
+provider "queuey" {
+  endpoint      = %q
+  amqp_endpoint = "amqp://%s"
+  username      = "u"
+  password      = "p"
+  retry_budget  = "0s"
+}
+
+resource "queuey_queue" "test" {
+  name = "orders"
+%s
+}
+`, s.URL, amqpAddr, body)
+}
+
+// A new message_ttl is an update in place, not a replacement: refused while q
+// holds messages without keep_messages_on_change (nothing deleted), and with
+// force_destroy q alone is deleted and declared again; q.dead keeps its
+// messages and is neither deleted nor declared.
+func TestQueue_ttlChangeUpdatesInPlace(t *testing.T) {
+	s := brokertest.New(t)
+	amqpAddr := brokertest.ClosedAddr(t)
+	withTTL := func(ttl, more string) string {
+		return redeclareConfig(s, amqpAddr, fmt.Sprintf("  message_ttl = %q\n%s", ttl, more))
+	}
+	var putsBefore int
+	unitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: withTTL("5s", "")},
+			{
+				PreConfig: func() {
+					s.PutQueue("/", brokertest.Queue{Name: "orders", Durable: true, Messages: count(3),
+						Arguments: map[string]any{"x-message-ttl": 5000}})
+					s.PutQueue("/", brokertest.Queue{Name: "orders.dead", Durable: true, Messages: count(5)})
+					putsBefore = len(s.RequestsMatching("PUT"))
+				},
+				Config: withTTL("10s", ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionUpdate),
+				}},
+				ExpectError: regexp.MustCompile(`(?s)Queue\s+Holds\s+Messages:\s+Change\s+Refused.*it\s+holds\s+3\s+messages.*keep_messages_on_change\s+=\s+true`),
+			},
+			{
+				PreConfig: func() {
+					if d := s.RequestsMatching("DELETE"); len(d) > 0 || len(s.RequestsMatching("PUT")) != putsBefore {
+						t.Errorf("a refused change deleted %q or declared", d)
+					}
+				},
+				Config: withTTL("10s", "  force_destroy = true"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionUpdate),
+				}},
+				Check: func(*terraform.State) error {
+					if q, _ := s.Queue("/", "orders"); fmt.Sprint(q.Arguments) != "map[x-message-ttl:10000]" {
+						return fmt.Errorf("orders has %v", q.Arguments)
+					}
+					if d, _ := s.Queue("/", "orders.dead"); d.Messages == nil || *d.Messages != 5 {
+						return fmt.Errorf("orders.dead lost its messages: %+v", d)
+					}
+					if got := strings.Join(s.RequestsMatching("DELETE"), "|"); got != "DELETE queues / orders" {
+						return fmt.Errorf("deleted %s, want orders alone", got)
+					}
+					if puts := s.RequestsMatching("PUT")[putsBefore:]; strings.Join(puts, "|") != "PUT queues / orders" {
+						return fmt.Errorf("declared %q, want orders alone", puts)
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
+
+// A refresh that finds the holding queue of an interrupted change makes the
+// plan an update with redeclaring_messages going to null; the apply, which
+// cannot reach AMQP here, fails saying where the messages wait and that the
+// next apply moves them back, and the holding queue is left as it was.
+func TestQueue_interruptedChangePlansUpdate(t *testing.T) {
+	s := brokertest.New(t)
+	cfg := redeclareConfig(s, brokertest.ClosedAddr(t), "")
+	unitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: cfg, ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("redeclaring_messages"), knownvalue.Null()),
+			}},
+			{
+				PreConfig: func() {
+					s.PutQueue("/", brokertest.Queue{Name: "orders.redeclaring", Durable: true, Messages: count(1204)})
+				},
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("redeclaring_messages"), knownvalue.Null()),
+				}},
+				ExpectError: regexp.MustCompile(`(?s)Nothing\s+is\s+lost:\s+the\s+messages\s+not\s+moved\s+back\s+wait\s+in\s+orders\.redeclaring.*next\s+terraform\s+apply`),
+			},
+			{
+				PreConfig: func() {
+					if q, ok := s.Queue("/", "orders.redeclaring"); !ok || *q.Messages != 1204 {
+						t.Errorf("the holding queue was touched: %+v, %v", q, ok)
+					}
+					s.RemoveQueue("/", "orders.redeclaring")
+				},
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+		},
+	})
 }
