@@ -248,7 +248,7 @@ func TestQueue_interruptedChangePlansUpdate(t *testing.T) {
 					}
 					s.RemoveQueue("/", "orders.redeclaring")
 				},
-				Config: cfg,
+				Config:           cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			},
 		},
