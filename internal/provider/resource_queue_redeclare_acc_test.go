@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -248,7 +249,11 @@ func TestAccQueueRedeclare_interrupted(t *testing.T) {
 	t.Parallel()
 	name := uniqueName("redecl-intr")
 	cleanupQueues(t, "/", name)
-	proxy := newAMQPGate(t, "127.0.0.1:5672")
+	broker, err := url.Parse(amqpURL("/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := newAMQPGate(t, broker.Host)
 	c := newRedeclareCLI(t, name, fmt.Sprintf("  amqp_endpoint = \"amqp://%s\"\n  retry_budget = \"1s\"\n", proxy.addr))
 	changeTopology(t, c, redeclareN)
 	c.configure(newSettings + "  keep_messages_on_change = true\n")
@@ -260,9 +265,11 @@ func TestAccQueueRedeclare_interrupted(t *testing.T) {
 		t.Fatalf("the interrupted apply: %v\n%s", err, out)
 	}
 	if n := messageCount(t, holding); n != redeclareN {
-		t.Fatalf("%s holds %d messages after the interruption, want %d", holding, n, redeclareN)
+		t.Fatalf("%s holds %d messages after the interruption, want %d; the apply said:\n%s", holding, n, redeclareN, out)
 	}
+	t.Logf("the interrupted apply prints:\n%s", out)
 	out = c.mustRun("plan")
+	t.Logf("the next plan prints:\n%s", out)
 	if !saysWords(out, "~ update in-place") || !saysWords(out, holding+" holds 2,000 messages of an interrupted change: the apply moves them back to "+name) {
 		t.Errorf("the plan after the interruption:\n%s", out)
 	}
