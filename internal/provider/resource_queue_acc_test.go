@@ -118,9 +118,10 @@ func TestAccQueue_changes(t *testing.T) {
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 		},
 		{
+			// A new TTL declares q again in place.
 			Config: queueConfig(name, `  message_ttl = "10s"`),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionReplace),
+				plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionUpdate),
 			}},
 			Check: checkBrokerQueue(t, "/", name, `{"x-message-ttl":10000}`),
 		},
@@ -128,7 +129,7 @@ func TestAccQueue_changes(t *testing.T) {
 			Config: queueConfig(name, `  message_ttl  = "10s"
   max_priority = 5`),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionReplace),
+				plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionUpdate),
 			}},
 			Check: checkBrokerQueue(t, "/", name, `{"x-max-priority":5,"x-message-ttl":10000}`),
 		},
@@ -147,7 +148,7 @@ func TestAccQueue_changes(t *testing.T) {
 			// Dropping the TTL replaces too.
 			Config: queueConfig(name, `  max_priority = 5`),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionReplace),
+				plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionUpdate),
 			}},
 			Check: checkBrokerQueue(t, "/", name, `{"x-max-priority":5}`),
 		},
@@ -183,7 +184,8 @@ func TestAccQueue_drift(t *testing.T) {
 			Check: checkBrokerQueue(t, "/", name, want),
 		},
 		{
-			// q redeclared out of band with another TTL: replaced.
+			// q redeclared out of band with another TTL: declared again in
+			// place.
 			PreConfig: func() {
 				deleteOutOfBand(t, name)
 				if err := c.DeclareQueue(ctx, "/", name, map[string]any{"x-message-ttl": 7000}); err != nil {
@@ -192,13 +194,14 @@ func TestAccQueue_drift(t *testing.T) {
 			},
 			Config: cfg,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionReplace),
+				plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionUpdate),
 				expectArgumentsChange(`{"x-message-ttl":7000}`, `{"x-message-ttl":5000}`),
 			}},
 			Check: checkBrokerQueue(t, "/", name, want),
 		},
 		{
-			// q redeclared out of band with an extra argument: replaced.
+			// q redeclared out of band with an extra argument: declared
+			// again in place.
 			PreConfig: func() {
 				deleteOutOfBand(t, name)
 				if err := c.DeclareQueue(ctx, "/", name, map[string]any{"x-message-ttl": 5000, "x-max-length": 10}); err != nil {
@@ -207,14 +210,14 @@ func TestAccQueue_drift(t *testing.T) {
 			},
 			Config: cfg,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionReplace),
+				plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionUpdate),
 				expectArgumentsChange(`{"x-max-length":10,"x-message-ttl":5000}`, `{"x-message-ttl":5000}`),
 			}},
 			Check: checkBrokerQueue(t, "/", name, want),
 		},
 		{
 			// q redeclared out of band as auto-delete: the flag shows in
-			// the plan's arguments_json, and the queue is replaced.
+			// the plan's arguments_json, and q is declared again in place.
 			PreConfig: func() {
 				deleteOutOfBand(t, name)
 				if _, err := amqpChannel(t, "/").QueueDeclare(name, true, true, false, false, amqp.Table{"x-message-ttl": int32(5000)}); err != nil {
@@ -223,7 +226,7 @@ func TestAccQueue_drift(t *testing.T) {
 			},
 			Config: cfg,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionReplace),
+				plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionUpdate),
 				expectArgumentsChange(`{"auto_delete":true,"x-message-ttl":5000}`, `{"x-message-ttl":5000}`),
 			}},
 			Check: checkBrokerQueue(t, "/", name, want),
@@ -469,10 +472,11 @@ resource "queuey_queue" "test" {
 		},
 		{
 			// The TTL is unknown while planning and turns out different:
-			// planned as a replacement, applied as one.
+			// planned as an update in place, applied as one (q declared
+			// again).
 			Config: cfg(strings.TrimRight(endpoint, "/")+"/", "6s"),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionReplace),
+				plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionUpdate),
 			}},
 			Check: checkBrokerQueue(t, "/", name, `{"x-message-ttl":6000}`),
 		},
