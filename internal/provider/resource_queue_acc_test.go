@@ -738,8 +738,8 @@ func TestAccCLI_importCommand(t *testing.T) {
 		t.Fatalf("plan after import is not empty:\n%s", out)
 	}
 	out = tf.mustRun("state", "show", "queuey_queue.orders")
-	for _, want := range []string{`force_destroy      = false`, `id                 = "%2F/` + name + `"`} {
-		if !strings.Contains(out, want) {
+	for _, want := range []string{`force_destroy = false`, `keep_messages_on_change = false`, `id = "%2F/` + name + `"`} {
+		if !saysWords(out, want) {
 			t.Errorf("state after import lacks %s:\n%s", want, out)
 		}
 	}
