@@ -104,30 +104,8 @@ func (r *queueResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 				Computed: true,
 				Default:  booldefault.StaticBool(false),
 			},
-			"keep_messages_on_change": schema.BoolAttribute{
-				MarkdownDescription: "Keep the messages of `q` when a change of `message_ttl` or `max_priority` (or of `q`'s " +
-					"arguments or flags out of band) declares it again: the apply moves them to a holding queue `" +
-					"{name}" + topology.RedeclaringSuffix + "` (durable, no arguments), deletes `q` (only if empty and unused) " +
-					"and declares it with the new arguments, then moves every message back, over AMQP (`amqp_endpoint`) with " +
-					"the guarantee of the `queuey_redrive_dead_letters` action: body, properties and headers unchanged, order " +
-					"kept, each message removed only after its copy is confirmed. An interrupted change loses nothing: the " +
-					"messages wait in the holding queue (see `redeclaring_messages`) and the next apply moves them back. " +
-					"Defaults to `false`, when such a change is refused while `q` holds messages. It wins over " +
-					"`force_destroy` for `q`'s messages. The change is refused, whatever this says, while `q` has a " +
-					"consumer, a hold queue of `q` holds a message, or `q` is not running (unless `force_destroy`). " +
-					"Changes in place and touches no queue.",
-				Optional: true,
-				Computed: true,
-				Default:  booldefault.StaticBool(false),
-			},
-			"redeclaring_messages": schema.Int64Attribute{
-				MarkdownDescription: "Messages waiting in the holding queue `{name}" + topology.RedeclaringSuffix + "`, left there " +
-					"by a change that declared `q` again and was interrupted (see `keep_messages_on_change`); `0` when that " +
-					"queue exists but is empty or its count is not reported yet; null when it does not exist. When a refresh " +
-					"finds it, the plan shows an update in place, whose apply moves the messages back to `q` and deletes " +
-					"the holding queue.",
-				Computed: true,
-			},
+			"keep_messages_on_change": keepMessagesAttribute(),
+			"redeclaring_messages":    redeclaringMessagesAttribute(),
 			"dead_queue": schema.StringAttribute{
 				MarkdownDescription: "Name of the dead-letter queue, e.g. `orders.dead`.",
 				Computed:            true,

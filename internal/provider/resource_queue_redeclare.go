@@ -6,6 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
@@ -24,6 +27,40 @@ import (
 // state without a table counts as drift.
 func needsRedeclare(state queueModel, wantJSON string) bool {
 	return state.ArgumentsJSON.IsNull() || state.ArgumentsJSON.IsUnknown() || state.ArgumentsJSON.ValueString() != wantJSON
+}
+
+// keepMessagesAttribute is the schema of keep_messages_on_change.
+func keepMessagesAttribute() schema.BoolAttribute {
+	return schema.BoolAttribute{
+		MarkdownDescription: "Keep the messages of `q` when a change of `message_ttl` or `max_priority` (or of `q`'s " +
+			"arguments or flags out of band) declares it again: the apply moves them to a holding queue `" +
+			"{name}" + topology.RedeclaringSuffix + "` (durable, no arguments), deletes `q` (only if empty and unused) " +
+			"and declares it with the new arguments, then moves every message back, over AMQP (`amqp_endpoint`) with " +
+			"the guarantee of the `queuey_redrive_dead_letters` action: body, properties and headers unchanged, order " +
+			"kept, each message removed only after its copy is confirmed. An interrupted change loses nothing: the " +
+			"messages wait in the holding queue (see `redeclaring_messages`) and the next apply moves them back. " +
+			"Defaults to `false`, when such a change is refused while `q` holds messages. It wins over " +
+			"`force_destroy` for `q`'s messages. The change is refused, whatever this says, while `q` has a " +
+			"consumer, a hold queue of `q` holds a message, or `q` is not running (unless `force_destroy`). " +
+			"Changes in place and touches no queue.",
+		Optional: true,
+		Computed: true,
+		Default:  booldefault.StaticBool(false),
+	}
+}
+
+// redeclaringMessagesAttribute is the schema of redeclaring_messages: set by
+// Read only, planned null (ModifyPlan), so that a state that has it plans an
+// update whose apply moves the messages back.
+func redeclaringMessagesAttribute() schema.Int64Attribute {
+	return schema.Int64Attribute{
+		MarkdownDescription: "Messages waiting in the holding queue `{name}" + topology.RedeclaringSuffix + "`, left there " +
+			"by a change that declared `q` again and was interrupted (see `keep_messages_on_change`); `0` when that " +
+			"queue exists but is empty or its count is not reported yet; null when it does not exist. When a refresh " +
+			"finds it, the plan shows an update in place, whose apply moves the messages back to `q` and deletes " +
+			"the holding queue.",
+		Computed: true,
+	}
 }
 
 // redeclareFacts is what the broker says of q and its hold queues just
