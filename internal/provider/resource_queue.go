@@ -177,7 +177,11 @@ func (r *queueResource) Create(ctx context.Context, req resource.CreateRequest, 
 	if holding {
 		// A change interrupted after q was deleted left its messages there.
 		if err := drainHolding(ctx, client, r.targetOf(plan)); err != nil {
-			resp.Diagnostics.AddError(brokerErrorSummary(err, "Cannot Move Messages Back"), r.data.explain(err))
+			summary := brokerErrorSummary(err, "Cannot Move Messages Back")
+			if interrupted := (*interruptedError)(nil); errors.As(err, &interrupted) {
+				summary = interrupted.summary()
+			}
+			resp.Diagnostics.AddError(summary, r.data.explain(err))
 			return
 		}
 	}
@@ -349,12 +353,12 @@ func (r *queueResource) updateQueues(ctx context.Context, client *broker.Client,
 		err = drainHolding(ctx, client, t)
 	}
 	var refused *redeclareRefusedError
-	var moved *broker.MoveError
+	var interrupted *interruptedError
 	switch {
 	case errors.As(err, &refused):
 		diags.AddError(refused.summary(), err.Error())
-	case errors.As(err, &moved):
-		diags.AddError("Change Interrupted: Messages Wait In "+topology.RedeclaringQueueName(t.queue), err.Error())
+	case errors.As(err, &interrupted):
+		diags.AddError(interrupted.summary(), err.Error())
 	case err != nil:
 		diags.AddError(brokerErrorSummary(err, "Cannot Declare Queue Again"), r.data.explain(err))
 	}

@@ -261,7 +261,8 @@ func TestAccQueueRedeclare_interrupted(t *testing.T) {
 	proxy.allow(1) // the move aside; the move back is refused
 	out, err := c.run("apply", "-auto-approve")
 	holding := name + ".redeclaring"
-	if err == nil || !saysWords(out, "Nothing is lost: the messages not moved back wait in "+holding) {
+	if err == nil || !saysWords(out, "Change Interrupted: Messages Wait In "+holding) ||
+		!saysWords(out, "Nothing is lost: the messages not moved back wait in "+holding) {
 		t.Fatalf("the interrupted apply: %v\n%s", err, out)
 	}
 	if n := messageCount(t, holding); n != redeclareN {

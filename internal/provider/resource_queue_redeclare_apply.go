@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
@@ -46,7 +47,7 @@ func redeclare(ctx context.Context, c *broker.Client, t destroyTarget, want topo
 	}
 	if err := c.DeclareQueue(ctx, t.vhost, want.Name, want.Args.Map()); err != nil {
 		if step == redeclareMoving {
-			return fmt.Errorf("%s%s", declareErrorDetail(err, want), leftForNextApply(t))
+			return &interruptedError{target: t, err: errors.New(declareErrorDetail(err, want))}
 		}
 		return errors.New(declareErrorDetail(err, want))
 	}
@@ -116,22 +117,22 @@ func moveAside(ctx context.Context, c *broker.Client, t destroyTarget, force boo
 	}
 	for round := 1; ; round++ {
 		if _, err := c.RedriveDeadLetters(ctx, broker.Redrive{Vhost: t.vhost, From: t.queue, To: holding.Name}); err != nil {
-			return fmt.Errorf("%w%s", err, leftForNextApply(t))
+			return &interruptedError{target: t, err: err}
 		}
 		err := ignoreNotFound(c.DeleteQueue(ctx, t.vhost, t.queue, true))
 		switch {
 		case err == nil:
 			return nil
 		case !errors.Is(err, broker.ErrNotEmpty):
-			return fmt.Errorf("%w%s", err, leftForNextApply(t))
+			return &interruptedError{target: t, err: err}
 		case round < redeclareRounds:
 			continue
 		case force:
 			return ignoreNotFound(c.DeleteQueue(ctx, t.vhost, t.queue, false))
 		}
-		return fmt.Errorf("queue %q in vhost %q kept its old arguments: after its messages were moved to %s %d times, RabbitMQ "+
-			"still refused to delete it (%w), so something keeps publishing to it or consuming from it. Stop the application, "+
-			"then apply again%s", t.queue, t.vhost, holding.Name, redeclareRounds, err, leftForNextApply(t))
+		return &interruptedError{target: t, err: fmt.Errorf("queue %q in vhost %q kept its old arguments: after its messages "+
+			"were moved to %s %d times, RabbitMQ still refused to delete it (%w), so something keeps publishing to it or "+
+			"consuming from it. Stop the application", t.queue, t.vhost, holding.Name, redeclareRounds, err)}
 	}
 }
 
@@ -144,7 +145,7 @@ func drainHolding(ctx context.Context, c *broker.Client, t destroyTarget) error 
 	}
 	for round := 1; ; round++ {
 		if _, err := c.RedriveDeadLetters(ctx, broker.Redrive{Vhost: t.vhost, From: name, To: t.queue}); err != nil {
-			return fmt.Errorf("%w%s", err, leftForNextApply(t))
+			return &interruptedError{target: t, err: err}
 		}
 		err := ignoreNotFound(c.DeleteQueue(ctx, t.vhost, name, true))
 		if err == nil || !errors.Is(err, broker.ErrNotEmpty) || round == redeclareRounds {
@@ -153,12 +154,27 @@ func drainHolding(ctx context.Context, c *broker.Client, t destroyTarget) error 
 	}
 }
 
-// leftForNextApply says how the next apply finishes an interrupted change.
-func leftForNextApply(t destroyTarget) string {
+// interruptedError is a change that stopped after some of q's messages
+// moved to the holding queue: it says how the next apply finishes it.
+type interruptedError struct {
+	target destroyTarget
+	err    error
+}
+
+func (e *interruptedError) Error() string {
+	t := e.target
 	holding := topology.RedeclaringQueueName(t.queue)
-	return fmt.Sprintf(". Nothing is lost: the messages not moved back wait in %s (a refresh shows them in redeclaring_messages), "+
-		"and the next terraform apply declares %s with the new arguments if it is missing or still has the old ones, moves them "+
-		"back to %s and deletes %s. Fix the cause above, then run terraform apply again", holding, t.queue, t.queue, holding)
+	return fmt.Sprintf("%s. Nothing is lost: the messages not moved back wait in %s (a refresh shows them in "+
+		"redeclaring_messages), and the next terraform apply declares %s with the new arguments if it is missing or still "+
+		"has the old ones, moves them back to %s and deletes %s. Fix the cause above, then run terraform apply again",
+		strings.TrimSuffix(e.err.Error(), "."), holding, t.queue, t.queue, holding)
+}
+
+func (e *interruptedError) Unwrap() error { return e.err }
+
+// summary is the error's title.
+func (e *interruptedError) summary() string {
+	return "Change Interrupted: Messages Wait In " + topology.RedeclaringQueueName(e.target.queue)
 }
 
 // ignoreNotFound counts a queue that is gone as deleted.

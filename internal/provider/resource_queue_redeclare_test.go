@@ -239,7 +239,7 @@ func TestQueue_interruptedChangePlansUpdate(t *testing.T) {
 					plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionUpdate),
 					plancheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("redeclaring_messages"), knownvalue.Null()),
 				}},
-				ExpectError: regexp.MustCompile(`(?s)Nothing\s+is\s+lost:\s+the\s+messages\s+not\s+moved\s+back\s+wait\s+in\s+orders\.redeclaring.*next\s+terraform\s+apply`),
+				ExpectError: regexp.MustCompile(`(?s)Change\s+Interrupted:\s+Messages\s+Wait\s+In\s+orders\.redeclaring.*Nothing\s+is\s+lost:\s+the\s+messages\s+not\s+moved\s+back\s+wait\s+in\s+orders\.redeclaring.*next\s+terraform\s+apply`),
 			},
 			{
 				PreConfig: func() {
