@@ -9,12 +9,15 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework-jsontypes/jsontypes"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/queuey/terraform-provider-queuey/internal/broker"
 
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
@@ -253,4 +256,50 @@ func TestQueue_interruptedChangePlansUpdate(t *testing.T) {
 			},
 		},
 	})
+}
+
+// The plan's warning of a change gives q's counts and what the apply will do,
+// by the rule, from what the listing shows.
+func TestRedeclareWarning(t *testing.T) {
+	t.Parallel()
+	plan := replaceModel("10s", false)
+	plan.ArgumentsJSON = jsontypes.NewNormalizedValue(`{"x-message-ttl":10000}`)
+	queues := func(messages int64, consumers int64, hold int64) map[string]broker.Queue {
+		return map[string]broker.Queue{
+			"orders":                {Name: "orders", Messages: count(messages), Consumers: count(consumers)},
+			"orders.dead":           {Name: "orders.dead", Messages: count(5), Consumers: count(0)},
+			"orders.deferred.30000": {Name: "orders.deferred.30000", Messages: count(hold), Consumers: count(0)},
+		}
+	}
+	for _, tc := range []struct {
+		name        string
+		queues      map[string]broker.Queue
+		force, keep bool
+		want        string
+	}{
+		{"messages", queues(1204, 0, 0), false, false, "It holds 1,204 messages and has 0 consumers. The apply will refuse and change nothing " +
+			"while it holds messages, unless keep_messages_on_change = true (moves them to orders.redeclaring and back)"},
+		{"keep", queues(1204, 0, 0), false, true, "keep_messages_on_change = true: the apply moves its messages to orders.redeclaring and back"},
+		{"force", queues(1204, 0, 0), true, false, "force_destroy = true: the apply deletes it without checks, and ANY MESSAGE IT HOLDS WILL BE LOST"},
+		{"consumer", queues(0, 1, 0), false, true, "has 1 consumer. The apply will refuse and change nothing while it has a consumer"},
+		{"hold queue", queues(0, 0, 3), false, true, "while these hold queues hold messages (or set force_destroy = true):\n  - orders.deferred.30000: 3 messages"},
+		{"empty", queues(0, 0, 0), false, false, "It is empty: the apply deletes it (only if still empty and unused) and declares it anew"},
+		{"q not listed", map[string]broker.Queue{}, false, false, "It is empty"},
+	} {
+		plan.ForceDestroy, plan.KeepMessages = types.BoolValue(tc.force), types.BoolValue(tc.keep)
+		got := redeclareWarning(ordersTarget, tc.queues, plan)
+		if !strings.Contains(got, tc.want) || !strings.Contains(got, `with the arguments {"x-message-ttl":10000}`) {
+			t.Errorf("%s: %q lacks %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// Counts read as people write them.
+func TestThousands(t *testing.T) {
+	t.Parallel()
+	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 1204: "1,204", 1234567: "1,234,567", -1204: "-1,204"} {
+		if got := thousands(n); got != want {
+			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
+		}
+	}
 }
