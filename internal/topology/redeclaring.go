@@ -24,8 +24,8 @@ func RedeclaringQueue(queue string) Queue {
 // declared again keeping its messages.
 func ValidateRedeclaringName(queue string) error {
 	if n := len(RedeclaringQueueName(queue)); n > MaxQueueNameBytes {
-		return fmt.Errorf("queue name %q is %d bytes, so its holding queue %q would be %d bytes, past RabbitMQ's %d-byte limit",
-			queue, len(queue), RedeclaringSuffix, n, MaxQueueNameBytes)
+		return fmt.Errorf("queue name %q is %d bytes, so its holding queue (the name followed by %q) would be %d bytes, past "+
+			"RabbitMQ's %d-byte limit", queue, len(queue), RedeclaringSuffix, n, MaxQueueNameBytes)
 	}
 	return nil
 }
