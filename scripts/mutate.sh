@@ -12,7 +12,9 @@
 #   internal/provider  85%  the lifecycle rules that unit tests reach: destroy
 #                           decisions (resource_queue_destroy.go,
 #                           resource_queue_cluster.go, resource_queue_checks.go),
-#                           replacement (resource_queue_replace.go), move
+#                           replacement (resource_queue_replace.go), a
+#                           change that declares q again
+#                           (resource_queue_redeclare*.go), move
 #                           sources (resource_queue_move.go), the list filter
 #                           (list_resource_queue.go, data_source_hold_queues.go),
 #                           error classification (format.go) and queue IDs

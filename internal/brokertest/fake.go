@@ -156,6 +156,13 @@ func (s *Server) PutQueue(vhost string, q Queue) {
 	s.queues[vhost][q.Name] = &q
 }
 
+// RemoveQueue removes a queue of vhost, as someone else deleting it would.
+func (s *Server) RemoveQueue(vhost, name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.queues[vhost], name)
+}
+
 // Queue returns a queue of vhost, if it exists.
 func (s *Server) Queue(vhost, name string) (Queue, bool) {
 	s.mu.Lock()

@@ -154,7 +154,8 @@ func (r *queueListResource) result(ctx context.Context, req list.ListRequest, l 
 	res.DisplayName = fmt.Sprintf("%s (vhost %s)", f.Name, l.vhost)
 	res.Diagnostics.Append(setIdentity(ctx, res.Identity, f.Name, l.vhost)...)
 	if req.IncludeResource {
-		m := queueModel{Name: types.StringValue(f.Name), Vhost: types.StringValue(l.vhost), ForceDestroy: types.BoolValue(false)}
+		m := queueModel{Name: types.StringValue(f.Name), Vhost: types.StringValue(l.vhost), ForceDestroy: types.BoolValue(false),
+			KeepMessages: types.BoolValue(false), Redeclaring: types.Int64Null()}
 		m = observedState(m, l.queues[f.Name], true, l.suffixes)
 		res.Diagnostics.Append(res.Resource.Set(ctx, &m)...)
 	}

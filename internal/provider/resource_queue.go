@@ -46,8 +46,10 @@ func (r *queueResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 			"`q.dead` exactly as the application does (durable, not auto-delete, not exclusive, no `x-queue-type`). " +
 			"An identical existing queue is adopted; a different one is an error naming each difference. " +
 			"Destroy deletes `q`, `q.dead` and the hold queues of `q`, but refuses while any of them holds a message or " +
-			"has a consumer unless `force_destroy` is set. Every change but `force_destroy` replaces the queues, because " +
-			"RabbitMQ cannot change a queue's arguments.",
+			"has a consumer unless `force_destroy` is set. A change of `name` or `vhost` replaces the queues. A change of " +
+			"`message_ttl` or `max_priority` (or of `q`'s arguments or flags out of band) is an update in place that declares " +
+			"`q` alone again, since RabbitMQ cannot change a queue's arguments: `q.dead` and the hold queues, and their " +
+			"messages, are left as they are. `force_destroy` and `keep_messages_on_change` change in place and touch no queue.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				MarkdownDescription: "The vhost and the queue name, each escaped as a URL path segment, joined by a slash: " +
@@ -70,7 +72,8 @@ func (r *queueResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 			"message_ttl": schema.StringAttribute{
 				MarkdownDescription: "Queue-wide message TTL of `q` (`x-message-ttl`), as a Go duration such as `24h`: a whole number " +
 					"of milliseconds from `0s` to `4294967295ms` (about 49.7 days). Unset, `q` has no `x-message-ttl`. " +
-					"Compared by value: `\"60s\"` equals `\"1m\"`. Changing the value replaces the queues.",
+					"Compared by value: `\"60s\"` equals `\"1m\"`. Changing the value declares `q` again (see `keep_messages_on_change`); " +
+					"`q.dead` and the hold queues are not touched.",
 				Optional: true,
 				// Computed only so that the plan may keep the prior spelling of
 				// an equal duration ("5s" for "5000ms"); unset stays null.
@@ -80,7 +83,8 @@ func (r *queueResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 			},
 			"max_priority": schema.Int64Attribute{
 				MarkdownDescription: "Number of priority levels of `q` (`x-max-priority`), from 1 to 255. Unset, `q` has no " +
-					"`x-max-priority`. Changing it replaces the queues.",
+					"`x-max-priority`. Changing it declares `q` again (see `keep_messages_on_change`); `q.dead` and the hold queues " +
+					"are not touched.",
 				Optional:   true,
 				Validators: []validator.Int64{int64validator.Between(topology.MinPriority, topology.MaxPriority)},
 			},
@@ -91,13 +95,17 @@ func (r *queueResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 					"node are gone when the node comes back. Defaults to `false`, when destroy deletes nothing while any queue " +
 					"holds a message, has a consumer or is not running, and lists each with its counts, or its node and state. " +
 					"Changes in place. When it takes effect: a destroy uses the value in state, so for `terraform destroy` " +
-					"apply `force_destroy = true` first, then destroy; a replacement (a change of `name`, `vhost`, " +
-					"`message_ttl` or `max_priority`) uses the value planned with it, so setting `force_destroy = true` in " +
-					"the same apply as the change is enough.",
+					"apply `force_destroy = true` first, then destroy; a replacement (a change of `name` or `vhost`) and a " +
+					"change that declares `q` again (`message_ttl`, `max_priority`) use the value planned with them, so setting " +
+					"`force_destroy = true` in the same apply as the change is enough. For a change that declares `q` again, " +
+					"it deletes `q` without checking its consumers, its hold queues or its node, and `q`'s messages with it " +
+					"(never those of `q.dead` or of a hold queue), unless `keep_messages_on_change` is set, which moves them.",
 				Optional: true,
 				Computed: true,
 				Default:  booldefault.StaticBool(false),
 			},
+			"keep_messages_on_change": keepMessagesAttribute(),
+			"redeclaring_messages":    redeclaringMessagesAttribute(),
 			"dead_queue": schema.StringAttribute{
 				MarkdownDescription: "Name of the dead-letter queue, e.g. `orders.dead`.",
 				Computed:            true,
@@ -107,7 +115,7 @@ func (r *queueResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 					"`{\"x-max-priority\":10,\"x-message-ttl\":86400000}`; `{}` when there are none: the table the " +
 					"provider computes, which applications must declare identically. Only when a refresh finds that the broker's " +
 					"`q` differs does it hold what the broker has (with each declaration flag that differs, e.g. `\"auto_delete\":true`), " +
-					"so that the plan shows the difference and replaces the queues.",
+					"so that the plan shows the difference and the apply declares `q` again.",
 				CustomType: jsontypes.NormalizedType{},
 				Computed:   true,
 			},
@@ -156,7 +164,8 @@ func (r *queueResource) Create(ctx context.Context, req resource.CreateRequest, 
 	}
 	vhost := plan.Vhost.ValueString()
 	name := plan.Name.ValueString()
-	if resp.Diagnostics.Append(r.checkBeforeCreate(ctx, client, vhost, want)...); resp.Diagnostics.HasError() {
+	holding, diags := r.checkBeforeCreate(ctx, client, vhost, want)
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
 	for _, q := range []topology.Queue{want.dead, want.main} {
@@ -165,6 +174,18 @@ func (r *queueResource) Create(ctx context.Context, req resource.CreateRequest, 
 			return
 		}
 	}
+	if holding {
+		// A change interrupted after q was deleted left its messages there.
+		if err := drainHolding(ctx, client, r.targetOf(plan)); err != nil {
+			summary := brokerErrorSummary(err, "Cannot Move Messages Back")
+			if interrupted := (*interruptedError)(nil); errors.As(err, &interrupted) {
+				summary = interrupted.summary()
+			}
+			resp.Diagnostics.AddError(summary, r.data.explain(err))
+			return
+		}
+	}
+	plan.Redeclaring = types.Int64Null()
 	plan.DeadQueue = types.StringValue(want.dead.Name)
 	plan.ArgumentsJSON = jsontypes.NewNormalizedValue(want.main.Args.JSON())
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -173,25 +194,35 @@ func (r *queueResource) Create(ctx context.Context, req resource.CreateRequest, 
 
 // checkBeforeCreate checks both queues before either is declared: identical
 // ones are adopted, any other is refused, and nothing changes on a refusal.
+// It reports whether q's holding queue exists (see drainHolding).
 // The vhost check (made once per vhost by the provider process) goes out
 // alongside the look-ups of the two queues; a look-up of one queue costs the
 // broker the same whatever the size of the vhost, where a listing grows with it.
-func (r *queueResource) checkBeforeCreate(ctx context.Context, client *broker.Client, vhost string, want wantedQueues) diag.Diagnostics {
+func (r *queueResource) checkBeforeCreate(ctx context.Context, client *broker.Client, vhost string, want wantedQueues) (bool, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	name := want.main.Name
 	vhostErr := make(chan error, 1)
 	go func() { vhostErr <- checkVhost(ctx, client, vhost) }()
-	existing, err := lookUpQueues(ctx, []string{want.dead.Name, want.main.Name}, func(ctx context.Context, name string) (broker.Queue, error) {
+	holding := topology.RedeclaringQueueName(name)
+	existing, err := lookUpQueues(ctx, []string{want.dead.Name, want.main.Name, holding}, func(ctx context.Context, name string) (broker.Queue, error) {
 		return client.GetQueue(ctx, vhost, name, broker.Declared)
 	})
 	if verr := <-vhostErr; verr != nil {
 		diags.AddAttributeError(path.Root("vhost"), brokerErrorSummary(verr, "Cannot Use Vhost"), r.data.explain(verr))
-		return diags
+		return false, diags
 	}
 	if err != nil {
 		diags.AddError(brokerErrorSummary(err, "Cannot Read Queue"), r.data.explain(err))
-		return diags
+		return false, diags
 	}
+	_, holdingFound := existing[holding]
+	return holdingFound, r.adoptable(vhost, name, want, existing)
+}
+
+// adoptable refuses queues of want that exist but are not running or
+// differ from what the backend declares.
+func (r *queueResource) adoptable(vhost, name string, want wantedQueues, existing map[string]broker.Queue) diag.Diagnostics {
+	var diags diag.Diagnostics
 	var down []broker.Queue
 	var conflicts []string
 	for _, q := range []topology.Queue{want.dead, want.main} {
@@ -262,6 +293,7 @@ func (r *queueResource) Read(ctx context.Context, req resource.ReadRequest, resp
 				vhost, name, joinLines(notRunningLines(down)), bringBackHint))
 	}
 	state = observedState(state, found.main, found.deadOK, suffixes)
+	state.Redeclaring = types.Int64PointerValue(found.holding)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
@@ -277,18 +309,19 @@ func (r *queueResource) Update(ctx context.Context, req resource.UpdateRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if state.DeadQueue.IsNull() || state.DeadQueue.ValueString() != want.dead.Name {
-		// The dead-letter queue went missing out of band: declare it again.
+	redeclaring := needsRedeclare(state, want.main.Args.JSON())
+	deadMissing := state.DeadQueue.IsNull() || state.DeadQueue.ValueString() != want.dead.Name
+	if deadMissing || redeclaring || !state.Redeclaring.IsNull() {
 		client, diags := r.data.brokerClient()
 		resp.Diagnostics.Append(diags...)
 		if resp.Diagnostics.HasError() {
 			return
 		}
-		if err := client.DeclareQueue(ctx, plan.Vhost.ValueString(), want.dead.Name, want.dead.Args.Map()); err != nil {
-			resp.Diagnostics.AddError(brokerErrorSummary(err, "Cannot Declare Queue"), declareErrorDetail(err, want.dead))
+		if resp.Diagnostics.Append(r.updateQueues(ctx, client, state, plan, want, deadMissing, redeclaring)...); resp.Diagnostics.HasError() {
 			return
 		}
 	}
+	plan.Redeclaring = types.Int64Null()
 	plan.DeadQueue = types.StringValue(want.dead.Name)
 	plan.ArgumentsJSON = jsontypes.NewNormalizedValue(want.main.Args.JSON())
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -296,6 +329,40 @@ func (r *queueResource) Update(ctx context.Context, req resource.UpdateRequest, 
 	// -refresh=false plan of a resource stored before identities existed,
 	// the prior identity is null.
 	resp.Diagnostics.Append(setIdentity(ctx, resp.Identity, plan.Name.ValueString(), plan.Vhost.ValueString())...)
+}
+
+// updateQueues declares the dead-letter queue again when it went missing out
+// of band, then declares q again when its arguments change (redeclare), or
+// else moves back the messages an interrupted change left in the holding
+// queue (drainHolding).
+func (r *queueResource) updateQueues(ctx context.Context, client *broker.Client, state, plan queueModel, want wantedQueues,
+	deadMissing, redeclaring bool) diag.Diagnostics {
+	var diags diag.Diagnostics
+	vhost := plan.Vhost.ValueString()
+	if deadMissing {
+		if err := client.DeclareQueue(ctx, vhost, want.dead.Name, want.dead.Args.Map()); err != nil {
+			diags.AddError(brokerErrorSummary(err, "Cannot Declare Queue"), declareErrorDetail(err, want.dead))
+			return diags
+		}
+	}
+	t := r.targetOf(state)
+	var err error
+	if redeclaring {
+		err = redeclare(ctx, client, t, want.main, plan.ForceDestroy.ValueBool(), plan.KeepMessages.ValueBool())
+	} else {
+		err = drainHolding(ctx, client, t)
+	}
+	var refused *redeclareRefusedError
+	var interrupted *interruptedError
+	switch {
+	case errors.As(err, &refused):
+		diags.AddError(refused.summary(), err.Error())
+	case errors.As(err, &interrupted):
+		diags.AddError(interrupted.summary(), err.Error())
+	case err != nil:
+		diags.AddError(brokerErrorSummary(err, "Cannot Declare Queue Again"), r.data.explain(err))
+	}
+	return diags
 }
 
 func (r *queueResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -338,6 +405,7 @@ func (r *queueResource) ImportState(ctx context.Context, req resource.ImportStat
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("vhost"), vhost)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("force_destroy"), false)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("keep_messages_on_change"), false)...)
 	resp.Diagnostics.Append(setIdentity(ctx, resp.Identity, name, vhost)...)
 }
 
@@ -349,6 +417,8 @@ type queueModel struct {
 	MessageTTL       types.String         `tfsdk:"message_ttl"`
 	MaxPriority      types.Int64          `tfsdk:"max_priority"`
 	ForceDestroy     types.Bool           `tfsdk:"force_destroy"`
+	KeepMessages     types.Bool           `tfsdk:"keep_messages_on_change"`
+	Redeclaring      types.Int64          `tfsdk:"redeclaring_messages"`
 	DeadQueue        types.String         `tfsdk:"dead_queue"`
 	ArgumentsJSON    jsontypes.Normalized `tfsdk:"arguments_json"`
 	HoldQueuePrefix  types.String         `tfsdk:"hold_queue_prefix"`

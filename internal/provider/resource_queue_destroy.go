@@ -141,10 +141,14 @@ func destroyTopology(ctx context.Context, c *broker.Client, t destroyTarget, for
 	return t.deleteAll(ctx, c, t.withNamed(owned, names), false)
 }
 
-// names returns, in deletion order, the hold queues of t that listing has
-// and the main and dead-letter queues of t, whether listed or not.
+// names returns, in deletion order, the hold queues and the holding queue
+// (of an interrupted change, see redeclare) of t that listing has, and the
+// main and dead-letter queues of t, whether listed or not.
 func (t destroyTarget) names(listing map[string]broker.Queue) []string {
 	names := []string{t.queue, topology.DeadQueueName(t.queue, t.suffixes)}
+	if _, ok := listing[topology.RedeclaringQueueName(t.queue)]; ok {
+		names = append(names, topology.RedeclaringQueueName(t.queue))
+	}
 	prefix := topology.HoldQueuePrefix(t.queue, t.suffixes)
 	for name := range listing {
 		if strings.HasPrefix(name, prefix) {

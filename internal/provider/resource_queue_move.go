@@ -157,6 +157,8 @@ func movedQueueModel(q sourceQueue) (queueModel, []topology.Mismatch, error) {
 		MessageTTL:       types.StringNull(),
 		MaxPriority:      types.Int64Null(),
 		ForceDestroy:     types.BoolValue(false),
+		KeepMessages:     types.BoolValue(false),
+		Redeclaring:      types.Int64Null(),
 		DeadQueue:        types.StringNull(),
 		ArgumentsJSON:    jsontypes.NewNormalizedValue(args.JSON()),
 		HoldQueuePrefix:  types.StringNull(),

@@ -116,9 +116,9 @@ func TestAccMove_fromRabbitMQQueue(t *testing.T) {
 		t.Fatalf("state after the move holds:\n%s", out)
 	}
 	out = tf.mustRun("state", "show", "queuey_queue.orders")
-	for _, want := range []string{`dead_queue         = "` + name + `.dead"`, `force_destroy      = false`, `message_ttl        = "24h"`,
-		`arguments_json     = jsonencode(`, `id                 = "%2F/` + name + `"`} {
-		if !strings.Contains(out, want) {
+	for _, want := range []string{`dead_queue = "` + name + `.dead"`, `force_destroy = false`, `keep_messages_on_change = false`,
+		`message_ttl = "24h"`, `arguments_json = jsonencode(`, `id = "%2F/` + name + `"`} {
+		if !saysWords(out, want) {
 			t.Errorf("state after the move lacks %s:\n%s", want, out)
 		}
 	}

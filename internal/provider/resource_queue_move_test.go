@@ -36,6 +36,7 @@ const (
 // 5 s TTL and 10 priorities gives.
 var movedOrders = map[string]string{
 	"id": "%2F/orders", "name": "orders", "vhost": "/", "message_ttl": "5s", "max_priority": "10", "force_destroy": "false",
+	"keep_messages_on_change": "false", "redeclaring_messages": "null",
 	"arguments_json": `{"x-max-priority":10,"x-message-ttl":5000}`, "dead_queue": "null", "hold_queue_prefix": "null",
 	"hold_queue_pattern": "null", "queues_pattern": "null", "write_pattern": "null",
 	"identity.name": "orders", "identity.vhost": "/",

@@ -22,7 +22,8 @@ const warnTimeout = 10 * time.Second
 
 // ModifyPlan fills in the vhost and the computed names, validates the name
 // against the provider's suffixes, decides replacement by value, and warns
-// when a planned destroy or replacement meets a queue that holds messages.
+// when a planned destroy or replacement meets a queue that holds messages,
+// and when an update declares q again or finishes an interrupted change.
 // Replacement is decided here only (the schema has no RequiresReplace): a
 // resource-level ModifyPlan would not see an attribute's RequiresReplace,
 // and the warning needs to know.
@@ -54,9 +55,14 @@ func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	if resp.Diagnostics.HasError() || !r.planValues(&plan, configVhost, state == nil, &resp.Diagnostics) {
 		return
 	}
+	// Only Read sets it: the apply moves an interrupted change's messages
+	// back, so a state that has it plans an update.
+	plan.Redeclaring = types.Int64Null()
 	if state != nil {
 		if planReplacement(ctx, *state, plan, resp) {
 			r.warnIfBusy(ctx, *state, "replaced (destroyed, then created again)", plan.ForceDestroy.ValueBool(), resp.Private, &resp.Diagnostics)
+		} else {
+			r.warnIfRedeclaring(ctx, *state, plan, &resp.Diagnostics)
 		}
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)

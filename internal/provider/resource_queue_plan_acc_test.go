@@ -49,8 +49,9 @@ func TestAccCLI_planWarnsBeforeLosingMessages(t *testing.T) {
 	if !want.MatchString(out) {
 		t.Fatalf("plan -destroy output lacks the warning:\n%s", out)
 	}
-	// So does a planned replacement.
-	if err := os.WriteFile(filepath.Join(tf.dir, "main.tf"), []byte(strings.Replace(config, `"1h"`, `"2h"`, 1)), 0o600); err != nil {
+	// So does a planned replacement (a new name).
+	renamed := strings.Replace(config, fmt.Sprintf("%q", name), fmt.Sprintf("%q", name+"-b"), 1)
+	if err := os.WriteFile(filepath.Join(tf.dir, "main.tf"), []byte(renamed), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	out = tf.mustRun("plan")

@@ -76,9 +76,9 @@ func TestReadTopology(t *testing.T) {
 			case got.gone != tc.wantGone || got.deadOK != tc.wantDead:
 				t.Errorf("%s, %s: gone %v, q.dead found %v; want %v, %v", tc.name, round, got.gone, got.deadOK, tc.wantGone, tc.wantDead)
 			}
-			wantGets := 2
+			wantGets := 3
 			if round == "from the listing" {
-				wantGets = 2 - len(tc.queues) // what the listing lacks
+				wantGets = 3 - len(tc.queues) // what the listing lacks
 			}
 			if n := singleGets(fake) - gets; n != wantGets {
 				t.Errorf("%s, %s: %d GETs of single queues, want %d", tc.name, round, n, wantGets)
@@ -108,4 +108,29 @@ func singleGets(fake *brokertest.Server) int {
 		}
 	}
 	return n
+}
+
+// A refresh finds the holding queue of an interrupted change with its count:
+// from its own GET (4.x) or, where that lacks it (3.10), from a listing with
+// counts; none when it does not exist.
+func TestReadTopology_holdingQueue(t *testing.T) {
+	t.Parallel()
+	for _, single := range []bool{true, false} {
+		fake := brokertest.New(t)
+		if !single {
+			fake.NoSingleQueueCounts()
+		}
+		putIdle(fake, "orders", "orders.dead")
+		c := fakeBrokerClient(t, fake)
+		got, err := readTopology(context.Background(), c, "/", "orders", topology.DefaultSuffixes())
+		if err != nil || got.holding != nil {
+			t.Fatalf("without a holding queue: %v, %v", got.holding, err)
+		}
+		fake.PutQueue("/", brokertest.Queue{Name: "orders.redeclaring", Durable: true, Messages: count(1204)})
+		// A new process, as the plan after an interrupted apply.
+		got, err = readTopology(context.Background(), fakeBrokerClient(t, fake), "/", "orders", topology.DefaultSuffixes())
+		if err != nil || got.holding == nil || *got.holding != 1204 {
+			t.Errorf("single counts %v: holding %v, %v; want 1204", single, got.holding, err)
+		}
+	}
 }

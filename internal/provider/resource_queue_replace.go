@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"strings"
 
-	"time"
-
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -81,9 +79,9 @@ func destroyIntent(ctx context.Context, private privateKeys, state queueModel) (
 
 // replacementPaths is the one place that decides replacement (the schema has
 // no RequiresReplace): it lists the attributes whose change replaces the
-// queue: name, vhost, message_ttl and max_priority by value, an arguments
-// table that differs (a Read that found drift leaves the broker's in state),
-// and names derived from changed suffixes.
+// queue: name and vhost by value, and names derived from changed suffixes. A
+// change of message_ttl, max_priority or arguments_json (drift) is an update
+// in place that declares q alone again (see needsRedeclare).
 func replacementPaths(state, plan queueModel) path.Paths {
 	var out path.Paths
 	// A value unknown until apply may turn out different: replace, as the
@@ -98,19 +96,6 @@ func replacementPaths(state, plan queueModel) path.Paths {
 	if differ(state.Vhost, plan.Vhost) {
 		out = append(out, path.Root("vhost"))
 	}
-	if plan.MessageTTL.IsUnknown() || !durationsEqual(state.MessageTTL, plan.MessageTTL) {
-		out = append(out, path.Root("message_ttl"))
-	}
-	if plan.MaxPriority.IsUnknown() || !state.MaxPriority.Equal(plan.MaxPriority) {
-		out = append(out, path.Root("max_priority"))
-	}
-	// A Read that found the broker's q different left the broker's table in
-	// state; a state without a table (written before drift was kept there)
-	// counts as drift too.
-	if state.ArgumentsJSON.IsNull() || plan.ArgumentsJSON.IsUnknown() ||
-		state.ArgumentsJSON.ValueString() != plan.ArgumentsJSON.ValueString() {
-		out = append(out, path.Root("arguments_json"))
-	}
 	if len(out) > 0 {
 		// Read-only names follow the attributes above: marking them too
 		// would show "# forces replacement" on what the user cannot set.
@@ -124,19 +109,6 @@ func replacementPaths(state, plan queueModel) path.Paths {
 		out = append(out, path.Root("dead_queue"))
 	}
 	return out
-}
-
-// durationsEqual compares two durations by value; null equals only null.
-func durationsEqual(a, b types.String) bool {
-	if a.IsNull() || b.IsNull() {
-		return a.IsNull() && b.IsNull()
-	}
-	da, errA := time.ParseDuration(a.ValueString())
-	db, errB := time.ParseDuration(b.ValueString())
-	if errA != nil || errB != nil {
-		return a.ValueString() == b.ValueString()
-	}
-	return da == db
 }
 
 // planReplacement decides whether plan replaces state (replacementPaths),

@@ -132,28 +132,23 @@ func TestReplacementPaths_derivedNames(t *testing.T) {
 	}
 }
 
-// message_ttl is compared by value ("60s" is "1m": no replacement); a value
-// that is not a duration compares as written; null equals only null.
-func TestDurationsEqual(t *testing.T) {
-	t.Parallel()
-	s := types.StringValue
-	null := types.StringNull()
-	for _, tt := range []struct {
-		a, b types.String
-		want bool
-	}{
-		{s("60s"), s("1m"), true},
-		{s("1h"), s("3600000ms"), true},
-		{s("1s"), s("2s"), false},
-		{null, null, true},
-		{null, s("1s"), false},
-		{s("1s"), null, false},
-		{s("soon"), s("soon"), true},
-		{s("soon"), s("later"), false},
-		{s("1s"), s("soon"), false},
-	} {
-		if got := durationsEqual(tt.a, tt.b); got != tt.want {
-			t.Errorf("durationsEqual(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.want)
-		}
+// A change of message_ttl, max_priority or of the arguments table (drift)
+// replaces nothing: the update declares q again. name and vhost still do.
+func TestReplacementPaths_argumentsChangeInPlace(t *testing.T) {
+	old := replaceModel("5s", false)
+	changed := replaceModel("10s", false)
+	changed.MaxPriority = types.Int64Value(10)
+	if got := replacementPaths(old, changed); len(got) != 0 {
+		t.Errorf("a new TTL and priority: %v, want no replacement", got)
+	}
+	drifted := old
+	drifted.ArgumentsJSON = jsontypes.NewNormalizedValue(`{"auto_delete":true}`)
+	if got := replacementPaths(drifted, old); len(got) != 0 {
+		t.Errorf("drift: %v, want no replacement", got)
+	}
+	moved := changed
+	moved.Vhost = types.StringValue("other")
+	if got := replacementPaths(old, moved); fmt.Sprint(got) != fmt.Sprint(path.Paths{path.Root("vhost")}) {
+		t.Errorf("a new vhost with a new TTL: %v, want vhost", got)
 	}
 }

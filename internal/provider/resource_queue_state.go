@@ -109,6 +109,9 @@ func observedState(prior queueModel, main broker.Queue, deadOK bool, s topology.
 	if m.ForceDestroy.IsNull() || m.ForceDestroy.IsUnknown() {
 		m.ForceDestroy = types.BoolValue(false)
 	}
+	if m.KeepMessages.IsNull() || m.KeepMessages.IsUnknown() {
+		m.KeepMessages = types.BoolValue(false)
+	}
 	return m
 }
 

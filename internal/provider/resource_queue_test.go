@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 )
@@ -37,9 +38,10 @@ resource "queuey_queue" "test" {
 }
 
 // Drift found by Read shows in the plan: arguments_json goes from the
-// broker's table (flags included) to the computed one, and the queue is
-// replaced; after the apply, state holds the computed table again.
-func TestQueue_driftReplaces(t *testing.T) {
+// broker's table (flags included) to the computed one, and the update
+// declares q alone again (q.dead is neither deleted nor declared); after the
+// apply, state holds the computed table again.
+func TestQueue_driftRedeclares(t *testing.T) {
 	s := brokertest.New(t)
 	cfg := fakeProviderConfig(s, `  message_ttl = "5s"`)
 	unitTest(t, resource.TestCase{
@@ -58,11 +60,21 @@ func TestQueue_driftReplaces(t *testing.T) {
 				},
 				Config: cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionReplace),
+					plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionUpdate),
 					expectArgumentsChange(`{"auto_delete":true,"x-max-length":10,"x-message-ttl":5000}`, `{"x-message-ttl":5000}`),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("arguments_json"), knownvalue.StringExact(`{"x-message-ttl":5000}`)),
+				},
+				Check: func(*terraform.State) error {
+					if q, _ := s.Queue("/", "orders"); q.AutoDelete || len(q.Arguments) != 1 {
+						return fmt.Errorf("orders not declared again: %+v", q)
+					}
+					puts, deletes := s.RequestsMatching("PUT"), s.RequestsMatching("DELETE")
+					if len(puts) != 3 || puts[2] != "PUT queues / orders" || len(deletes) != 1 || !strings.HasPrefix(deletes[0], "DELETE queues / orders ?") {
+						return fmt.Errorf("the update declared %q and deleted %q; want orders alone", puts, deletes)
+					}
+					return nil
 				},
 			},
 			{
@@ -132,6 +144,7 @@ func TestQueueModelMatchesTheSchema(t *testing.T) {
 		"known": {
 			ID: types.StringValue("%2F/orders"), Name: types.StringValue("orders"), Vhost: types.StringValue("/"),
 			MessageTTL: types.StringValue("24h"), MaxPriority: types.Int64Value(255), ForceDestroy: types.BoolValue(true),
+			KeepMessages: types.BoolValue(true), Redeclaring: types.Int64Value(1204),
 			DeadQueue: types.StringValue("orders.dead"), ArgumentsJSON: jsontypes.NewNormalizedValue(`{"x-max-priority":255}`),
 			HoldQueuePrefix: types.StringValue("orders.deferred."), HoldQueuePattern: types.StringValue(`^orders\.deferred\.[0-9]+$`),
 			QueuesPattern: types.StringValue("q"), WritePattern: types.StringValue("w"),
@@ -139,12 +152,14 @@ func TestQueueModelMatchesTheSchema(t *testing.T) {
 		"null": {
 			ID: types.StringNull(), Name: types.StringValue("q"), Vhost: types.StringNull(), MessageTTL: types.StringNull(),
 			MaxPriority: types.Int64Null(), ForceDestroy: types.BoolNull(), DeadQueue: types.StringNull(),
+			KeepMessages: types.BoolNull(), Redeclaring: types.Int64Null(),
 			ArgumentsJSON: jsontypes.NewNormalizedNull(), HoldQueuePrefix: types.StringNull(), HoldQueuePattern: types.StringNull(),
 			QueuesPattern: types.StringNull(), WritePattern: types.StringNull(),
 		},
 		"unknown": {
 			ID: types.StringUnknown(), Name: types.StringUnknown(), Vhost: types.StringUnknown(), MessageTTL: types.StringUnknown(),
 			MaxPriority: types.Int64Unknown(), ForceDestroy: types.BoolUnknown(), DeadQueue: types.StringUnknown(),
+			KeepMessages: types.BoolUnknown(), Redeclaring: types.Int64Unknown(),
 			ArgumentsJSON: jsontypes.NewNormalizedUnknown(), HoldQueuePrefix: types.StringUnknown(), HoldQueuePattern: types.StringUnknown(),
 			QueuesPattern: types.StringUnknown(), WritePattern: types.StringUnknown(),
 		},

@@ -145,24 +145,27 @@ func ObservedJSON(got Existing) string {
 // DestroyOrder picks, from the names of the queues that exist, those that
 // belong to the logical queue and returns them in the order they must be
 // deleted: its hold queues by ascending TTL (only names recognised as hold
-// queues of queue, see ParseHoldQueueName), then queue, then its dead-letter
-// queue. Hold queues go first because a message waiting in one would
-// dead-letter into a deleted queue and vanish; the dead-letter queue goes
-// last because the main queue dead-letters into it.
+// queues of queue, see ParseHoldQueueName), then its holding queue
+// (RedeclaringQueueName), then queue, then its dead-letter queue. Hold queues
+// go first because a message waiting in one would dead-letter into a deleted
+// queue and vanish; the dead-letter queue goes last because the main queue
+// dead-letters into it.
 func DestroyOrder(queue string, s Suffixes, existing []string) []string {
 	type hold struct {
 		ttl  int64
 		name string
 	}
 	var holds []hold
-	hasMain, hasDead := false, false
-	dead := DeadQueueName(queue, s)
+	hasMain, hasDead, hasHolding := false, false, false
+	dead, holding := DeadQueueName(queue, s), RedeclaringQueueName(queue)
 	for _, name := range existing {
 		switch name {
 		case queue:
 			hasMain = true
 		case dead:
 			hasDead = true
+		case holding:
+			hasHolding = true
 		default:
 			if ttl, ok := ParseHoldQueueName(queue, name, s); ok {
 				holds = append(holds, hold{ttl, name})
@@ -170,12 +173,15 @@ func DestroyOrder(queue string, s Suffixes, existing []string) []string {
 		}
 	}
 	sort.Slice(holds, func(i, j int) bool { return holds[i].ttl < holds[j].ttl })
-	out := make([]string, 0, len(holds)+2)
+	out := make([]string, 0, len(holds)+3)
 	for i, h := range holds {
 		if i > 0 && holds[i-1].ttl == h.ttl {
 			continue // a name given twice
 		}
 		out = append(out, h.name)
+	}
+	if hasHolding {
+		out = append(out, holding)
 	}
 	if hasMain {
 		out = append(out, queue)

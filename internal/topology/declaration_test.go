@@ -66,9 +66,10 @@ func TestObservedJSON(t *testing.T) {
 func TestDestroyOrder(t *testing.T) {
 	t.Parallel()
 	existing := []string{"orders", "orders.dead", "orders.deferred.600000", "orders.deferred.30000", "orders.deferred.",
-		"orders.deferred.05", "orders.deferred.5000.bak", "orders2", "orders2.deferred.1000", "orders.deadish", "orders.deferred.30000"}
+		"orders.deferred.05", "orders.deferred.5000.bak", "orders2", "orders2.deferred.1000", "orders.deadish", "orders.deferred.30000", "orders.redeclaring", "orders2.redeclaring",
+		"orders.redeclaring.x"}
 	got := strings.Join(DestroyOrder("orders", DefaultSuffixes(), existing), " ")
-	if want := "orders.deferred.30000 orders.deferred.600000 orders orders.dead"; got != want {
+	if want := "orders.deferred.30000 orders.deferred.600000 orders.redeclaring orders orders.dead"; got != want {
 		t.Errorf("DestroyOrder = %s, want %s", got, want)
 	}
 	custom := Suffixes{Dead: "-dlq", Deferred: "-wait-"}

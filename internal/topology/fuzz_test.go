@@ -3,6 +3,7 @@ package topology
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -101,10 +102,10 @@ func FuzzParseHoldQueueName(f *testing.F) {
 }
 
 // FuzzDestroyOrder: whatever names exist, the order holds only the queue's
-// own queues, each once, hold queues by ascending TTL before q, and q.dead
-// last.
+// own queues, each once, hold queues by ascending TTL, then the holding
+// queue, before q, and q.dead last.
 func FuzzDestroyOrder(f *testing.F) {
-	f.Add("orders", "orders.deferred.30000,orders,orders.dead,orders.deferred.5,x")
+	f.Add("orders", "orders.deferred.30000,orders,orders.dead,orders.deferred.5,x,orders.redeclaring")
 	f.Add("q", "q.deferred.01,q.deferred.,q.dead.deferred.1")
 	f.Fuzz(func(t *testing.T, queue, list string) {
 		s := DefaultSuffixes()
@@ -117,13 +118,17 @@ func FuzzDestroyOrder(f *testing.F) {
 			}
 			seen[name] = true
 			if ttl, ok := ParseHoldQueueName(queue, name, s); ok && name != queue && name != DeadQueueName(queue, s) {
-				if ttl <= lastTTL {
+				if ttl <= lastTTL || seen[RedeclaringQueueName(queue)] {
 					t.Fatalf("hold queues out of order: %q", order)
 				}
 				lastTTL = ttl
 				continue
 			}
 			switch name {
+			case RedeclaringQueueName(queue):
+				if slices.Contains(order[:i], queue) || slices.Contains(order[:i], DeadQueueName(queue, s)) {
+					t.Fatalf("the holding queue after q or q.dead: %q", order)
+				}
 			case queue:
 				if i != len(order)-1 && (i != len(order)-2 || order[i+1] != DeadQueueName(queue, s)) {
 					t.Fatalf("q not after the hold queues: %q", order)

@@ -40,8 +40,9 @@ func settingError(setting, format string, args ...any) *SettingError {
 	return &SettingError{Setting: setting, msg: fmt.Sprintf(format, args...)}
 }
 
-// Validate checks the suffixes: both non-empty and different, the deferred
-// suffix not ending in a digit, room left for a queue name, and no dead-letter
+// Validate checks the suffixes: both non-empty and different, the dead
+// suffix not the holding queue's (RedeclaringSuffix), the deferred suffix not
+// ending in a digit, room left for a queue name, and no dead-letter
 // queue name that could be taken for a hold queue. Its errors are
 // *SettingError, naming the suffix to change.
 func (s Suffixes) Validate() error {
@@ -53,6 +54,9 @@ func (s Suffixes) Validate() error {
 	}
 	if s.Dead == s.Deferred {
 		return settingError("deferred_suffix", "dead_suffix and deferred_suffix must differ; both are %q", s.Dead)
+	}
+	if s.Dead == RedeclaringSuffix {
+		return settingError("dead_suffix", "dead_suffix must not be %q: that names the holding queue that keeps a queue's messages while it is declared again with new arguments", RedeclaringSuffix)
 	}
 	if isDigit(s.Deferred[len(s.Deferred)-1]) {
 		return settingError("deferred_suffix", "deferred_suffix %q must not end in a digit: the TTL that follows it would run into it", s.Deferred)

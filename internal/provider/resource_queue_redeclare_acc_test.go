@@ -1,0 +1,367 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+
+	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/topology"
+)
+
+// redeclareN is the number of messages on q in the change tests: enough for
+// several confirm windows of the move, few enough for CI.
+const redeclareN = 2000
+
+// redeclareCLI is a Terraform working directory with one queuey_queue
+// named name; provider is the provider block's body.
+type redeclareCLI struct {
+	*terraformCLI
+	name, provider string
+}
+
+func newRedeclareCLI(t *testing.T, name, provider string) *redeclareCLI {
+	t.Helper()
+	return &redeclareCLI{terraformCLI: newTerraformCLI(t, ""), name: name, provider: provider}
+}
+
+// configure writes the configuration: the queue with these settings.
+func (c *redeclareCLI) configure(body string) {
+	c.t.Helper()
+	cfg := fmt.Sprintf("terraform {\n  required_providers {\n    queuey = { source = \"queuey/queuey\" }\n  }\n}\n\n"+
+		"provider \"queuey\" {\n%s}\n\nresource \"queuey_queue\" \"q\" {\n  name = %q\n%s}\n", c.provider, c.name, body)
+	if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(cfg), 0o600); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// jobMessage is the i-th message the change tests publish to q: priorities
+// 0 to 5, headers and a message id.
+func jobMessage(i int) amqp.Publishing {
+	return amqp.Publishing{
+		Headers:      amqp.Table{"x-queuey-job": fmt.Sprintf("job-%d", i), "x-queuey-attempt": int32(i % 7)},
+		DeliveryMode: amqp.Persistent, Priority: uint8(i % 6), MessageId: fmt.Sprintf("m-%06d", i),
+		ContentType: "application/json", Body: []byte(fmt.Sprintf(`{"n":%d}`, i)),
+	}
+}
+
+// publishJobs publishes n jobMessages to queue under confirms.
+func publishJobs(t *testing.T, queue string, n int) {
+	t.Helper()
+	ch := amqpChannel(t, "/")
+	if err := ch.Confirm(false); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	pending := make([]*amqp.DeferredConfirmation, 0, n)
+	for i := range n {
+		dc, err := ch.PublishWithDeferredConfirmWithContext(ctx, "", queue, true, false, jobMessage(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pending = append(pending, dc)
+	}
+	for _, dc := range pending {
+		if ok, err := dc.WaitContext(ctx); !ok || err != nil {
+			t.Fatalf("publish not confirmed: %v", err)
+		}
+	}
+}
+
+// checkJobs checks that ds are the n jobMessages, each once, in order of id
+// within each priority, with their headers, body and properties.
+func checkJobs(t *testing.T, ds []amqp.Delivery, n int) {
+	t.Helper()
+	if len(ds) != n {
+		t.Fatalf("%d messages, want %d", len(ds), n)
+	}
+	last := map[uint8]string{}
+	seen := map[string]bool{}
+	for _, d := range ds {
+		var i int
+		if _, err := fmt.Sscanf(d.MessageId, "m-%06d", &i); err != nil || seen[d.MessageId] {
+			t.Fatalf("message id %q: unexpected or twice", d.MessageId)
+		}
+		seen[d.MessageId] = true
+		want := jobMessage(i)
+		if d.Priority != want.Priority || string(d.Body) != string(want.Body) || d.ContentType != want.ContentType ||
+			d.DeliveryMode != want.DeliveryMode || !reflect.DeepEqual(d.Headers, want.Headers) {
+			t.Fatalf("message %s changed on the way: got %+v", d.MessageId, d)
+		}
+		if d.MessageId <= last[d.Priority] {
+			t.Fatalf("priority %d: %s after %s", d.Priority, d.MessageId, last[d.Priority])
+		}
+		last[d.Priority] = d.MessageId
+	}
+}
+
+// changeTopology declares, through the CLI, a queue with message_ttl 1h and
+// max_priority 5, then publishes redeclareN jobs to it and 5 dead letters to
+// q.dead, and declares an empty hold queue of it.
+func changeTopology(t *testing.T, c *redeclareCLI, n int) {
+	t.Helper()
+	c.configure("  message_ttl = \"1h\"\n  max_priority = 5\n")
+	c.mustRun("apply", "-auto-approve")
+	hold, err := topology.HoldForTTL(c.name, 600000, topology.DefaultSuffixes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := accClient(t).DeclareQueue(context.Background(), "/", hold.Name, hold.Args.Map()); err != nil {
+		t.Fatal(err)
+	}
+	publishJobs(t, c.name, n)
+	publishDead(t, c.name, 5, nil)
+}
+
+// newArgs is the configuration of the change and the table it declares.
+const (
+	newSettings = "  message_ttl = \"2h\"\n  max_priority = 10\n"
+	newTable    = `{"x-max-priority":10,"x-message-ttl":7200000}`
+	oldTable    = `{"x-max-priority":5,"x-message-ttl":3600000}`
+)
+
+// A new message_ttl and max_priority: without keep_messages_on_change the plan
+// warns and the apply refuses, nothing changed; with it, q is declared again
+// with the new arguments and holds every message, in order within each
+// priority, headers unchanged; q.dead keeps its 5, the hold queue stays, no
+// holding queue is left, and the next plan is empty.
+func TestAccQueueRedeclare_keepsMessages(t *testing.T) {
+	testAccPreCheck(t)
+	t.Parallel()
+	name := uniqueName("redecl")
+	cleanupQueues(t, "/", name)
+	c := newRedeclareCLI(t, name, "")
+	changeTopology(t, c, redeclareN)
+
+	c.configure(newSettings)
+	out := c.mustRun("plan")
+	if !saysWords(out, "~ update in-place") || !saysWords(out, "Queue Will Be Declared Again") ||
+		!saysWords(out, "It holds 2,000 messages") || !saysWords(out, "The apply will refuse and change nothing while it holds messages") {
+		t.Errorf("the plan of the change lacks the update or the warning:\n%s", out)
+	}
+	out, err := c.run("apply", "-auto-approve")
+	if err == nil || !saysWords(out, "Queue Holds Messages: Change Refused") || !saysWords(out, "it holds 2,000 messages") {
+		t.Fatalf("the change without keep_messages_on_change was not refused: %v\n%s", err, out)
+	}
+	if err := declaredAs(getQueue(t, "/", name), oldTable); err != nil || messageCount(t, name) != redeclareN {
+		t.Fatalf("a refused change changed %s: %v, %d messages", name, err, messageCount(t, name))
+	}
+
+	c.configure(newSettings + "  keep_messages_on_change = true\n")
+	out = c.mustRun("plan")
+	if !saysWords(out, "keep_messages_on_change = true: the apply moves its messages to "+name+".redeclaring and back") {
+		t.Errorf("the plan lacks what the apply will do:\n%s", out)
+	}
+	t.Logf("terraform apply prints:\n%s", c.mustRun("apply", "-auto-approve"))
+	if err := declaredAs(getQueue(t, "/", name), newTable); err != nil {
+		t.Error(err)
+	}
+	checkJobs(t, readBack(t, name), redeclareN)
+	if n := messageCount(t, name+".dead"); n != 5 {
+		t.Errorf("%s.dead holds %d messages, want its 5", name, n)
+	}
+	if !queueExists(t, "/", name+".deferred.600000") || queueExists(t, "/", name+".redeclaring") {
+		t.Errorf("after the change: hold queue there %v, holding queue there %v; want true, false",
+			queueExists(t, "/", name+".deferred.600000"), queueExists(t, "/", name+".redeclaring"))
+	}
+	if out := c.mustRun("plan", "-detailed-exitcode"); !strings.Contains(out, "No changes") {
+		t.Errorf("the plan after the change:\n%s", out)
+	}
+}
+
+// An empty q is declared again without a holding queue.
+func TestAccQueueRedeclare_emptyQueue(t *testing.T) {
+	testAccPreCheck(t)
+	t.Parallel()
+	name := uniqueName("redecl-empty")
+	cleanupQueues(t, "/", name)
+	c := newRedeclareCLI(t, name, "")
+	changeTopology(t, c, 0)
+	c.configure(newSettings)
+	out := c.mustRun("apply", "-auto-approve")
+	if !saysWords(out, "It is empty: the apply deletes it") {
+		t.Errorf("the apply's plan lacks the warning:\n%s", out)
+	}
+	if err := declaredAs(getQueue(t, "/", name), newTable); err != nil {
+		t.Error(err)
+	}
+	if managementHas(t, "/", name+".redeclaring") || messageCount(t, name+".dead") != 5 {
+		t.Errorf("an empty queue's change left a holding queue or touched %s.dead", name)
+	}
+}
+
+// A consumer on q, or a message in a hold queue of q, refuses the change,
+// keep_messages_on_change or not, and nothing changes.
+func TestAccQueueRedeclare_refusals(t *testing.T) {
+	testAccPreCheck(t)
+	t.Parallel()
+	name := uniqueName("redecl-refuse")
+	cleanupQueues(t, "/", name)
+	c := newRedeclareCLI(t, name, "")
+	changeTopology(t, c, 10)
+	c.configure(newSettings + "  keep_messages_on_change = true\n")
+
+	ch := amqpChannel(t, "/")
+	if _, err := ch.Consume(name, "app", false, false, false, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the consumer to show", func() bool {
+		n, err := listQueues(accClient(t), "/", broker.Consumers)
+		return err == nil && n[name].Consumers != nil && *n[name].Consumers > 0
+	})
+	out, err := c.run("apply", "-auto-approve")
+	if err == nil || !saysWords(out, "Queue In Use: Change Refused") || !saysWords(out, "it has 1 consumer") {
+		t.Errorf("a change with a consumer on q: %v\n%s", err, out)
+	}
+	if err := ch.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	hold := name + ".deferred.600000"
+	publishOn(t, amqpChannel(t, "/"), hold, 1)
+	out, err = c.run("apply", "-auto-approve")
+	if err == nil || !saysWords(out, "Hold Queues Hold Messages: Change Refused") || !saysWords(out, hold+": 1 message") ||
+		!saysWords(out, "at most 10m (its TTL)") {
+		t.Errorf("a change with a message in a hold queue: %v\n%s", err, out)
+	}
+	if err := declaredAs(getQueue(t, "/", name), oldTable); err != nil || messageCount(t, name) != 10 || messageCount(t, hold) != 1 {
+		t.Errorf("a refused change changed something: %v, %d on q, %d on the hold queue", err, messageCount(t, name), messageCount(t, hold))
+	}
+}
+
+// An interruption between the two moves (the AMQP connection of the move
+// back refused) fails the apply saying where the messages wait; the next
+// plan shows an update with a warning; the next apply, once AMQP answers
+// again, finishes; nothing is lost.
+func TestAccQueueRedeclare_interrupted(t *testing.T) {
+	testAccPreCheck(t)
+	t.Parallel()
+	name := uniqueName("redecl-intr")
+	cleanupQueues(t, "/", name)
+	broker, err := url.Parse(amqpURL("/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := newAMQPGate(t, broker.Host)
+	c := newRedeclareCLI(t, name, fmt.Sprintf("  amqp_endpoint = \"amqp://%s\"\n  retry_budget = \"1s\"\n", proxy.addr))
+	changeTopology(t, c, redeclareN)
+	c.configure(newSettings + "  keep_messages_on_change = true\n")
+
+	proxy.allow(1) // the move aside; the move back is refused
+	out, err := c.run("apply", "-auto-approve")
+	holding := name + ".redeclaring"
+	if err == nil || !saysWords(out, "Change Interrupted: Messages Wait In "+holding) ||
+		!saysWords(out, "Nothing is lost: the messages not moved back wait in "+holding) {
+		t.Fatalf("the interrupted apply: %v\n%s", err, out)
+	}
+	if n := messageCount(t, holding); n != redeclareN {
+		t.Fatalf("%s holds %d messages after the interruption, want %d; the apply said:\n%s", holding, n, redeclareN, out)
+	}
+	t.Logf("the interrupted apply prints:\n%s", out)
+	out = c.mustRun("plan")
+	t.Logf("the next plan prints:\n%s", out)
+	if !saysWords(out, "~ update in-place") || !saysWords(out, holding+" holds 2,000 messages of an interrupted change: the apply moves them back to "+name) {
+		t.Errorf("the plan after the interruption:\n%s", out)
+	}
+	proxy.allow(-1)
+	c.mustRun("apply", "-auto-approve")
+	if err := declaredAs(getQueue(t, "/", name), newTable); err != nil {
+		t.Error(err)
+	}
+	checkJobs(t, readBack(t, name), redeclareN)
+	if queueExists(t, "/", holding) || messageCount(t, name+".dead") != 5 {
+		t.Errorf("after the next apply: holding queue left, or %s.dead changed", name)
+	}
+	if out := c.mustRun("plan"); !strings.Contains(out, "No changes") {
+		t.Errorf("the plan after the next apply:\n%s", out)
+	}
+}
+
+// amqpGate is a TCP proxy to an AMQP server that forwards as many new
+// connections as it is allowed and closes the others at once.
+type amqpGate struct {
+	addr string
+	mu   sync.Mutex
+	left int // connections still to forward; negative: all
+}
+
+func newAMQPGate(t *testing.T, target string) *amqpGate {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Close() })
+	g := &amqpGate{addr: l.Addr().String()}
+	go func() {
+		for {
+			conn, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go g.serve(conn, target)
+		}
+	}()
+	return g
+}
+
+// allow lets the next n connections through (negative: all of them).
+func (g *amqpGate) allow(n int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.left = n
+}
+
+func (g *amqpGate) take() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	switch {
+	case g.left < 0:
+		return true
+	case g.left == 0:
+		return false
+	}
+	g.left--
+	return true
+}
+
+// serve forwards conn to target while allowed; else closes it.
+func (g *amqpGate) serve(conn net.Conn, target string) {
+	defer conn.Close()
+	if !g.take() {
+		return
+	}
+	up, err := net.Dial("tcp", target)
+	if err != nil {
+		return
+	}
+	defer up.Close()
+	done := make(chan struct{}, 2)
+	go func() { _, _ = io.Copy(up, conn); done <- struct{}{} }()
+	go func() { _, _ = io.Copy(conn, up); done <- struct{}{} }()
+	<-done
+}
+
+// waitFor polls cond until it holds, failing the test after a minute.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for range 600 {
+		if cond() {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("waited a minute for %s", what)
+}

@@ -1,0 +1,187 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/topology"
+)
+
+// redeclareRounds bounds how many times the messages of q are moved aside
+// before its guarded delete: each refusal is a message published (or a
+// consumer attached) since the last move.
+const redeclareRounds = 3
+
+// redeclare declares q (t's main queue) again with want's arguments, as
+// decideRedeclare says, or refuses with a *redeclareRefusedError and nothing
+// changed. q.dead and the hold queues are neither deleted nor declared. It
+// ends by moving back what waits in the holding queue (drainHolding).
+func redeclare(ctx context.Context, c *broker.Client, t destroyTarget, want topology.Queue, force, keep bool) error {
+	facts, main, holds, err := readRedeclareFacts(ctx, c, t)
+	if err != nil {
+		return err
+	}
+	facts.force, facts.keep = force, keep
+	step, why := decideRedeclare(facts)
+	if why != refuseNone {
+		return &redeclareRefusedError{why: why, vhost: t.vhost, main: main, args: want.Args.JSON(), holds: facts.busyHolds,
+			longest: longestTTL(t, holds)}
+	}
+	switch step {
+	case redeclareMoving:
+		err = moveAside(ctx, c, t, force)
+	case redeclareDropping:
+		err = ignoreNotFound(c.DeleteQueue(ctx, t.vhost, t.queue, false))
+	default:
+		err = ignoreNotFound(c.DeleteQueue(ctx, t.vhost, t.queue, true))
+		if errors.Is(err, broker.ErrNotEmpty) {
+			err = fmt.Errorf("queue %q in vhost %q was not changed: RabbitMQ refused to delete it (%w): a message or a consumer "+
+				"came since it was checked. Apply again; set keep_messages_on_change = true to keep its messages", t.queue, t.vhost, err)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if err := c.DeclareQueue(ctx, t.vhost, want.Name, want.Args.Map()); err != nil {
+		if step == redeclareMoving {
+			return &interruptedError{target: t, err: errors.New(declareErrorDetail(err, want))}
+		}
+		return errors.New(declareErrorDetail(err, want))
+	}
+	return drainHolding(ctx, c, t)
+}
+
+// readRedeclareFacts reads q and its hold queues alone, with the vhost's
+// consumers (see destroyTarget.look), and returns the facts of the rule, q
+// and the hold queues. A q that does not exist counts as empty and unused:
+// the delete finds it gone and the declaration makes it.
+func readRedeclareFacts(ctx context.Context, c *broker.Client, t destroyTarget) (redeclareFacts, broker.Queue, []broker.Queue, error) {
+	list, err := c.ListQueues(ctx, t.vhost, broker.Checked, broker.Recent)
+	listing := list.Queues
+	if err != nil {
+		return redeclareFacts{}, broker.Queue{}, nil, err
+	}
+	var names []string
+	for _, name := range t.names(listing) {
+		if name != topology.DeadQueueName(t.queue, t.suffixes) && name != topology.RedeclaringQueueName(t.queue) {
+			names = append(names, name)
+		}
+	}
+	found, err := t.look(ctx, c, listing, names)
+	if err != nil {
+		return redeclareFacts{}, broker.Queue{}, nil, err
+	}
+	zero := int64(0)
+	main := broker.Queue{Name: t.queue, Vhost: t.vhost, Messages: &zero, Consumers: &zero}
+	var holds []broker.Queue
+	for _, q := range found {
+		if q.Name == t.queue {
+			main = q
+		} else {
+			holds = append(holds, q)
+		}
+	}
+	f := redeclareFacts{running: main.Running(), messages: main.Messages}
+	if main.Consumers != nil {
+		f.consumers = *main.Consumers
+	}
+	f.busyHolds, _ = busy(holds, true)
+	return f, main, holds, nil
+}
+
+// longestTTL is the longest TTL among hold queues of t, in milliseconds.
+func longestTTL(t destroyTarget, holds []broker.Queue) int64 {
+	var longest int64
+	for _, q := range holds {
+		if ttl, ok := topology.ParseHoldQueueName(t.queue, q.Name, t.suffixes); ok && ttl > longest {
+			longest = ttl
+		}
+	}
+	return longest
+}
+
+// moveAside declares the holding queue, moves every message of q there and
+// deletes q, guarded: a refusal is a message that landed on q since the move,
+// and the move is made again, at most redeclareRounds times; with force the
+// last refusal is overridden (q is deleted unguarded).
+func moveAside(ctx context.Context, c *broker.Client, t destroyTarget, force bool) error {
+	if err := topology.ValidateRedeclaringName(t.queue); err != nil {
+		return fmt.Errorf("queue %q in vhost %q was not changed: %w. Keeping its messages needs that queue; drain %q first, "+
+			"or set force_destroy = true and keep_messages_on_change = false to delete them with it", t.queue, t.vhost, err, t.queue)
+	}
+	holding := topology.RedeclaringQueue(t.queue)
+	if err := c.DeclareQueue(ctx, t.vhost, holding.Name, holding.Args.Map()); err != nil {
+		return fmt.Errorf("queue %q was not changed: %s", t.queue, declareErrorDetail(err, holding))
+	}
+	for round := 1; ; round++ {
+		if _, err := c.RedriveDeadLetters(ctx, broker.Redrive{Vhost: t.vhost, From: t.queue, To: holding.Name}); err != nil {
+			return &interruptedError{target: t, err: err}
+		}
+		err := ignoreNotFound(c.DeleteQueue(ctx, t.vhost, t.queue, true))
+		switch {
+		case err == nil:
+			return nil
+		case !errors.Is(err, broker.ErrNotEmpty):
+			return &interruptedError{target: t, err: err}
+		case round < redeclareRounds:
+			continue
+		case force:
+			return ignoreNotFound(c.DeleteQueue(ctx, t.vhost, t.queue, false))
+		}
+		return &interruptedError{target: t, err: fmt.Errorf("queue %q in vhost %q kept its old arguments: after its messages "+
+			"were moved to %s %d times, RabbitMQ still refused to delete it (%w), so something keeps publishing to it or "+
+			"consuming from it. Stop the application", t.queue, t.vhost, holding.Name, redeclareRounds, err)}
+	}
+}
+
+// drainHolding moves what waits in the holding queue of t back to q and
+// deletes the holding queue, guarded; nothing when it does not exist.
+func drainHolding(ctx context.Context, c *broker.Client, t destroyTarget) error {
+	name := topology.RedeclaringQueueName(t.queue)
+	if _, found, err := confirmQueue(ctx, c, t.vhost, name); err != nil || !found {
+		return err
+	}
+	for round := 1; ; round++ {
+		if _, err := c.RedriveDeadLetters(ctx, broker.Redrive{Vhost: t.vhost, From: name, To: t.queue}); err != nil {
+			return &interruptedError{target: t, err: err}
+		}
+		err := ignoreNotFound(c.DeleteQueue(ctx, t.vhost, name, true))
+		if err == nil || !errors.Is(err, broker.ErrNotEmpty) || round == redeclareRounds {
+			return err
+		}
+	}
+}
+
+// interruptedError is a change that stopped after some of q's messages
+// moved to the holding queue: it says how the next apply finishes it.
+type interruptedError struct {
+	target destroyTarget
+	err    error
+}
+
+func (e *interruptedError) Error() string {
+	t := e.target
+	holding := topology.RedeclaringQueueName(t.queue)
+	return fmt.Sprintf("%s. Nothing is lost: the messages not moved back wait in %s (a refresh shows them in "+
+		"redeclaring_messages), and the next terraform apply declares %s with the new arguments if it is missing or still "+
+		"has the old ones, moves them back to %s and deletes %s. Fix the cause above, then run terraform apply again",
+		strings.TrimSuffix(e.err.Error(), "."), holding, t.queue, t.queue, holding)
+}
+
+func (e *interruptedError) Unwrap() error { return e.err }
+
+// summary is the error's title.
+func (e *interruptedError) summary() string {
+	return "Change Interrupted: Messages Wait In " + topology.RedeclaringQueueName(e.target.queue)
+}
+
+// ignoreNotFound counts a queue that is gone as deleted.
+func ignoreNotFound(err error) error {
+	if errors.Is(err, broker.ErrNotFound) {
+		return nil
+	}
+	return err
+}
