@@ -17,8 +17,9 @@ func queuesOf(c *Client, ctx context.Context, vhost string, what Detail, fresh F
 	return l.Queues, err
 }
 
-// listOf is queuesOf that also gives when the answer's request began.
-func listOf(c *Client, ctx context.Context, vhost string, what Detail, fresh Freshness) (map[string]Queue, time.Time, error) {
-	l, err := c.ListQueues(ctx, vhost, what, fresh)
+// keptWithConsumers is the kept CheckedWithConsumers listing of vhost "v",
+// with when the answer's request began.
+func keptWithConsumers(c *Client, ctx context.Context) (map[string]Queue, time.Time, error) {
+	l, err := c.ListQueues(ctx, "v", CheckedWithConsumers, Kept)
 	return l.Queues, l.Began, err
 }

@@ -155,7 +155,9 @@ func TestLimit_requestTimeout(t *testing.T) {
 				case tc.delays[i] < 0: // headers now, the body after -delay
 					w.Header().Set("Content-Type", "application/json")
 					w.WriteHeader(http.StatusOK)
-					w.(http.Flusher).Flush()
+					if f, ok := w.(http.Flusher); ok {
+						f.Flush()
+					}
 					sleepCtx(r.Context(), -tc.delays[i])
 					_, _ = w.Write([]byte(`{"name":"v","default_queue_type":"classic"}`))
 					return true

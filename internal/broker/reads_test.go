@@ -430,7 +430,7 @@ func TestReads_peekSharesTheChecksListingUntilAWrite(t *testing.T) {
 	b, c := newReadsBroker(t)
 	ctx := context.Background()
 	for range 5 {
-		qs, _, err := listOf(c, ctx, "v", CheckedWithConsumers, Kept)
+		qs, _, err := keptWithConsumers(c, ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -521,14 +521,14 @@ func TestReads_checksJoinAListingInFlightAcrossQueueDeletesOnly(t *testing.T) {
 	// A kept read after a delete takes neither a finished answer nor one in
 	// flight from before it.
 	b.HoldListings(nil)
-	if _, _, err := listOf(c, ctx, "v", CheckedWithConsumers, Kept); err != nil {
+	if _, _, err := keptWithConsumers(c, ctx); err != nil {
 		t.Fatal(err)
 	}
 	before := b.Listings("v")
 	if err := c.DeleteQueue(ctx, "v", "new", true); err != nil {
 		t.Fatal(err)
 	}
-	qs, _, err := listOf(c, ctx, "v", CheckedWithConsumers, Kept)
+	qs, _, err := keptWithConsumers(c, ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -542,7 +542,7 @@ func TestReads_checksJoinAListingInFlightAcrossQueueDeletesOnly(t *testing.T) {
 	b.HoldListings(hold)
 	d := make(chan result, 1)
 	go func() {
-		qs, _, err := listOf(c, ctx, "v", CheckedWithConsumers, Kept)
+		qs, _, err := keptWithConsumers(c, ctx)
 		d <- result{qs, err}
 	}()
 	waitListings(t, b, before+4)
@@ -551,7 +551,7 @@ func TestReads_checksJoinAListingInFlightAcrossQueueDeletesOnly(t *testing.T) {
 	}
 	e := make(chan result, 1)
 	go func() {
-		qs, _, err := listOf(c, ctx, "v", CheckedWithConsumers, Kept)
+		qs, _, err := keptWithConsumers(c, ctx)
 		e <- result{qs, err}
 	}()
 	waitListings(t, b, before+6)
@@ -591,7 +591,7 @@ func TestReads_checksNeverPredateTheLastDeclaration(t *testing.T) {
 					if live {
 						qs, err = queuesOf(c, ctx, "v", CheckedWithConsumers, Live)
 					} else {
-						qs, _, err = listOf(c, ctx, "v", CheckedWithConsumers, Kept)
+						qs, _, err = keptWithConsumers(c, ctx)
 					}
 					if err != nil {
 						t.Error(err)
@@ -998,7 +998,7 @@ func TestListQueues_began(t *testing.T) {
 	}
 	first := make(chan answer, 1)
 	go func() {
-		_, began, err := listOf(c, ctx, "v", CheckedWithConsumers, Kept)
+		_, began, err := keptWithConsumers(c, ctx)
 		first <- answer{began, err}
 	}()
 	waitListings(t, b, 2)
@@ -1013,7 +1013,7 @@ func TestListQueues_began(t *testing.T) {
 		t.Errorf("began %v after the call, want before the broker answered (%v after the call)", a.began.Sub(asked), answered.Sub(asked))
 	}
 	time.Sleep(20 * time.Millisecond)
-	_, again, err := listOf(c, ctx, "v", CheckedWithConsumers, Kept)
+	_, again, err := keptWithConsumers(c, ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

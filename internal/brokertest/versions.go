@@ -107,7 +107,7 @@ func (s *Server) vhostType(t string) string {
 // runningState is the state a working queue is reported in, by a request
 // for totals (enable_queue_totals) or not, in a listing or not.
 func (s *Server) runningState(totals, listing bool) string {
-	if s.version == V310 && !(totals && listing) {
+	if s.version == V310 && (!totals || !listing) {
 		return "live"
 	}
 	return "running"

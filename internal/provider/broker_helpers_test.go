@@ -249,13 +249,13 @@ func deleteQueuesWithPrefix(c *broker.Client, vhost, prefix string) {
 	}
 }
 
-// getQueue reads a queue through the management API, failing the test when
-// it is missing.
-func getQueue(t *testing.T, vhost, name string) broker.Queue {
+// getQueue reads a queue of vhost "/" through the management API, failing
+// the test when it is missing.
+func getQueue(t *testing.T, name string) broker.Queue {
 	t.Helper()
-	q, err := accClient(t).GetQueue(context.Background(), vhost, name, broker.Declared)
+	q, err := accClient(t).GetQueue(context.Background(), "/", name, broker.Declared)
 	if err != nil {
-		t.Fatalf("queue %q in vhost %q: %v", name, vhost, err)
+		t.Fatalf("queue %q in vhost \"/\": %v", name, err)
 	}
 	return q
 }

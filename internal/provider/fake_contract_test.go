@@ -389,14 +389,14 @@ func (f fakeContract) addVhost(t *testing.T) string {
 }
 
 func (f fakeContract) publish(t *testing.T, vhost, queue string, n int) {
-	f.change(t, vhost, queue, func(q *brokertest.Queue) { q.Messages = brokertest.Count(*q.Messages + int64(n)) })
+	f.change(vhost, queue, func(q *brokertest.Queue) { q.Messages = brokertest.Count(*q.Messages + int64(n)) })
 }
 
 func (f fakeContract) consume(t *testing.T, vhost, queue string, n int) {
-	f.change(t, vhost, queue, func(q *brokertest.Queue) { q.Consumers += n })
+	f.change(vhost, queue, func(q *brokertest.Queue) { q.Consumers += n })
 }
 
-func (f fakeContract) change(t *testing.T, vhost, queue string, do func(*brokertest.Queue)) {
+func (f fakeContract) change(vhost, queue string, do func(*brokertest.Queue)) {
 	q, ok := f.s.Queue(vhost, queue)
 	if !ok {
 		return

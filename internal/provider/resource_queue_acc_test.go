@@ -281,7 +281,7 @@ func TestAccQueue_adoptAndConflict(t *testing.T) {
 			},
 		},
 	})
-	if q := getQueue(t, "/", clash); fmt.Sprint(q.Arguments["x-message-ttl"]) != "1000" {
+	if q := getQueue(t, clash); fmt.Sprint(q.Arguments["x-message-ttl"]) != "1000" {
 		t.Errorf("the conflicting queue was changed: %v", q.Arguments)
 	}
 	if queueExists(t, "/", clash+".dead") {

@@ -155,7 +155,7 @@ func TestAccQueueRedeclare_keepsMessages(t *testing.T) {
 	if err == nil || !saysWords(out, "Queue Holds Messages: Change Refused") || !saysWords(out, "it holds 2,000 messages") {
 		t.Fatalf("the change without keep_messages_on_change was not refused: %v\n%s", err, out)
 	}
-	if err := declaredAs(getQueue(t, "/", name), oldTable); err != nil || messageCount(t, name) != redeclareN {
+	if err := declaredAs(getQueue(t, name), oldTable); err != nil || messageCount(t, name) != redeclareN {
 		t.Fatalf("a refused change changed %s: %v, %d messages", name, err, messageCount(t, name))
 	}
 
@@ -165,7 +165,7 @@ func TestAccQueueRedeclare_keepsMessages(t *testing.T) {
 		t.Errorf("the plan lacks what the apply will do:\n%s", out)
 	}
 	t.Logf("terraform apply prints:\n%s", c.mustRun("apply", "-auto-approve"))
-	if err := declaredAs(getQueue(t, "/", name), newTable); err != nil {
+	if err := declaredAs(getQueue(t, name), newTable); err != nil {
 		t.Error(err)
 	}
 	checkJobs(t, readBack(t, name), redeclareN)
@@ -194,7 +194,7 @@ func TestAccQueueRedeclare_emptyQueue(t *testing.T) {
 	if !saysWords(out, "It is empty: the apply deletes it") {
 		t.Errorf("the apply's plan lacks the warning:\n%s", out)
 	}
-	if err := declaredAs(getQueue(t, "/", name), newTable); err != nil {
+	if err := declaredAs(getQueue(t, name), newTable); err != nil {
 		t.Error(err)
 	}
 	if managementHas(t, "/", name+".redeclaring") || messageCount(t, name+".dead") != 5 {
@@ -236,7 +236,7 @@ func TestAccQueueRedeclare_refusals(t *testing.T) {
 		!saysWords(out, "at most 10m (its TTL)") {
 		t.Errorf("a change with a message in a hold queue: %v\n%s", err, out)
 	}
-	if err := declaredAs(getQueue(t, "/", name), oldTable); err != nil || messageCount(t, name) != 10 || messageCount(t, hold) != 1 {
+	if err := declaredAs(getQueue(t, name), oldTable); err != nil || messageCount(t, name) != 10 || messageCount(t, hold) != 1 {
 		t.Errorf("a refused change changed something: %v, %d on q, %d on the hold queue", err, messageCount(t, name), messageCount(t, hold))
 	}
 }
@@ -277,7 +277,7 @@ func TestAccQueueRedeclare_interrupted(t *testing.T) {
 	}
 	proxy.allow(-1)
 	c.mustRun("apply", "-auto-approve")
-	if err := declaredAs(getQueue(t, "/", name), newTable); err != nil {
+	if err := declaredAs(getQueue(t, name), newTable); err != nil {
 		t.Error(err)
 	}
 	checkJobs(t, readBack(t, name), redeclareN)
@@ -339,7 +339,7 @@ func (g *amqpGate) take() bool {
 
 // serve forwards conn to target while allowed; else closes it.
 func (g *amqpGate) serve(conn net.Conn, target string) {
-	defer conn.Close()
+	defer func() { _ = conn.Close() }()
 	if !g.take() {
 		return
 	}
@@ -347,7 +347,7 @@ func (g *amqpGate) serve(conn net.Conn, target string) {
 	if err != nil {
 		return
 	}
-	defer up.Close()
+	defer func() { _ = up.Close() }()
 	done := make(chan struct{}, 2)
 	go func() { _, _ = io.Copy(up, conn); done <- struct{}{} }()
 	go func() { _, _ = io.Copy(conn, up); done <- struct{}{} }()
