@@ -45,6 +45,7 @@ type options struct {
 	query       bool
 	fill        int
 	redrive     int
+	change      int
 }
 
 func main() {
@@ -71,6 +72,7 @@ func main() {
 	flag.BoolVar(&o.query, "query", false, "measure `terraform query` (Terraform 1.14+) over a vhost of n logical queues instead")
 	flag.IntVar(&o.fill, "fill", 0, "also run the queuey_queue resources in a second vhost holding this many unrelated queues (the crowded case), side by side")
 	flag.IntVar(&o.redrive, "redrive", 0, "measure instead the redrive of this many dead letters by queuey_redrive_dead_letters's engine against a bare amqp091-go loop")
+	flag.IntVar(&o.change, "change", 0, "measure instead a change of max_priority keeping this many messages of 1 KiB on q, by terraform apply of the provider against a bare amqp091-go loop")
 	flag.Parse()
 	if o.endpoint == "" {
 		fmt.Fprintln(os.Stderr, "bench: no management API: set RABBITMQ_ENDPOINT or -endpoint (make bench runs scripts/broker-ready.sh first)")
@@ -83,8 +85,11 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	do := run
-	if o.redrive > 0 {
+	switch {
+	case o.redrive > 0:
 		do = runRedrive
+	case o.change > 0:
+		do = runChange
 	}
 	if err := do(ctx, o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench: FAIL:", err)
@@ -106,18 +111,26 @@ func runID() string {
 	return time.Now().UTC().Format("0102t1504") + hex.EncodeToString(b)
 }
 
+// withPaths returns o with its work directory and provider binary made
+// absolute, or an error when the binary is missing.
+func (o options) withPaths() (options, error) {
+	var err error
+	if o.dir, err = filepath.Abs(o.dir); err != nil {
+		return o, err
+	}
+	if o.provider, err = filepath.Abs(o.provider); err != nil {
+		return o, err
+	}
+	if _, err := os.Stat(o.provider); err != nil {
+		return o, fmt.Errorf("provider binary: %w (run make build)", err)
+	}
+	return o, nil
+}
+
 func run(ctx context.Context, o options) (err error) {
-	var e env
-	e.o = o
-	e.id = runID()
-	if e.o.dir, err = filepath.Abs(o.dir); err != nil {
+	e := env{id: runID()}
+	if e.o, err = o.withPaths(); err != nil {
 		return err
-	}
-	if e.o.provider, err = filepath.Abs(o.provider); err != nil {
-		return err
-	}
-	if _, err := os.Stat(e.o.provider); err != nil {
-		return fmt.Errorf("provider binary: %w (run make build)", err)
 	}
 	if e.o.noop, err = filepath.Abs(o.noop); err != nil {
 		return err
@@ -137,16 +150,12 @@ func run(ctx context.Context, o options) (err error) {
 		e.o.fill = 0
 		e.o.peer = ""
 	}
-	if err := e.setup(ctx); err != nil {
-		_ = e.cleanup()
+	done, err := e.open(ctx)
+	if err != nil {
 		return err
 	}
 	// Whatever happens from here on, every queue made is deleted.
-	defer func() {
-		if cerr := e.cleanup(); cerr != nil && err == nil {
-			err = cerr
-		}
-	}()
+	defer done(&err)
 	if o.query {
 		return runQuery(ctx, &e)
 	}

@@ -44,7 +44,7 @@ func runRedrive(ctx context.Context, o options) error {
 			_ = c.DeleteQueue(context.Background(), "/", name, false)
 		}
 	}()
-	amqpURL := amqpURLOf(c.AMQPEndpoint(), o)
+	amqpURL := amqpURLOf(c.AMQPEndpoint(), o, "/")
 	var action, floor []float64
 	for run := 1; run <= o.runs; run++ {
 		for _, kind := range []string{"action", "floor"} {
@@ -65,8 +65,7 @@ func runRedrive(ctx context.Context, o options) error {
 			if moved != o.redrive {
 				return fmt.Errorf("%s run %d moved %d of %d", kind, run, moved, o.redrive)
 			}
-			rate := float64(moved) / took.Seconds()
-			fmt.Fprintf(os.Stderr, "  run %d %-6s %d messages in %s: %.0f messages/s\n", run, kind, moved, took.Round(time.Millisecond), rate)
+			rate := logRun(run, kind, moved, took)
 			if kind == "action" {
 				action = append(action, rate)
 			} else {
@@ -81,44 +80,72 @@ func runRedrive(ctx context.Context, o options) error {
 	return nil
 }
 
-func amqpURLOf(base string, o options) string {
+// logRun prints one run's line to stderr and returns its messages/s.
+func logRun(run int, kind string, moved int, took time.Duration) float64 {
+	rate := float64(moved) / took.Seconds()
+	fmt.Fprintf(os.Stderr, "  run %d %-8s %d messages in %s: %.0f messages/s\n", run, kind, moved, took.Round(time.Millisecond), rate)
+	return rate
+}
+
+// amqpURLOf is the AMQP URL of vhost at base, with o's credentials.
+func amqpURLOf(base string, o options, vhost string) string {
 	u, _ := url.Parse(base)
 	u.User = url.UserPassword(o.username, o.password)
-	return strings.TrimRight(u.String(), "/") + "/%2F"
+	return strings.TrimRight(u.String(), "/") + "/" + url.PathEscape(vhost)
 }
 
 // refill empties q and q.dead and publishes n dead letters to q.dead.
 func refill(ctx context.Context, u, q string, n int) error {
-	conn, err := amqp.Dial(u)
+	conn, ch, err := dialChannel(u)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = conn.Close() }()
-	ch, err := conn.Channel()
-	if err != nil {
-		return err
-	}
 	for _, name := range []string{q, q + ".dead"} {
 		if _, err := ch.QueuePurge(name, false); err != nil {
 			return err
 		}
 	}
+	return publish(ctx, ch, q+".dead", n, func(i int) amqp.Publishing {
+		return amqp.Publishing{MessageId: fmt.Sprintf("m-%d", i),
+			Headers: amqp.Table{"x-death": []any{amqp.Table{"count": int64(1), "queue": q, "reason": "rejected"}}}}
+	})
+}
+
+// dialChannel opens a connection to u and a channel on it; closing the
+// connection closes both.
+func dialChannel(u string) (*amqp.Connection, *amqp.Channel, error) {
+	conn, err := amqp.Dial(u)
+	if err != nil {
+		return nil, nil, err
+	}
+	ch, err := conn.Channel()
+	if err != nil {
+		_ = conn.Close()
+		return nil, nil, err
+	}
+	return conn, ch, nil
+}
+
+// publish puts n persistent messages of redriveBody bytes on queue under
+// confirms, msg(i) giving each one's properties, and waits for the last
+// confirm.
+func publish(ctx context.Context, ch *amqp.Channel, queue string, n int, msg func(i int) amqp.Publishing) error {
 	if err := ch.Confirm(false); err != nil {
 		return err
 	}
 	body := make([]byte, redriveBody)
 	var last *amqp.DeferredConfirmation
 	for i := range n {
-		last, err = ch.PublishWithDeferredConfirmWithContext(ctx, "", q+".dead", true, false, amqp.Publishing{
-			DeliveryMode: amqp.Persistent, MessageId: fmt.Sprintf("m-%d", i), ContentType: "application/octet-stream",
-			Headers: amqp.Table{"x-death": []any{amqp.Table{"count": int64(1), "queue": q, "reason": "rejected"}}}, Body: body,
-		})
-		if err != nil {
+		m := msg(i)
+		m.DeliveryMode, m.ContentType, m.Body = amqp.Persistent, "application/octet-stream", body
+		var err error
+		if last, err = ch.PublishWithDeferredConfirmWithContext(ctx, "", queue, true, false, m); err != nil {
 			return err
 		}
 	}
 	if ok, err := last.WaitContext(ctx); !ok || err != nil {
-		return fmt.Errorf("refill not confirmed: %v", err)
+		return fmt.Errorf("publish to %s not confirmed: %v", queue, err)
 	}
 	return nil
 }
@@ -177,7 +204,9 @@ func bareRedrive(ctx context.Context, u, from, to string) (int, error) {
 	for published := 0; published < q.Messages; published++ {
 		d := <-deliveries
 		dc, err := pub.PublishWithDeferredConfirmWithContext(ctx, "", to, true, false, amqp.Publishing{
-			Headers: d.Headers, ContentType: d.ContentType, DeliveryMode: d.DeliveryMode, MessageId: d.MessageId, Body: d.Body,
+			Headers: d.Headers, ContentType: d.ContentType, ContentEncoding: d.ContentEncoding, DeliveryMode: d.DeliveryMode,
+			Priority: d.Priority, CorrelationId: d.CorrelationId, ReplyTo: d.ReplyTo, Expiration: d.Expiration,
+			MessageId: d.MessageId, Timestamp: d.Timestamp, Type: d.Type, UserId: d.UserId, AppId: d.AppId, Body: d.Body,
 		})
 		if err != nil {
 			return moved, err

@@ -173,6 +173,20 @@ provider_installation {
 	return os.WriteFile(e.rc, []byte(rc), 0o644)
 }
 
+// open sets e up (setup), cleaning up when that fails; the function it
+// returns cleans up, keeping the first error in *err.
+func (e *env) open(ctx context.Context) (func(err *error), error) {
+	if err := e.setup(ctx); err != nil {
+		_ = e.cleanup()
+		return nil, err
+	}
+	return func(err *error) {
+		if cerr := e.cleanup(); cerr != nil && *err == nil {
+			*err = cerr
+		}
+	}, nil
+}
+
 // cleanup deletes every queue this invocation made, and its vhost.
 func (e *env) cleanup() error {
 	if e.proxy != nil {
