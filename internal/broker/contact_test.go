@@ -13,18 +13,21 @@ import (
 )
 
 // noteClient is a client of endpoint, as a new provider process would make
-// it, with contact notes in dir.
-func noteClient(t *testing.T, endpoint, dir string, memory time.Duration) *Client {
+// it, with contact notes in dir and a retry budget of noteBudget, on a fake
+// clock (the notes' own age is the file's, on the real clock).
+func noteClient(t *testing.T, endpoint, dir string, memory time.Duration) (*Client, *fakeClock) {
 	t.Helper()
 	tm := fastTiming
 	tm.BackoffFirst, tm.BackoffMax, tm.FirstContact, tm.ContactMemory = 10*time.Millisecond, 10*time.Millisecond, 50*time.Millisecond, memory
 	c, err := New(Config{Endpoint: endpoint, Username: "u", Password: "p", RequestTimeout: time.Second,
-		RetryBudget: 400 * time.Millisecond, Timing: tm, ContactNotes: dir})
+		RetryBudget: noteBudget, Timing: tm, ContactNotes: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c
+	return c, withClock(c)
 }
+
+const noteBudget = 400 * time.Millisecond
 
 // A broker that answered one provider process and then stopped is a restart
 // to the next process of the run, for ContactMemory: its refused connection
@@ -48,7 +51,8 @@ func TestContactNote_restartSpansProcesses(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			s := brokertest.New(t)
-			if _, err := noteClient(t, s.URL, dir, memory).GetVhost(context.Background(), "/"); err != nil {
+			first, _ := noteClient(t, s.URL, dir, memory)
+			if _, err := first.GetVhost(context.Background(), "/"); err != nil {
 				t.Fatal(err)
 			}
 			s.Close() // the broker stops: its port refuses connections now
@@ -63,16 +67,17 @@ func TestContactNote_restartSpansProcesses(t *testing.T) {
 			if tc.noNotes {
 				dir = ""
 			}
-			start := time.Now()
-			_, err := noteClient(t, s.URL, dir, memory).GetVhost(context.Background(), "/")
-			took := time.Since(start)
+			c, clock := noteClient(t, s.URL, dir, memory)
+			start := clock.now()
+			_, err := c.GetVhost(context.Background(), "/")
+			took := clock.since(start)
 			firstContact := err != nil && strings.Contains(err.Error(), "nothing answered at")
 			switch {
 			case err == nil:
 				t.Fatal("a request to a stopped broker succeeded")
-			case tc.restart && (firstContact || took < 400*time.Millisecond):
-				t.Errorf("after %s: %v; want a restart retried for the whole budget (400ms)", took, err)
-			case !tc.restart && (!firstContact || took > 300*time.Millisecond):
+			case tc.restart && (firstContact || took < noteBudget):
+				t.Errorf("after %s: %v; want a restart retried for the whole budget (%s)", took, err, noteBudget)
+			case !tc.restart && (!firstContact || took >= noteBudget):
 				t.Errorf("after %s: %v; want a first contact reported after 50ms", took, err)
 			}
 		})
@@ -94,9 +99,10 @@ func TestContactNote_tokenEndpointIsNotTheBroker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
+	clock := withClock(c)
+	start := clock.now()
 	_, err = c.GetVhost(context.Background(), "/")
-	if took := time.Since(start); err == nil || !strings.Contains(err.Error(), "nothing answered at") || took > time.Second {
+	if took := clock.since(start); err == nil || !strings.Contains(err.Error(), "nothing answered at") || took >= time.Second {
 		t.Errorf("after %s: %v; want a first contact reported after 50ms", took, err)
 	}
 	if te.Hits() == 0 {

@@ -3,6 +3,8 @@ package broker
 import (
 	"context"
 	"net/http"
+	"sync/atomic"
+	"testing"
 	"time"
 )
 
@@ -22,4 +24,43 @@ func queuesOf(c *Client, ctx context.Context, vhost string, what Detail, fresh F
 func keptWithConsumers(c *Client, ctx context.Context) (map[string]Queue, time.Time, error) {
 	l, err := c.ListQueues(ctx, "v", CheckedWithConsumers, Kept)
 	return l.Queues, l.Began, err
+}
+
+// fakeClock is a retry transport's clock that the test moves: a pause moves
+// it by its length at once, and each reading by a microsecond (time goes on
+// while attempts run, as on a real clock). The rules are then decided at the
+// times the test sets, however slow the machine.
+type fakeClock struct{ at atomic.Int64 } // nanoseconds since clockEpoch
+
+var clockEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func (k *fakeClock) now() time.Time {
+	return clockEpoch.Add(time.Duration(k.at.Add(int64(time.Microsecond))))
+}
+
+func (k *fakeClock) advance(d time.Duration) { k.at.Add(int64(d)) }
+
+func (k *fakeClock) since(t time.Time) time.Duration { return k.now().Sub(t) }
+
+func (k *fakeClock) pause(ctx context.Context, d time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	k.advance(d)
+	return nil
+}
+
+// withClock has c's retry transport decide by a fake clock, and returns it.
+// Call it before the client is used.
+func withClock(c *Client) *fakeClock {
+	k := &fakeClock{}
+	c.transport.now, c.transport.pause = k.now, k.pause
+	return k
+}
+
+// clockedClient is timedClient on a fake clock.
+func clockedClient(t *testing.T, endpoint string, budget time.Duration, tm Timing) (*Client, *fakeClock) {
+	t.Helper()
+	c := timedClient(t, endpoint, budget, tm)
+	return c, withClock(c)
 }

@@ -21,6 +21,13 @@ import (
 // first failure could be confused, the first attempt is slow to fail, so
 // that a limit counted from the wrong moment lets the late answer in. The
 // defaults are read once (TestLimitDefaults), never waited out.
+//
+// The retry transport's limits are decided by a fake clock (withClock) at
+// the times each row sets. request_timeout and the AMQP dial bound are the
+// network's own deadlines, on the real clock: there the points are 70% and
+// 140% of a limit of 2 s, so that a stall of half a second on a busy machine
+// crosses no edge, while a limit doubled (200%) or halved (50%) still lands
+// on the wrong side of one.
 
 // The settings and defaults a client built without them uses.
 func TestLimitDefaults(t *testing.T) {
@@ -66,13 +73,6 @@ func TestDocsStallLimit(t *testing.T) {
 	t.Errorf("the Operating guide's table lacks %q", row)
 }
 
-// sinceStart returns the time from the moment it was given, which an
-// intercept reads while the request it times runs.
-type sinceStart struct{ at atomic.Int64 }
-
-func (s *sinceStart) mark()                { s.at.Store(time.Now().UnixNano()) }
-func (s *sinceStart) since() time.Duration { return time.Since(time.Unix(0, s.at.Load())) }
-
 // No attempt starts later than retry_budget after the request began: a
 // broker that answers 503 until just inside the budget is read, one that
 // answers 503 until just after it is reported. The first attempt fails only
@@ -95,20 +95,19 @@ func TestLimit_retryBudget(t *testing.T) {
 			s.AddVhost("v", "classic")
 			tm := fastTiming
 			tm.BackoffFirst, tm.BackoffMax = 5*time.Millisecond, 5*time.Millisecond
-			c := timedClient(t, s.URL, budget, tm)
-			var start sinceStart
+			c, clock := clockedClient(t, s.URL, budget, tm)
+			start := clock.now()
 			var n atomic.Int64
 			s.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
 				if n.Add(1) == 1 {
-					sleepCtx(r.Context(), slowFirst)
+					clock.advance(slowFirst)
 				}
-				if start.since() >= tc.healsAt {
+				if clock.since(start) >= tc.healsAt {
 					return false
 				}
 				w.WriteHeader(http.StatusServiceUnavailable)
 				return true
 			})
-			start.mark()
 			_, err := c.GetVhost(context.Background(), "v")
 			if tc.read && err != nil {
 				t.Fatalf("a broker back %s after the start, inside retry_budget %s: %v", tc.healsAt, budget, err)
@@ -128,20 +127,21 @@ func TestLimit_retryBudget(t *testing.T) {
 // from the request's start would cut it).
 func TestLimit_requestTimeout(t *testing.T) {
 	t.Parallel()
-	const timeout, margin = 400 * time.Millisecond, 150 * time.Millisecond
+	const timeout = 2 * time.Second
+	const inside, outside = timeout * 7 / 10, timeout * 14 / 10
 	for _, tc := range []struct {
 		name   string
 		budget time.Duration
 		delays []time.Duration // of each attempt's answer
 		read   bool
 	}{
-		{"answer just inside", -1, []time.Duration{timeout - margin}, true},
-		{"answer just outside", -1, []time.Duration{timeout + margin}, false},
-		{"a retry's answer just inside its own", time.Minute, []time.Duration{time.Minute, timeout - margin}, true},
+		{"answer just inside", -1, []time.Duration{inside}, true},
+		{"answer just outside", -1, []time.Duration{outside}, false},
+		{"a retry's answer just inside its own", time.Minute, []time.Duration{time.Minute, inside}, true},
 		// The headers at once, the body late: only request_timeout bounds
 		// reading it (the transport's header timeout is over).
-		{"body just inside", -1, []time.Duration{-(timeout - margin)}, true},
-		{"body just outside", -1, []time.Duration{-(timeout + margin)}, false},
+		{"body just inside", -1, []time.Duration{-inside}, true},
+		{"body just outside", -1, []time.Duration{-outside}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -180,7 +180,7 @@ func TestLimit_requestTimeout(t *testing.T) {
 			case tc.read:
 			case late && (!errors.As(err, &e) || e.Status != http.StatusOK):
 				t.Fatalf("a body after %s, request_timeout %s: got %v, want the answer unread", -tc.delays[0], timeout, err)
-			case !late && (!errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "no answer within request_timeout 400ms")):
+			case !late && (!errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "no answer within request_timeout 2s")):
 				t.Fatalf("an answer after %v, request_timeout %s: got %v, want no answer within request_timeout", tc.delays, timeout, err)
 			}
 		})
@@ -210,20 +210,19 @@ func TestLimit_firstContact(t *testing.T) {
 			s.AddVhost("v", "classic")
 			tm := fastTiming
 			tm.BackoffFirst, tm.BackoffMax, tm.FirstContact = 5*time.Millisecond, 5*time.Millisecond, window
-			c := timedClient(t, s.URL, time.Minute, tm)
+			c, clock := clockedClient(t, s.URL, time.Minute, tm)
+			start := clock.now()
 			open := c.transport.base
-			var start sinceStart
 			var n atomic.Int64
 			c.transport.base = roundTripFunc(func(r *http.Request) (*http.Response, error) {
 				if n.Add(1) == 1 {
-					sleepCtx(r.Context(), slowFirst)
+					clock.advance(slowFirst)
 				}
-				if start.since() >= tc.opensAt {
+				if clock.since(start) >= tc.opensAt {
 					return open.RoundTrip(r)
 				}
 				return nil, &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
 			})
-			start.mark()
 			_, err := c.GetVhost(context.Background(), "v")
 			if tc.read && err != nil {
 				t.Fatalf("a broker listening %s after the start, inside the window of %s: %v", tc.opensAt, window, err)
@@ -245,7 +244,7 @@ func TestLimit_restartMemoryFromLastSign(t *testing.T) {
 	tm := fastTiming
 	tm.RestartMemory, tm.RecoveryWindow = memory, 60*time.Millisecond
 	s := brokertest.New(t)
-	c := timedClient(t, s.URL, time.Minute, tm)
+	c, clock := clockedClient(t, s.URL, time.Minute, tm)
 	// sign has c meet a 503 (a restarting broker) while reading vhost
 	// (each its own: a vhost's answer is kept), and returns when.
 	sign := func(vhost string) time.Time {
@@ -255,12 +254,12 @@ func TestLimit_restartMemoryFromLastSign(t *testing.T) {
 		if _, err := c.GetVhost(context.Background(), vhost); err != nil {
 			t.Fatal(err)
 		}
-		return time.Now()
+		return clock.now()
 	}
 	first := sign("first")
-	time.Sleep(time.Until(first.Add(memory / 2)))
+	clock.advance(memory/2 - clock.since(first))
 	sign("last")
-	time.Sleep(time.Until(first.Add(memory + memory/4)))
+	clock.advance(memory + memory/4 - clock.since(first))
 	times := attemptTimes(c)
 	if err := c.DeleteQueue(context.Background(), "/", "gone", true); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("got %v, want ErrNotFound", err)
@@ -271,20 +270,20 @@ func TestLimit_restartMemoryFromLastSign(t *testing.T) {
 	}
 }
 
-// An AMQP connection has AMQPDialTimeout (here 400ms) for TCP, TLS and the
+// An AMQP connection has AMQPDialTimeout (here 2s) for TCP, TLS and the
 // handshake together: a port that answers just inside it is heard (here it
 // answers HTTP, reported as such), one that answers just after it is
 // reported as no AMQP connection within the bound.
 func TestLimit_amqpDial(t *testing.T) {
 	t.Parallel()
-	const bound, margin = 400 * time.Millisecond, 150 * time.Millisecond
+	const bound = 2 * time.Second
 	for _, tc := range []struct {
 		name    string
 		answers time.Duration
 		want    error
 	}{
-		{"answers just inside", bound - margin, ErrNotAMQP},
-		{"answers just outside", bound + margin, ErrAMQPUnreachable},
+		{"answers just inside", bound * 7 / 10, ErrNotAMQP},
+		{"answers just outside", bound * 14 / 10, ErrAMQPUnreachable},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -294,7 +293,7 @@ func TestLimit_amqpDial(t *testing.T) {
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("a port answering after %s, bound %s: got %v, want %v", tc.answers, bound, err, tc.want)
 			}
-			if tc.want == ErrAMQPUnreachable && !strings.Contains(err.Error(), "no AMQP connection within 400ms") {
+			if tc.want == ErrAMQPUnreachable && !strings.Contains(err.Error(), "no AMQP connection within 2s") {
 				t.Errorf("the error does not name the bound: %v", err)
 			}
 		})

@@ -69,6 +69,10 @@ type retryTransport struct {
 	tm      Timing // with defaults filled in
 	// onAttempt, when set, observes every attempt (unit tests).
 	onAttempt func(*http.Request)
+	// now and pause are the clock the rules above are decided by: the real
+	// one, or a unit test's, which sets the time each decision is made at.
+	now   func() time.Time
+	pause func(ctx context.Context, d time.Duration) error
 	// troubleAt is when (Unix nanoseconds) an attempt last failed in a way
 	// a restarting broker fails (see restartSeen); 0 for never.
 	troubleAt atomic.Int64
@@ -83,7 +87,19 @@ type retryTransport struct {
 
 func newRetryTransport(base http.RoundTripper, cfg Config) *retryTransport {
 	return &retryTransport{base: base, timeout: cfg.RequestTimeout, budget: cfg.retryBudget(), tm: cfg.Timing.withDefaults(),
-		note: newContactNote(cfg.ContactNotes, cfg.Endpoint)}
+		note: newContactNote(cfg.ContactNotes, cfg.Endpoint), now: time.Now, pause: sleepContext}
+}
+
+// sleepContext waits d, or until ctx ends (then its error).
+func sleepContext(ctx context.Context, d time.Duration) error {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return nil
+	}
 }
 
 // restartSeen reports whether an attempt failed as a restarting broker makes
@@ -92,12 +108,12 @@ func newRetryTransport(base http.RoundTripper, cfg Config) *retryTransport {
 // empty" refusals of a node that is starting worth trying again (see next).
 func (t *retryTransport) restartSeen() bool {
 	at := t.troubleAt.Load()
-	return at != 0 && time.Since(time.Unix(0, at)) < t.tm.RestartMemory
+	return at != 0 && t.now().Sub(time.Unix(0, at)) < t.tm.RestartMemory
 }
 
 func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
-	start := time.Now()
+	start := t.now()
 	deadline := start.Add(t.budget)
 	var nf notFoundClock
 	for n := 1; ; n++ {
@@ -115,13 +131,13 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if firstContact && t.tm.FirstContact < t.budget {
 			end = start.Add(t.tm.FirstContact)
 		}
-		if wait = min(wait, time.Until(end)); wait < 0 {
+		if wait = min(wait, end.Sub(t.now())); wait < 0 {
 			// Out of time: the last answer, or why there was none.
 			switch {
 			case resp != nil:
 				return resp, nil
 			case firstContact:
-				return nil, &FirstContactError{Addr: hostPort(req.URL), Attempts: n, Waited: time.Since(start), Err: err}
+				return nil, &FirstContactError{Addr: hostPort(req.URL), Attempts: n, Waited: t.now().Sub(start), Err: err}
 			}
 			return nil, &budgetError{attempts: n, budget: t.budget, timeout: t.timeout, last: err}
 		}
@@ -132,12 +148,8 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		tflog.Warn(ctx, "management API request failed, trying again", map[string]any{
 			"method": req.Method, "path": req.URL.Path, "attempt": n, "cause": f.why, "pause": wait.String(),
 		})
-		timer := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return nil, ctx.Err()
-		case <-timer.C:
+		if err := t.pause(ctx, wait); err != nil {
+			return nil, err
 		}
 	}
 }
@@ -165,15 +177,15 @@ type notFoundClock struct {
 // still there), and the repeat then meets the closed port, a restart.
 func (t *retryTransport) next(kind failureKind, pause time.Duration, nf *notFoundClock) (time.Duration, bool) {
 	if kind == restarting || kind == noContact {
-		t.troubleAt.Store(time.Now().UnixNano())
+		t.troubleAt.Store(t.now().UnixNano())
 		return pause, false
 	}
 	switch {
 	case t.restartSeen():
 		if nf.first.IsZero() {
-			nf.first = time.Now()
+			nf.first = t.now()
 		}
-		left := t.tm.RecoveryWindow - time.Since(nf.first)
+		left := t.tm.RecoveryWindow - t.now().Sub(nf.first)
 		return min(pause, left), left <= 0
 	case kind == maybeNotFound && !nf.repeated:
 		nf.repeated = true

@@ -285,7 +285,8 @@ func TestRetryHonoursCancellation(t *testing.T) {
 }
 
 // A declaration that gets no answer in time, from a cluster that reports most
-// of its nodes down, is a cluster without a majority.
+// of its nodes down, is a cluster without a majority. (request_timeout is a
+// second, as in TestWriteTimeout_majorityRule.)
 func TestWriteTimeoutWithoutMajority(t *testing.T) {
 	t.Parallel()
 	s := brokertest.New(t)
@@ -296,7 +297,7 @@ func TestWriteTimeoutWithoutMajority(t *testing.T) {
 		<-release // the metadata store never answers in time
 		return true
 	})
-	c, err := New(Config{Endpoint: s.URL, Username: "u", Password: "p", RequestTimeout: 50 * time.Millisecond, RetryBudget: -1})
+	c, err := New(Config{Endpoint: s.URL, Username: "u", Password: "p", RequestTimeout: time.Second, RetryBudget: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
