@@ -35,8 +35,10 @@ func listVhost(t *testing.T) string {
 	}
 	declare("orders", amqp.Table{"x-message-ttl": int32(86400000), "x-max-priority": int32(10)})
 	declare("orders.dead", nil)
-	declare("orders.deferred.5000", amqp.Table{
-		"x-message-ttl": int32(5000), "x-dead-letter-exchange": "", "x-dead-letter-routing-key": "orders", "x-expires": int32(10000),
+	// A TTL long enough that the hold queue outlives the test: an idle one
+	// deletes itself 2*TTL after its declaration.
+	declare("orders.deferred.3600000", amqp.Table{
+		"x-message-ttl": int32(3600000), "x-dead-letter-exchange": "", "x-dead-letter-routing-key": "orders", "x-expires": int32(7200000),
 	})
 	declare("plain", nil)
 	declare("plain.dead", nil)
