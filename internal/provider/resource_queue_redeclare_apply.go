@@ -121,20 +121,58 @@ func moveAside(ctx context.Context, c *broker.Client, t destroyTarget, force boo
 			return &interruptedError{target: t, err: err}
 		}
 		err := ignoreNotFound(c.DeleteQueue(ctx, t.vhost, t.queue, true))
-		switch {
-		case err == nil:
+		switch afterMove(err, round, force) {
+		case moveDone:
 			return nil
-		case !errors.Is(err, broker.ErrNotEmpty):
-			return &interruptedError{target: t, err: err}
-		case round < redeclareRounds:
+		case moveAgain:
 			continue
-		case force:
+		case moveForce:
 			return ignoreNotFound(c.DeleteQueue(ctx, t.vhost, t.queue, false))
+		case moveFailed:
+			return &interruptedError{target: t, err: err}
 		}
 		return &interruptedError{target: t, err: fmt.Errorf("queue %q in vhost %q kept its old arguments: after its messages "+
 			"were moved to %s %d times, RabbitMQ still refused to delete it (%w), so something keeps publishing to it or "+
 			"consuming from it. Stop the application", t.queue, t.vhost, holding.Name, redeclareRounds, err)}
 	}
+}
+
+// moveNext is what a move between q and the holding queue does once the
+// queue it emptied answered its guarded delete.
+type moveNext int
+
+const (
+	// moveDone: deleted, or already gone.
+	moveDone moveNext = iota
+	// moveFailed: an error other than a refusal; stop with it.
+	moveFailed
+	// moveAgain: refused (a message or a consumer came since the move);
+	// move again.
+	moveAgain
+	// moveForce: refused after the last move, with force_destroy: delete
+	// it unguarded, with what came since.
+	moveForce
+	// moveGiveUp: refused after the last move; stop, the messages moved
+	// so far wait in the holding queue.
+	moveGiveUp
+)
+
+// afterMove decides, from the guarded delete's error (nil when the queue is
+// gone) after move number round (from 1), whether the move is done, made
+// again (at most redeclareRounds moves in all), or ends; force overrides the
+// last refusal.
+func afterMove(err error, round int, force bool) moveNext {
+	switch {
+	case err == nil:
+		return moveDone
+	case !errors.Is(err, broker.ErrNotEmpty):
+		return moveFailed
+	case round < redeclareRounds:
+		return moveAgain
+	case force:
+		return moveForce
+	}
+	return moveGiveUp
 }
 
 // drainHolding moves what waits in the holding queue of t back to q and
@@ -149,7 +187,7 @@ func drainHolding(ctx context.Context, c *broker.Client, t destroyTarget) error 
 			return &interruptedError{target: t, err: err}
 		}
 		err := ignoreNotFound(c.DeleteQueue(ctx, t.vhost, name, true))
-		if err == nil || !errors.Is(err, broker.ErrNotEmpty) || round == redeclareRounds {
+		if afterMove(err, round, false) != moveAgain {
 			return err
 		}
 	}
