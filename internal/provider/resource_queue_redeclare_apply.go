@@ -107,7 +107,7 @@ func longestTTL(t destroyTarget, holds []broker.Queue) int64 {
 // deletes q, guarded: a refusal is a message that landed on q since the move,
 // and the move is made again, at most redeclareRounds times; with force the
 // last refusal is overridden (q is deleted unguarded).
-func moveAside(ctx context.Context, c *broker.Client, t destroyTarget, force bool) error {
+func moveAside(ctx context.Context, c queueMover, t destroyTarget, force bool) error {
 	if err := topology.ValidateRedeclaringName(t.queue); err != nil {
 		return fmt.Errorf("queue %q in vhost %q was not changed: %w. Keeping its messages needs that queue; drain %q first, "+
 			"or set force_destroy = true and keep_messages_on_change = false to delete them with it", t.queue, t.vhost, err, t.queue)
@@ -175,6 +175,14 @@ func afterMove(err error, round int, force bool) moveNext {
 	return moveGiveUp
 }
 
+// queueMover is what moving q's messages aside and back asks of the broker:
+// a *broker.Client, or in unit tests (which have no AMQP) a recording fake.
+type queueMover interface {
+	DeclareQueue(ctx context.Context, vhost, name string, args map[string]any) error
+	RedriveDeadLetters(ctx context.Context, r broker.Redrive) (int, error)
+	DeleteQueue(ctx context.Context, vhost, name string, guarded bool) error
+}
+
 // drainHolding moves what waits in the holding queue of t back to q and
 // deletes the holding queue, guarded; nothing when it does not exist.
 func drainHolding(ctx context.Context, c *broker.Client, t destroyTarget) error {
@@ -182,6 +190,15 @@ func drainHolding(ctx context.Context, c *broker.Client, t destroyTarget) error 
 	if _, found, err := confirmQueue(ctx, c, t.vhost, name); err != nil || !found {
 		return err
 	}
+	return moveBack(ctx, c, t)
+}
+
+// moveBack moves what waits in the holding queue of t, which exists, back
+// to q and deletes the holding queue, guarded: a refusal is a message that
+// landed there since, and the move is made again, at most redeclareRounds
+// times.
+func moveBack(ctx context.Context, c queueMover, t destroyTarget) error {
+	name := topology.RedeclaringQueueName(t.queue)
 	for round := 1; ; round++ {
 		if _, err := c.RedriveDeadLetters(ctx, broker.Redrive{Vhost: t.vhost, From: name, To: t.queue}); err != nil {
 			return &interruptedError{target: t, err: err}

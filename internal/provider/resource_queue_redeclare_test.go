@@ -448,3 +448,92 @@ func TestWarnIfRedeclaring(t *testing.T) {
 		}
 	}
 }
+
+// scriptedMover records what moveAside and moveBack ask of the broker; each
+// move succeeds up to twice redeclareRounds (a loop that goes on fails
+// there, at once), and the first refusals guarded deletes are refused as a
+// queue a message landed on since.
+type scriptedMover struct {
+	refusals, moves int
+	calls           []string
+}
+
+func (m *scriptedMover) DeclareQueue(_ context.Context, _, name string, _ map[string]any) error {
+	m.calls = append(m.calls, "declare "+name)
+	return nil
+}
+
+func (m *scriptedMover) RedriveDeadLetters(_ context.Context, r broker.Redrive) (int, error) {
+	m.calls = append(m.calls, "move "+r.From+" to "+r.To)
+	if m.moves++; m.moves > 2*redeclareRounds {
+		return 0, errors.New("moved too many times")
+	}
+	return 1, nil
+}
+
+func (m *scriptedMover) DeleteQueue(_ context.Context, _, name string, guarded bool) error {
+	if !guarded {
+		m.calls = append(m.calls, "delete "+name+" unguarded")
+		return nil
+	}
+	m.calls = append(m.calls, "delete "+name)
+	if m.refusals > 0 {
+		m.refusals--
+		return fmt.Errorf("refused: %w", broker.ErrNotEmpty)
+	}
+	return nil
+}
+
+// A move aside (or back) is made again while the guarded delete of the queue
+// it emptied is refused, redeclareRounds moves at most; then the move aside
+// stops with an *interruptedError, or with force_destroy deletes q
+// unguarded, and the move back stops with the refusal.
+func TestMoveRounds(t *testing.T) {
+	t.Parallel()
+	aside := []string{"move orders to orders.redeclaring", "delete orders"}
+	back := []string{"move orders.redeclaring to orders", "delete orders.redeclaring"}
+	rounds := func(n int, round []string) []string {
+		var out []string
+		for range n {
+			out = append(out, round...)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name        string
+		back, force bool
+		refusals    int
+		want        []string
+		wantErr     string
+	}{
+		{name: "aside", want: append([]string{"declare orders.redeclaring"}, aside...)},
+		{name: "aside, refused twice", refusals: 2, want: append([]string{"declare orders.redeclaring"}, rounds(3, aside)...)},
+		{name: "aside, refused each time", refusals: 3, want: append([]string{"declare orders.redeclaring"}, rounds(3, aside)...),
+			wantErr: "after its messages were moved to orders.redeclaring 3 times, RabbitMQ still refused to delete it"},
+		{name: "aside, refused each time, force_destroy", refusals: 3, force: true,
+			want: append(append([]string{"declare orders.redeclaring"}, rounds(3, aside)...), "delete orders unguarded")},
+		{name: "back", back: true, want: back},
+		{name: "back, refused twice", back: true, refusals: 2, want: rounds(3, back)},
+		{name: "back, refused each time", back: true, refusals: 3, want: rounds(3, back), wantErr: "refused"},
+	} {
+		m := &scriptedMover{refusals: tc.refusals}
+		var err error
+		if tc.back {
+			err = moveBack(context.Background(), m, ordersTarget)
+		} else {
+			err = moveAside(context.Background(), m, ordersTarget, tc.force)
+		}
+		var interrupted *interruptedError
+		switch {
+		case tc.wantErr == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr) || !errors.Is(err, broker.ErrNotEmpty)):
+			t.Errorf("%s: %v, want a refusal with %q", tc.name, err, tc.wantErr)
+		case tc.wantErr != "" && errors.As(err, &interrupted) == tc.back:
+			t.Errorf("%s: %v: interrupted %v, want %v", tc.name, err, !tc.back, tc.back)
+		}
+		if strings.Join(m.calls, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("%s: %q, want %q", tc.name, m.calls, tc.want)
+		}
+	}
+}
