@@ -107,7 +107,7 @@ func longestTTL(t destroyTarget, holds []broker.Queue) int64 {
 // deletes q, guarded: a refusal is a message that landed on q since the move,
 // and the move is made again, at most redeclareRounds times; with force the
 // last refusal is overridden (q is deleted unguarded).
-func moveAside(ctx context.Context, c *broker.Client, t destroyTarget, force bool) error {
+func moveAside(ctx context.Context, c queueMover, t destroyTarget, force bool) error {
 	if err := topology.ValidateRedeclaringName(t.queue); err != nil {
 		return fmt.Errorf("queue %q in vhost %q was not changed: %w. Keeping its messages needs that queue; drain %q first, "+
 			"or set force_destroy = true and keep_messages_on_change = false to delete them with it", t.queue, t.vhost, err, t.queue)
@@ -121,20 +121,66 @@ func moveAside(ctx context.Context, c *broker.Client, t destroyTarget, force boo
 			return &interruptedError{target: t, err: err}
 		}
 		err := ignoreNotFound(c.DeleteQueue(ctx, t.vhost, t.queue, true))
-		switch {
-		case err == nil:
+		switch afterMove(err, round, force) {
+		case moveDone:
 			return nil
-		case !errors.Is(err, broker.ErrNotEmpty):
-			return &interruptedError{target: t, err: err}
-		case round < redeclareRounds:
+		case moveAgain:
 			continue
-		case force:
+		case moveForce:
 			return ignoreNotFound(c.DeleteQueue(ctx, t.vhost, t.queue, false))
+		case moveFailed:
+			return &interruptedError{target: t, err: err}
 		}
 		return &interruptedError{target: t, err: fmt.Errorf("queue %q in vhost %q kept its old arguments: after its messages "+
 			"were moved to %s %d times, RabbitMQ still refused to delete it (%w), so something keeps publishing to it or "+
 			"consuming from it. Stop the application", t.queue, t.vhost, holding.Name, redeclareRounds, err)}
 	}
+}
+
+// moveNext is what a move between q and the holding queue does once the
+// queue it emptied answered its guarded delete.
+type moveNext int
+
+const (
+	// moveDone: deleted, or already gone.
+	moveDone moveNext = iota
+	// moveFailed: an error other than a refusal; stop with it.
+	moveFailed
+	// moveAgain: refused (a message or a consumer came since the move);
+	// move again.
+	moveAgain
+	// moveForce: refused after the last move, with force_destroy: delete
+	// it unguarded, with what came since.
+	moveForce
+	// moveGiveUp: refused after the last move; stop, the messages moved
+	// so far wait in the holding queue.
+	moveGiveUp
+)
+
+// afterMove decides, from the guarded delete's error (nil when the queue is
+// gone) after move number round (from 1), whether the move is done, made
+// again (at most redeclareRounds moves in all), or ends; force overrides the
+// last refusal.
+func afterMove(err error, round int, force bool) moveNext {
+	switch {
+	case err == nil:
+		return moveDone
+	case !errors.Is(err, broker.ErrNotEmpty):
+		return moveFailed
+	case round < redeclareRounds:
+		return moveAgain
+	case force:
+		return moveForce
+	}
+	return moveGiveUp
+}
+
+// queueMover is what moving q's messages aside and back asks of the broker:
+// a *broker.Client, or in unit tests (which have no AMQP) a recording fake.
+type queueMover interface {
+	DeclareQueue(ctx context.Context, vhost, name string, args map[string]any) error
+	RedriveDeadLetters(ctx context.Context, r broker.Redrive) (int, error)
+	DeleteQueue(ctx context.Context, vhost, name string, guarded bool) error
 }
 
 // drainHolding moves what waits in the holding queue of t back to q and
@@ -144,12 +190,21 @@ func drainHolding(ctx context.Context, c *broker.Client, t destroyTarget) error 
 	if _, found, err := confirmQueue(ctx, c, t.vhost, name); err != nil || !found {
 		return err
 	}
+	return moveBack(ctx, c, t)
+}
+
+// moveBack moves what waits in the holding queue of t, which exists, back
+// to q and deletes the holding queue, guarded: a refusal is a message that
+// landed there since, and the move is made again, at most redeclareRounds
+// times.
+func moveBack(ctx context.Context, c queueMover, t destroyTarget) error {
+	name := topology.RedeclaringQueueName(t.queue)
 	for round := 1; ; round++ {
 		if _, err := c.RedriveDeadLetters(ctx, broker.Redrive{Vhost: t.vhost, From: name, To: t.queue}); err != nil {
 			return &interruptedError{target: t, err: err}
 		}
 		err := ignoreNotFound(c.DeleteQueue(ctx, t.vhost, name, true))
-		if err == nil || !errors.Is(err, broker.ErrNotEmpty) || round == redeclareRounds {
+		if afterMove(err, round, false) != moveAgain {
 			return err
 		}
 	}
