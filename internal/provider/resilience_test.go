@@ -242,7 +242,7 @@ func TestAccRestart_ridesThrough(t *testing.T) {
 				}
 				t.Fatalf("after the destroy the broker still holds %d queues of the test: %s", got, strings.Join(left, ", "))
 			}
-			t.Logf("%s: longest restart ridden through with default settings: %s", n.name, longest.Round(time.Millisecond))
+			t.Logf("%s: longest restart ridden through: %s", n.name, longest.Round(time.Millisecond))
 		})
 	}
 }
