@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -72,7 +73,8 @@ func resourceNameDescription() string {
 		topology.DefaultSuffixes().MaxNameBytes(), topology.MaxQueueNameBytes, topology.MaxTTLDigits, topology.ReservedPrefix)
 }
 
-// countText is "1 message", "2 messages" or "unknown messages".
+// countText is "1 message", "1,204 messages" or "unknown messages": the one
+// way a count reaches a user.
 func countText(n *int64, noun string) string {
 	switch {
 	case n == nil:
@@ -80,5 +82,23 @@ func countText(n *int64, noun string) string {
 	case *n == 1:
 		return "1 " + noun
 	}
-	return fmt.Sprintf("%d %ss", *n, noun)
+	return thousands(*n) + " " + noun + "s"
+}
+
+// thousands writes n with a comma between groups of three digits: 1,204.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
 }

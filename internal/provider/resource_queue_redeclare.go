@@ -2,7 +2,6 @@ package provider
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -170,7 +169,7 @@ func (e *redeclareRefusedError) Error() string {
 	case refuseMessages:
 		fmt.Fprintf(&b, "it holds %s. Set keep_messages_on_change = true to move them to %s and back (order, properties and "+
 			"headers kept), or force_destroy = true to delete them with the queue (THEY WOULD BE LOST), then apply again.",
-			messagesText(e.main.Messages), topology.RedeclaringQueueName(q))
+			countText(e.main.Messages, "message"), topology.RedeclaringQueueName(q))
 	}
 	return b.String()
 }
@@ -186,34 +185,4 @@ func (e *redeclareRefusedError) summary() string {
 		return "Hold Queues Hold Messages: Change Refused"
 	}
 	return "Queue Holds Messages: Change Refused"
-}
-
-// messagesText is "1 message", "1,204 messages" or "an unknown number of
-// messages (not reported by the management API yet)".
-func messagesText(n *int64) string {
-	switch {
-	case n == nil:
-		return "an unknown number of messages (not reported by the management API yet)"
-	case *n == 1:
-		return "1 message"
-	}
-	return thousands(*n) + " messages"
-}
-
-// thousands writes n with a comma between groups of three digits: 1,204.
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }

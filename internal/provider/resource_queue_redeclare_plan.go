@@ -37,7 +37,7 @@ func (r *queueResource) warnIfRedeclaring(ctx context.Context, state, plan queue
 	holding := topology.RedeclaringQueueName(t.queue)
 	if h, ok := queues[holding]; ok {
 		diags.AddWarning("Interrupted Change Found", fmt.Sprintf("%s holds %s of an interrupted change: the apply moves them back to %s "+
-			"(vhost %q) and deletes %s.", holding, messagesText(h.Messages), t.queue, t.vhost, holding))
+			"(vhost %q) and deletes %s.", holding, countText(h.Messages, "message"), t.queue, t.vhost, holding))
 	}
 	if redeclaring {
 		diags.AddWarning("Queue Will Be Declared Again", redeclareWarning(t, queues, plan))
@@ -65,7 +65,7 @@ func redeclareWarning(t destroyTarget, queues map[string]broker.Queue, plan queu
 	f.busyHolds, _ = busy(holds, false)
 	head := fmt.Sprintf("Queue %q in vhost %q will be declared again with the arguments %s: RabbitMQ cannot change a queue's "+
 		"arguments, so the apply deletes it and declares it anew (%s and the hold queues are not touched). It holds %s and has %s. ",
-		t.queue, t.vhost, plan.ArgumentsJSON.ValueString(), topology.DeadQueueName(t.queue, t.suffixes), messagesText(main.Messages),
+		t.queue, t.vhost, plan.ArgumentsJSON.ValueString(), topology.DeadQueueName(t.queue, t.suffixes), countText(main.Messages, "message"),
 		countText(main.Consumers, "consumer"))
 	return head + redeclareOutcome(t, f) + " Deploy the application declaring the same new arguments after the apply: " +
 		"RabbitMQ refuses a declaration whose arguments differ from the queue's."

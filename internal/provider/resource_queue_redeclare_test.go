@@ -296,16 +296,6 @@ func TestRedeclareWarning(t *testing.T) {
 	}
 }
 
-// Counts read as people write them.
-func TestThousands(t *testing.T) {
-	t.Parallel()
-	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 1204: "1,204", 1234567: "1,234,567", -1204: "-1,204"} {
-		if got := thousands(n); got != want {
-			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
-		}
-	}
-}
-
 // After each move between q and the holding queue, the guarded delete of the
 // queue emptied decides: gone is done, an error other than a refusal stops,
 // a refusal moves again until redeclareRounds moves were made, then
