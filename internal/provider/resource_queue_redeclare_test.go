@@ -130,7 +130,7 @@ func TestQueue_ttlChangeUpdatesInPlace(t *testing.T) {
 					plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionUpdate),
 				}},
 				Check: func(*terraform.State) error {
-					if q, _ := s.Queue("/", "orders"); fmt.Sprint(q.Arguments) != "map[x-message-ttl:10000]" {
+					if q, _ := s.Queue("/", "orders"); fmt.Sprint(declaredArgs(q)) != "map[x-message-ttl:10000]" {
 						return fmt.Errorf("orders has %v", q.Arguments)
 					}
 					if d, _ := s.Queue("/", "orders.dead"); d.Messages == nil || *d.Messages != 5 {

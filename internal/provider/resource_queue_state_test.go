@@ -48,7 +48,7 @@ func TestQueue_driftRedeclares(t *testing.T) {
 					statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("arguments_json"), knownvalue.StringExact(`{"x-message-ttl":5000}`)),
 				},
 				Check: func(*terraform.State) error {
-					if q, _ := s.Queue("/", "orders"); q.AutoDelete || len(q.Arguments) != 1 {
+					if q, _ := s.Queue("/", "orders"); q.AutoDelete || len(declaredArgs(q)) != 1 {
 						return fmt.Errorf("orders not declared again: %+v", q)
 					}
 					puts, deletes := s.RequestsMatching("PUT"), s.RequestsMatching("DELETE")
