@@ -12,18 +12,13 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
-// A change of message_ttl or max_priority, or of q's arguments or flags out
-// of band, is an update in place that declares q again: RabbitMQ cannot
-// change a queue's arguments, so q is deleted and declared anew, while q.dead
-// and the hold queues (whose declarations do not depend on q's arguments)
-// stay as they are. This file holds the rule: when an update declares q
-// again (needsRedeclare) and what it does or why it refuses (decideRedeclare).
+// A change of message_ttl or max_priority, or drift of q's arguments or flags, is an update in
+// place that declares q again: RabbitMQ cannot change a queue's arguments, so q is deleted and
+// declared anew; q.dead and the hold queues stay. This file holds the rule;
 // resource_queue_redeclare_apply.go carries it out.
 
-// needsRedeclare reports whether an update from state to the wanted q
-// declares q again: the arguments table in state (the broker's, with each
-// flag that differs, after a refresh found drift) is not the wanted one. A
-// state without a table counts as drift.
+// needsRedeclare reports whether an update declares q again: state's arguments table (the broker's,
+// after drift) is not the wanted one; a state without one counts as drift.
 func needsRedeclare(state queueModel, wantJSON string) bool {
 	return state.ArgumentsJSON.IsNull() || state.ArgumentsJSON.IsUnknown() || state.ArgumentsJSON.ValueString() != wantJSON
 }
@@ -48,9 +43,8 @@ func keepMessagesAttribute() schema.BoolAttribute {
 	}
 }
 
-// redeclaringMessagesAttribute is the schema of redeclaring_messages: set by
-// Read only, planned null (ModifyPlan), so that a state that has it plans an
-// update whose apply moves the messages back.
+// redeclaringMessagesAttribute is the schema of redeclaring_messages: set by Read only and planned
+// null, so a state that has it plans an update whose apply moves the messages back.
 func redeclaringMessagesAttribute() schema.Int64Attribute {
 	return schema.Int64Attribute{
 		MarkdownDescription: "Messages waiting in the holding queue `{name}" + topology.RedeclaringSuffix + "`, left there " +
@@ -62,30 +56,27 @@ func redeclaringMessagesAttribute() schema.Int64Attribute {
 	}
 }
 
-// redeclareFacts is what the broker says of q and its hold queues just
-// before q is declared again, with the resource's two settings.
+// redeclareFacts is what the broker says of q and its hold queues before q is declared again, with
+// the two settings.
 type redeclareFacts struct {
 	running   bool
 	consumers int64
-	// messages on q (ready plus unacknowledged); nil while not reported.
+	// messages on q; nil while not reported.
 	messages *int64
-	// busyHolds describes each hold queue of q that holds a message or
-	// whose count is not reported yet (see busy).
+	// busyHolds describes each hold queue of q that holds a message or whose count is not reported.
 	busyHolds   []string
 	force, keep bool
 }
 
-// redeclareStep is how q is declared again.
 type redeclareStep int
 
 const (
 	// redeclareEmpty: q is empty; guarded delete, then declare.
 	redeclareEmpty redeclareStep = iota
-	// redeclareMoving: move q's messages to the holding queue, guarded
-	// delete, declare, move them back (keep_messages_on_change).
+	// redeclareMoving: move q's messages aside, guarded delete, declare, move them back
+	// (keep_messages_on_change).
 	redeclareMoving
-	// redeclareDropping: delete q unguarded, its messages with it, then
-	// declare (force_destroy).
+	// redeclareDropping: delete q unguarded, messages and all, then declare (force_destroy).
 	redeclareDropping
 )
 
@@ -100,15 +91,11 @@ const (
 	refuseMessages
 )
 
-// decideRedeclare is the rule. Without force_destroy, q is not declared
-// again while it is not running (RabbitMQ 4.x deletes such a queue with its
-// messages even when asked if-empty), has a consumer (the application would
-// declare the old arguments, which RabbitMQ then refuses), or a hold queue
-// holds a message (it would dead-letter into a q that does not exist). A q
-// that holds messages, or whose count is unknown (never taken for 0), has
-// them moved with keep_messages_on_change, which wins over force_destroy;
-// otherwise force_destroy deletes them with q, and without either the change
-// is refused.
+// decideRedeclare is the rule. Without force_destroy, q is not declared again while it is not
+// running (4.x deletes such a queue with its messages even if-empty), has a consumer (the
+// application would declare the old arguments), or a hold queue holds a message (it would
+// dead-letter into no q). Messages, or an unknown count (never taken for 0), are moved with
+// keep_messages_on_change, which wins; else force_destroy deletes them; else the change is refused.
 func decideRedeclare(f redeclareFacts) (redeclareStep, redeclareRefusal) {
 	if !f.force {
 		switch {
@@ -132,16 +119,14 @@ func decideRedeclare(f redeclareFacts) (redeclareStep, redeclareRefusal) {
 	return redeclareEmpty, refuseNone
 }
 
-// redeclareRefusedError is a change that declares q again, refused with
-// nothing changed.
+// redeclareRefusedError is a change that declares q again, refused with nothing changed.
 type redeclareRefusedError struct {
 	why   redeclareRefusal
 	vhost string
 	main  broker.Queue
 	// args is the table q would be declared with.
 	args string
-	// holds describes the busy hold queues; longest is the longest TTL
-	// among them, in milliseconds.
+	// holds describes the busy hold queues; longest is their longest TTL in ms.
 	holds   []string
 	longest int64
 }
@@ -174,7 +159,6 @@ func (e *redeclareRefusedError) Error() string {
 	return b.String()
 }
 
-// summary is the error's title.
 func (e *redeclareRefusedError) summary() string {
 	switch e.why {
 	case refuseNotRunning:
