@@ -14,16 +14,14 @@ import (
 
 func joinLines(lines []string) string { return strings.Join(lines, "\n  - ") }
 
-// sorted returns a sorted copy of names, so that an error that lists them
-// reads the same on every run (map iteration order is random).
+// sorted returns a sorted copy of names, so an error listing them reads the same on every run.
 func sorted(names []string) []string {
 	out := slices.Clone(names)
 	slices.Sort(out)
 	return out
 }
 
-// shortDuration writes d as Go does, without the zero units Go leaves at the
-// end: 24h rather than 24h0m0s, 1m rather than 1m0s.
+// shortDuration writes d without Go's trailing zero units: 24h, not 24h0m0s.
 func shortDuration(d time.Duration) string {
 	s := d.String()
 	if strings.HasSuffix(s, "m0s") {
@@ -35,9 +33,8 @@ func shortDuration(d time.Duration) string {
 	return s
 }
 
-// brokerErrorSummary picks a diagnostic summary for a failed broker call:
-// what went wrong with the connection or credentials when that is the cause,
-// else fallback.
+// brokerErrorSummary is a failed broker call's summary: the connection or credentials when they are
+// the cause, else fallback.
 func brokerErrorSummary(err error, fallback string) string {
 	switch {
 	case errors.Is(err, broker.ErrUnavailable):
@@ -54,9 +51,8 @@ func brokerErrorSummary(err error, fallback string) string {
 	return fallback
 }
 
-// queueNameDescription describes the logical queue name that the data
-// sources and functions take, with the limits from topology; suffixes says
-// which suffixes the limit follows.
+// queueNameDescription describes the logical queue name of the data sources and functions; suffixes
+// says what the limit follows.
 func queueNameDescription(suffixes string) string {
 	return fmt.Sprintf("Name of the logical (main) queue, e.g. `orders`: 1 to %d bytes with the default suffixes "+
 		"(the limit follows %s, so that every derived name fits RabbitMQ's %d bytes), not starting with `%s`.",

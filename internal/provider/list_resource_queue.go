@@ -64,9 +64,8 @@ func (r *queueListResource) Configure(_ context.Context, req resource.ConfigureR
 	r.data, resp.Diagnostics = configuredData(req.ProviderData, resp.Diagnostics)
 }
 
-// List reads the vhost once and streams what it holds: first the warning that
-// names every near miss (so that Terraform's limit, which stops reading the
-// stream, never drops it), then one result per logical queue.
+// List reads the vhost once and streams first the warning naming every near miss (so Terraform's
+// limit never drops it), then one result per logical queue.
 func (r *queueListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
 	var cfg queueListConfig
 	diags := req.Config.Get(ctx, &cfg)
@@ -103,8 +102,8 @@ type queueListing struct {
 	near     []topology.NearMiss
 }
 
-// listing checks the vhost (it exists and makes classic queues, as for the
-// resource), reads its queues once and picks the logical queues.
+// listing checks the vhost as the resource does, reads its queues once and picks the logical
+// queues.
 func (r *queueListResource) listing(ctx context.Context, cfg queueListConfig) (queueListing, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	client, d := r.data.brokerClient()
@@ -147,8 +146,8 @@ func (r *queueListResource) listing(ctx context.Context, cfg queueListConfig) (q
 	return l, diags
 }
 
-// result is one logical queue as Terraform lists it: its identity, a display
-// name, and, when asked for, the state a Read after an import gives.
+// result is one logical queue as listed: identity, display name, and when asked the state an
+// import's Read gives.
 func (r *queueListResource) result(ctx context.Context, req list.ListRequest, l queueListing, f topology.Found) list.ListResult {
 	res := req.NewListResult(ctx)
 	res.DisplayName = fmt.Sprintf("%s (vhost %s)", f.Name, l.vhost)
@@ -162,8 +161,8 @@ func (r *queueListResource) result(ctx context.Context, req list.ListRequest, l 
 	return res
 }
 
-// nearMissWarning names every queue that has a dead-letter sibling but is not
-// listed, with its first difference, so that nothing is skipped silently.
+// nearMissWarning names every queue with a dead-letter sibling that is not listed, so nothing is
+// skipped silently.
 func nearMissWarning(vhost string, near []topology.NearMiss) diag.Diagnostics {
 	lines := make([]string, len(near))
 	for i, n := range near {
