@@ -5,9 +5,8 @@ import (
 	"fmt"
 )
 
-// CloseConnection closes, as an administrator does from the management UI,
-// the client connections whose connection_name is name, and reports how many
-// it closed (0 while the management API does not list it yet).
+// CloseConnection closes the client connections named name, as an administrator does from the UI,
+// and reports how many (0 until the API lists it).
 func (a *Admin) CloseConnection(ctx context.Context, name string) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
