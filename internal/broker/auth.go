@@ -42,7 +42,6 @@ const (
 	authOAuth2
 )
 
-// authKind returns how requests made with cfg authenticate.
 func (cfg Config) authKind() authMethod {
 	switch {
 	case cfg.OAuth2 != nil:
@@ -197,8 +196,8 @@ type sharedToken struct {
 	tok       string
 	refreshAt time.Time // zero: no known expiry
 	failure   error     // a refusal by the token endpoint: final for this process
-	// lastErr is the last fetch that failed without a refusal, and lastErrAt when: callers that
-	// waited for it share its failure instead of each spending a retry budget.
+	// lastErr is the last fetch that failed unrefused, and lastErrAt when: its waiters share it,
+	// not each a budget.
 	lastErr   error
 	lastErrAt time.Time
 	// lastDrop is when a token the broker refused was last dropped.
@@ -257,7 +256,6 @@ func sharedTokenFor(cfg Config, tokenBase *http.Transport) *sharedToken {
 	return s
 }
 
-// token returns a token that is not about to expire, fetching one when needed.
 func (s *sharedToken) token(ctx context.Context) (string, error) {
 	asked := time.Now()
 	s.mu.Lock()
@@ -297,8 +295,7 @@ func (s *sharedToken) token(ctx context.Context) (string, error) {
 	return s.tok, nil
 }
 
-// refreshTime is when a token should be replaced: a quarter of its lifetime early, at most a minute
-// early.
+// refreshTime is when to replace a token: a quarter of its lifetime early, at most a minute.
 func refreshTime(now, expiry time.Time) time.Time {
 	if expiry.IsZero() {
 		return time.Time{}
@@ -338,8 +335,7 @@ type TokenError struct {
 	// Code and Description are the OAuth 2.0 error and error_description.
 	Code        string
 	Description string
-	// Err is the underlying error when the endpoint did not answer.
-	Err error
+	Err         error
 }
 
 func (s *sharedToken) tokenError(err error) *TokenError {
@@ -433,7 +429,6 @@ func tokenTransport(cfg Config, base *http.Transport) *http.Transport {
 	return t
 }
 
-// authError turns a token failure into an *Error; nil for other errors.
 func (c *Client) authError(op string, err error) *Error {
 	var te *TokenError
 	if !errors.As(err, &te) {
@@ -514,8 +509,7 @@ func (f *finalAnswer) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
-// tokenConfig is cfg for the token endpoint: its answers say nothing of the management API, so it
-// writes no contact note.
+// tokenConfig is cfg for the token endpoint, whose answers write no contact note.
 func tokenConfig(cfg Config) Config {
 	cfg.ContactNotes = ""
 	return cfg

@@ -4,7 +4,6 @@ import "time"
 
 // Config is everything needed to reach the management API.
 type Config struct {
-	// Endpoint is the management API base URL, http or https.
 	Endpoint string
 	// AMQPEndpoint is the AMQP 0-9-1 URL without credentials or vhost; "" derives it from Endpoint.
 	AMQPEndpoint string
@@ -14,11 +13,10 @@ type Config struct {
 	// BearerToken, when set, is sent instead of basic auth; never written to an error or a log.
 	BearerToken string
 	// OAuth2, when set, gets bearer tokens by the client-credentials grant; it wins over
-	// BearerToken, which wins over basic auth.
+	// BearerToken.
 	OAuth2 *OAuth2Config
 	// Headers are added to every request; their values are never written to an error or a log.
-	Headers map[string]string
-	// Insecure skips TLS certificate verification.
+	Headers  map[string]string
 	Insecure bool
 	// CACertFile, ClientCertFile and ClientKeyFile are PEM files.
 	CACertFile     string
@@ -26,8 +24,8 @@ type Config struct {
 	ClientKeyFile  string
 	// RequestTimeout bounds each HTTP attempt. Zero means DefaultRequestTimeout.
 	RequestTimeout time.Duration
-	// RetryBudget is how long after its first attempt a request may be retried (retry.go): zero
-	// means DefaultRetryBudget, negative a single attempt.
+	// RetryBudget is how long after its first attempt a request may be retried: zero means the
+	// default, negative none.
 	RetryBudget time.Duration
 	// Timing is the retry transport's clock; zero means the defaults (unit tests set milliseconds).
 	Timing Timing
@@ -44,20 +42,15 @@ type Timing struct {
 	ConfirmPause time.Duration
 	// RecoveryWindow bounds the retries of a recovering node's 404s and "not empty" refusals.
 	RecoveryWindow time.Duration
-	// RestartMemory is how long a sign of a restart is remembered.
-	RestartMemory time.Duration
-	// FirstContact bounds the retries of a refused connection or unresolved host before the broker
-	// ever answered.
+	RestartMemory  time.Duration
+	// FirstContact bounds the retries of a refused connection before the broker ever answered.
 	FirstContact time.Duration
-	// ContactMemory is how long a contact note makes a refused connection a restart, not a first
-	// contact.
+	// ContactMemory is how long a contact note makes a refused connection a restart.
 	ContactMemory time.Duration
-	// CheckAge is how long before a destroy's checks the listing they take may have begun
-	// (reads.go).
+	// CheckAge is how old the listing a destroy's checks take may be (reads.go).
 	CheckAge time.Duration
 }
 
-// The retry transport's default clock.
 const (
 	defaultBackoffFirst   = 250 * time.Millisecond
 	defaultBackoffMax     = 5 * time.Second
@@ -86,12 +79,10 @@ func (tm Timing) withDefaults() Timing {
 	return tm
 }
 
-// Defaults and limits.
 const (
 	DefaultRequestTimeout = 30 * time.Second
 	DefaultRetryBudget    = 60 * time.Second
-	// MaxRetryBudget is the largest retry budget the provider accepts.
-	MaxRetryBudget = time.Hour
+	MaxRetryBudget        = time.Hour
 )
 
 func (cfg Config) retryBudget() time.Duration {

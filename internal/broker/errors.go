@@ -26,8 +26,7 @@ var (
 	ErrUnreachable = errors.New("management API unreachable")
 	// ErrUnavailable: the queue's node is down, or the metadata store has no quorum.
 	ErrUnavailable = errors.New("cluster unavailable")
-	// ErrTokenEndpoint: the OAuth 2.0 token endpoint did not answer, or failed, within the retry
-	// budget.
+	// ErrTokenEndpoint: the OAuth 2.0 token endpoint did not answer, or failed, within the budget.
 	ErrTokenEndpoint = errors.New("OAuth 2.0 token endpoint unreachable")
 )
 
@@ -43,10 +42,9 @@ type Error struct {
 	Reason string
 	// Kind is one of the Err* values, or nil.
 	Kind error
-	// Hint says what to do next.
 	Hint string
-	// CredentialsRefused says the broker refused the username or password: the same for every
-	// request, so a caller may explain it once.
+	// CredentialsRefused says the broker refused the username or password, the same for every
+	// request.
 	CredentialsRefused bool
 }
 
@@ -175,7 +173,6 @@ func (c *Client) authProblem(ctx context.Context, status int, reason string) aut
 	return authCredentials
 }
 
-// whoami asks GET /api/whoami once and returns the status (0 for no answer) and reason.
 func (c *Client) whoami(ctx context.Context) (int, string) {
 	if ctx == nil {
 		ctx = context.Background()
@@ -193,7 +190,6 @@ func (c *Client) whoami(ctx context.Context) (int, string) {
 	return resp.StatusCode, readReason(resp.Body)
 }
 
-// readReason reads the reason (else the error) of an error answer.
 func readReason(r io.Reader) string {
 	var body rabbithole.ErrorResponse
 	_ = json.NewDecoder(io.LimitReader(r, bodyPeek)).Decode(&body)
@@ -221,8 +217,7 @@ func (c *Client) authHint(k authProblemKind) string {
 		u, "RABBITMQ_USERNAME", "RABBITMQ_PASSWORD")
 }
 
-// refusedBefore is the error of a request not sent because this client's credentials were refused
-// before: they do not change within the process.
+// refusedBefore is the error of a request not sent: this client's credentials were refused before.
 func (c *Client) refusedBefore(op string) *Error {
 	return &Error{Op: op, Endpoint: c.endpoint, Reason: "not sent, since an earlier request had the credentials refused",
 		Kind: ErrUnauthorized, CredentialsRefused: true, Hint: c.authHint(authCredentials)}

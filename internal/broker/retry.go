@@ -27,12 +27,11 @@ import (
 // connection or an unresolved host is tried within Timing.FirstContact only, then reported as a
 // *FirstContactError: most likely a wrong endpoint, not a restart.
 
-// bodyPeek is the most of an answer read beside decoding it: to classify an error or drain the body
-// so that its connection is kept.
+// bodyPeek is the most of an answer read beside decoding it (to classify an error, or drain the
+// body).
 const bodyPeek = 64 << 10
 
-// backoff returns the pause before retry n (1-based): up to BackoffFirst, doubling per retry, at
-// most BackoffMax.
+// backoff returns the pause before retry n (1-based), its ceiling doubling up to BackoffMax.
 func (tm Timing) backoff(n int) time.Duration {
 	d := tm.BackoffFirst
 	for i := 1; i < n && d < tm.BackoffMax; i++ {
@@ -45,19 +44,17 @@ func (tm Timing) backoff(n int) time.Duration {
 // retryTransport gives every attempt its own timeout and retries transient failures within the
 // budget.
 type retryTransport struct {
-	base    http.RoundTripper
-	timeout time.Duration
-	budget  time.Duration
-	tm      Timing // with defaults filled in
-	// onAttempt, when set, observes every attempt.
+	base      http.RoundTripper
+	timeout   time.Duration
+	budget    time.Duration
+	tm        Timing // with defaults filled in
 	onAttempt func(*http.Request)
 	// now and pause are the clock the rules are decided by (a unit test's sets it).
 	now   func() time.Time
 	pause func(ctx context.Context, d time.Duration) error
 	// troubleAt is when (Unix ns) an attempt last failed as a restarting broker fails; 0 for never.
 	troubleAt atomic.Int64
-	// answered is set once any attempt got an HTTP answer.
-	answered atomic.Bool
+	answered  atomic.Bool
 	// note is this endpoint's contact note; notedAt when (Unix ns) this transport last wrote it.
 	note    contactNote
 	notedAt atomic.Int64
@@ -68,7 +65,6 @@ func newRetryTransport(base http.RoundTripper, cfg Config) *retryTransport {
 		note: newContactNote(cfg.ContactNotes, cfg.Endpoint), now: time.Now, pause: sleepContext}
 }
 
-// sleepContext waits d, or until ctx ends (then its error).
 func sleepContext(ctx context.Context, d time.Duration) error {
 	timer := time.NewTimer(d)
 	defer timer.Stop()
@@ -229,8 +225,8 @@ const stillStarting = ": not empty (the queue may still be starting)"
 // Timing.ConfirmPause: a stopping node's 404s end within milliseconds. Timing.RestartMemory: how
 // long after the last sign of a restart a 404 or "not empty" may still come from a recovering node.
 
-// vhostWide reports whether a 404 to req can come from a vhost still starting: a write, or a GET of
-// a vhost or its listings (not of one queue).
+// vhostWide reports whether a 404 to req can come from a starting vhost: a write, or a GET of a
+// vhost or its listings.
 func vhostWide(req *http.Request) bool {
 	if req.Method == http.MethodPut || req.Method == http.MethodDelete {
 		return true
@@ -239,8 +235,7 @@ func vhostWide(req *http.Request) bool {
 	return req.Method == http.MethodGet && len(segs) == 2 && (segs[0] == "vhosts" || segs[0] == "queues" || segs[0] == "consumers")
 }
 
-// metadataStoreTimeout reports whether a reason (lower case) says a metadata store operation timed
-// out: no majority, or a cluster still starting.
+// metadataStoreTimeout reports whether a reason says a metadata store operation timed out.
 func metadataStoreTimeout(reason string) bool {
 	return strings.Contains(reason, "timed out") && (strings.Contains(reason, "metadata store") || strings.Contains(reason, "khepri")) ||
 		strings.Contains(reason, "timeout_waiting_for_tables")
@@ -293,7 +288,6 @@ func (c *cancelOnClose) Close() error {
 	return err
 }
 
-// budgetError says that no attempt got an answer within the retry budget.
 type budgetError struct {
 	attempts int
 	budget   time.Duration
@@ -308,15 +302,13 @@ func (e *budgetError) Error() string {
 
 func (e *budgetError) Unwrap() error { return e.last }
 
-// noAnswerError is an attempt that got no answer within request_timeout.
 type noAnswerError struct{ timeout time.Duration }
 
 func (e *noAnswerError) Error() string {
 	return fmt.Sprintf("no answer within request_timeout %s", e.timeout)
 }
 
-// noteAnswer writes the contact note after an answer: at the first, then at most every
-// contactRefresh.
+// noteAnswer writes the contact note at the first answer, then at most every contactRefresh.
 func (t *retryTransport) noteAnswer() {
 	now := time.Now().UnixNano()
 	last := t.notedAt.Load()
