@@ -19,13 +19,12 @@ import (
 // gives for a few seconds: connection errors, no answer within request_timeout, 500/502/503/504, a
 // metadata store timeout, a 404 saying the queue's process is down, and the 404s and "not empty"
 // refusals of a node that stops or starts (see next). Every other refusal, and a refused
-// certificate, is final.
-// Pauses double from Timing.BackoffFirst up to BackoffMax, drawn from their upper half so that
-// clients do not retry in step; no attempt starts after the budget, so a request ends within the
-// budget plus request_timeout.
-// Until the broker has answered once (here, or per a contact note, contact.go), a refused
-// connection or an unresolved host is tried within Timing.FirstContact only, then reported as a
-// *FirstContactError: most likely a wrong endpoint, not a restart.
+// certificate, is final. Pauses double from Timing.BackoffFirst up to BackoffMax, drawn from their
+// upper half so that clients do not retry in step; no attempt starts after the budget, so a request
+// ends within the budget plus request_timeout. Until the broker has answered once (here, or per a
+// contact note, contact.go), a refused connection or an unresolved host is tried within
+// Timing.FirstContact only, then reported as a *FirstContactError: most likely a wrong endpoint,
+// not a restart.
 
 // bodyPeek is the most of an answer read beside decoding it (to classify an error, or drain the
 // body).
@@ -132,11 +131,11 @@ type notFoundClock struct {
 	repeated bool      // a 404 was repeated once to confirm it
 }
 
-// next decides what follows a failed attempt: the pause before the next one, or final.
-// A 404 or "not empty" that a stopping or starting node may give is retried for RecoveryWindow from
-// the request's first such answer after a restart was seen. Otherwise "not empty" is final, and a
-// 404 is repeated once after ConfirmPause: a stopping node answers 404 on open connections for a
-// few milliseconds before closing them, and the repeat meets the closed port.
+// next decides what follows a failed attempt: the pause before the next one, or final. A 404 or
+// "not empty" that a stopping or starting node may give is retried for RecoveryWindow from the
+// request's first such answer after a restart was seen. Otherwise "not empty" is final, and a 404
+// is repeated once after ConfirmPause: a stopping node answers 404 on open connections for a few
+// milliseconds before closing them, and the repeat meets the closed port.
 func (t *retryTransport) next(kind failureKind, pause time.Duration, nf *notFoundClock) (time.Duration, bool) {
 	if kind == restarting || kind == noContact {
 		t.troubleAt.Store(t.now().UnixNano())

@@ -27,8 +27,8 @@ const (
 	purposeDeferral = "deferral"
 )
 
-// NewHoldQueueDataSource returns the queuey_hold_queue data source, which
-// computes the hold queue of one delay without contacting the broker.
+// NewHoldQueueDataSource returns the queuey_hold_queue data source, which computes the hold queue
+// of one delay without contacting the broker.
 func NewHoldQueueDataSource() datasource.DataSource {
 	return &holdQueueDataSource{}
 }
@@ -106,8 +106,8 @@ func (d *holdQueueDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 	}
 }
 
-// ValidateConfig checks what does not depend on the provider's settings: a
-// delay past the longest hold when the granularity is given here.
+// ValidateConfig checks what does not depend on the provider's settings: a delay past the longest
+// hold when the granularity is given here.
 func (d *holdQueueDataSource) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
 	var m holdQueueDataSourceModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)

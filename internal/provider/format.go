@@ -69,8 +69,8 @@ func resourceNameDescription() string {
 		topology.DefaultSuffixes().MaxNameBytes(), topology.MaxQueueNameBytes, topology.MaxTTLDigits, topology.ReservedPrefix)
 }
 
-// countText is "1 message", "1,204 messages" or "unknown messages": the one
-// way a count reaches a user.
+// countText is "1 message", "1,204 messages" or "unknown messages": the one way a count reaches a
+// user.
 func countText(n *int64, noun string) string {
 	switch {
 	case n == nil:

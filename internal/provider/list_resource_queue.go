@@ -24,8 +24,8 @@ var (
 	_ list.ListResourceWithConfigure = (*queueListResource)(nil)
 )
 
-// NewQueueListResource returns the queuey_queue list resource, which finds the
-// logical queues a vhost already holds for `terraform query` (Terraform 1.14+).
+// NewQueueListResource returns the queuey_queue list resource, which finds the logical queues a
+// vhost already holds for `terraform query` (Terraform 1.14+).
 func NewQueueListResource() list.ListResource { return &queueListResource{} }
 
 type queueListResource struct {

@@ -89,9 +89,9 @@ func nextSteps(t destroyTarget, partial bool, fix, force string) string {
 
 // destroyTopology deletes the hold queues of t, then q, then q.dead. Unless force is set, it
 // deletes nothing while any is not running, holds a message or has a consumer (see check), checks
-// each state again just before its delete, and guards each delete with if-empty and if-unused.
-// The hold queues are found in a listing of the vhost, the one read whose cost grows with it: one
-// begun up to broker.Timing.CheckAge before, or the plan's (t.noted), so that many destroys list a
+// each state again just before its delete, and guards each delete with if-empty and if-unused. The
+// hold queues are found in a listing of the vhost, the one read whose cost grows with it: one begun
+// up to broker.Timing.CheckAge before, or the plan's (t.noted), so that many destroys list a
 // crowded vhost about once.
 func destroyTopology(ctx context.Context, c *broker.Client, t destroyTarget, force bool) error {
 	listing := t.noted

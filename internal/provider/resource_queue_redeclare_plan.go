@@ -11,10 +11,9 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
-// warnIfRedeclaring warns about an update that declares q again (with q's
-// counts and what the apply will do with its messages: decideRedeclare on
-// what the listing shows) and about messages an interrupted change left in
-// the holding queue. Best effort, as warnIfBusy: skipped when the broker
+// warnIfRedeclaring warns about an update that declares q again (with q's counts and what the apply
+// will do with its messages: decideRedeclare on what the listing shows) and about messages an
+// interrupted change left in the holding queue. Best effort, as warnIfBusy: skipped when the broker
 // settings are unknown or the broker does not answer quickly, never an error.
 func (r *queueResource) warnIfRedeclaring(ctx context.Context, state, plan queueModel, diags *diag.Diagnostics) {
 	redeclaring := !plan.ArgumentsJSON.IsUnknown() && needsRedeclare(state, plan.ArgumentsJSON.ValueString())
@@ -44,8 +43,8 @@ func (r *queueResource) warnIfRedeclaring(ctx context.Context, state, plan queue
 	}
 }
 
-// redeclareWarning says what the apply of plan will do to q, from the queues
-// of a listing: q's counts, and the outcome decideRedeclare gives.
+// redeclareWarning says what the apply of plan will do to q, from the queues of a listing: q's
+// counts, and the outcome decideRedeclare gives.
 func redeclareWarning(t destroyTarget, queues map[string]broker.Queue, plan queueModel) string {
 	zero := int64(0)
 	main, ok := queues[t.queue]
