@@ -152,8 +152,7 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return t.next.RoundTrip(r)
 }
 
-// tokenRefused reports whether a 401's body says the token itself was refused ("Login failed" on
-// 3.x, "Not_Authorized" on 4.x), not a valid token lacking a tag or permission.
+// tokenRefused reports whether a 401's body says the token itself was refused, not a permission.
 func tokenRefused(body string) bool {
 	var answer struct {
 		Reason string `json:"reason"`
@@ -185,8 +184,7 @@ func validHeaderName(name string) bool {
 	return true
 }
 
-// sharedToken is the process's cached OAuth 2.0 token for one set of oauth2 settings. Fetches are
-// serialised, so the token endpoint sees one request however many need a token.
+// sharedToken is the process's token for one set of oauth2 settings; fetches are serialised.
 type sharedToken struct {
 	conf     *clientcredentials.Config
 	client   *http.Client
@@ -196,16 +194,15 @@ type sharedToken struct {
 	tok       string
 	refreshAt time.Time // zero: no known expiry
 	failure   error     // a refusal by the token endpoint: final for this process
-	// lastErr is the last fetch that failed unrefused, and lastErrAt when: its waiters share it,
-	// not each a budget.
+	// lastErr is the last fetch that failed unrefused: its waiters share it, not each a budget.
 	lastErr   error
 	lastErrAt time.Time
 	// lastDrop is when a token the broker refused was last dropped.
 	lastDrop time.Time
 }
 
-// minDropInterval spaces out dropping refused tokens: when every token is refused (a wrong
-// audience), each request must not cost a token request.
+// minDropInterval spaces out dropping refused tokens, so a refused audience is not a fetch a
+// request.
 const minDropInterval = 30 * time.Second
 
 var sharedTokens = struct {
@@ -270,8 +267,7 @@ func (s *sharedToken) token(ctx context.Context) (string, error) {
 	if s.tok != "" && (s.refreshAt.IsZero() || now.Before(s.refreshAt)) {
 		return s.tok, nil
 	}
-	// The oauth2 package tries a second way to send the credentials after any failure: an endpoint
-	// that did not answer within the budget is not asked again.
+	// An endpoint that did not answer within the budget is not asked a second way by oauth2.
 	client := &http.Client{Transport: &finalAnswer{base: s.client.Transport}, Timeout: s.client.Timeout}
 	tok, err := s.conf.Token(context.WithValue(ctx, oauth2.HTTPClient, client))
 	if err != nil {
@@ -285,8 +281,7 @@ func (s *sharedToken) token(ctx context.Context) (string, error) {
 	}
 	s.lastErr = nil
 	s.tok = tok.AccessToken
-	// The expiry is expires_in, or a JWT's exp when earlier or when expires_in is missing: exp is
-	// what the broker checks.
+	// The expiry is expires_in, or a JWT's exp when earlier: exp is what the broker checks.
 	expiry := tok.Expiry
 	if exp := jwtExpiry(tok.AccessToken); !exp.IsZero() && (expiry.IsZero() || exp.Before(expiry)) {
 		expiry = exp
@@ -310,8 +305,8 @@ func refreshTime(now, expiry time.Time) time.Time {
 	return expiry.Add(-early)
 }
 
-// invalidate forgets tok unless a newer token replaced it, and reports whether to try again: not
-// when a refused token was dropped less than minDropInterval ago.
+// invalidate forgets tok unless replaced, and reports whether to retry (not within
+// minDropInterval).
 func (s *sharedToken) invalidate(tok string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -475,8 +470,8 @@ func (c *Client) grantHint() string {
 	return "in the bearer_token"
 }
 
-// finalAnswer passes a token fetch's requests on to base until one gets no answer or a server error
-// (already retried within the budget); every later request of the fetch gets that outcome at once.
+// finalAnswer gives every later request of a token fetch the first no-answer or server error at
+// once.
 type finalAnswer struct {
 	base http.RoundTripper
 	err  error

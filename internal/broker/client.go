@@ -31,8 +31,7 @@ type Client struct {
 	// lastWrite is when (Unix ns) this client last wrote anything but a queue delete.
 	lastWrite atomic.Int64
 
-	// credentialsRefused is set once the broker refused the basic-auth credentials: later requests
-	// are not sent.
+	// credentialsRefused is set once the broker refused the basic-auth credentials.
 	credentialsRefused atomic.Bool
 
 	nodeMu      sync.Mutex
@@ -50,8 +49,7 @@ func (c *Client) wrote() {
 	c.consumers.wrote()
 }
 
-// deletedQueue is wrote for a queue delete, after which a destroy's checks may still take a listing
-// asked before it: with ten destroys at a time, no check could share a listing otherwise.
+// deletedQueue is wrote for a queue delete, which a destroy's checks may read past (reads.go).
 func (c *Client) deletedQueue() {
 	c.declared.wrote()
 	c.counted.wrote()
@@ -59,8 +57,7 @@ func (c *Client) deletedQueue() {
 	c.consumers.deleted()
 }
 
-// New builds a client: it validates the settings and reads certificate files, never contacting the
-// broker.
+// New builds a client: it validates the settings and reads certificate files.
 func New(cfg Config) (*Client, error) {
 	if cfg.RequestTimeout <= 0 {
 		cfg.RequestTimeout = DefaultRequestTimeout
@@ -70,8 +67,8 @@ func New(cfg Config) (*Client, error) {
 		return nil, err
 	}
 	if u.User != nil {
-		// Credentials in the URL: taken unless username/password are set, and kept out of the URL
-		// (and every error).
+		// Credentials in the URL are taken unless username/password are set, and kept out of every
+		// error.
 		if cfg.Username == "" {
 			cfg.Username = u.User.Username()
 		}
@@ -111,8 +108,7 @@ func New(cfg Config) (*Client, error) {
 // Endpoint returns the normalised management API base URL, without credentials.
 func (c *Client) Endpoint() string { return c.endpoint }
 
-// redact hides the password of s's user info, also when s is not a URL with an authority
-// ("u:p@host" parses as scheme "u"): then all before the last "@" is hidden.
+// redact hides the password of s's user info, also when s does not parse as a URL with one.
 func redact(s string) string {
 	if u, err := url.Parse(s); err == nil && strings.Contains(s, "://") {
 		return u.Redacted()
@@ -152,8 +148,7 @@ func (c *Client) unreachable(op string, err error) error {
 	return &Error{Op: op, Endpoint: c.endpoint, Reason: reason, Kind: ErrUnreachable, Hint: hint}
 }
 
-// ValidateEndpoint checks a management API base URL, for the provider and the client alike: http or
-// https, with a host, no query or fragment; a trailing slash is dropped.
+// ValidateEndpoint checks a management API base URL: http or https, a host, no query or fragment.
 func ValidateEndpoint(raw string) (*url.URL, error) {
 	s := strings.TrimRight(strings.TrimSpace(raw), "/")
 	u, err := url.Parse(s)
@@ -225,8 +220,8 @@ func (c *Client) send(ctx context.Context, op, method, path string, body, out an
 		return c.unreachable(op, err)
 	}
 	defer func() {
-		// Drain what the decoder left (a trailing newline, a chunk's end) so that net/http keeps
-		// the connection; beyond bodyPeek it is cheaper to close it.
+		// Drain what the decoder left so that net/http keeps the connection (beyond bodyPeek, close
+		// it).
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, bodyPeek))
 		_ = resp.Body.Close()
 	}()
@@ -265,8 +260,7 @@ func (c *Client) writeFailed(ctx context.Context, op string, err error) error {
 	return c.unreachable(op, err)
 }
 
-// nodesDown asks, in one short attempt, for the cluster nodes not running and the number of nodes;
-// 0 nodes when it cannot tell (the monitoring tag may be missing).
+// nodesDown asks once for the nodes not running and the node count (0: it cannot tell).
 func (c *Client) nodesDown(ctx context.Context) ([]string, int) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()

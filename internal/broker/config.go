@@ -24,8 +24,7 @@ type Config struct {
 	ClientKeyFile  string
 	// RequestTimeout bounds each HTTP attempt. Zero means DefaultRequestTimeout.
 	RequestTimeout time.Duration
-	// RetryBudget is how long after its first attempt a request may be retried: zero means the
-	// default, negative none.
+	// RetryBudget is how long a request may be retried: zero means the default, negative none.
 	RetryBudget time.Duration
 	// Timing is the retry transport's clock; zero means the defaults (unit tests set milliseconds).
 	Timing Timing

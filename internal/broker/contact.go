@@ -18,8 +18,7 @@ import (
 // host, user or secret); only its modification time counts, and failures to read or write it are
 // ignored.
 
-// DefaultContactNotes is the provider's folder of notes: in the user's cache folder (no other user
-// can plant a file there), else one per user in the temporary folder.
+// DefaultContactNotes is in the user's cache folder (no other user can plant a file), else /tmp.
 func DefaultContactNotes() string {
 	if dir, err := os.UserCacheDir(); err == nil {
 		return filepath.Join(dir, "terraform-provider-queuey", "contact")

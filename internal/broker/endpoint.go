@@ -12,15 +12,13 @@ import (
 	"time"
 )
 
-// Endpoint mistakes: the endpoint answers, but not as the management API. Never retried (see
-// transient); each says what to change.
+// Endpoint mistakes: the endpoint answers, but not as the management API. Never retried.
 var (
 	// ErrNotHTTP: the endpoint's port speaks another protocol, e.g. AMQP.
 	ErrNotHTTP = errors.New("endpoint does not speak HTTP")
 	// ErrWrongScheme: http:// to a TLS port, or https:// to a plain one.
 	ErrWrongScheme = errors.New("endpoint scheme does not match its port")
-	// ErrNotAPI: the path is not the management API's base, so RabbitMQ answers 400 without a
-	// reason.
+	// ErrNotAPI: the path is not the management API's base (RabbitMQ answers 400 without a reason).
 	ErrNotAPI = errors.New("endpoint path is not the management API")
 )
 
@@ -36,8 +34,7 @@ func (c *Client) endpointMismatch(op string, err error) *Error {
 	return &Error{Op: op, Endpoint: c.endpoint, Reason: m.reason, Kind: m.kind, Hint: m.hint}
 }
 
-// endpointProblem is what a transport error says of the endpoint: kind (nil: no mistake), cause and
-// fix.
+// endpointProblem is what a transport error says of the endpoint: kind (nil: none), cause and fix.
 type endpointProblem struct {
 	kind         error
 	reason, hint string
@@ -85,8 +82,7 @@ func (c *Client) schemeHint(scheme string) string {
 		"or enable TLS on the management listener", u.Redacted(), was)
 }
 
-// notAPI fills in a 400 without a reason (the API's own refusals give one): a wrong path, or a TLS
-// port whose server answered plain HTTP.
+// notAPI explains a 400 without a reason: a wrong path, or a TLS port that answered plain HTTP.
 func (c *Client) notAPI(ctx context.Context, e *Error) {
 	u, err := url.Parse(c.endpoint)
 	if err != nil {
@@ -111,8 +107,7 @@ func (c *Client) notAPI(ctx context.Context, e *Error) {
 	}
 }
 
-// speaksTLS reports whether a TLS handshake with host succeeds within timeout (at most
-// probeTimeout); the certificate is not checked.
+// speaksTLS reports whether a TLS handshake with host succeeds; the certificate is not checked.
 func speaksTLS(ctx context.Context, host string, timeout time.Duration) bool {
 	ctx, cancel := context.WithTimeout(ctx, min(timeout, probeTimeout))
 	defer cancel()
@@ -130,8 +125,7 @@ func speaksTLS(ctx context.Context, host string, timeout time.Duration) bool {
 
 const probeTimeout = 2 * time.Second
 
-// MissingCredentialError says that basic auth lacks its username or password: the client is not
-// built.
+// MissingCredentialError says that basic auth lacks its username or password.
 type MissingCredentialError struct {
 	// Setting is "username" or "password".
 	Setting string

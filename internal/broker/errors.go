@@ -43,8 +43,7 @@ type Error struct {
 	// Kind is one of the Err* values, or nil.
 	Kind error
 	Hint string
-	// CredentialsRefused says the broker refused the username or password, the same for every
-	// request.
+	// CredentialsRefused says the broker refused the username or password.
 	CredentialsRefused bool
 }
 
@@ -128,8 +127,7 @@ const (
 	authPermissions                        // configure/write/read patterns do not cover the queue
 )
 
-// Reasons RabbitMQ gives, lower case, by what they mean (4.3 answers 404 instead of "not authorised
-// to access virtual host": see vhostVisible).
+// Reasons RabbitMQ gives, lower case, by meaning (4.3 answers 404 for no vhost access).
 var authReasons = []struct {
 	substr string
 	kind   authProblemKind

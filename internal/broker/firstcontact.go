@@ -8,8 +8,7 @@ import (
 	"time"
 )
 
-// FirstContactError says that nothing answered at Addr from this client's first attempt until
-// Timing.FirstContact ran out: a wrong endpoint or a broker not running.
+// FirstContactError says nothing answered at Addr before Timing.FirstContact ran out.
 type FirstContactError struct {
 	// Addr is the host:port tried.
 	Addr string

@@ -6,8 +6,7 @@ import (
 	"time"
 )
 
-// Reading queues: ListQueues lists a vhost, GetQueue reads one queue. A listing says what it
-// reports (Detail) and which earlier answer it may take (Freshness, reads.go).
+// Reading queues: ListQueues lists a vhost by Detail and Freshness (reads.go); GetQueue reads one.
 
 // Detail is what a read reports of each queue.
 type Detail int
@@ -15,16 +14,14 @@ type Detail int
 const (
 	// Declared: type, flags, arguments, state and node; no counts. The cheapest listing.
 	Declared Detail = iota
-	// Counted: Declared plus the live message count. For GetQueue, only state, node and the count
-	// where the broker reports it alone (4.0 and later; nil on 3.10).
+	// Counted: Declared plus the live message count (GetQueue: where 4.x reports it; nil on 3.10).
 	Counted
-	// Checked: count, state and node from two listings at once: a queue left out of the counted one
-	// is there with a nil count, never absent. For the checks before a delete.
+	// Checked: counts from two listings at once, a queue missing from the counted one with nil
+	// count.
 	Checked
 	// CheckedWithConsumers: Checked, plus each queue's consumer count.
 	CheckedWithConsumers
-	// Consumers: only the queues that have consumers; answered in time that grows with the vhost's
-	// consumers, not its queues.
+	// Consumers: only queues with consumers; its cost grows with the vhost's consumers, not queues.
 	Consumers
 )
 
@@ -38,8 +35,8 @@ const (
 	Recent
 	// Kept: any answer since this client's last write.
 	Kept
-	// KeptIfListed: Kept, but never waits: without an answer it returns ErrNotListed, having
-	// started a request.
+	// KeptIfListed: Kept, but without an answer it returns ErrNotListed at once, starting a
+	// request.
 	KeptIfListed
 )
 
@@ -48,15 +45,13 @@ var ErrNotListed = errors.New("the vhost's listing has not answered yet")
 
 // QueueList is the answer of a listing.
 type QueueList struct {
-	// Queues by name, shared with every caller of the listing: do not modify (CheckedWithConsumers
-	// gives each its own).
+	// Queues by name, shared with every caller: do not modify.
 	Queues map[string]Queue
 	// Began is when the request that answered began.
 	Began time.Time
 }
 
-// ListQueues lists every queue of vhost with what, from an answer fresh allows; an error wraps
-// ErrNotFound for a missing vhost.
+// ListQueues lists every queue of vhost; an error wraps ErrNotFound for a missing vhost.
 func (c *Client) ListQueues(ctx context.Context, vhost string, what Detail, fresh Freshness) (QueueList, error) {
 	age := c.age(fresh)
 	var fetch func(context.Context) (map[string]Queue, error)

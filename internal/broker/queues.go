@@ -20,8 +20,7 @@ type Queue struct {
 	Exclusive  bool
 	// Arguments as decoded from JSON: numbers are json.Number.
 	Arguments map[string]any
-	// Messages (ready plus unacknowledged) is nil while the broker has not reported it (just after
-	// a declaration).
+	// Messages (ready plus unacked) is nil while the broker has not reported it.
 	Messages *int64
 	// Consumers is set only by the listings CheckedWithConsumers and Consumers.
 	Consumers *int64
@@ -61,8 +60,7 @@ func listQuery(flags uint) string {
 	return q
 }
 
-// getQuery asks for one queue without statistics; getCountsQuery also for its live total (4.x
-// reports it, 3.10 does not).
+// getQuery asks for one queue without statistics; getCountsQuery also for its live total (4.x).
 const (
 	getQuery       = "disable_stats=true&columns=name,type,durable,auto_delete,exclusive,arguments,state,node"
 	getCountsQuery = "disable_stats=true&enable_queue_totals=true&columns=name,state,node,messages"
@@ -151,8 +149,7 @@ func (c *Client) DeclareQueue(ctx context.Context, vhost, name string, args map[
 	return c.do(ctx, op, http.MethodPut, "queues/"+url.PathEscape(vhost)+"/"+url.PathEscape(name), body, nil)
 }
 
-// DeleteQueue deletes a queue; guarded, with if-empty and if-unused, so the broker refuses a busy
-// queue (ErrNotEmpty). A missing queue is ErrNotFound: the caller decides if that means deleted.
+// DeleteQueue deletes a queue; guarded, the broker refuses a busy one (ErrNotEmpty).
 func (c *Client) DeleteQueue(ctx context.Context, vhost, name string, guarded bool) error {
 	op := fmt.Sprintf("deleting queue %q in vhost %q", name, vhost)
 	path := "queues/" + url.PathEscape(vhost) + "/" + url.PathEscape(name)

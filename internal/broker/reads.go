@@ -44,8 +44,7 @@ type flightCall[T any] struct {
 	err      error
 }
 
-// freshness says which earlier answers a read may take: live (0) only a request in flight, kept
-// (negative) any since the last write, a positive age a request begun at most that long before.
+// freshness: 0 live, negative kept, positive the largest age of a request's start.
 type freshness time.Duration
 
 const (
@@ -53,8 +52,7 @@ const (
 	kept freshness = -1
 )
 
-// do returns the shared answer of fetch for key. Cancelling ctx ends this caller's wait only; the
-// request is cancelled when nobody waits.
+// do returns the shared answer of fetch for key; the request is cancelled when nobody waits.
 func (f *flight[T]) do(ctx context.Context, key string, fresh freshness, fetch func(context.Context) (T, error)) (T, error) {
 	val, _, err := f.doAt(ctx, key, fresh, fetch)
 	return val, err
@@ -113,8 +111,7 @@ func (f *flight[T]) peek(key string, fresh freshness, fetch func(context.Context
 	return zero, time.Time{}, false
 }
 
-// takes reports whether a read of freshness fresh at now may take c's answer; the caller holds
-// f.mu.
+// takes reports whether a read of freshness fresh at now may take c's answer (f.mu held).
 func (f *flight[T]) takes(c *flightCall[T], fresh freshness, now time.Time) bool {
 	switch {
 	case c == nil || c.gen != f.gen || (c.ended && c.err != nil):
@@ -122,8 +119,7 @@ func (f *flight[T]) takes(c *flightCall[T], fresh freshness, now time.Time) bool
 	case fresh < 0:
 		return c.del == f.del
 	case fresh > 0:
-		// In flight or finished, never older than the age: a listing retried through a restart can
-		// be in flight for long.
+		// In flight or finished, never older than the age.
 		return now.Sub(c.began) <= time.Duration(fresh)
 	}
 	return !c.ended
@@ -163,8 +159,7 @@ func (f *flight[T]) wrote() {
 	f.mu.Unlock()
 }
 
-// deleted records a queue delete: a kept read takes nothing asked before it; live and recent ones
-// may (see the top of this file).
+// deleted records a queue delete: kept reads take nothing asked before it, live and recent may.
 func (f *flight[T]) deleted() {
 	f.mu.Lock()
 	f.del++

@@ -26,8 +26,7 @@ import (
 // Timing.FirstContact only, then reported as a *FirstContactError: most likely a wrong endpoint,
 // not a restart.
 
-// bodyPeek is the most of an answer read beside decoding it (to classify an error, or drain the
-// body).
+// bodyPeek is the most of an answer read beside decoding it.
 const bodyPeek = 64 << 10
 
 // backoff returns the pause before retry n (1-based), its ceiling doubling up to BackoffMax.
@@ -40,8 +39,7 @@ func (tm Timing) backoff(n int) time.Duration {
 	return d/2 + rand.N(d/2+1) //nolint:gosec // jitter needs no cryptographic randomness
 }
 
-// retryTransport gives every attempt its own timeout and retries transient failures within the
-// budget.
+// retryTransport gives every attempt its own timeout and retries transient failures.
 type retryTransport struct {
 	base      http.RoundTripper
 	timeout   time.Duration
@@ -75,8 +73,7 @@ func sleepContext(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// restartSeen reports whether an attempt failed as a restarting broker makes it fail within the
-// last RestartMemory: only then are a starting node's 404s and "not empty" refusals worth retrying.
+// restartSeen reports a restarting broker's failure within RestartMemory (see next).
 func (t *retryTransport) restartSeen() bool {
 	at := t.troubleAt.Load()
 	return at != 0 && t.now().Sub(time.Unix(0, at)) < t.tm.RestartMemory
@@ -211,12 +208,10 @@ func transient(req *http.Request, resp *http.Response, err error) failure {
 	return failure{}
 }
 
-// recovering is logged for a 404 a node may answer while it stops or recovers its vhosts; a missing
-// vhost or queue gets it too, so it is retried only as next says.
+// recovering is logged for a 404 a stopping or recovering node may answer (see next).
 const recovering = ": not found (the node may be stopping or recovering its vhosts)"
 
-// stillStarting is logged for a guarded delete refused as "not empty": 4.3 answers so for an empty
-// queue for a moment after it starts, before the queue has counted its messages.
+// stillStarting is logged for 4.3's "not empty" to an empty queue just after it starts.
 const stillStarting = ": not empty (the queue may still be starting)"
 
 // Timing.RecoveryWindow is counted from a request's first such answer after a restart was seen, so
@@ -224,8 +219,7 @@ const stillStarting = ": not empty (the queue may still be starting)"
 // Timing.ConfirmPause: a stopping node's 404s end within milliseconds. Timing.RestartMemory: how
 // long after the last sign of a restart a 404 or "not empty" may still come from a recovering node.
 
-// vhostWide reports whether a 404 to req can come from a starting vhost: a write, or a GET of a
-// vhost or its listings.
+// vhostWide reports whether a 404 to req can come from a starting vhost.
 func vhostWide(req *http.Request) bool {
 	if req.Method == http.MethodPut || req.Method == http.MethodDelete {
 		return true

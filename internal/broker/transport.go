@@ -56,8 +56,7 @@ func newBaseTransport(cfg Config) (*http.Transport, error) {
 	}, nil
 }
 
-// certificateError reports whether err is a TLS certificate refusal, by this client or by the
-// server (an alert crypto/tls does not export).
+// certificateError reports whether err is a TLS certificate refusal, by either side.
 func certificateError(err error) bool {
 	var verr *tls.CertificateVerificationError
 	if errors.As(err, &verr) {
@@ -67,8 +66,7 @@ func certificateError(err error) bool {
 	return strings.Contains(msg, "x509: ") || (strings.Contains(msg, "tls: ") && strings.Contains(msg, "certificate"))
 }
 
-// sniffingDial dials a plain-HTTP connection whose first bytes must begin like "HTTP/": else a
-// typed *protocolError fails at once, not retried for the whole budget.
+// sniffingDial fails a plain-HTTP answer not beginning "HTTP/" at once (*protocolError).
 func sniffingDial(d *net.Dialer) func(ctx context.Context, network, addr string) (net.Conn, error) {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		conn, err := d.DialContext(ctx, network, addr)
@@ -79,8 +77,7 @@ func sniffingDial(d *net.Dialer) func(ctx context.Context, network, addr string)
 	}
 }
 
-// tlsDial completes the TLS handshake while dialling, so that a server that does not speak TLS
-// fails with the typed tls.RecordHeaderError.
+// tlsDial completes the handshake while dialling, so a non-TLS server fails typed.
 func tlsDial(d *net.Dialer, base *tls.Config) func(ctx context.Context, network, addr string) (net.Conn, error) {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		raw, err := d.DialContext(ctx, network, addr)
@@ -96,8 +93,8 @@ func tlsDial(d *net.Dialer, base *tls.Config) func(ctx context.Context, network,
 		conn := tls.Client(raw, cfg)
 		if err := conn.HandshakeContext(ctx); err != nil {
 			_ = raw.Close()
-			// Wrapped: net/http replaces a bare tls.RecordHeaderError that begins "HTTP/" with an
-			// untyped error.
+			// Wrapped: net/http replaces a bare RecordHeaderError beginning "HTTP/" with an untyped
+			// one.
 			return nil, &handshakeError{err: err}
 		}
 		return conn, nil

@@ -12,11 +12,9 @@ import (
 // Vhost is what the provider needs to know of a virtual host.
 type Vhost struct {
 	Name string
-	// DefaultQueueType is "classic", "quorum", "stream", or "" when neither vhost nor node sets one
-	// (3.10: "undefined"), which means classic.
+	// DefaultQueueType is "classic", "quorum", "stream", or "" (classic) when none is set.
 	DefaultQueueType string
-	// FromNode: the vhost sets none and DefaultQueueType is the node's (rabbitmq.conf, 3.13 and
-	// later).
+	// FromNode: the vhost sets none and DefaultQueueType is the node's.
 	FromNode bool
 }
 
@@ -58,8 +56,7 @@ func (c *Client) getVhostNow(ctx context.Context, name string) (Vhost, error) {
 	return c.withNodeDefault(ctx, raw.vhost())
 }
 
-// withNodeDefault fills in the node's default queue type for a vhost that sets none, from
-// /api/overview, where the vhost does not report it (created before the setting, or 3.10).
+// withNodeDefault fills in the node's default queue type for a vhost that reports none.
 func (c *Client) withNodeDefault(ctx context.Context, v Vhost) (Vhost, error) {
 	if v.DefaultQueueType != "" {
 		return v, nil
@@ -74,8 +71,7 @@ func (c *Client) withNodeDefault(ctx context.Context, v Vhost) (Vhost, error) {
 	return v, nil
 }
 
-// NodeDefaultQueueType returns the node's default_queue_type from /api/overview, or ""; read once
-// per client.
+// NodeDefaultQueueType returns /api/overview's default_queue_type, or ""; read once.
 func (c *Client) NodeDefaultQueueType(ctx context.Context) (string, error) {
 	c.nodeMu.Lock()
 	defer c.nodeMu.Unlock()
@@ -123,8 +119,7 @@ func (c *Client) confirmNotFound(ctx context.Context, vhost string, err error) e
 	}
 }
 
-// ConfirmQueueGone returns nil when a queue GET's 404 can be trusted (see confirmNotFound), else
-// the error naming both causes.
+// ConfirmQueueGone returns nil when a queue GET's 404 can be trusted (see confirmNotFound).
 func (c *Client) ConfirmQueueGone(ctx context.Context, vhost string) error {
 	gone := &Error{Op: fmt.Sprintf("reading queues in vhost %q", vhost), Endpoint: c.endpoint, Status: http.StatusNotFound,
 		Reason: "Not Found", Kind: ErrNotFound}
