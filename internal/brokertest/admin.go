@@ -24,8 +24,7 @@ type Admin struct {
 	http *http.Client // for PutVhost's own request
 }
 
-// NewAdmin returns an administration client at endpoint; insecure skips the certificate check (a
-// test broker's).
+// NewAdmin returns an administration client; insecure skips a test broker's certificate check.
 func NewAdmin(endpoint, username, password string, insecure bool) (*Admin, error) {
 	u, err := url.Parse(strings.TrimRight(endpoint, "/"))
 	if err != nil || u.Host == "" {

@@ -5,8 +5,7 @@ import (
 	"fmt"
 )
 
-// CloseConnection closes the client connections named name, as an administrator does from the UI,
-// and reports how many (0 until the API lists it).
+// CloseConnection closes the client connections named name and reports how many.
 func (a *Admin) CloseConnection(ctx context.Context, name string) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err

@@ -7,8 +7,7 @@ import (
 	"sort"
 )
 
-// declare answers a declaration: it creates the queue, accepts an equivalent declaration, refuses
-// any other as RabbitMQ does; on 4.x a declaration without x-queue-type is recorded as classic.
+// declare creates a queue, accepts an equivalent declaration and refuses any other, as RabbitMQ.
 func (s *Server) declare(w http.ResponseWriter, r *http.Request, qs map[string]*Queue, vhost, name string) {
 	var body struct {
 		Durable    bool           `json:"durable"`
@@ -42,8 +41,7 @@ func (s *Server) declare(w http.ResponseWriter, r *http.Request, qs map[string]*
 	w.WriteHeader(http.StatusCreated)
 }
 
-// inequivalent returns the first flag or argument in which a declaration differs from q ("" for
-// none): durable, auto_delete, then arguments by name; x-queue-type classic equals none.
+// inequivalent returns the first flag or argument a declaration differs from q in ("" for none).
 func inequivalent(q *Queue, durable, autoDelete bool, args map[string]any) string {
 	switch {
 	case q.Durable != durable:
@@ -75,8 +73,7 @@ func inequivalent(q *Queue, durable, autoDelete bool, args map[string]any) strin
 // classic reports whether an x-queue-type makes a classic queue: "classic" or none.
 func classic(queueType any) bool { return queueType == nil || queueType == "classic" }
 
-// difference words the difference in key as RabbitMQ does: "received 'b' but current is 'a'", or
-// "the value '5' of type 'long'" against "none".
+// difference words the difference in key as RabbitMQ does.
 func difference(q *Queue, key string, durable, autoDelete bool, args map[string]any) string {
 	switch key {
 	case "durable":

@@ -30,12 +30,10 @@ type Queue struct {
 	AutoDelete bool
 	Exclusive  bool
 	Arguments  map[string]any
-	// Messages is reported as is; nil leaves the count out, as RabbitMQ does for a moment after a
-	// declaration.
+	// Messages is reported as is; nil leaves the count out.
 	Messages  *int64
 	Consumers int
-	// State is reported as is (running when empty); "down" or "stopped" is a queue whose node is
-	// down. Node defaults to DefaultNode for a running queue.
+	// State is reported as is ("down": the node is down); Node defaults to DefaultNode.
 	State string
 	Node  string
 }
@@ -97,8 +95,7 @@ func newServer() *Server {
 	return s
 }
 
-// NoSingleQueueCounts makes a GET of one queue leave out its message count even with
-// enable_queue_totals, as RabbitMQ 3.10 does.
+// NoSingleQueueCounts makes a GET of one queue leave out its message count, as 3.10 does.
 func (s *Server) NoSingleQueueCounts() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -176,8 +173,8 @@ func (s *Server) QueueNames(vhost string) []string {
 	return out
 }
 
-// Intercept adds f to the faults, which see every request before the fake, in order: the first that
-// returns true has answered it. Calling the returned function removes f.
+// Intercept adds a fault f, seeing requests before the fake; true means f answered. The result
+// removes f.
 func (s *Server) Intercept(f func(w http.ResponseWriter, r *http.Request) bool) (remove func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -190,8 +187,7 @@ func (s *Server) Intercept(f func(w http.ResponseWriter, r *http.Request) bool) 
 	}
 }
 
-// FailDelete makes every DELETE of the queue name answer status with that error and reason; the
-// queue stays.
+// FailDelete makes every DELETE of the queue name fail with status; the queue stays.
 func (s *Server) FailDelete(name string, status int, errText, reason string) {
 	s.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
 		if r.Method != http.MethodDelete || !strings.HasSuffix(r.URL.EscapedPath(), "/"+url.PathEscape(name)) {
@@ -202,8 +198,7 @@ func (s *Server) FailDelete(name string, status int, errText, reason string) {
 	})
 }
 
-// Requests returns the requests received, each as the method, the unescaped path below /api/ and
-// the query: "DELETE queues / orders.dead ?if-empty=true&if-unused=true".
+// Requests returns the requests received: "DELETE queues / orders.dead ?if-empty=true".
 func (s *Server) Requests() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -230,8 +225,7 @@ func ErrorBody(w http.ResponseWriter, status int, errText, reason string) {
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if p := r.URL.EscapedPath(); !strings.HasPrefix(p, "/api/") || strings.HasPrefix(p, "/api/api/") {
-		// RabbitMQ answers a path outside the API 400 without a body when it holds an escaped
-		// slash, else 404.
+		// A path outside the API with an escaped slash gets 400 without a body, else 404.
 		if strings.Contains(strings.ToUpper(p), "%2F") {
 			w.WriteHeader(http.StatusBadRequest)
 			return
@@ -343,8 +337,7 @@ func (s *Server) queue(w http.ResponseWriter, r *http.Request, vhost, name strin
 	}
 }
 
-// render is the answer for q to r: the columns r asks for (all when it names none), the message
-// count only with enable_queue_totals.
+// render is q's answer to r: the columns r asks for, the count only with enable_queue_totals.
 func (s *Server) render(vhost string, q *Queue, r *http.Request, listing bool) map[string]any {
 	totals := r.URL.Query().Get("enable_queue_totals") == "true"
 	m := map[string]any{
@@ -365,8 +358,7 @@ func (s *Server) render(vhost string, q *Queue, r *http.Request, listing bool) m
 	return pick(m, r)
 }
 
-// pick keeps of m the columns r asks for (columns=a,b.c keeps a and b), or all of m when it names
-// none.
+// pick keeps of m the columns r asks for (columns=a,b.c keeps a and b), or all.
 func pick(m map[string]any, r *http.Request) map[string]any {
 	cols := r.URL.Query().Get("columns")
 	if cols == "" {

@@ -9,8 +9,7 @@ import (
 // AMQPGreeting is what RabbitMQ's AMQP port answers to anything not AMQP: the protocol header.
 const AMQPGreeting = "AMQP\x00\x00\t\x01"
 
-// RawListener answers each connection on a loopback port with answer after reading the request,
-// then closes it: a port that is not the management API. It returns host:port.
+// RawListener answers each loopback connection with answer, then closes it; it returns host:port.
 func RawListener(t testing.TB, answer string) string {
 	t.Helper()
 	return serveLoopback(t, func(conn net.Conn) {
@@ -40,8 +39,7 @@ func SilentListener(t testing.TB) string {
 	return serveLoopback(t, func(conn net.Conn) { t.Cleanup(func() { _ = conn.Close() }) })
 }
 
-// serveLoopback hands each connection on a loopback port to handle in its own goroutine; it returns
-// host:port.
+// serveLoopback hands each loopback connection to handle; it returns host:port.
 func serveLoopback(t testing.TB, handle func(net.Conn)) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")

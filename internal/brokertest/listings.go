@@ -15,16 +15,14 @@ type listings struct {
 	canceled int64
 }
 
-// StampListings adds to every queue listing a queue seq-<n>, n numbering the vhost's listings from
-// 1, so a caller can tell which request answered it.
+// StampListings adds a queue seq-<n> to the vhost's n-th listing, to tell which request answered.
 func (s *Server) StampListings() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.listings.stamp = true
 }
 
-// HoldListings makes every queue listing, after its snapshot, wait until release is closed or its
-// client leaves; nil stops holding.
+// HoldListings makes every listing wait, after its snapshot, until release closes; nil stops it.
 func (s *Server) HoldListings(release chan struct{}) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

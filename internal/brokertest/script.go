@@ -19,8 +19,7 @@ var Drop = Answer{Drop: true}
 // Reply is the Answer status with body (a JSON text, or "").
 func Reply(status int, body string) Answer { return Answer{Status: status, Body: body} }
 
-// Script adds a fault that answers the requests match accepts (all when nil) with answers, one
-// each, in turn; then they go on to the next fault or the fake.
+// Script adds a fault answering the requests match accepts (all when nil) with answers, in turn.
 func (s *Server) Script(match func(*http.Request) bool, answers ...Answer) (remove func()) {
 	var mu sync.Mutex
 	next := 0

@@ -31,8 +31,7 @@ type TokenEndpoint struct {
 	faults   *Server // scripted faults only: its own answers are never used
 }
 
-// NewTokenEndpoint starts a token endpoint accepting the client "terraform" with secret, closed at
-// the end of the test.
+// NewTokenEndpoint starts a token endpoint accepting the client "terraform" with secret.
 func NewTokenEndpoint(t testing.TB, secret string) *TokenEndpoint {
 	te := &TokenEndpoint{ClientID: "terraform", Secret: secret, faults: &Server{}}
 	te.Server = httptest.NewServer(http.HandlerFunc(te.serve))
@@ -101,8 +100,7 @@ func (te *TokenEndpoint) serve(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(body)
 }
 
-// UnsignedJWT is a JWT with claims and a fixed signature no verifier accepts: the client reads exp,
-// never verifies.
+// UnsignedJWT is a JWT with claims and a fixed signature: the client reads exp, never verifies.
 func UnsignedJWT(claims map[string]any) string {
 	return JWT(map[string]any{"alg": "HS256", "typ": "JWT"}, claims)
 }

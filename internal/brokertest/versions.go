@@ -1,12 +1,11 @@
 package brokertest
 
-// Answers recorded from RabbitMQ 3.10.8, 4.0.5 and 4.3.6 where the versions differ or the provider
-// reads the wording. Tests script them (Script) where the fake does not model the cause.
+// Answers recorded from RabbitMQ 3.10.8, 4.0.5 and 4.3.6; tests Script those the fake does not
+// model.
 const (
 	// ObjectNotFound is every version's 404 body for a vhost or queue that does not exist.
 	ObjectNotFound = `{"error":"Object Not Found","reason":"Not Found"}`
-	// NotFound43 is 4.3's 404 to a user without access to the vhost (3.10 and 4.0: NotVhostUser,
-	// 401).
+	// NotFound43 is 4.3's 404 to a user without access to the vhost (3.10, 4.0: NotVhostUser).
 	NotFound43 = `{"error":"not_found","reason":"Not Found"}`
 	// LoginFailed310 (3.10) and LoginFailed4x (4.0, 4.3) answer a wrong password (401).
 	LoginFailed310 = `{"error":"not_authorized","reason":"Login failed"}`
@@ -19,11 +18,9 @@ const (
 	NotAdministrator = `{"error":"not_authorised","reason":"Not administrator user"}`
 	// AccessRefused answers a user whose permissions do not match (401).
 	AccessRefused = `{"error":"access_refused","reason":"Access refused."}`
-	// NotEmpty43 is 4.3's answer to a guarded delete of an empty queue just after start_app, before
-	// the queue counted its messages; every version words a busy queue so.
+	// NotEmpty43 is 4.3's answer to a guarded delete of an empty queue just after start_app.
 	NotEmpty43 = `{"error":"bad_request","reason":"queue 'q' in vhost '/' not empty"}`
-	// NoDefaultQueueType310 is 3.10's default_queue_type of a vhost that sets none (4.x reports the
-	// node's).
+	// NoDefaultQueueType310 is 3.10's default_queue_type of a vhost that sets none.
 	NoDefaultQueueType310 = "undefined"
 	// Overview310 is 3.10's answer to /api/overview?columns=default_queue_type: no such column.
 	Overview310 = `[]`
@@ -51,8 +48,7 @@ const (
 	V43  Version = "4.3"
 )
 
-// DefaultVersion is what a new fake answers as: the newest, so that no mode of the fake is
-// unchecked by the contract test.
+// DefaultVersion is what a new fake answers as, so that no mode goes unchecked by the contract.
 const DefaultVersion = V43
 
 // Versions are the versions the fake models, oldest first.
@@ -88,8 +84,7 @@ func (s *Server) vhostType(t string) string {
 	return NoDefaultQueueType310
 }
 
-// runningState is the state a working queue is reported in, by whether the request asks totals and
-// is a listing.
+// runningState is a working queue's state, by whether the request asks totals and is a listing.
 func (s *Server) runningState(totals, listing bool) string {
 	if s.version == V310 && (!totals || !listing) {
 		return "live"
