@@ -96,8 +96,7 @@ func check(ctx context.Context, c *broker.Client, t deadLetters, running bool, d
 	return true
 }
 
-// progress sends progress lines, never once ctx is done: Terraform stops reading when it interrupts
-// the action, and a send would wait for ever.
+// progress sends progress lines, never once ctx is done: nobody would read them then.
 type progress struct {
 	ctx  context.Context
 	send func(action.InvokeProgressEvent)
@@ -118,8 +117,7 @@ func (p progress) say(format string, args ...any) {
 	}
 }
 
-// amqpFailure reports a failed AMQP operation, naming the setting to look at when the connection
-// failed.
+// amqpFailure reports a failed AMQP operation, naming the setting to check.
 func amqpFailure(err error, summary string, diags *diag.Diagnostics) {
 	var ae *broker.AMQPError
 	switch {
@@ -164,8 +162,7 @@ func waitForCount(ctx context.Context, c *broker.Client, t deadLetters, wait, po
 	}
 }
 
-// deadLetterAttributes are both actions' attributes: queue (described by queueText), vhost, and the
-// action's own.
+// deadLetterAttributes are both actions' attributes (queue, vhost) and the action's own.
 func deadLetterAttributes(queueText string, more map[string]schema.Attribute) map[string]schema.Attribute {
 	attrs := map[string]schema.Attribute{
 		"queue": schema.StringAttribute{

@@ -20,8 +20,7 @@ import (
 
 var _ datasource.DataSourceWithConfigure = (*holdQueuesDataSource)(nil)
 
-// NewHoldQueuesDataSource returns the queuey_hold_queues data source, which lists the hold queues
-// of a queue that exist on the broker now.
+// NewHoldQueuesDataSource returns queuey_hold_queues: the hold queues of a queue on the broker now.
 func NewHoldQueuesDataSource() datasource.DataSource { return &holdQueuesDataSource{} }
 
 type holdQueuesDataSource struct {

@@ -33,8 +33,7 @@ func shortDuration(d time.Duration) string {
 	return s
 }
 
-// brokerErrorSummary is a failed broker call's summary: the connection or credentials when they are
-// the cause, else fallback.
+// brokerErrorSummary is a failed call's summary: the connection or credentials, else fallback.
 func brokerErrorSummary(err error, fallback string) string {
 	switch {
 	case errors.Is(err, broker.ErrUnavailable):
@@ -51,8 +50,7 @@ func brokerErrorSummary(err error, fallback string) string {
 	return fallback
 }
 
-// queueNameDescription describes the logical queue name of the data sources and functions; suffixes
-// says what the limit follows.
+// queueNameDescription describes the logical queue name; suffixes says what the limit follows.
 func queueNameDescription(suffixes string) string {
 	return fmt.Sprintf("Name of the logical (main) queue, e.g. `orders`: 1 to %d bytes with the default suffixes "+
 		"(the limit follows %s, so that every derived name fits RabbitMQ's %d bytes), not starting with `%s`.",
@@ -69,8 +67,7 @@ func resourceNameDescription() string {
 		topology.DefaultSuffixes().MaxNameBytes(), topology.MaxQueueNameBytes, topology.MaxTTLDigits, topology.ReservedPrefix)
 }
 
-// countText is "1 message", "1,204 messages" or "unknown messages": the one way a count reaches a
-// user.
+// countText is "1 message", "1,204 messages" or "unknown messages": every count a user reads.
 func countText(n *int64, noun string) string {
 	switch {
 	case n == nil:

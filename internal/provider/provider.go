@@ -1,5 +1,4 @@
-// Package provider is the Terraform glue of the queuey provider: schemas, plan-time validation, and
-// the mapping to packages topology and broker.
+// Package provider is the Terraform glue of the queuey provider over packages topology and broker.
 package provider
 
 import (

@@ -30,8 +30,7 @@ type authSetting struct {
 	attr   string
 }
 
-// configuredAuthMethods lists the ways the configuration sets, in schema order; unknown values are
-// left to Configure.
+// configuredAuthMethods lists the ways the configuration sets, in schema order.
 func configuredAuthMethods(m providerModel) []authSetting {
 	var out []authSetting
 	set := func(v attr.Value) bool { return !v.IsNull() && !v.IsUnknown() }
@@ -72,8 +71,7 @@ func joinMethods(ms []authSetting) string {
 	return strings.Join(parts, " and ")
 }
 
-// resolveAuth fills cfg's credentials and headers: the way the configuration sets, else the
-// environment's; each attribute beats its variable.
+// resolveAuth fills cfg's credentials and headers; each attribute beats its variable.
 func resolveAuth(ctx context.Context, m providerModel, cfg *broker.Config, data *providerData, diags *diag.Diagnostics) {
 	cfg.Headers = stringMap(ctx, m.Headers, data, diags)
 	for _, v := range []attr.Value{m.Username, m.Password, m.BearerToken, m.OAuth2} {
@@ -97,8 +95,7 @@ func resolveAuth(ctx context.Context, m providerModel, cfg *broker.Config, data 
 	}
 }
 
-// authMethod picks the way: the configuration's, else the environment's, else basic auth; false
-// after reporting an environment that sets several.
+// authMethod picks the configuration's way, else the environment's, else basic auth.
 func authMethod(m providerModel, diags *diag.Diagnostics) (string, bool) {
 	methods := configuredAuthMethods(m)
 	if len(methods) == 0 {
@@ -117,8 +114,7 @@ func authMethod(m providerModel, diags *diag.Diagnostics) (string, bool) {
 	return methods[0].method, true
 }
 
-// resolveOAuth2 takes the oauth2 block, each attribute defaulting to its variable, and reports
-// those missing.
+// resolveOAuth2 takes the oauth2 block, each attribute defaulting to its variable.
 func resolveOAuth2(ctx context.Context, m providerModel, data *providerData, diags *diag.Diagnostics) *broker.OAuth2Config {
 	o := oauth2Model{TokenURL: types.StringNull(), ClientID: types.StringNull(), ClientSecret: types.StringNull(),
 		Scopes: types.ListNull(types.StringType), EndpointParams: types.MapNull(types.StringType)}
@@ -151,8 +147,7 @@ func resolveOAuth2(ctx context.Context, m providerModel, data *providerData, dia
 	return oc
 }
 
-// setting resolves a broker setting: the attribute, else the variable; an unknown value marks the
-// broker settings unknown.
+// setting is the attribute, else the variable; an unknown value marks the broker settings unknown.
 func (d *providerData) setting(v types.String, env string, dst *string) {
 	switch {
 	case v.IsUnknown():
@@ -164,8 +159,7 @@ func (d *providerData) setting(v types.String, env string, dst *string) {
 	}
 }
 
-// stringMap reads a map of strings: nil when null, nil with brokerUnknown set when anything is
-// unknown.
+// stringMap reads a map of strings: nil when null or (with brokerUnknown set) unknown.
 func stringMap(ctx context.Context, v types.Map, data *providerData, diags *diag.Diagnostics) map[string]string {
 	if v.IsNull() {
 		return nil

@@ -75,8 +75,7 @@ func resolveSuffixes(m providerModel, data *providerData, diags *diag.Diagnostic
 	}
 }
 
-// addSuffixError reports the suffixes' error on the attribute it names; on deferred_suffix when
-// dead_suffix is unset.
+// addSuffixError reports the suffixes' error on the attribute it names.
 func addSuffixError(m providerModel, err error, diags *diag.Diagnostics) {
 	at := "dead_suffix"
 	var se *topology.SettingError
@@ -123,8 +122,7 @@ func resolveVhost(m providerModel, data *providerData) {
 	}
 }
 
-// resolveConnection takes the endpoint and TLS settings; an endpoint from the environment is
-// checked here.
+// resolveConnection takes the endpoint and TLS settings, checking an endpoint from the environment.
 func resolveConnection(m providerModel, cfg *broker.Config, data *providerData, diags *diag.Diagnostics) {
 	str := data.setting
 	str(m.Endpoint, EnvEndpoint, &cfg.Endpoint)

@@ -40,8 +40,7 @@ type providerData struct {
 	credentialsExplained atomic.Bool
 }
 
-// explain is the detail of a failed broker call's diagnostic. Refused credentials are the same for
-// every resource: the first diagnostic says what to fix, the others point to it.
+// explain is a failed call's detail; refused credentials are explained once, then pointed to.
 func (d *providerData) explain(err error) string {
 	var e *broker.Error
 	if d == nil || !errors.As(err, &e) || !e.CredentialsRefused || !d.credentialsExplained.Swap(true) {
@@ -71,8 +70,7 @@ func (d *providerData) brokerReady() bool {
 	return d != nil && !d.brokerUnknown
 }
 
-// brokerClient returns the management API client, built once on first use (never contacting the
-// broker).
+// brokerClient returns the management API client, built once on first use.
 func (d *providerData) brokerClient() (*broker.Client, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	if d == nil {
@@ -119,8 +117,7 @@ func (d *configuredDataSource) Configure(_ context.Context, req datasource.Confi
 	d.data, resp.Diagnostics = configuredData(req.ProviderData, resp.Diagnostics)
 }
 
-// configuredData takes the providerData Configure handed over; nil before configuration
-// (validation).
+// configuredData takes the providerData Configure handed over; nil before configuration.
 func configuredData(v any, diags diag.Diagnostics) (*providerData, diag.Diagnostics) {
 	if v == nil {
 		return nil, diags

@@ -1,7 +1,6 @@
 package provider
 
-// Parsing shared by the functions and the pure data sources: durations, the functions' options map,
-// and the texts stating a value's range. The rules live in topology.
+// Parsing shared by the functions and the pure data sources; the rules live in topology.
 
 import (
 	"fmt"
@@ -27,8 +26,7 @@ const (
 // optionKeys lists the keys in the docs' order.
 var optionKeys = []string{optionDeadSuffix, optionDeferredSuffix, optionGranularity}
 
-// functionOptions are the settings a function call names queues with: the defaults unless its
-// options say otherwise.
+// functionOptions are the settings a function call names queues with.
 type functionOptions struct {
 	suffixes    topology.Suffixes
 	granularity time.Duration
@@ -48,8 +46,7 @@ func optionsParameter() function.MapParameter {
 	}
 }
 
-// parseFunctionOptions turns the options arguments into settings; first is the first one's
-// position, for errors.
+// parseFunctionOptions turns the options arguments into settings; first is their position.
 func parseFunctionOptions(opts []map[string]*string, first int64) (functionOptions, *function.FuncError) {
 	o := functionOptions{suffixes: topology.DefaultSuffixes(), granularity: topology.DefaultGranularity}
 	if len(opts) == 0 {
@@ -161,8 +158,7 @@ func holdQueueFor(queue string, ttl int64, s topology.Suffixes) (topology.HoldQu
 	return hold, diags
 }
 
-// queueNameFuncError is queueNameError for a function argument, to which Terraform adds the final
-// period.
+// queueNameFuncError is queueNameError for a function argument (Terraform adds the period).
 func queueNameFuncError(err error, s topology.Suffixes) string {
 	return strings.TrimSuffix(queueNameError(err, s), ".")
 }

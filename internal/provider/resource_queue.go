@@ -75,8 +75,7 @@ func (r *queueResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 					"Compared by value: `\"60s\"` equals `\"1m\"`. Changing the value declares `q` again (see `keep_messages_on_change`); " +
 					"`q.dead` and the hold queues are not touched.",
 				Optional: true,
-				// Computed so that the plan may keep the prior spelling of an equal duration; unset
-				// stays null.
+				// Computed so that the plan may keep the prior spelling of an equal duration.
 				Computed:      true,
 				Validators:    []validator.String{durationSyntaxValidator{rangeText: messageTTLRange()}, messageTTLValidator{}},
 				PlanModifiers: []planmodifier.String{durationByValue{}},
@@ -216,8 +215,7 @@ func (r *queueResource) checkBeforeCreate(ctx context.Context, client *broker.Cl
 	return holdingFound, r.adoptable(vhost, name, want, existing)
 }
 
-// adoptable refuses queues of want that exist but are not running or differ from the backend's
-// declaration.
+// adoptable refuses queues of want that exist but are not running or differ.
 func (r *queueResource) adoptable(vhost, name string, want wantedQueues, existing map[string]broker.Queue) diag.Diagnostics {
 	var diags diag.Diagnostics
 	var down []broker.Queue
@@ -256,8 +254,7 @@ func (r *queueResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		return
 	}
 	vhost, name := state.Vhost.ValueString(), state.Name.ValueString()
-	// The framework wants an identity from every Read, even one that finds the queue gone; state
-	// written before identities gets one here.
+	// Every Read sets an identity, also for state written before identities existed.
 	resp.Diagnostics.Append(setIdentity(ctx, resp.Identity, name, vhost)...)
 	if !r.data.brokerReady() {
 		// Endpoint or credentials unknown until apply: keep the prior state.
@@ -320,13 +317,11 @@ func (r *queueResource) Update(ctx context.Context, req resource.UpdateRequest, 
 	plan.DeadQueue = types.StringValue(want.dead.Name)
 	plan.ArgumentsJSON = jsontypes.NewNormalizedValue(want.main.Args.JSON())
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	// From the plan: after a -refresh=false plan of a resource stored before identities, the prior
-	// identity is null.
+	// From the plan: a -refresh=false plan of an old resource has a null prior identity.
 	resp.Diagnostics.Append(setIdentity(ctx, resp.Identity, plan.Name.ValueString(), plan.Vhost.ValueString())...)
 }
 
-// updateQueues declares q.dead again when it went missing, then q again when its arguments change
-// (redeclare), or else moves back what an interrupted change left in the holding queue.
+// updateQueues declares a missing q.dead, then q when its arguments change, else drains holding.
 func (r *queueResource) updateQueues(ctx context.Context, client *broker.Client, state, plan queueModel, want wantedQueues,
 	deadMissing, redeclaring bool) diag.Diagnostics {
 	var diags diag.Diagnostics

@@ -10,8 +10,7 @@ import (
 // running and no message counts. They exist (no phantom change), they cannot be declared, and they
 // are never deleted unless force_destroy.
 
-// summaryUnavailable is the summary of every error that comes from a cluster that cannot act now: a
-// queue's node down, or no majority.
+// summaryUnavailable sums up errors of a cluster that cannot act now.
 const summaryUnavailable = "RabbitMQ Cluster Unavailable"
 
 // bringBackHint says what to do about queues that are not running.

@@ -13,8 +13,7 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
-// countWait bounds the wait for counts the management API omits for a few seconds after a
-// declaration, and for queues of a starting node to run again.
+// countWait bounds the wait for counts not reported yet and for a starting node's queues.
 const countWait = 20 * time.Second
 
 // refusedError is a destroy refused because a queue holds messages or has consumers.
@@ -44,8 +43,7 @@ func (e *refusedError) Error() string {
 	return b.String()
 }
 
-// notRunningError is a destroy refused because a queue is not running: RabbitMQ 4.x deletes such a
-// queue even with if-empty, and its messages are lost.
+// notRunningError is a destroy refused because a queue is not running (4.x would lose it).
 type notRunningError struct {
 	target destroyTarget
 	down   []broker.Queue
@@ -123,8 +121,7 @@ func destroyTopology(ctx context.Context, c *broker.Client, t destroyTarget, for
 	return t.deleteAll(ctx, c, t.withNamed(owned, names), false)
 }
 
-// names returns, in deletion order, the hold queues and holding queue of t that listing has, and q
-// and q.dead whether listed or not.
+// names returns t's listed hold and holding queues, then q and q.dead, in deletion order.
 func (t destroyTarget) names(listing map[string]broker.Queue) []string {
 	names := []string{t.queue, topology.DeadQueueName(t.queue, t.suffixes)}
 	if _, ok := listing[topology.RedeclaringQueueName(t.queue)]; ok {
@@ -228,8 +225,7 @@ func (t destroyTarget) look(ctx context.Context, c *broker.Client, listing map[s
 	return t.owned(found), nil
 }
 
-// deleteAll deletes owned in order, each guarded; unless force is set, each after a last look at
-// its state.
+// deleteAll deletes owned in order, guarded; unless force, each after a look at its state.
 func (t destroyTarget) deleteAll(ctx context.Context, c *broker.Client, owned []broker.Queue, force bool) error {
 	var done []string
 	for _, q := range owned {
@@ -290,8 +286,7 @@ type destroyTarget struct {
 	wait time.Duration
 	// replacing says that the destroy is the first half of a replacement, for the advice.
 	replacing bool
-	// noted is what the plan's listing had of t's queues (see notedListing); nil: the destroy
-	// lists.
+	// noted is the plan's listing of t's queues (notedListing); nil: the destroy lists.
 	noted map[string]broker.Queue
 }
 
@@ -313,8 +308,7 @@ func (t destroyTarget) owned(queues map[string]broker.Queue) []broker.Queue {
 	return out
 }
 
-// busy describes each queue that holds a message or has a consumer, and, with withUnknown, each
-// whose counts are not reported yet.
+// busy describes each busy queue and, withUnknown, each whose counts are not reported.
 func busy(queues []broker.Queue, withUnknown bool) (lines []string, unknown bool) {
 	for _, q := range queues {
 		if q.Messages == nil || q.Consumers == nil {

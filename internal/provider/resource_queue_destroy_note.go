@@ -25,8 +25,7 @@ const listingKey = "listing"
 type listingNote struct {
 	// Of is the vhost and name of the queue planned for destroy.
 	Of string `json:"of"`
-	// Host is the machine whose clock Began is read from: another machine's clock could make the
-	// listing look younger.
+	// Host is the machine whose clock Began is read from.
 	Host string `json:"host"`
 	// Began is when the listing's request began.
 	Began time.Time `json:"began"`
@@ -36,8 +35,7 @@ type listingNote struct {
 
 func (t destroyTarget) noteOf() string { return t.vhost + "\x00" + t.queue }
 
-// noteListing writes into private what listing, begun at began, has of t's queues; a nil listing
-// removes the note.
+// noteListing notes in private what listing has of t's queues; a nil listing removes the note.
 func noteListing(ctx context.Context, private privateKeys, t destroyTarget, listing map[string]broker.Queue, began time.Time) diag.Diagnostics {
 	if listing == nil {
 		return private.SetKey(ctx, listingKey, nil)
@@ -59,8 +57,7 @@ func noteListing(ctx context.Context, private privateKeys, t destroyTarget, list
 	return private.SetKey(ctx, listingKey, b)
 }
 
-// notedListing returns the plan's noted listing of t's queues when c may take it for a destroy's
-// checks.
+// notedListing returns the plan's noted listing of t's queues when c may take it.
 func notedListing(ctx context.Context, private privateKeys, t destroyTarget, c *broker.Client) (map[string]broker.Queue, bool) {
 	b, diags := private.GetKey(ctx, listingKey)
 	var note listingNote
