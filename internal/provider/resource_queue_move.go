@@ -18,8 +18,7 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
-// The rabbitmq_queue resources a queuey_queue accepts in a moved block: those of cyrilgdn/rabbitmq
-// and its fork rfd59/rabbitmq, as Terraform and OpenTofu name them.
+// The rabbitmq_queue resources a moved block may name: cyrilgdn/rabbitmq's and rfd59/rabbitmq's.
 const sourceQueueType = "rabbitmq_queue"
 
 var sourceQueueProviders = map[string]bool{
@@ -27,16 +26,14 @@ var sourceQueueProviders = map[string]bool{
 	"registry.opentofu.org/cyrilgdn/rabbitmq": true,
 	"registry.terraform.io/rfd59/rabbitmq":    true,
 	"registry.opentofu.org/rfd59/rabbitmq":    true,
-	// OpenTofu before 1.12 sends the local name the resource type implies instead of the source's
-	// address; the state's shape is checked all the same.
+	// OpenTofu before 1.12 sends the implied local name instead of the address.
 	"rabbitmq": true,
 }
 
 // sourceQueueSchemaVersion is rabbitmq_queue's schema version in both providers.
 const sourceQueueSchemaVersion = 0
 
-// isSourceQueue reports whether a moved block's source is a rabbitmq_queue this resource takes
-// over.
+// isSourceQueue reports whether a moved block's source is a rabbitmq_queue.
 func isSourceQueue(providerAddress, typeName string) bool {
 	return typeName == sourceQueueType && sourceQueueProviders[strings.ToLower(providerAddress)]
 }
@@ -68,8 +65,7 @@ type sourceQueue struct {
 	argsAttr string
 }
 
-// parseSourceQueue decodes a rabbitmq_queue state, numbers exact; a decimal string argument
-// ("5000") counts as that integer.
+// parseSourceQueue decodes a rabbitmq_queue state; a decimal string ("5000") is that integer.
 func parseSourceQueue(raw []byte) (sourceQueue, error) {
 	var st sourceQueueState
 	if err := decodeJSON(raw, &st); err != nil {
@@ -112,8 +108,7 @@ func decodeJSON(data []byte, v any) error {
 	return dec.Decode(v)
 }
 
-// numericStrings turns every decimal integer string of args into that number: settings.arguments
-// holds strings.
+// numericStrings turns decimal integer strings into numbers: settings.arguments holds strings.
 func numericStrings(args map[string]any) map[string]any {
 	out := make(map[string]any, len(args))
 	for k, v := range args {
@@ -183,8 +178,7 @@ func (r *queueResource) MoveState(context.Context) []resource.StateMover {
 	return []resource.StateMover{{StateMover: moveFromRabbitMQQueue}}
 }
 
-// moveFromRabbitMQQueue takes over a rabbitmq_queue's state; another source is left alone, so the
-// framework reports it unsupported.
+// moveFromRabbitMQQueue takes over a rabbitmq_queue's state; other sources are left alone.
 func moveFromRabbitMQQueue(ctx context.Context, req resource.MoveStateRequest, resp *resource.MoveStateResponse) {
 	if !isSourceQueue(req.SourceProviderAddress, req.SourceTypeName) {
 		return

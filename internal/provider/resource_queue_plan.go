@@ -63,8 +63,7 @@ func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
-// planValues fills in plan's vhost and computed values and checks the name (and, to create, the
-// broker settings); false after an error.
+// planValues fills in plan's vhost and computed values and checks the name; false after an error.
 func (r *queueResource) planValues(plan *queueModel, configVhost types.String, creating bool, diags *diag.Diagnostics) bool {
 	if configVhost.IsNull() {
 		if r.data.vhostUnknown {
@@ -85,8 +84,8 @@ func (r *queueResource) planValues(plan *queueModel, configVhost types.String, c
 		}
 	}
 	if creating && r.data.brokerReady() {
-		// Nothing can be created without the endpoint and credentials: say so now. Building the
-		// client contacts nothing.
+		// Nothing can be created without endpoint and credentials: say so now (nothing is
+		// contacted).
 		if _, d := r.data.brokerClient(); d.HasError() {
 			diags.Append(d...)
 			return false
@@ -118,8 +117,7 @@ func (r *queueResource) planValues(plan *queueModel, configVhost types.String, c
 	return true
 }
 
-// warnIfBusy warns of state's busy queues and notes the listing for the destroy (noteListing). Best
-// effort: skipped when the settings are unknown or the broker is slow, never an error.
+// warnIfBusy warns of state's busy queues and notes the listing for the destroy; best effort.
 func (r *queueResource) warnIfBusy(ctx context.Context, state queueModel, fate string, force bool, private privateKeys, diags *diag.Diagnostics) {
 	t := r.targetOf(state)
 	diags.Append(noteListing(ctx, private, t, nil, time.Time{})...)
@@ -158,8 +156,7 @@ func (r *queueResource) warnIfBusy(ctx context.Context, state queueModel, fate s
 			state.Name.ValueString(), t.vhost, fate, joinLines(known), outcome))
 }
 
-// durationByValue keeps the prior spelling of a duration equal by value ("5s" for "5000ms"), so
-// neither an import nor a respelling shows a change; an unset value stays null.
+// durationByValue keeps the prior spelling of an equal duration ("5s" for "5000ms").
 type durationByValue struct{}
 
 var _ planmodifier.String = durationByValue{}

@@ -16,8 +16,7 @@ type queueOnBroker struct {
 	main   broker.Queue
 	dead   broker.Queue
 	deadOK bool
-	// holding is the message count of an interrupted change's holding queue (0 when not reported);
-	// nil when it does not exist.
+	// holding is the holding queue's message count (0: not reported); nil when it does not exist.
 	holding *int64
 }
 
@@ -62,8 +61,7 @@ func readTopology(ctx context.Context, c *broker.Client, vhost, name string, s t
 	return t, nil
 }
 
-// holdingCount reads the holding queue's message count: from its GET on 4.x, else from a counted
-// listing (3.10); 0 when not reported or gone since.
+// holdingCount reads the holding queue's count: its GET on 4.x, else a counted listing (3.10).
 func holdingCount(ctx context.Context, c *broker.Client, vhost, holding string) (*int64, error) {
 	q, err := c.GetQueue(ctx, vhost, holding, broker.Counted)
 	if err != nil && !errors.Is(err, broker.ErrNotFound) {

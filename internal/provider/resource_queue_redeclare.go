@@ -17,8 +17,7 @@ import (
 // declared anew; q.dead and the hold queues stay. This file holds the rule;
 // resource_queue_redeclare_apply.go carries it out.
 
-// needsRedeclare reports whether an update declares q again: state's arguments table (the broker's,
-// after drift) is not the wanted one; a state without one counts as drift.
+// needsRedeclare reports whether state's arguments table (or its absence) is not the wanted one.
 func needsRedeclare(state queueModel, wantJSON string) bool {
 	return state.ArgumentsJSON.IsNull() || state.ArgumentsJSON.IsUnknown() || state.ArgumentsJSON.ValueString() != wantJSON
 }
@@ -43,8 +42,7 @@ func keepMessagesAttribute() schema.BoolAttribute {
 	}
 }
 
-// redeclaringMessagesAttribute is the schema of redeclaring_messages: set by Read only and planned
-// null, so a state that has it plans an update whose apply moves the messages back.
+// redeclaringMessagesAttribute: set by Read only, so a state that has it plans an update.
 func redeclaringMessagesAttribute() schema.Int64Attribute {
 	return schema.Int64Attribute{
 		MarkdownDescription: "Messages waiting in the holding queue `{name}" + topology.RedeclaringSuffix + "`, left there " +
@@ -56,8 +54,7 @@ func redeclaringMessagesAttribute() schema.Int64Attribute {
 	}
 }
 
-// redeclareFacts is what the broker says of q and its hold queues before q is declared again, with
-// the two settings.
+// redeclareFacts is what the broker says of q and its hold queues, with the two settings.
 type redeclareFacts struct {
 	running   bool
 	consumers int64
@@ -73,7 +70,7 @@ type redeclareStep int
 const (
 	// redeclareEmpty: q is empty; guarded delete, then declare.
 	redeclareEmpty redeclareStep = iota
-	// redeclareMoving: move q's messages aside, guarded delete, declare, move them back
+	// redeclareMoving: move q's messages aside, delete, declare, move back
 	// (keep_messages_on_change).
 	redeclareMoving
 	// redeclareDropping: delete q unguarded, messages and all, then declare (force_destroy).

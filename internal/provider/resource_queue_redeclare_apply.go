@@ -10,8 +10,7 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
-// redeclareRounds bounds the moves of q's messages before its guarded delete: each refusal is a
-// message (or consumer) that came since.
+// redeclareRounds bounds the moves before q's guarded delete; each refusal is a newcomer.
 const redeclareRounds = 3
 
 // redeclare declares q again with want's arguments as decideRedeclare says, or refuses
@@ -52,8 +51,7 @@ func redeclare(ctx context.Context, c *broker.Client, t destroyTarget, want topo
 	return drainHolding(ctx, c, t)
 }
 
-// readRedeclareFacts reads q and its hold queues alone, with the vhost's consumers, for the rule. A
-// missing q counts as empty and unused: the delete finds it gone and the declaration makes it.
+// readRedeclareFacts reads q and its hold queues alone; a missing q counts as empty and unused.
 func readRedeclareFacts(ctx context.Context, c *broker.Client, t destroyTarget) (redeclareFacts, broker.Queue, []broker.Queue, error) {
 	list, err := c.ListQueues(ctx, t.vhost, broker.Checked, broker.Recent)
 	listing := list.Queues
@@ -148,8 +146,7 @@ const (
 	moveGiveUp
 )
 
-// afterMove decides from the guarded delete's error (nil: gone) after move number round (from 1)
-// whether the move is done, made again or ends; force overrides the last refusal.
+// afterMove decides from the guarded delete's error after move round whether to stop or move again.
 func afterMove(err error, round int, force bool) moveNext {
 	switch {
 	case err == nil:
@@ -164,16 +161,14 @@ func afterMove(err error, round int, force bool) moveNext {
 	return moveGiveUp
 }
 
-// queueMover is what moving q's messages asks of the broker: a *broker.Client, or a unit test's
-// fake (no AMQP).
+// queueMover is what moving q's messages asks of the broker (a unit test's fake has no AMQP).
 type queueMover interface {
 	DeclareQueue(ctx context.Context, vhost, name string, args map[string]any) error
 	RedriveDeadLetters(ctx context.Context, r broker.Redrive) (int, error)
 	DeleteQueue(ctx context.Context, vhost, name string, guarded bool) error
 }
 
-// drainHolding moves what waits in t's holding queue back to q and deletes it, guarded; nothing
-// when it does not exist.
+// drainHolding moves what waits in t's holding queue back to q and deletes it, if it exists.
 func drainHolding(ctx context.Context, c *broker.Client, t destroyTarget) error {
 	name := topology.RedeclaringQueueName(t.queue)
 	if _, found, err := confirmQueue(ctx, c, t.vhost, name); err != nil || !found {
@@ -182,8 +177,8 @@ func drainHolding(ctx context.Context, c *broker.Client, t destroyTarget) error 
 	return moveBack(ctx, c, t)
 }
 
-// moveBack moves what waits in t's holding queue back to q and deletes it, guarded, moving again on
-// a refusal, at most redeclareRounds times.
+// moveBack moves t's holding queue back to q and deletes it, guarded, at most redeclareRounds
+// times.
 func moveBack(ctx context.Context, c queueMover, t destroyTarget) error {
 	name := topology.RedeclaringQueueName(t.queue)
 	for round := 1; ; round++ {
@@ -197,8 +192,7 @@ func moveBack(ctx context.Context, c queueMover, t destroyTarget) error {
 	}
 }
 
-// interruptedError is a change that stopped after some of q's messages moved aside: it says how the
-// next apply finishes it.
+// interruptedError is a change stopped after moving messages aside: the next apply finishes it.
 type interruptedError struct {
 	target destroyTarget
 	err    error

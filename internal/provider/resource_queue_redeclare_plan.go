@@ -43,8 +43,7 @@ func (r *queueResource) warnIfRedeclaring(ctx context.Context, state, plan queue
 	}
 }
 
-// redeclareWarning says what the apply of plan will do to q, from the queues of a listing: q's
-// counts, and the outcome decideRedeclare gives.
+// redeclareWarning says what the apply of plan will do to q, from a listing's queues.
 func redeclareWarning(t destroyTarget, queues map[string]broker.Queue, plan queueModel) string {
 	zero := int64(0)
 	main, ok := queues[t.queue]

@@ -23,8 +23,8 @@ const replacementKey = "replacement"
 type replacementNote struct {
 	// ForceDestroy is force_destroy as planned (the new value).
 	ForceDestroy bool `json:"force_destroy"`
-	// Of identifies the replaced state (replacedIdentity): the note also travels into the new
-	// queue's state, where it must not count.
+	// Of identifies the replaced state: the note also travels into the new state, where it must not
+	// count.
 	Of string `json:"of"`
 }
 
@@ -40,8 +40,7 @@ func replacedIdentity(m queueModel) string {
 		m.MaxPriority.String(), m.ArgumentsJSON.ValueString(), m.DeadQueue.ValueString(), m.HoldQueuePrefix.ValueString()}, "\x00")
 }
 
-// noteReplacement writes the note of a replacement of state (nil: not a replacement; an earlier
-// note is removed).
+// noteReplacement writes the note of a replacement of state (nil removes it).
 func noteReplacement(ctx context.Context, private privateKeys, state queueModel, replacing, force bool) diag.Diagnostics {
 	if !replacing {
 		return private.SetKey(ctx, replacementKey, nil)
@@ -55,8 +54,7 @@ func noteReplacement(ctx context.Context, private privateKeys, state queueModel,
 	return private.SetKey(ctx, replacementKey, b)
 }
 
-// destroyIntent says whether a destroy of state deletes busy queues (force_destroy in state, or
-// planned by its replacement) and whether it is half of a replacement.
+// destroyIntent says whether a destroy of state may delete busy queues, and if it replaces.
 func destroyIntent(ctx context.Context, private privateKeys, state queueModel) (force, replacing bool) {
 	force = state.ForceDestroy.ValueBool()
 	b, diags := private.GetKey(ctx, replacementKey)
@@ -72,8 +70,7 @@ func destroyIntent(ctx context.Context, private privateKeys, state queueModel) (
 // max_priority or arguments_json is an update in place (needsRedeclare).
 func replacementPaths(state, plan queueModel) path.Paths {
 	var out path.Paths
-	// A value unknown until apply may differ: replace, as RequiresReplace does, so apply never
-	// changes the planned action.
+	// A value unknown until apply may differ: replace, as RequiresReplace does.
 	differ := func(a, b types.String) bool {
 		return b.IsUnknown() || !a.Equal(b)
 	}
@@ -84,8 +81,7 @@ func replacementPaths(state, plan queueModel) path.Paths {
 		out = append(out, path.Root("vhost"))
 	}
 	if len(out) > 0 {
-		// Read-only names follow: marking them would show "# forces replacement" on what the user
-		// cannot set.
+		// Read-only names follow: marking them would show "# forces replacement" on them.
 		return out
 	}
 	// Otherwise only the provider's suffixes changed them.
@@ -98,8 +94,7 @@ func replacementPaths(state, plan queueModel) path.Paths {
 	return out
 }
 
-// planReplacement decides whether plan replaces state, marks the attributes that force it, and
-// writes the note.
+// planReplacement decides replacement, marks the attributes forcing it, and writes the note.
 func planReplacement(ctx context.Context, state, plan queueModel, resp *resource.ModifyPlanResponse) bool {
 	replace := replacementPaths(state, plan)
 	resp.RequiresReplace = append(resp.RequiresReplace, replace...)
@@ -107,8 +102,7 @@ func planReplacement(ctx context.Context, state, plan queueModel, resp *resource
 	return len(replace) > 0
 }
 
-// replacementAdvice is what a refused replacement advises: fix, then apply again; or set
-// force_destroy in the same apply as the change (force says what it does).
+// replacementAdvice is what a refused replacement advises (force says what force_destroy does).
 func replacementAdvice(fix, force string) string {
 	return fix + ", then apply again: this destroy is the first half of replacing the queue, and the apply deletes what " +
 		"is left, then creates the queues anew. Or set force_destroy = true in the same apply as the change, to " + force + "."

@@ -23,8 +23,7 @@ func (r *queueResource) wanted(m queueModel) (wantedQueues, diag.Diagnostics) {
 	return wantedWith(m, r.data.suffixes)
 }
 
-// wantedWith computes the queues of a plan or state with the given suffixes (wanted: the
-// provider's).
+// wantedWith computes the queues of a plan or state with the given suffixes.
 func wantedWith(m queueModel, s topology.Suffixes) (wantedQueues, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	name := m.Name.ValueString()
@@ -61,8 +60,7 @@ func wantedWith(m queueModel, s topology.Suffixes) (wantedQueues, diag.Diagnosti
 	}, diags
 }
 
-// suffixesFor reads back the suffixes a queue in state was created with, else the provider's (after
-// an import).
+// suffixesFor reads back a state's suffixes, else the provider's (after an import).
 func (r *queueResource) suffixesFor(m queueModel) topology.Suffixes {
 	return topology.SuffixesOf(m.Name.ValueString(), m.DeadQueue.ValueString(), m.HoldQueuePrefix.ValueString(), r.data.suffixes)
 }

@@ -33,8 +33,7 @@ func (endpointValidator) ValidateString(_ context.Context, req validator.StringR
 	}
 }
 
-// parseDurationAttr parses a duration for a validator; a malformed one is left to
-// durationSyntaxValidator, which runs first.
+// parseDurationAttr parses a duration; a malformed one is durationSyntaxValidator's.
 func parseDurationAttr(req validator.StringRequest) (time.Duration, bool) {
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return 0, false
@@ -90,8 +89,7 @@ func (granularityValidator) ValidateString(_ context.Context, req validator.Stri
 	}
 }
 
-// queueNameValidator applies the name rules that do not depend on the suffixes; the length limit is
-// checked at plan time.
+// queueNameValidator applies the name rules the suffixes do not change.
 type queueNameValidator struct{}
 
 var _ validator.String = queueNameValidator{}
@@ -136,8 +134,7 @@ func (vhostValidator) ValidateString(_ context.Context, req validator.StringRequ
 		fmt.Sprintf("%s must name a vhost, e.g. \"/\" (RabbitMQ's default vhost); leave it unset to use the provider's vhost.", req.Path))
 }
 
-// delayValidator accepts a non-negative duration; whether it fits the longest hold is checked once
-// the granularity is known.
+// delayValidator accepts a non-negative duration (the longest hold is checked later).
 type delayValidator struct{}
 
 var _ validator.String = delayValidator{}
@@ -162,8 +159,7 @@ func (delayValidator) ValidateString(_ context.Context, req validator.StringRequ
 	}
 }
 
-// durationSyntaxValidator reports a string that is not a Go duration, stating the range the
-// attribute accepts.
+// durationSyntaxValidator reports a string that is not a Go duration, stating the range.
 type durationSyntaxValidator struct{ rangeText string }
 
 var _ validator.String = durationSyntaxValidator{}
