@@ -9,8 +9,7 @@ import (
 	"strconv"
 )
 
-// Value is one argument value, an integer or a string, kept apart so that an integer is never
-// written as a string or a float (RabbitMQ would refuse "30000").
+// Value is an integer or a string argument, never confused: RabbitMQ would refuse "30000".
 type Value struct {
 	isInt bool
 	i     int64
@@ -85,8 +84,7 @@ func (a Arguments) JSON() string {
 	return b.String()
 }
 
-// jsonString writes s as Terraform's jsonencode does (<, > and & escaped), so a *_json attribute
-// equals it.
+// jsonString writes s as Terraform's jsonencode does, so a *_json attribute equals it.
 func jsonString(s string) string {
 	b, _ := json.Marshal(s) // encoding a string cannot fail
 	return string(b)
@@ -101,8 +99,7 @@ type difference struct {
 	Wanted    string
 }
 
-// compareArgs lists, by key, every difference between the broker's table (numbers float64 or
-// json.Number) and wanted; keys in ignore are skipped when equal to the given value.
+// compareArgs lists by key every difference between the broker's table and wanted, bar ignore.
 func compareArgs(actual map[string]any, wanted Arguments, ignore map[string]string) []difference {
 	keys := make(map[string]struct{}, len(actual)+len(wanted))
 	for k := range actual {

@@ -20,8 +20,8 @@ var Declared = Flags{Durable: true, AutoDelete: false, Exclusive: false}
 const (
 	// ClassicType is the queue type the backend relies on (hold queues need classic-queue expiry).
 	ClassicType = "classic"
-	// ArgQueueType selects a queue's type; the backend never sends it, and RabbitMQ 3.13+ add it
-	// (classic) themselves.
+	// ArgQueueType selects a queue's type; the backend never sends it (3.13+ add classic
+	// themselves).
 	ArgQueueType = "x-queue-type"
 )
 
@@ -39,8 +39,7 @@ type Existing struct {
 	Arguments map[string]any
 }
 
-// Mismatch is one way an existing queue differs from the backend's declaration: Field is a flag,
-// type or argument key; Broker and Wanted render each side ("absent" for none).
+// Mismatch is one difference from the backend's declaration; "absent" for a side without it.
 type Mismatch struct {
 	Field  string
 	Broker string

@@ -12,16 +12,14 @@ type NamedQueue struct {
 	Existing
 }
 
-// Found is a logical queue held exactly as the backend declares it, with its main queue's settings
-// (nil when unset).
+// Found is a logical queue held exactly as the backend declares it, with its settings.
 type Found struct {
 	Name         string
 	MessageTTLMs *int64
 	MaxPriority  *int64
 }
 
-// NearMiss is a queue with a dead-letter sibling that is not a logical queue, and its first
-// difference.
+// NearMiss is a queue with a dead-letter sibling that is no logical queue, and why.
 type NearMiss struct {
 	Name   string
 	Reason string
@@ -96,8 +94,7 @@ func logicalQueue(name string, main, dead Existing, s Suffixes) (Found, string) 
 	return Found{Name: name, MessageTTLMs: ttl, MaxPriority: prio}, ""
 }
 
-// mainQueueSettings reads a main queue's TTL and priority (see MainQueueArgs); the reason names the
-// first difference, empty when the backend's declaration would match exactly.
+// mainQueueSettings reads a main queue's TTL and priority, or the first difference.
 func mainQueueSettings(got Existing) (ttlMs, maxPriority *int64, reason string) {
 	args, ms := MainQueueArgs(got)
 	if len(ms) > 0 {

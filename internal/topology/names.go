@@ -7,8 +7,7 @@ import (
 	"strings"
 )
 
-// ValidateQueueName checks a logical queue name: 1 to s.MaxNameBytes() bytes, not starting with
-// amq.
+// ValidateQueueName checks a logical queue name: 1 to s.MaxNameBytes() bytes, no amq. prefix.
 func ValidateQueueName(name string, s Suffixes) error {
 	limit := s.MaxNameBytes()
 	if len(name) == 0 {
@@ -39,8 +38,7 @@ func ValidateQueueNameForm(name string) error {
 // DeadQueueName returns the name of queue's dead-letter queue.
 func DeadQueueName(queue string, s Suffixes) string { return queue + s.Dead }
 
-// SuffixesOf reads back the suffixes that named queue's dead-letter queue and hold queue prefix; an
-// empty or unrelated name keeps fallback's.
+// SuffixesOf reads back the suffixes behind queue's derived names, else fallback's.
 func SuffixesOf(queue, dead, holdPrefix string, fallback Suffixes) Suffixes {
 	if suffix, ok := strings.CutPrefix(dead, queue); ok && suffix != "" {
 		fallback.Dead = suffix
@@ -84,8 +82,8 @@ func validateHoldTTL(ttlMs int64) error {
 	return nil
 }
 
-// ParseHoldQueueName reports whether name is one of queue's hold queues, and its TTL: exactly the
-// prefix and a decimal TTL from 1 to MaxDeferralMs without a leading zero.
+// ParseHoldQueueName reports whether name is a hold queue of queue (TTL 1 to MaxDeferralMs), and
+// its TTL.
 func ParseHoldQueueName(queue, name string, s Suffixes) (int64, bool) {
 	rest, ok := strings.CutPrefix(name, HoldQueuePrefix(queue, s))
 	if !ok {
@@ -120,8 +118,7 @@ func QueuesPattern(queue string, s Suffixes) string {
 	return "^" + topologyGroup(queue, s) + "$"
 }
 
-// WritePattern is QueuesPattern plus amq.default, for write permissions (publishing through the
-// default exchange and dead-lettering into "" need it).
+// WritePattern is QueuesPattern plus amq.default, which publishing needs.
 func WritePattern(queue string, s Suffixes) string {
 	return `^(amq\.default|` + topologyGroup(queue, s) + ")$"
 }

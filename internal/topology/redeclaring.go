@@ -2,22 +2,18 @@ package topology
 
 import "fmt"
 
-// RedeclaringSuffix names the holding queue that keeps a queue's messages while it is declared
-// again.
+// RedeclaringSuffix names the queue holding q's messages while q is declared again.
 const RedeclaringSuffix = ".redeclaring"
 
-// RedeclaringQueueName returns queue's holding queue, e.g. orders.redeclaring: never a hold queue,
-// in no permission pattern.
+// RedeclaringQueueName returns queue's holding queue, e.g. orders.redeclaring.
 func RedeclaringQueueName(queue string) string { return queue + RedeclaringSuffix }
 
-// RedeclaringQueue returns queue's holding queue as declared: no arguments, like the dead-letter
-// queue.
+// RedeclaringQueue returns queue's holding queue as declared: no arguments.
 func RedeclaringQueue(queue string) Queue {
 	return Queue{Name: RedeclaringQueueName(queue), Args: Arguments{}}
 }
 
-// ValidateRedeclaringName checks that queue's holding queue name fits RabbitMQ's limit, which the
-// suffixes' rule does not cover.
+// ValidateRedeclaringName checks that queue's holding queue name fits RabbitMQ's limit.
 func ValidateRedeclaringName(queue string) error {
 	if n := len(RedeclaringQueueName(queue)); n > MaxQueueNameBytes {
 		return fmt.Errorf("queue name %q is %d bytes, so its holding queue (the name followed by %q) would be %d bytes, past "+

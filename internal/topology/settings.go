@@ -5,8 +5,7 @@ import (
 	"strings"
 )
 
-// Suffixes are the name parts a deployment may tune: the dead-letter suffix and the hold queue
-// infix.
+// Suffixes are the name parts a deployment may tune: dead-letter suffix and hold queue infix.
 type Suffixes struct {
 	Dead     string
 	Deferred string
@@ -23,8 +22,7 @@ func (s Suffixes) MaxNameBytes() int {
 	return MaxQueueNameBytes - max(len(s.Dead), len(s.Deferred)+MaxTTLDigits)
 }
 
-// SettingError is a setting or input that breaks a rule; Setting names what to change (e.g.
-// "deferred_suffix", "retry_delays[1]"), so callers report it there without reading the message.
+// SettingError breaks a rule; Setting names what to change (e.g. "deferred_suffix").
 type SettingError struct {
 	Setting string
 	msg     string

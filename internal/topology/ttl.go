@@ -5,8 +5,7 @@ import (
 	"time"
 )
 
-// ValidateGranularity checks that g is a whole, positive number of ms, at most MaxDeferralMs; name
-// is reported.
+// ValidateGranularity checks that g is whole positive ms, at most MaxDeferralMs.
 func ValidateGranularity(name string, g time.Duration) error {
 	if g <= 0 {
 		return settingError(name, "%s must be a positive whole number of milliseconds, from 1ms to %dms; got %s", name, MaxDeferralMs, g)
@@ -20,8 +19,7 @@ func ValidateGranularity(name string, g time.Duration) error {
 	return nil
 }
 
-// LongestDelay is the longest delay at granularity g: the largest multiple of g within
-// MaxDeferralMs.
+// LongestDelay is the largest multiple of g within MaxDeferralMs.
 func LongestDelay(g time.Duration) time.Duration {
 	gms := g.Milliseconds()
 	if gms <= 0 {
@@ -71,8 +69,7 @@ func ValidateMaxPriority(p int64) error {
 	return nil
 }
 
-// QueueArgs returns the main queue's arguments: x-message-ttl and x-max-priority when given,
-// nothing else.
+// QueueArgs returns the main queue's arguments: x-message-ttl and x-max-priority when given.
 func QueueArgs(messageTTLMs, maxPriority *int64) (Arguments, error) {
 	args := Arguments{}
 	if messageTTLMs != nil {
