@@ -194,15 +194,15 @@ type sharedToken struct {
 	tok       string
 	refreshAt time.Time // zero: no known expiry
 	failure   error     // a refusal by the token endpoint: final for this process
-	// lastErr is the last fetch that failed unrefused: its waiters share it, not each a budget.
+	// lastErr is the last fetch that failed without a refusal: its waiters share it.
 	lastErr   error
 	lastErrAt time.Time
 	// lastDrop is when a token the broker refused was last dropped.
 	lastDrop time.Time
 }
 
-// minDropInterval spaces out dropping refused tokens, so a refused audience is not a fetch a
-// request.
+// minDropInterval spaces out dropped tokens: when every token is refused, not every request
+// fetches one.
 const minDropInterval = 30 * time.Second
 
 var sharedTokens = struct {

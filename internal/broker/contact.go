@@ -18,7 +18,8 @@ import (
 // host, user or secret); only its modification time counts, and failures to read or write it are
 // ignored.
 
-// DefaultContactNotes is in the user's cache folder (no other user can plant a file), else /tmp.
+// DefaultContactNotes is in the user's cache folder (no other user can plant a file there), else
+// in the temporary folder.
 func DefaultContactNotes() string {
 	if dir, err := os.UserCacheDir(); err == nil {
 		return filepath.Join(dir, "terraform-provider-queuey", "contact")

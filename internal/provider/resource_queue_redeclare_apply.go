@@ -10,7 +10,7 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
-// redeclareRounds bounds the moves before q's guarded delete; each refusal is a newcomer.
+// redeclareRounds bounds the moves before q's guarded delete; each refusal is a message that came since.
 const redeclareRounds = 3
 
 // redeclare declares q again with want's arguments as decideRedeclare says, or refuses
