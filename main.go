@@ -13,8 +13,8 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/provider"
 )
 
-// version is set at build time with -ldflags "-X main.version=..." (make
-// build: git describe; a release: goreleaser's version, e.g. 0.3.0).
+// version is set at build time with -ldflags "-X main.version=..." (make build: git describe; a
+// release: goreleaser's version, e.g. 0.3.0).
 var version = "dev"
 
 func main() {

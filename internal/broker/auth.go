@@ -23,30 +23,25 @@ import (
 	"golang.org/x/oauth2/clientcredentials"
 )
 
-// OAuth2Config is the client-credentials grant that yields the bearer tokens
-// sent to the management API.
+// OAuth2Config is the client-credentials grant whose tokens are sent to the management API.
 type OAuth2Config struct {
 	TokenURL string
 	ClientID string
 	// ClientSecret is never written to an error or a log.
 	ClientSecret string
 	Scopes       []string
-	// EndpointParams are extra form values of the token request, such as
-	// audience (Auth0) or resource (Microsoft Entra ID v1).
+	// EndpointParams are extra form values of the token request, e.g. audience or resource.
 	EndpointParams map[string]string
 }
 
-// authMethod says how requests authenticate.
 type authMethod int
 
-// The ways to authenticate.
 const (
 	authBasic authMethod = iota
 	authBearerToken
 	authOAuth2
 )
 
-// authKind returns how requests made with cfg authenticate.
 func (cfg Config) authKind() authMethod {
 	switch {
 	case cfg.OAuth2 != nil:
@@ -57,11 +52,9 @@ func (cfg Config) authKind() authMethod {
 	return authBasic
 }
 
-// authTransport sets the Authorization header (basic, a static bearer token or
-// an OAuth 2.0 token) and the extra headers on every request. With OAuth 2.0 a
-// 401 that says the token was not accepted (rather than "not a management
-// user" or "access refused") drops the cached token and tries once more with
-// a new one.
+// authTransport sets the Authorization header and the extra headers on every request. With OAuth
+// 2.0, a 401 saying the token was not accepted drops the cached token and tries once more with a
+// new one.
 type authTransport struct {
 	next     http.RoundTripper
 	method   authMethod
@@ -141,8 +134,7 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp.Body = io.NopCloser(bytes.NewReader(body))
 		return resp, nil
 	}
-	// The broker did not accept the token (expired early, revoked, or the
-	// broker's keys rotated): take a new one and try once more.
+	// The broker refused the token (expired early, revoked, keys rotated): take a new one, once.
 	if !t.tokens.invalidate(tok) {
 		resp.Body = io.NopCloser(bytes.NewReader(body))
 		return resp, nil
@@ -160,11 +152,7 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return t.next.RoundTrip(r)
 }
 
-// tokenRefused reports whether a 401's body says the token itself was not
-// accepted ("Login failed" on 3.x, "Not_Authorized" on 4.x: the reasons
-// classify takes for wrong credentials), as opposed to a valid token that
-// lacks a tag or a permission ("Not management user", "Not administrator
-// user", "Access refused.").
+// tokenRefused reports whether a 401's body says the token itself was refused, not a permission.
 func tokenRefused(body string) bool {
 	var answer struct {
 		Reason string `json:"reason"`
@@ -196,9 +184,7 @@ func validHeaderName(name string) bool {
 	return true
 }
 
-// sharedToken is one cached OAuth 2.0 token for one set of oauth2 settings,
-// shared by every client of the process. Fetches are serialised, so however
-// many requests need a token at once, the token endpoint sees one request.
+// sharedToken is the process's token for one set of oauth2 settings; fetches are serialised.
 type sharedToken struct {
 	conf     *clientcredentials.Config
 	client   *http.Client
@@ -208,19 +194,15 @@ type sharedToken struct {
 	tok       string
 	refreshAt time.Time // zero: no known expiry
 	failure   error     // a refusal by the token endpoint: final for this process
-	// lastErr is the last fetch that got no token without a refusal (the
-	// endpoint did not answer within the retry budget), and lastErrAt when
-	// it ended: callers that were already waiting for that fetch share its
-	// failure instead of each spending a retry budget of its own.
+	// lastErr is the last fetch that failed without a refusal: its waiters share it.
 	lastErr   error
 	lastErrAt time.Time
 	// lastDrop is when a token the broker refused was last dropped.
 	lastDrop time.Time
 }
 
-// minDropInterval spaces out the tokens dropped because the broker refused
-// them: when every token is refused (a wrong audience, a signing key the
-// broker does not know), each request must not cost a token request.
+// minDropInterval spaces out dropped tokens: when every token is refused, not every request
+// fetches one.
 const minDropInterval = 30 * time.Second
 
 var sharedTokens = struct {
@@ -228,8 +210,7 @@ var sharedTokens = struct {
 	m map[string]*sharedToken
 }{m: map[string]*sharedToken{}}
 
-// sharedTokenFor returns the process-wide token source of cfg's oauth2
-// settings (and of the TLS settings used to reach the token endpoint).
+// sharedTokenFor returns the process-wide token source of cfg's oauth2 and TLS settings.
 func sharedTokenFor(cfg Config, tokenBase *http.Transport) *sharedToken {
 	o := cfg.OAuth2
 	h := sha256.New()
@@ -261,8 +242,7 @@ func sharedTokenFor(cfg Config, tokenBase *http.Transport) *sharedToken {
 			ClientID: o.ClientID, ClientSecret: o.ClientSecret, TokenURL: o.TokenURL,
 			Scopes: o.Scopes, EndpointParams: params,
 		},
-		// Connection errors and 5xx answers of the token endpoint are retried
-		// like the management API's; its refusals (4xx) are not.
+		// Connection errors and 5xx of the token endpoint are retried; its refusals (4xx) are not.
 		client: &http.Client{
 			Transport: newRetryTransport(tokenBase, tokenConfig(cfg)),
 			Timeout:   cfg.maxRequestTime() + cfg.RequestTimeout,
@@ -273,7 +253,6 @@ func sharedTokenFor(cfg Config, tokenBase *http.Transport) *sharedToken {
 	return s
 }
 
-// token returns a token that is not about to expire, fetching one when needed.
 func (s *sharedToken) token(ctx context.Context) (string, error) {
 	asked := time.Now()
 	s.mu.Lock()
@@ -288,9 +267,7 @@ func (s *sharedToken) token(ctx context.Context) (string, error) {
 	if s.tok != "" && (s.refreshAt.IsZero() || now.Before(s.refreshAt)) {
 		return s.tok, nil
 	}
-	// Until it learns which way the endpoint takes the client credentials,
-	// the oauth2 package tries a second way after any failure: an endpoint
-	// that did not answer within the retry budget is not asked again.
+	// An endpoint that did not answer within the budget is not asked a second way by oauth2.
 	client := &http.Client{Transport: &finalAnswer{base: s.client.Transport}, Timeout: s.client.Timeout}
 	tok, err := s.conf.Token(context.WithValue(ctx, oauth2.HTTPClient, client))
 	if err != nil {
@@ -304,9 +281,7 @@ func (s *sharedToken) token(ctx context.Context) (string, error) {
 	}
 	s.lastErr = nil
 	s.tok = tok.AccessToken
-	// The answer's expires_in, or a JWT's exp claim when it is earlier (or
-	// when expires_in is missing): exp is what the broker checks, and it is
-	// in whole seconds.
+	// The expiry is expires_in, or a JWT's exp when earlier: exp is what the broker checks.
 	expiry := tok.Expiry
 	if exp := jwtExpiry(tok.AccessToken); !exp.IsZero() && (expiry.IsZero() || exp.Before(expiry)) {
 		expiry = exp
@@ -315,8 +290,7 @@ func (s *sharedToken) token(ctx context.Context) (string, error) {
 	return s.tok, nil
 }
 
-// refreshTime is when a token fetched at now and expiring at expiry should be
-// replaced: a quarter of its lifetime early, at most a minute early.
+// refreshTime is when to replace a token: a quarter of its lifetime early, at most a minute.
 func refreshTime(now, expiry time.Time) time.Time {
 	if expiry.IsZero() {
 		return time.Time{}
@@ -331,9 +305,8 @@ func refreshTime(now, expiry time.Time) time.Time {
 	return expiry.Add(-early)
 }
 
-// invalidate forgets tok, unless a newer token already replaced it, and
-// reports whether the caller should try again with a new token: not when a
-// refused token was dropped less than minDropInterval ago.
+// invalidate forgets tok unless replaced, and reports whether to retry (not within
+// minDropInterval).
 func (s *sharedToken) invalidate(tok string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -357,8 +330,7 @@ type TokenError struct {
 	// Code and Description are the OAuth 2.0 error and error_description.
 	Code        string
 	Description string
-	// Err is the underlying error when the endpoint did not answer.
-	Err error
+	Err         error
 }
 
 func (s *sharedToken) tokenError(err error) *TokenError {
@@ -418,12 +390,9 @@ func (e *TokenError) Hint() string {
 	return "Check oauth2.token_url, oauth2.client_id and oauth2.client_secret"
 }
 
-// jwtExpiry reads the exp claim of a JWT without verifying it (the broker
-// verifies tokens; the client only needs to know when to replace one). It
-// returns the zero time when tok is not a JWT or has no positive numeric exp.
-// A token signed with an algorithm the jwt package does not know is still
-// read: ParseUnverified fills the claims before it finds the algorithm
-// unavailable, and says so with ErrTokenUnverifiable.
+// jwtExpiry reads a JWT's exp claim without verifying it (the broker verifies tokens); zero when
+// tok is not a JWT or has no positive exp. An unknown signing algorithm still yields the claims
+// (ErrTokenUnverifiable).
 func jwtExpiry(tok string) time.Time {
 	claims := jwt.MapClaims{}
 	_, _, err := jwt.NewParser(jwt.WithPaddingAllowed()).ParseUnverified(tok, claims)
@@ -437,10 +406,9 @@ func jwtExpiry(tok string) time.Time {
 	return exp.Time
 }
 
-// tokenTransport is the transport to the token endpoint: the management API's
-// TLS settings, except that the system's CAs stay trusted beside cacert_file
-// (identity providers usually have public certificates) and no client
-// certificate is presented.
+// tokenTransport is the transport to the token endpoint: the management API's TLS settings, but the
+// system's CAs stay trusted beside cacert_file (identity providers have public certificates) and no
+// client certificate is sent.
 func tokenTransport(cfg Config, base *http.Transport) *http.Transport {
 	t := base.Clone()
 	tc := t.TLSClientConfig.Clone()
@@ -456,7 +424,6 @@ func tokenTransport(cfg Config, base *http.Transport) *http.Transport {
 	return t
 }
 
-// authError turns a token failure into an *Error; nil for other errors.
 func (c *Client) authError(op string, err error) *Error {
 	var te *TokenError
 	if !errors.As(err, &te) {
@@ -469,8 +436,7 @@ func (c *Client) authError(op string, err error) *Error {
 	return &Error{Op: op, Endpoint: c.endpoint, Reason: te.Error(), Kind: kind, Hint: te.Hint()}
 }
 
-// tokenRefusalHint explains a 401 or 403 to a request that carried a bearer
-// token (static or OAuth 2.0).
+// tokenRefusalHint explains a 401 or 403 to a request that carried a bearer token.
 func (c *Client) tokenRefusalHint(reason string) string {
 	lower := strings.ToLower(reason)
 	switch {
@@ -504,10 +470,8 @@ func (c *Client) grantHint() string {
 	return "in the bearer_token"
 }
 
-// finalAnswer passes the requests of one token fetch on to base until one
-// gets no answer or a server error (base has already tried it again within
-// the retry budget); every later request of the fetch gets that same outcome
-// at once.
+// finalAnswer gives every later request of a token fetch the first no-answer or server error at
+// once.
 type finalAnswer struct {
 	base http.RoundTripper
 	err  error
@@ -540,9 +504,7 @@ func (f *finalAnswer) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
-// tokenConfig is cfg for the token endpoint's requests: an answer of the
-// token endpoint says nothing about the management API, so it writes no
-// contact note (see contact.go) for it.
+// tokenConfig is cfg for the token endpoint, whose answers write no contact note.
 func tokenConfig(cfg Config) Config {
 	cfg.ContactNotes = ""
 	return cfg

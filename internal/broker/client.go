@@ -22,18 +22,16 @@ type Client struct {
 	http      *http.Client
 	transport *retryTransport
 
-	// Reads by vhost shared by concurrent callers (see reads.go).
+	// Reads by vhost shared by concurrent callers (reads.go).
 	declared  flight[map[string]Queue] // what each queue was declared with
 	counted   flight[map[string]Queue] // the same, with message counts
 	checks    flight[map[string]Queue] // message counts, states and nodes
 	consumers flight[map[string]int64] // consumer counts by queue
 	vhosts    flight[Vhost]
-	// lastWrite is when this client last wrote anything but a queue delete
-	// (Unix nanoseconds; see CountsAsRecent).
+	// lastWrite is when (Unix ns) this client last wrote anything but a queue delete.
 	lastWrite atomic.Int64
 
-	// credentialsRefused is set once the broker refused the basic-auth
-	// credentials: later requests are not sent (see refusedBefore).
+	// credentialsRefused is set once the broker refused the basic-auth credentials.
 	credentialsRefused atomic.Bool
 
 	nodeMu      sync.Mutex
@@ -42,8 +40,7 @@ type Client struct {
 	amqp amqpSettings // the AMQP 0-9-1 connection (amqp.go)
 }
 
-// wrote tells the shared queue reads that this client changed something:
-// none of them answers a later caller with what it read before.
+// wrote tells the shared reads that this client changed something.
 func (c *Client) wrote() {
 	c.lastWrite.Store(time.Now().UnixNano())
 	c.declared.wrote()
@@ -52,10 +49,7 @@ func (c *Client) wrote() {
 	c.consumers.wrote()
 }
 
-// deletedQueue is wrote for a queue delete, after which the checks before a
-// destroy may still take a listing asked before it (see reads.go): with ten
-// destroys at a time, a delete comes every few milliseconds, and no check
-// could share a listing with another otherwise.
+// deletedQueue is wrote for a queue delete, which a destroy's checks may read past (reads.go).
 func (c *Client) deletedQueue() {
 	c.declared.wrote()
 	c.counted.wrote()
@@ -63,8 +57,7 @@ func (c *Client) deletedQueue() {
 	c.consumers.deleted()
 }
 
-// New builds a client. It validates the settings and reads certificate files
-// but never contacts the broker.
+// New builds a client: it validates the settings and reads certificate files.
 func New(cfg Config) (*Client, error) {
 	if cfg.RequestTimeout <= 0 {
 		cfg.RequestTimeout = DefaultRequestTimeout
@@ -74,8 +67,8 @@ func New(cfg Config) (*Client, error) {
 		return nil, err
 	}
 	if u.User != nil {
-		// Credentials in the URL: take them unless username/password are set,
-		// and keep them out of the URL (and so out of every error).
+		// Credentials in the URL are taken unless username/password are set, and kept out of every
+		// error.
 		if cfg.Username == "" {
 			cfg.Username = u.User.Username()
 		}
@@ -112,13 +105,10 @@ func New(cfg Config) (*Client, error) {
 	}, nil
 }
 
-// Endpoint returns the normalised management API base URL, without
-// credentials.
+// Endpoint returns the normalised management API base URL, without credentials.
 func (c *Client) Endpoint() string { return c.endpoint }
 
-// redact returns s with the password of its user info hidden, also when s
-// is not a URL with an authority ("u:p@host" parses as scheme "u"): then
-// everything before the last "@" of what would be its authority is hidden.
+// redact hides the password of s's user info, also when s does not parse as a URL with one.
 func redact(s string) string {
 	if u, err := url.Parse(s); err == nil && strings.Contains(s, "://") {
 		return u.Redacted()
@@ -158,10 +148,7 @@ func (c *Client) unreachable(op string, err error) error {
 	return &Error{Op: op, Endpoint: c.endpoint, Reason: reason, Kind: ErrUnreachable, Hint: hint}
 }
 
-// ValidateEndpoint checks a management API base URL, the one rule for the
-// provider and the client alike: http or https, with a host, without a query
-// or a fragment (the client appends /api/... to it); a trailing slash is
-// tolerated and dropped. Credentials in the URL are left for the caller.
+// ValidateEndpoint checks a management API base URL: http or https, a host, no query or fragment.
 func ValidateEndpoint(raw string) (*url.URL, error) {
 	s := strings.TrimRight(strings.TrimSpace(raw), "/")
 	u, err := url.Parse(s)
@@ -181,8 +168,7 @@ func ValidateEndpoint(raw string) (*url.URL, error) {
 	return u, nil
 }
 
-// newRequest builds a request for path below /api/; the auth transport adds
-// the credentials.
+// newRequest builds a request for path below /api/; the auth transport adds the credentials.
 func (c *Client) newRequest(ctx context.Context, method, path string, body []byte) (*http.Request, error) {
 	var r io.Reader
 	if body != nil {
@@ -199,23 +185,18 @@ func (c *Client) newRequest(ctx context.Context, method, path string, body []byt
 	return req, nil
 }
 
-// do is the one path of every management API call: it sends method on path
-// (below /api/, segments escaped by the caller) with body encoded as JSON
-// when not nil, honours ctx through every attempt and pause (a cancelled
-// destroy stops at once), and decodes a successful answer into out when not
-// nil; a write makes later reads wait for answers sent after it. Failures come back as *Error, classified once (see classify) and with
-// RabbitMQ's reason kept, whatever the method and status.
+// do is the one path of every management API call: it sends method on path (below /api/, escaped by
+// the caller) with body as JSON, honours ctx through every attempt and pause, and decodes a success
+// into out. Failures come back as *Error, classified once, with RabbitMQ's reason.
 func (c *Client) do(ctx context.Context, op, method, path string, body, out any) error {
 	if method != http.MethodGet {
-		// Shared reads that began before this write must not answer the
-		// reads that follow it (see reads.go).
+		// Shared reads begun before this write must not answer the reads after it.
 		defer c.wrote()
 	}
 	return c.send(ctx, op, method, path, body, out)
 }
 
-// send is do without telling the shared reads of a write: for a caller that
-// tells them itself (DeleteQueue).
+// send is do without telling the shared reads of a write, for a caller that tells them itself.
 func (c *Client) send(ctx context.Context, op, method, path string, body, out any) error {
 	var b []byte
 	if body != nil {
@@ -239,12 +220,8 @@ func (c *Client) send(ctx context.Context, op, method, path string, body, out an
 		return c.unreachable(op, err)
 	}
 	defer func() {
-		// Read what the decoder left (a JSON decoder stops at the end of
-		// the value: a trailing newline, a chunked body's last chunk) so
-		// that net/http puts the connection back in the pool; closed before
-		// its end, the connection is closed instead and the next request
-		// opens a new one. More than bodyPeek is not worth reading: net/http
-		// then closes the connection instead.
+		// Drain what the decoder left so that net/http keeps the connection (beyond bodyPeek, close
+		// it).
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, bodyPeek))
 		_ = resp.Body.Close()
 	}()
@@ -262,15 +239,13 @@ func (c *Client) send(ctx context.Context, op, method, path string, body, out an
 	return nil
 }
 
-// getJSON is do for a GET.
 func (c *Client) getJSON(ctx context.Context, op, path string, out any) error {
 	return c.do(ctx, op, http.MethodGet, path, nil, out)
 }
 
-// writeFailed turns the failure of a write (a declaration or a delete) into
-// an *Error. A write that got no answer in time is most often one the
-// cluster's metadata store could not commit: when the broker answers that
-// most of its nodes are down, the error says so (ErrUnavailable).
+// writeFailed turns a failed write into an *Error. A write with no answer in time is most often one
+// the metadata store could not commit: when most nodes are down, the error says so
+// (ErrUnavailable).
 func (c *Client) writeFailed(ctx context.Context, op string, err error) error {
 	var na *noAnswerError
 	if errors.As(err, &na) && ctx.Err() == nil {
@@ -285,9 +260,7 @@ func (c *Client) writeFailed(ctx context.Context, op string, err error) error {
 	return c.unreachable(op, err)
 }
 
-// nodesDown asks the broker, in one short attempt, for the cluster nodes that
-// are not running and the number of nodes; 0 nodes when it cannot tell (the
-// user may lack the monitoring tag that reading nodes needs).
+// nodesDown asks once for the nodes not running and the node count (0: it cannot tell).
 func (c *Client) nodesDown(ctx context.Context) ([]string, int) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
@@ -307,8 +280,7 @@ func (c *Client) nodesDown(ctx context.Context) ([]string, int) {
 	return down, len(nodes)
 }
 
-// transportReason is the cause of a transport error without the method and
-// URL that net/http puts before it.
+// transportReason is a transport error's cause without net/http's method and URL.
 func transportReason(err error) string {
 	var ue *url.Error
 	if errors.As(err, &ue) {

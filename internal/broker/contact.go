@@ -10,25 +10,16 @@ import (
 	"time"
 )
 
-// Contact notes carry "the broker has answered" across provider processes.
-//
-// Terraform starts a new provider process for each walk of one run
-// (validate, plan, apply), so a process that has never had an answer may
-// still be in the middle of a run whose broker restarts: an apply's plan walk
-// got answers, the broker stops, and the apply walk's process meets a
-// refused connection first. The first-contact rule (retry.go) would report a
-// wrong endpoint after Timing.FirstContact there. A note per endpoint,
-// written when a process gets its first answer, tells later processes that
-// the broker answered at this endpoint within Timing.ContactMemory: a
-// refused connection is then a restart, retried within the retry budget.
-//
-// A note is an empty file named by a hash of the endpoint (no host, user or
-// secret in its name or content); only its modification time counts. Any
-// failure to read or write one is ignored: the note only lengthens a wait.
+// Contact notes carry "the broker has answered" across provider processes. Terraform starts a
+// process per walk of a run, so a process with no answer yet may meet a broker restarting mid-run,
+// where the first-contact rule (retry.go) would report a wrong endpoint. A note per endpoint,
+// written at a process's first answer, makes a refused connection within Timing.ContactMemory a
+// restart, retried within the budget. A note is an empty file named by a hash of the endpoint (no
+// host, user or secret); only its modification time counts, and failures to read or write it are
+// ignored.
 
-// DefaultContactNotes is the folder of contact notes the provider uses: in
-// the user's cache folder (no other user can plant a file there), else one
-// per user in the system's temporary folder.
+// DefaultContactNotes is in the user's cache folder (no other user can plant a file there), else
+// in the temporary folder.
 func DefaultContactNotes() string {
 	if dir, err := os.UserCacheDir(); err == nil {
 		return filepath.Join(dir, "terraform-provider-queuey", "contact")
@@ -36,13 +27,10 @@ func DefaultContactNotes() string {
 	return filepath.Join(os.TempDir(), "terraform-provider-queuey-"+strconv.Itoa(os.Getuid()))
 }
 
-// contactRefresh is how often a process that keeps getting answers writes
-// its note again, so that the memory counts from its last answer, not its
-// first.
+// contactRefresh is how often a process that keeps getting answers writes its note again.
 const contactRefresh = time.Minute
 
-// contactNote is the note of one endpoint; a zero note is never read or
-// written (Config.ContactNotes unset).
+// contactNote is the note of one endpoint; a zero note is never read or written.
 type contactNote struct{ path string }
 
 func newContactNote(dir, endpoint string) contactNote {

@@ -12,24 +12,20 @@ import (
 	"time"
 )
 
-// Endpoint mistakes: the endpoint answers, but not as the management API
-// does. None of them can get better by trying again, so each fails the
-// request at once (see transient), with what to change.
+// Endpoint mistakes: the endpoint answers, but not as the management API. Never retried.
 var (
 	// ErrNotHTTP: the endpoint's port speaks another protocol, e.g. AMQP.
 	ErrNotHTTP = errors.New("endpoint does not speak HTTP")
 	// ErrWrongScheme: http:// to a TLS port, or https:// to a plain one.
 	ErrWrongScheme = errors.New("endpoint scheme does not match its port")
-	// ErrNotAPI: the endpoint's path is not the management API's base, so
-	// RabbitMQ answers 400 without a reason (e.g. an endpoint ending in /api).
+	// ErrNotAPI: the path is not the management API's base (RabbitMQ answers 400 without a reason).
 	ErrNotAPI = errors.New("endpoint path is not the management API")
 )
 
 // managementPort is where the management API usually listens.
 const managementPort = "15672"
 
-// endpointMismatch is the *Error of a transport failure that says the endpoint
-// is the wrong one, or nil.
+// endpointMismatch is the *Error of a transport failure that says the endpoint is wrong, or nil.
 func (c *Client) endpointMismatch(op string, err error) *Error {
 	m := c.mismatch(err)
 	if m.kind == nil {
@@ -38,14 +34,12 @@ func (c *Client) endpointMismatch(op string, err error) *Error {
 	return &Error{Op: op, Endpoint: c.endpoint, Reason: m.reason, Kind: m.kind, Hint: m.hint}
 }
 
-// endpointProblem is what a transport error says about the endpoint: the
-// kind (nil when it is not an endpoint mistake), the cause and the fix.
+// endpointProblem is what a transport error says of the endpoint: kind (nil: none), cause and fix.
 type endpointProblem struct {
 	kind         error
 	reason, hint string
 }
 
-// mismatch classifies a transport error (see endpointProblem).
 func (c *Client) mismatch(err error) endpointProblem {
 	var pe *protocolError
 	var rh tls.RecordHeaderError
@@ -63,8 +57,7 @@ func (c *Client) mismatch(err error) endpointProblem {
 	return endpointProblem{}
 }
 
-// notHTTPHint says what a port that answered got is, and where the
-// management API usually is.
+// notHTTPHint says what the port that answered got is, and where the management API usually is.
 func notHTTPHint(got []byte) string {
 	what := "This port speaks another protocol than HTTP"
 	if strings.HasPrefix(string(got), "AMQP") {
@@ -89,10 +82,7 @@ func (c *Client) schemeHint(scheme string) string {
 		"or enable TLS on the management listener", u.Redacted(), was)
 }
 
-// notAPI fills in a 400 without a reason, RabbitMQ's answer to a path below
-// its port that is not the management API's (the management API's own
-// refusals always give one): the endpoint's path is wrong, or the port
-// speaks TLS and the server answered plain HTTP with a 400 of its own.
+// notAPI explains a 400 without a reason: a wrong path, or a TLS port that answered plain HTTP.
 func (c *Client) notAPI(ctx context.Context, e *Error) {
 	u, err := url.Parse(c.endpoint)
 	if err != nil {
@@ -117,9 +107,7 @@ func (c *Client) notAPI(ctx context.Context, e *Error) {
 	}
 }
 
-// speaksTLS reports whether a TLS handshake with host succeeds, within
-// timeout and at most probeTimeout; the certificate is not checked, since
-// the question is only which protocol the port speaks.
+// speaksTLS reports whether a TLS handshake with host succeeds; the certificate is not checked.
 func speaksTLS(ctx context.Context, host string, timeout time.Duration) bool {
 	ctx, cancel := context.WithTimeout(ctx, min(timeout, probeTimeout))
 	defer cancel()
@@ -135,11 +123,9 @@ func speaksTLS(ctx context.Context, host string, timeout time.Duration) bool {
 	return true
 }
 
-// probeTimeout bounds speaksTLS.
 const probeTimeout = 2 * time.Second
 
-// MissingCredentialError says that basic auth lacks its username or password:
-// the broker would refuse every request, so the client is not built.
+// MissingCredentialError says that basic auth lacks its username or password.
 type MissingCredentialError struct {
 	// Setting is "username" or "password".
 	Setting string
@@ -149,9 +135,7 @@ func (e *MissingCredentialError) Error() string {
 	return fmt.Sprintf("the management API needs a %s (basic auth), and none is set", e.Setting)
 }
 
-// checkCredentials returns a *MissingCredentialError when basic auth lacks
-// its username or password, unless headers carries an Authorization header
-// of its own.
+// checkCredentials returns a *MissingCredentialError, unless headers carry an Authorization header.
 func checkCredentials(cfg Config) error {
 	if cfg.authKind() != authBasic {
 		return nil
@@ -170,8 +154,7 @@ func checkCredentials(cfg Config) error {
 	return nil
 }
 
-// wrongEndpoint reports whether a transport error says the endpoint is the
-// wrong one (see mismatch): final, never tried again.
+// wrongEndpoint reports whether a transport error says the endpoint is wrong: final.
 func wrongEndpoint(err error) bool {
 	var pe *protocolError
 	var rh tls.RecordHeaderError

@@ -12,25 +12,21 @@ import (
 	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
 )
 
-// Kinds of failure callers act on. Test with errors.Is.
+// Kinds of failure callers act on, tested with errors.Is.
 var (
 	// ErrNotFound: the vhost or queue does not exist.
 	ErrNotFound = errors.New("not found")
-	// ErrArgumentsConflict: the queue exists with other arguments or flags
-	// (PRECONDITION_FAILED, "inequivalent arg").
+	// ErrArgumentsConflict: the queue exists with other arguments or flags.
 	ErrArgumentsConflict = errors.New("queue exists with different arguments")
-	// ErrNotEmpty: a guarded delete was refused because the queue holds
-	// messages or has consumers.
+	// ErrNotEmpty: a guarded delete was refused: the queue holds messages or has consumers.
 	ErrNotEmpty = errors.New("queue not empty or in use")
 	// ErrUnauthorized: the credentials were refused (401) or lack permission (403).
 	ErrUnauthorized = errors.New("not authorized")
 	// ErrUnreachable: no answer within the retry budget.
 	ErrUnreachable = errors.New("management API unreachable")
-	// ErrUnavailable: the broker answered, but the cluster cannot do it now:
-	// the node of the queue is down, or the metadata store has no quorum.
+	// ErrUnavailable: the queue's node is down, or the metadata store has no quorum.
 	ErrUnavailable = errors.New("cluster unavailable")
-	// ErrTokenEndpoint: the OAuth 2.0 token endpoint did not answer, or
-	// failed (5xx), within the retry budget; no credential was refused.
+	// ErrTokenEndpoint: the OAuth 2.0 token endpoint did not answer, or failed, within the budget.
 	ErrTokenEndpoint = errors.New("OAuth 2.0 token endpoint unreachable")
 )
 
@@ -46,16 +42,12 @@ type Error struct {
 	Reason string
 	// Kind is one of the Err* values, or nil.
 	Kind error
-	// Hint says what to do next.
 	Hint string
-	// CredentialsRefused says that the broker refused the username or
-	// password (Kind is ErrUnauthorized): the same for every request of
-	// the client, so a caller may explain it once (see Short).
+	// CredentialsRefused says the broker refused the username or password.
 	CredentialsRefused bool
 }
 
-// Short is the error without its hint, for a caller that has shown the
-// hint already.
+// Short is the error without its hint.
 func (e *Error) Short() string {
 	c := *e
 	c.Hint = ""
@@ -88,13 +80,9 @@ func (e *Error) Error() string {
 // Unwrap lets errors.Is see the kind.
 func (e *Error) Unwrap() error { return e.Kind }
 
-// classify picks the kind and hint of an HTTP failure. A 401 or 403 is told
-// apart by what went wrong, since each needs its own fix: the credentials,
-// the user's tags, its access to the vhost, or its permissions on the queues.
-// RabbitMQ words these differently from one version to the next (a wrong
-// password is "Login failed" on 3.x and "Not_Authorized" on 4.x), so the
-// reason is matched against every spelling known, and a reason not known is
-// settled by asking /api/whoami with the same credentials (see authProblem).
+// classify picks the kind and hint of an HTTP failure. A 401 or 403 is told apart by its fix
+// (credentials, tags, vhost access, permissions): the reason is matched against every spelling
+// RabbitMQ versions use, and an unknown one is settled by asking /api/whoami (authProblem).
 func (c *Client) classify(ctx context.Context, op string, status int, reason string) *Error {
 	e := &Error{Op: op, Endpoint: c.endpoint, Status: status, Reason: reason}
 	lower := strings.ToLower(reason)
@@ -130,7 +118,6 @@ func (c *Client) classify(ctx context.Context, op string, status int, reason str
 	return e
 }
 
-// What a 401 or 403 is about.
 type authProblemKind int
 
 const (
@@ -140,12 +127,7 @@ const (
 	authPermissions                        // configure/write/read patterns do not cover the queue
 )
 
-// Reasons RabbitMQ gives, lower case, by what they mean. 3.10 to 4.3 answer a
-// wrong password "Login failed" or "Not_Authorized"; a user without a tag
-// "Not management user" (or "Not administrator user" where only
-// administrators may go); no access to the vhost "User not authorised to
-// access virtual host" (4.3 answers 404 instead: see vhostVisible); a
-// pattern that does not match "Access refused".
+// Reasons RabbitMQ gives, lower case, by meaning (4.3 answers 404 for no vhost access).
 var authReasons = []struct {
 	substr string
 	kind   authProblemKind
@@ -164,10 +146,9 @@ var authReasons = []struct {
 	{"access_refused", authPermissions},
 }
 
-// authProblem says what a 401 or 403 is about: from the reason when it is one
-// known, else from GET /api/whoami with the same credentials: answered, they
-// are right and the user lacks a permission; refused for a missing tag, the
-// tag; refused otherwise, the credentials.
+// authProblem says what a 401 or 403 is about: from a known reason, else from GET /api/whoami with
+// the same credentials (answered: a permission is missing; refused for a tag: the tag; else: the
+// credentials).
 func (c *Client) authProblem(ctx context.Context, status int, reason string) authProblemKind {
 	lower := strings.ToLower(reason)
 	for _, r := range authReasons {
@@ -190,14 +171,11 @@ func (c *Client) authProblem(ctx context.Context, status int, reason string) aut
 	return authCredentials
 }
 
-// whoami asks GET /api/whoami once and returns the status and reason (status
-// 0 when there was no answer).
 func (c *Client) whoami(ctx context.Context) (int, string) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	// Not through do: the raw status is the answer here, and do would
-	// classify it (and so ask whoami again).
+	// Not through do: the raw status is the answer, and do would classify it.
 	req, err := c.newRequest(ctx, http.MethodGet, "whoami", nil)
 	if err != nil {
 		return 0, ""
@@ -210,8 +188,6 @@ func (c *Client) whoami(ctx context.Context) (int, string) {
 	return resp.StatusCode, readReason(resp.Body)
 }
 
-// readReason reads the reason (else the error) of an error answer, decoded
-// with rabbit-hole's type for it.
 func readReason(r io.Reader) string {
 	var body rabbithole.ErrorResponse
 	_ = json.NewDecoder(io.LimitReader(r, bodyPeek)).Decode(&body)
@@ -239,9 +215,7 @@ func (c *Client) authHint(k authProblemKind) string {
 		u, "RABBITMQ_USERNAME", "RABBITMQ_PASSWORD")
 }
 
-// refusedBefore is the error of a request not sent because an earlier one of
-// this client had the credentials refused: they do not change within the
-// provider's process, so asking again would only be refused again.
+// refusedBefore is the error of a request not sent: this client's credentials were refused before.
 func (c *Client) refusedBefore(op string) *Error {
 	return &Error{Op: op, Endpoint: c.endpoint, Reason: "not sent, since an earlier request had the credentials refused",
 		Kind: ErrUnauthorized, CredentialsRefused: true, Hint: c.authHint(authCredentials)}

@@ -8,10 +8,7 @@ import (
 	"time"
 )
 
-// FirstContactError says that nothing answered at Addr (a refused
-// connection, or a host that does not resolve) from this client's first
-// attempt until Timing.FirstContact ran out: the endpoint is wrong or the
-// broker is not running (see retry.go).
+// FirstContactError says nothing answered at Addr before Timing.FirstContact ran out.
 type FirstContactError struct {
 	// Addr is the host:port tried.
 	Addr string
@@ -29,24 +26,20 @@ func (e *FirstContactError) Error() string {
 
 func (e *FirstContactError) Unwrap() error { return e.Err }
 
-// unresolved reports whether the host did not resolve (rather than refused
-// the connection).
+// unresolved reports whether the host did not resolve.
 func (e *FirstContactError) unresolved() bool {
 	var dns *net.DNSError
 	return errors.As(e.Err, &dns)
 }
 
-// dialFailed reports whether err is a connection that could not be made for
-// another reason than a timeout: refused, a host or network that cannot be
-// reached, a host that does not resolve.
+// dialFailed reports whether a connection could not be made for another reason than a timeout.
 func dialFailed(err error) bool {
 	var op *net.OpError
 	var dns *net.DNSError
 	return errors.As(err, &dns) || errors.As(err, &op) && op.Op == "dial" && !op.Timeout()
 }
 
-// dialCause is a dial error without the "dial tcp ADDR:" that net puts
-// before the cause: "connect: connection refused", "lookup h: no such host".
+// dialCause is a dial error without net's "dial tcp ADDR:" prefix: "connect: connection refused".
 func dialCause(err error) string {
 	var dns *net.DNSError
 	if errors.As(err, &dns) {

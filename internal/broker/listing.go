@@ -6,32 +6,22 @@ import (
 	"time"
 )
 
-// Reading queues: one call lists a vhost (ListQueues), one reads a queue
-// (GetQueue). A listing says what it reports of each queue (Detail) and which
-// earlier answer of the same listing it may take (Freshness, see reads.go).
+// Reading queues: ListQueues lists a vhost by Detail and Freshness (reads.go); GetQueue reads one.
 
 // Detail is what a read reports of each queue.
 type Detail int
 
 const (
-	// Declared: how each queue was declared (type, flags, arguments), its
-	// state and node; no counts. The cheapest listing.
+	// Declared: type, flags, arguments, state and node; no counts. The cheapest listing.
 	Declared Detail = iota
-	// Counted: Declared, plus each queue's live message count (ready plus
-	// unacknowledged). For one queue (GetQueue), only the state, the node and
-	// the count where the broker reports it alone (RabbitMQ 4.0 and later;
-	// nil on 3.10).
+	// Counted: Declared plus the live message count (GetQueue: where 4.x reports it; nil on 3.10).
 	Counted
-	// Checked: each queue's message count, state and node, from two listings
-	// at once (see checkListingNow): a queue left out of the counted one is
-	// there with its count unknown (nil), never absent. For the checks before
-	// a delete.
+	// Checked: counts from two listings at once, a queue missing from the counted one with nil
+	// count.
 	Checked
 	// CheckedWithConsumers: Checked, plus each queue's consumer count.
 	CheckedWithConsumers
-	// Consumers: only the queues that have consumers, each with Name, Vhost
-	// and Consumers. The broker answers it in time that grows with the
-	// consumers of the vhost, not its queues.
+	// Consumers: only queues with consumers; its cost grows with the vhost's consumers, not queues.
 	Consumers
 )
 
@@ -41,13 +31,12 @@ type Freshness int
 const (
 	// Live: only a request in flight when the call began, else a new one.
 	Live Freshness = iota
-	// Recent: the answer, finished or in flight, of a request that began at
-	// most Timing.CheckAge before the call.
+	// Recent: the answer of a request begun at most Timing.CheckAge before the call.
 	Recent
 	// Kept: any answer since this client's last write.
 	Kept
-	// KeptIfListed: Kept, but never waits: without a finished answer it
-	// returns ErrNotListed at once, having started a request for a later call.
+	// KeptIfListed: Kept, but without an answer it returns ErrNotListed at once, starting a
+	// request.
 	KeptIfListed
 )
 
@@ -56,15 +45,13 @@ var ErrNotListed = errors.New("the vhost's listing has not answered yet")
 
 // QueueList is the answer of a listing.
 type QueueList struct {
-	// Queues by name. Shared with every caller of the same listing: do not
-	// modify it (CheckedWithConsumers gives each caller a map of its own).
+	// Queues by name, shared with every caller: do not modify.
 	Queues map[string]Queue
 	// Began is when the request that answered began.
 	Began time.Time
 }
 
-// ListQueues lists every queue of vhost with what says, from an answer fresh
-// allows. An error wraps ErrNotFound when the vhost does not exist.
+// ListQueues lists every queue of vhost; an error wraps ErrNotFound for a missing vhost.
 func (c *Client) ListQueues(ctx context.Context, vhost string, what Detail, fresh Freshness) (QueueList, error) {
 	age := c.age(fresh)
 	var fetch func(context.Context) (map[string]Queue, error)
@@ -90,13 +77,9 @@ func (c *Client) ListQueues(ctx context.Context, vhost string, what Detail, fres
 	return QueueList{Queues: queues, Began: began}, err
 }
 
-// GetQueue reads one queue alone (Declared, or Counted for any other
-// detail), in time independent of the number of queues in the vhost. An
-// error wraps ErrNotFound when the queue or its vhost does not exist.
-//
-// Asked for totals, RabbitMQ 4.3 answers for a queue whose node is down
-// without the node: a queue not said to be running, without a node, is
-// asked for again without them, which names it.
+// GetQueue reads one queue alone (Declared, or Counted for any other detail), in time independent
+// of the vhost's size; an error wraps ErrNotFound. RabbitMQ 4.3 answers a totals GET of a queue
+// whose node is down without the node: such a queue is asked again without totals.
 func (c *Client) GetQueue(ctx context.Context, vhost, name string, what Detail) (Queue, error) {
 	if what == Declared {
 		q, err := c.fetchQueue(ctx, vhost, name, getQuery)
@@ -115,10 +98,9 @@ func (c *Client) GetQueue(ctx context.Context, vhost, name string, what Detail) 
 	return q, nil
 }
 
-// CountsAsRecent reports whether a listing whose request began at began may
-// answer a Recent read: it began at most Timing.CheckAge ago, and this client
-// has written nothing since but queue deletes. For a listing made by another
-// provider process of the same run (the plan's, handed to the destroy).
+// CountsAsRecent reports whether a listing begun at began may answer a Recent read: at most
+// Timing.CheckAge ago, with no write since but queue deletes. For a listing another provider
+// process made (the plan's).
 func (c *Client) CountsAsRecent(began time.Time) bool {
 	age := time.Since(began)
 	return age >= 0 && age <= c.transport.tm.CheckAge && c.lastWrite.Load() < began.UnixNano()
@@ -153,8 +135,7 @@ func (c *Client) listing(vhost string, flags uint) func(context.Context) (map[st
 	return func(ctx context.Context) (map[string]Queue, error) { return c.listQueuesNow(ctx, vhost, flags) }
 }
 
-// queuesWithConsumers is the Checked listing with the Consumers one, each
-// shared as fresh allows, joined into a map of the caller's own.
+// queuesWithConsumers joins the Checked and Consumers listings into a map of the caller's own.
 func (c *Client) queuesWithConsumers(ctx context.Context, vhost string, fresh freshness) (QueueList, error) {
 	type consumers struct {
 		counts map[string]int64

@@ -20,23 +20,19 @@ type Queue struct {
 	Exclusive  bool
 	// Arguments as decoded from JSON: numbers are json.Number.
 	Arguments map[string]any
-	// Messages (ready plus unacknowledged) is nil while the broker has not
-	// reported it yet (it can omit it for a moment after a declaration).
+	// Messages (ready plus unacked) is nil while the broker has not reported it.
 	Messages *int64
-	// Consumers is filled in only by the listings CheckedWithConsumers and
-	// Consumers; nil otherwise.
+	// Consumers is set only by the listings CheckedWithConsumers and Consumers.
 	Consumers *int64
-	// State is what the broker says of the queue's process: "running" (or
-	// "live", "idle", "flow") while it works; "down", "stopped", "crashed"
-	// and the like while its node is down or restarting. Listings and single
-	// GETs may name the same trouble differently ("down" vs "stopped" on 4.x).
+	// State is the queue's process state: "running", "live", "idle" or "flow" while it works;
+	// "down", "stopped" and the like while its node is down (listings and GETs may word it
+	// differently).
 	State string
 	// Node is the cluster node that hosts the queue, e.g. rabbit@host-2.
 	Node string
 }
 
-// Running reports whether the queue's process works: its state is one of
-// those of a working queue, or not reported at all.
+// Running reports whether the queue's process works, or its state is not reported.
 func (q Queue) Running() bool {
 	switch q.State {
 	case "", "running", "live", "idle", "flow":
@@ -45,14 +41,9 @@ func (q Queue) Running() bool {
 	return false
 }
 
-// Listings ask for the only fields their callers read, skip the costly
-// statistics (disable_stats) and the broker's sorting (sort=, an empty sort
-// list: the answer becomes a map anyway). A listing costs the broker time in
-// proportion to the number of queues in the vhost, and more with counts: live
-// message totals (enable_queue_totals) are asked of every queue, where the
-// statistics-based counts would lag the queue by several seconds (long
-// enough to report an empty queue that just received a message). So each
-// listing carries counts only when a caller sharing it needs them.
+// Listings ask only for the fields their callers read, without statistics or sorting. Their cost
+// grows with the vhost's queues, and more with live message totals (statistics-based counts lag by
+// seconds), so a listing carries counts only when a caller needs them.
 const (
 	withCounts       uint = 1 << iota // messages (ready plus unacknowledged)
 	withDeclarations                  // type, durable, auto_delete, exclusive, arguments
@@ -69,9 +60,7 @@ func listQuery(flags uint) string {
 	return q
 }
 
-// getQuery asks for one queue without statistics; getCountsQuery also for
-// its live message total, which RabbitMQ 4.x reports for a single queue and
-// 3.10 does not.
+// getQuery asks for one queue without statistics; getCountsQuery also for its live total (4.x).
 const (
 	getQuery       = "disable_stats=true&columns=name,type,durable,auto_delete,exclusive,arguments,state,node"
 	getCountsQuery = "disable_stats=true&enable_queue_totals=true&columns=name,state,node,messages"
@@ -95,7 +84,7 @@ func (r rawQueue) queue() Queue {
 		Name: r.Name, Vhost: r.Vhost, Type: r.Type, Durable: r.Durable, Exclusive: r.Exclusive,
 		Arguments: r.Arguments, Messages: count(r.Messages), State: r.State, Node: r.Node,
 	}
-	// RabbitMQ reports auto_delete as a boolean, or as "undefined" for some queue types.
+	// RabbitMQ reports auto_delete as a boolean, or "undefined" for some queue types.
 	if b, ok := r.AutoDelete.(bool); ok {
 		q.AutoDelete = b
 	}
@@ -144,11 +133,9 @@ func (c *Client) fetchQueue(ctx context.Context, vhost, name, query string) (Que
 	return q, nil
 }
 
-// DeclareQueue declares a queue with the backend's flags (durable, not
-// auto-delete, not exclusive: see topology.Declared) and exactly these
-// arguments, as an application does: no x-queue-type is added.
-// It fails with ErrArgumentsConflict when the queue exists with other
-// arguments, and with ErrNotFound when the vhost does not exist.
+// DeclareQueue declares a queue with the backend's flags (topology.Declared) and exactly these
+// arguments, as an application does: no x-queue-type is added. It fails with ErrArgumentsConflict
+// or ErrNotFound (no vhost).
 func (c *Client) DeclareQueue(ctx context.Context, vhost, name string, args map[string]any) error {
 	if args == nil {
 		args = map[string]any{}
@@ -162,10 +149,7 @@ func (c *Client) DeclareQueue(ctx context.Context, vhost, name string, args map[
 	return c.do(ctx, op, http.MethodPut, "queues/"+url.PathEscape(vhost)+"/"+url.PathEscape(name), body, nil)
 }
 
-// DeleteQueue deletes a queue. Guarded, it passes if-empty and if-unused so
-// that the broker refuses (ErrNotEmpty) a queue that holds a message or has a
-// consumer. A queue that does not exist is ErrNotFound: the caller decides
-// whether that means deleted.
+// DeleteQueue deletes a queue; guarded, the broker refuses a busy one (ErrNotEmpty).
 func (c *Client) DeleteQueue(ctx context.Context, vhost, name string, guarded bool) error {
 	op := fmt.Sprintf("deleting queue %q in vhost %q", name, vhost)
 	path := "queues/" + url.PathEscape(vhost) + "/" + url.PathEscape(name)
@@ -176,14 +160,9 @@ func (c *Client) DeleteQueue(ctx context.Context, vhost, name string, guarded bo
 	return c.send(ctx, op, http.MethodDelete, path, nil, nil)
 }
 
-// checkListingNow lists the queues of vhost twice at once: with live message
-// totals, and without counts. A listing with message counts asks every
-// queue's process for them, and while a cluster node stops or starts,
-// RabbitMQ 4.x leaves that node's queues out of such a listing for a moment
-// (seen on 4.3: all 500 queues of the node missing, through another node),
-// where a listing without counts, read from the metadata store, still has
-// them. A queue only the second has is returned with its count unknown
-// (nil): never taken for absent, never for empty.
+// checkListingNow lists vhost twice at once, with live totals and without counts: while a node
+// stops or starts, RabbitMQ 4.x leaves that node's queues out of a counted listing for a moment. A
+// queue only the second has is returned with a nil count: never taken for absent or empty.
 func (c *Client) checkListingNow(vhost string) func(context.Context) (map[string]Queue, error) {
 	return func(ctx context.Context) (map[string]Queue, error) {
 		type names struct {

@@ -15,42 +15,21 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
 
-// Retries.
-//
-// A request is tried again after a transient failure: one a restarting
-// broker or node gives for a few seconds and then stops giving. Those are
-// connection errors (refused, reset, closed, an attempt that got no answer
-// within request_timeout), 500, 502, 503 and 504, the broker's "metadata
-// store operation timed out" (a cluster without quorum, or one still
-// forming), a 404 to a declaration whose reason says the queue's process
-// is down (its node is restarting), and the 404s and "not empty" refusals a
-// node gives for a moment while it stops or starts (see next).
-// Credentials, permissions and every other refusal are final, and so is a
-// certificate the TLS handshake refused.
-//
-// Pauses start at Timing.BackoffFirst and double up to Timing.BackoffMax,
-// each drawn at random from its upper half so that clients restarted
-// together do not retry in step. No attempt starts later than the retry
-// budget after the first one began, and the last pause is shortened to end
-// at the budget, so a request ends within budget + request_timeout.
-//
-// First contact: until the broker has answered this client once, a refused
-// connection or a host that does not resolve is most likely a wrong endpoint
-// or a broker that is not running, not a restart: it is tried again within
-// Timing.FirstContact only (when that is shorter than the budget), and then
-// reported as a *FirstContactError naming host:port. Once the broker has
-// answered, the same failures are a restart, retried within the budget; so
-// are they when a contact note says that the broker answered another provider
-// process at this endpoint within Timing.ContactMemory (see contact.go).
+// Retries. A request is tried again after a transient failure, one a restarting broker or node
+// gives for a few seconds: connection errors, no answer within request_timeout, 500/502/503/504, a
+// metadata store timeout, a 404 saying the queue's process is down, and the 404s and "not empty"
+// refusals of a node that stops or starts (see next). Every other refusal, and a refused
+// certificate, is final. Pauses double from Timing.BackoffFirst up to BackoffMax, drawn from their
+// upper half so that clients do not retry in step; no attempt starts after the budget, so a request
+// ends within the budget plus request_timeout. Until the broker has answered once (here, or per a
+// contact note, contact.go), a refused connection or an unresolved host is tried within
+// Timing.FirstContact only, then reported as a *FirstContactError: most likely a wrong endpoint,
+// not a restart.
 
-// bodyPeek is the most of an answer that is read beside decoding it: to
-// classify an error answer or take its reason, or to drain a body so that
-// its connection is kept.
+// bodyPeek is the most of an answer read beside decoding it.
 const bodyPeek = 64 << 10
 
-// backoff returns the pause before retry number n (1-based): at first from
-// half of BackoffFirst to BackoffFirst, the ceiling doubling with each
-// retry, never more than BackoffMax.
+// backoff returns the pause before retry n (1-based), its ceiling doubling up to BackoffMax.
 func (tm Timing) backoff(n int) time.Duration {
 	d := tm.BackoffFirst
 	for i := 1; i < n && d < tm.BackoffMax; i++ {
@@ -60,27 +39,20 @@ func (tm Timing) backoff(n int) time.Duration {
 	return d/2 + rand.N(d/2+1) //nolint:gosec // jitter needs no cryptographic randomness
 }
 
-// retryTransport gives every attempt its own timeout and tries a request
-// again after transient failures within the retry budget.
+// retryTransport gives every attempt its own timeout and retries transient failures.
 type retryTransport struct {
-	base    http.RoundTripper
-	timeout time.Duration
-	budget  time.Duration
-	tm      Timing // with defaults filled in
-	// onAttempt, when set, observes every attempt (unit tests).
+	base      http.RoundTripper
+	timeout   time.Duration
+	budget    time.Duration
+	tm        Timing // with defaults filled in
 	onAttempt func(*http.Request)
-	// now and pause are the clock the rules above are decided by: the real
-	// one, or a unit test's, which sets the time each decision is made at.
+	// now and pause are the clock the rules are decided by (a unit test's sets it).
 	now   func() time.Time
 	pause func(ctx context.Context, d time.Duration) error
-	// troubleAt is when (Unix nanoseconds) an attempt last failed in a way
-	// a restarting broker fails (see restartSeen); 0 for never.
+	// troubleAt is when (Unix ns) an attempt last failed as a restarting broker fails; 0 for never.
 	troubleAt atomic.Int64
-	// answered is set once any attempt got an HTTP answer (see first
-	// contact above).
-	answered atomic.Bool
-	// note is this endpoint's contact note; notedAt is when (Unix
-	// nanoseconds) this transport last wrote it, 0 for never.
+	answered  atomic.Bool
+	// note is this endpoint's contact note; notedAt when (Unix ns) this transport last wrote it.
 	note    contactNote
 	notedAt atomic.Int64
 }
@@ -90,7 +62,6 @@ func newRetryTransport(base http.RoundTripper, cfg Config) *retryTransport {
 		note: newContactNote(cfg.ContactNotes, cfg.Endpoint), now: time.Now, pause: sleepContext}
 }
 
-// sleepContext waits d, or until ctx ends (then its error).
 func sleepContext(ctx context.Context, d time.Duration) error {
 	timer := time.NewTimer(d)
 	defer timer.Stop()
@@ -102,10 +73,7 @@ func sleepContext(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// restartSeen reports whether an attempt failed as a restarting broker makes
-// it fail (a refused or reset connection, no answer, a 5xx, a metadata store
-// timeout) within the last RestartMemory. Only then are the 404s and "not
-// empty" refusals of a node that is starting worth trying again (see next).
+// restartSeen reports a restarting broker's failure within RestartMemory (see next).
 func (t *retryTransport) restartSeen() bool {
 	at := t.troubleAt.Load()
 	return at != 0 && t.now().Sub(time.Unix(0, at)) < t.tm.RestartMemory
@@ -154,27 +122,17 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 }
 
-// notFoundClock follows one request's answers that may come from a node
-// stopping or starting (see recovering and stillStarting).
+// notFoundClock follows one request's answers that may come from a node stopping or starting.
 type notFoundClock struct {
 	first    time.Time // the first such answer after a restart was seen
 	repeated bool      // a 404 was repeated once to confirm it
 }
 
-// next decides what follows a failed attempt of the given kind: the pause
-// before the next one, or final when the answer is to be taken as it is.
-//
-// A 404 or a "not empty" that a stopping or starting node may give is tried
-// again for RecoveryWindow from the request's first such answer after this
-// client has seen a restart (restartSeen), the last pause shortened to end
-// with the window. (The 404 of a node that begins to stop does not start the
-// window when it is the first sign of the restart; it does when an earlier
-// restart is still remembered, and then a request that waits out a new
-// outage longer than the window meets it closed.) Otherwise a "not empty" is
-// final at once, and a 404 is repeated once after ConfirmPause: a node whose
-// application is stopping answers 404 to writes on connections already open
-// for a few milliseconds before it closes them (3.10 and 4.3 alike, queues
-// still there), and the repeat then meets the closed port, a restart.
+// next decides what follows a failed attempt: the pause before the next one, or final. A 404 or
+// "not empty" that a stopping or starting node may give is retried for RecoveryWindow from the
+// request's first such answer after a restart was seen. Otherwise "not empty" is final, and a 404
+// is repeated once after ConfirmPause: a stopping node answers 404 on open connections for a few
+// milliseconds before closing them, and the repeat meets the closed port.
 func (t *retryTransport) next(kind failureKind, pause time.Duration, nf *notFoundClock) (time.Duration, bool) {
 	if kind == restarting || kind == noContact {
 		t.troubleAt.Store(t.now().UnixNano())
@@ -194,34 +152,26 @@ func (t *retryTransport) next(kind failureKind, pause time.Duration, nf *notFoun
 	return 0, true
 }
 
-// failure says why a failed attempt is worth repeating (why, for the log),
-// or why == "" when it is not: it succeeded, or its failure is final.
+// failure says why a failed attempt is worth repeating, or why == "" when it is not.
 type failure struct {
 	why  string
 	kind failureKind
 }
 
-// failureKind tells next how to treat a failure worth repeating.
 type failureKind int
 
 const (
-	// restarting: what a restarting broker gives (a refused or reset
-	// connection, no answer, a 5xx, a metadata store timeout, a queue
-	// process down); it also marks a restart as seen.
+	// restarting: what a restarting broker gives; it also marks a restart as seen.
 	restarting failureKind = iota
-	// noContact: a refused connection or a host that does not resolve;
-	// a restart once the broker has answered, else see first contact.
+	// noContact: a refused connection or an unresolved host (see first contact).
 	noContact
-	// maybeNotFound: a 404 that may come from a stopping or recovering node
-	// (see recovering).
+	// maybeNotFound: a 404 that may come from a stopping or recovering node.
 	maybeNotFound
-	// maybeStarting: a guarded delete refused as "not empty" by a node that
-	// may still be starting (see stillStarting).
+	// maybeStarting: a guarded delete refused as "not empty" by a node that may be starting.
 	maybeStarting
 )
 
-// transient classifies a failed attempt (see failure). It may read an error
-// answer's body and put it back.
+// transient classifies a failed attempt; it may read an error answer's body and put it back.
 func transient(req *http.Request, resp *http.Response, err error) failure {
 	if err != nil {
 		switch {
@@ -258,40 +208,18 @@ func transient(req *http.Request, resp *http.Response, err error) failure {
 	return failure{}
 }
 
-// recovering is the cause logged for a 404 (maybeNotFound) that a node may
-// answer while its application stops (to writes, on connections already
-// open) or while it recovers its vhosts after a start: "Not Found" to a
-// declaration, a delete or a vhost's listing. It is also what a vhost or
-// queue that is really missing gets, so it is tried again only as next says.
+// recovering is logged for a 404 a stopping or recovering node may answer (see next).
 const recovering = ": not found (the node may be stopping or recovering its vhosts)"
 
-// stillStarting is the cause logged for a guarded delete refused as "not
-// empty" (maybeStarting): a 4.3 node answers so for an empty queue for a
-// moment after it starts, before the queue's process has counted its
-// messages. It is tried again only after a restart was seen, within
-// Timing.RecoveryWindow (see next).
+// stillStarting is logged for 4.3's "not empty" to an empty queue just after it starts.
 const stillStarting = ": not empty (the queue may still be starting)"
 
-// Timing.RecoveryWindow bounds the retries of the answers above, counted
-// from a request's first such answer after a restart was seen: not from its
-// start, so a request that waited out a restart gets the whole window once
-// the node answers again; and not from its last fault, so a real 404 between
-// repeated faults still ends. (A 30 s window counted from the start was tried
-// once; it did not help, since the failures it was meant for were the 404s of
-// a stopping node, answered before any sign of the restart.)
-//
-// Timing.ConfirmPause is the pause before a 404 seen with no restart is
-// repeated once. The 404s of a stopping node end within milliseconds; a
-// missing queue or vhost still answers in well under a second.
-//
-// Timing.RestartMemory is how long after the last sign of a restart (a
-// refused or reset connection, a 5xx) a 404 or a "not empty" may still come
-// from a node recovering its vhosts and queues. It is the client's: after one
-// 5xx, every request's 404 waits for the window during that time.
+// Timing.RecoveryWindow is counted from a request's first such answer after a restart was seen, so
+// a request that waited out a restart gets the whole window, and a real 404 still ends.
+// Timing.ConfirmPause: a stopping node's 404s end within milliseconds. Timing.RestartMemory: how
+// long after the last sign of a restart a 404 or "not empty" may still come from a recovering node.
 
-// vhostWide reports whether a 404 to req can come from a vhost that is still
-// starting: a write, or a GET of a vhost or of its queue or consumer
-// listing (not of one queue: a missing queue is the usual answer there).
+// vhostWide reports whether a 404 to req can come from a starting vhost.
 func vhostWide(req *http.Request) bool {
 	if req.Method == http.MethodPut || req.Method == http.MethodDelete {
 		return true
@@ -300,16 +228,13 @@ func vhostWide(req *http.Request) bool {
 	return req.Method == http.MethodGet && len(segs) == 2 && (segs[0] == "vhosts" || segs[0] == "queues" || segs[0] == "consumers")
 }
 
-// metadataStoreTimeout reports whether a broker's reason (lower case) says
-// that an operation on its metadata store timed out: a cluster that has lost
-// its majority, or one still starting.
+// metadataStoreTimeout reports whether a reason says a metadata store operation timed out.
 func metadataStoreTimeout(reason string) bool {
 	return strings.Contains(reason, "timed out") && (strings.Contains(reason, "metadata store") || strings.Contains(reason, "khepri")) ||
 		strings.Contains(reason, "timeout_waiting_for_tables")
 }
 
-// queueProcessDown reports whether a broker's reason (lower case) says that
-// the process of a queue is not running: its node is down or restarting.
+// queueProcessDown reports whether a reason (lower case) says a queue's process is not running.
 func queueProcessDown(reason string) bool {
 	return strings.Contains(reason, "stopped by supervisor") || strings.Contains(reason, "noproc") ||
 		strings.Contains(reason, "nodedown")
@@ -356,7 +281,6 @@ func (c *cancelOnClose) Close() error {
 	return err
 }
 
-// budgetError says that no attempt got an answer within the retry budget.
 type budgetError struct {
 	attempts int
 	budget   time.Duration
@@ -371,15 +295,13 @@ func (e *budgetError) Error() string {
 
 func (e *budgetError) Unwrap() error { return e.last }
 
-// noAnswerError is an attempt that got no answer within request_timeout.
 type noAnswerError struct{ timeout time.Duration }
 
 func (e *noAnswerError) Error() string {
 	return fmt.Sprintf("no answer within request_timeout %s", e.timeout)
 }
 
-// noteAnswer writes the contact note after an answer: at the first, then at
-// most every contactRefresh.
+// noteAnswer writes the contact note at the first answer, then at most every contactRefresh.
 func (t *retryTransport) noteAnswer() {
 	now := time.Now().UnixNano()
 	last := t.notedAt.Load()

@@ -14,8 +14,7 @@ import (
 	"time"
 )
 
-// idleConnsPerHost keeps enough idle connections for Terraform's largest
-// usual parallelism (the default is 10) with room to spare.
+// idleConnsPerHost keeps idle connections for Terraform's usual parallelism (default 10) with room.
 const idleConnsPerHost = 64
 
 // newBaseTransport builds the TLS-aware, keep-alive HTTP transport.
@@ -57,9 +56,7 @@ func newBaseTransport(cfg Config) (*http.Transport, error) {
 	}, nil
 }
 
-// certificateError reports whether err is a TLS certificate refusal, by this
-// client (the server's certificate does not verify) or by the server (a TLS
-// alert about the client's certificate, which crypto/tls does not export).
+// certificateError reports whether err is a TLS certificate refusal, by either side.
 func certificateError(err error) bool {
 	var verr *tls.CertificateVerificationError
 	if errors.As(err, &verr) {
@@ -69,10 +66,7 @@ func certificateError(err error) bool {
 	return strings.Contains(msg, "x509: ") || (strings.Contains(msg, "tls: ") && strings.Contains(msg, "certificate"))
 }
 
-// sniffingDial dials a plain-HTTP connection that checks the first bytes the
-// server sends: an answer that does not begin like HTTP's ("HTTP/") fails at
-// once with a *protocolError instead of net/http's untyped "malformed HTTP
-// response", so that it is not tried again for the whole retry budget.
+// sniffingDial fails a plain-HTTP answer not beginning "HTTP/" at once (*protocolError).
 func sniffingDial(d *net.Dialer) func(ctx context.Context, network, addr string) (net.Conn, error) {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		conn, err := d.DialContext(ctx, network, addr)
@@ -83,9 +77,7 @@ func sniffingDial(d *net.Dialer) func(ctx context.Context, network, addr string)
 	}
 }
 
-// tlsDial dials and completes the TLS handshake of an https connection, so
-// that a handshake with a server that does not speak TLS fails with crypto/tls's
-// typed tls.RecordHeaderError (see wrongEndpoint).
+// tlsDial completes the handshake while dialling, so a non-TLS server fails typed.
 func tlsDial(d *net.Dialer, base *tls.Config) func(ctx context.Context, network, addr string) (net.Conn, error) {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		raw, err := d.DialContext(ctx, network, addr)
@@ -101,8 +93,8 @@ func tlsDial(d *net.Dialer, base *tls.Config) func(ctx context.Context, network,
 		conn := tls.Client(raw, cfg)
 		if err := conn.HandshakeContext(ctx); err != nil {
 			_ = raw.Close()
-			// Wrapped: net/http replaces a bare tls.RecordHeaderError that
-			// begins "HTTP/" with an untyped error.
+			// Wrapped: net/http replaces a bare RecordHeaderError beginning "HTTP/" with an untyped
+			// one.
 			return nil, &handshakeError{err: err}
 		}
 		return conn, nil
@@ -135,8 +127,7 @@ func (e *protocolError) Error() string {
 	return fmt.Sprintf("the server does not speak HTTP: it answered %q", e.got)
 }
 
-// tlsRecord reports whether b begins like a TLS record (an alert or a
-// handshake, TLS 1.0 to 1.3): what a TLS port answers to plain HTTP.
+// tlsRecord reports whether b begins like a TLS record: what a TLS port answers to plain HTTP.
 func tlsRecord(b []byte) bool {
 	return len(b) >= 2 && (b[0] == 0x15 || b[0] == 0x16) && b[1] == 0x03
 }

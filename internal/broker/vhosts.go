@@ -12,28 +12,20 @@ import (
 // Vhost is what the provider needs to know of a virtual host.
 type Vhost struct {
 	Name string
-	// DefaultQueueType is "classic", "quorum", "stream", or "" when neither
-	// the vhost nor the node sets one (RabbitMQ 3.10 reports "undefined"),
-	// which means classic.
+	// DefaultQueueType is "classic", "quorum", "stream", or "" (classic) when none is set.
 	DefaultQueueType string
-	// FromNode: the vhost sets no default queue type and DefaultQueueType is
-	// the node's (default_queue_type in rabbitmq.conf, RabbitMQ 3.13 and
-	// later), which then applies to the vhost's queues.
+	// FromNode: the vhost sets none and DefaultQueueType is the node's.
 	FromNode bool
 }
 
-// IsClassic reports whether queues declared without x-queue-type become
-// classic queues in this vhost.
+// IsClassic reports whether queues declared without x-queue-type are classic in this vhost.
 func (v Vhost) IsClassic() bool {
 	return v.DefaultQueueType == "" || v.DefaultQueueType == "classic"
 }
 
-// GetVhost returns the vhost, or an error wrapping ErrNotFound. RabbitMQ lets
-// only administrators read one vhost (anyone else gets 401 "Not administrator
-// user"), but lets a management user list the vhosts it has permissions in:
-// for such a user the vhost is looked up in that list. The answer is kept
-// and shared by every later caller (see reads.go): the client never writes a
-// vhost, so a process checks each vhost once.
+// GetVhost returns the vhost, or an error wrapping ErrNotFound. Only administrators may read one
+// vhost, so for a management user it is found in the list of its vhosts. The answer is kept for the
+// process: the client never writes a vhost.
 func (c *Client) GetVhost(ctx context.Context, name string) (Vhost, error) {
 	return c.vhosts.do(ctx, name, kept, func(ctx context.Context) (Vhost, error) {
 		return c.getVhostNow(ctx, name)
@@ -64,11 +56,7 @@ func (c *Client) getVhostNow(ctx context.Context, name string) (Vhost, error) {
 	return c.withNodeDefault(ctx, raw.vhost())
 }
 
-// withNodeDefault fills in the node's default queue type for a vhost that
-// sets none. RabbitMQ 4.x already reports the node's for such a vhost; a
-// vhost created before the node's setting, or a version that reports
-// "undefined", leaves it to /api/overview (which RabbitMQ 3.10 answers
-// without default_queue_type: classic).
+// withNodeDefault fills in the node's default queue type for a vhost that reports none.
 func (c *Client) withNodeDefault(ctx context.Context, v Vhost) (Vhost, error) {
 	if v.DefaultQueueType != "" {
 		return v, nil
@@ -83,15 +71,12 @@ func (c *Client) withNodeDefault(ctx context.Context, v Vhost) (Vhost, error) {
 	return v, nil
 }
 
-// NodeDefaultQueueType returns the node's default_queue_type as /api/overview
-// reports it (RabbitMQ 3.13 and later), or "" when it reports none. It is
-// read once per client: the setting changes only with a restart.
+// NodeDefaultQueueType returns /api/overview's default_queue_type, or ""; read once.
 func (c *Client) NodeDefaultQueueType(ctx context.Context) (string, error) {
 	c.nodeMu.Lock()
 	defer c.nodeMu.Unlock()
 	if c.nodeDefault == nil {
-		// RabbitMQ 3.10, which has no such column, answers [].
-		// A management API without /api/overview (404) sets none either.
+		// 3.10 has no such column and answers []; a 404 sets none either.
 		var o any
 		if err := c.getJSON(ctx, "reading the node's default queue type", "overview?columns=default_queue_type", &o); err != nil && !errors.Is(err, ErrNotFound) {
 			return "", err
@@ -108,15 +93,10 @@ func (c *Client) NodeDefaultQueueType(ctx context.Context) (string, error) {
 	return *c.nodeDefault, nil
 }
 
-// confirmNotFound checks a 404 of a call in vhost before it is taken to mean
-// that the vhost (and its queues) is gone. RabbitMQ up to 4.0 answers a user
-// without access to the vhost 401 ("User not authorised to access virtual
-// host"), but 4.3 answers it 404, as if the vhost did not exist. So after a
-// 404 the vhost is looked up: an administrator sees every vhost (and needs no
-// permissions to read queues), a management user the vhosts it has access
-// to. A vhost that exists, or one an administrator cannot find, confirms the
-// 404; a vhost a management user cannot see may exist without its access, so
-// the 404 becomes an ErrUnauthorized error that names both causes.
+// confirmNotFound checks a 404 in vhost before it is taken to mean the vhost is gone: RabbitMQ 4.3
+// answers 404 (up to 4.0: 401) to a user without access to the vhost. The vhost is looked up;
+// found, or not found by an administrator, the 404 stands; not seen by a management user, it
+// becomes an ErrUnauthorized naming both causes.
 func (c *Client) confirmNotFound(ctx context.Context, vhost string, err error) error {
 	var e *Error
 	if !errors.As(err, &e) || !errors.Is(err, ErrNotFound) {
@@ -139,10 +119,7 @@ func (c *Client) confirmNotFound(ctx context.Context, vhost string, err error) e
 	}
 }
 
-// ConfirmQueueGone is for a GET of a queue of vhost that answered 404, which
-// RabbitMQ 4.3 also answers a user who may not see the vhost: it returns nil
-// when the 404 can be trusted (see confirmNotFound), and otherwise the error
-// that names both causes.
+// ConfirmQueueGone returns nil when a queue GET's 404 can be trusted (see confirmNotFound).
 func (c *Client) ConfirmQueueGone(ctx context.Context, vhost string) error {
 	gone := &Error{Op: fmt.Sprintf("reading queues in vhost %q", vhost), Endpoint: c.endpoint, Status: http.StatusNotFound,
 		Reason: "Not Found", Kind: ErrNotFound}
@@ -152,8 +129,7 @@ func (c *Client) ConfirmQueueGone(ctx context.Context, vhost string) error {
 	return nil
 }
 
-// notVisible is the reason of the ErrNotFound of a vhost a management user
-// cannot see.
+// notVisible is the reason for a vhost a management user cannot see.
 const notVisible = "not among the vhosts this user has permissions in"
 
 type rawVhost struct {

@@ -16,21 +16,15 @@ import (
 	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
 )
 
-// Admin makes the administration calls that the acceptance tests and the
-// bench need against a real management API (vhosts, users, permissions, the
-// broker's versions and node processes) and the provider never makes, so
-// that the provider's client carries none of them. They go through
-// rabbit-hole/v2, except the one rabbit-hole cannot say (see PutVhost).
-// rabbit-hole's calls take no context: the ctx of each method is only
-// checked before the call.
+// Admin makes the administration calls tests and the bench need on a real broker (vhosts, users,
+// permissions, versions, node processes), which the provider never makes. Through rabbit-hole/v2,
+// whose calls take no context: ctx is only checked before each call.
 type Admin struct {
 	rh   *rabbithole.Client
 	http *http.Client // for PutVhost's own request
 }
 
-// NewAdmin returns an administration client of the management API at
-// endpoint, authenticating as username; insecure skips the verification of
-// an https endpoint's certificate (a test broker's).
+// NewAdmin returns an administration client; insecure skips a test broker's certificate check.
 func NewAdmin(endpoint, username, password string, insecure bool) (*Admin, error) {
 	u, err := url.Parse(strings.TrimRight(endpoint, "/"))
 	if err != nil || u.Host == "" {
@@ -48,8 +42,7 @@ func NewAdmin(endpoint, username, password string, insecure bool) (*Admin, error
 	return &Admin{rh: rh, http: &http.Client{Transport: transport, Timeout: 30 * time.Second}}, nil
 }
 
-// StatusError is a management API answer other than 2xx (rabbit-hole's
-// ErrorResponse, or the answer to PutVhost's own request).
+// StatusError is a non-2xx management API answer.
 type StatusError = rabbithole.ErrorResponse
 
 // IsNotFound reports whether err is a 404 answer.
@@ -58,15 +51,13 @@ func IsNotFound(err error) bool {
 	return errors.As(err, &e) && e.StatusCode == http.StatusNotFound
 }
 
-// Permissions are the three regular expressions RabbitMQ grants a user in a
-// vhost.
+// Permissions are the three regular expressions RabbitMQ grants a user in a vhost.
 type Permissions struct {
 	Configure string `json:"configure"`
 	Write     string `json:"write"`
 	Read      string `json:"read"`
 }
 
-// done closes the body of a rabbit-hole answer and returns err.
 func done(resp *http.Response, err error) error {
 	if resp != nil && resp.Body != nil {
 		_ = resp.Body.Close()
@@ -74,11 +65,9 @@ func done(resp *http.Response, err error) error {
 	return err
 }
 
-// PutVhost creates (or updates) a vhost; defaultQueueType may be "". A
-// default queue type is sent in a request of its own: rabbit-hole's
-// VhostSettings sends only "default_queue_type", which RabbitMQ 3.10 ignores
-// (it reads "defaultqueuetype"), so a quorum vhost would silently be a
-// classic one there.
+// PutVhost creates or updates a vhost; defaultQueueType may be "". The type is sent in a request of
+// its own: rabbit-hole sends "default_queue_type", which 3.10 ignores (it reads
+// "defaultqueuetype").
 func (a *Admin) PutVhost(ctx context.Context, name, defaultQueueType string) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -106,8 +95,7 @@ func (a *Admin) PutVhost(ctx context.Context, name, defaultQueueType string) err
 	return nil
 }
 
-// DeleteVhost deletes a vhost and everything in it; a vhost that does not
-// exist counts as deleted.
+// DeleteVhost deletes a vhost and everything in it; a missing vhost counts as deleted.
 func (a *Admin) DeleteVhost(ctx context.Context, name string) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -115,7 +103,7 @@ func (a *Admin) DeleteVhost(ctx context.Context, name string) error {
 	return done(a.rh.DeleteVhost(name))
 }
 
-// PutUser creates (or updates) a user with a password and comma-separated tags.
+// PutUser creates or updates a user with a password and comma-separated tags.
 func (a *Admin) PutUser(ctx context.Context, name, password, tags string) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -129,7 +117,6 @@ func (a *Admin) PutUser(ctx context.Context, name, password, tags string) error 
 	return done(a.rh.PutUser(name, rabbithole.UserSettings{Password: password, Tags: t}))
 }
 
-// DeleteUser deletes a user.
 func (a *Admin) DeleteUser(ctx context.Context, name string) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -145,7 +132,7 @@ func (a *Admin) SetPermissions(ctx context.Context, vhost, user string, p Permis
 	return done(a.rh.UpdatePermissionsIn(vhost, user, rabbithole.Permissions{Configure: p.Configure, Write: p.Write, Read: p.Read}))
 }
 
-// DeletePermissions takes away every permission of user in vhost.
+// DeletePermissions takes away user's permissions in vhost.
 func (a *Admin) DeletePermissions(ctx context.Context, vhost, user string) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -153,7 +140,6 @@ func (a *Admin) DeletePermissions(ctx context.Context, vhost, user string) error
 	return done(a.rh.ClearPermissionsIn(vhost, user))
 }
 
-// Overview is what the management API says of the broker as a whole.
 type Overview struct {
 	RabbitMQVersion   string
 	ManagementVersion string
@@ -172,8 +158,7 @@ func (a *Admin) Overview(ctx context.Context) (Overview, error) {
 	return Overview{RabbitMQVersion: ov.RabbitMQVersion, ManagementVersion: ov.ManagementVersion, ErlangVersion: ov.ErlangVersion}, nil
 }
 
-// NodePids returns the operating-system process id of each node of the
-// cluster, by node name (for the bench, which reads their CPU time).
+// NodePids returns each node's operating-system process id, by node name.
 func (a *Admin) NodePids(ctx context.Context) (map[string]int, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err

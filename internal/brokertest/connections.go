@@ -5,9 +5,7 @@ import (
 	"fmt"
 )
 
-// CloseConnection closes, as an administrator does from the management UI,
-// the client connections whose connection_name is name, and reports how many
-// it closed (0 while the management API does not list it yet).
+// CloseConnection closes the client connections named name and reports how many.
 func (a *Admin) CloseConnection(ctx context.Context, name string) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err

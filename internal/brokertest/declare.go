@@ -7,11 +7,7 @@ import (
 	"sort"
 )
 
-// declare answers the declaration of the queue name of vhost, whose queues
-// are qs: it creates the queue, accepts an equivalent declaration of one that
-// exists, and refuses any other as RabbitMQ does. On 4.x a declaration
-// without x-queue-type gets x-queue-type classic, as RabbitMQ 4.0 and 4.3
-// record it.
+// declare creates a queue, accepts an equivalent declaration and refuses any other, as RabbitMQ.
 func (s *Server) declare(w http.ResponseWriter, r *http.Request, qs map[string]*Queue, vhost, name string) {
 	var body struct {
 		Durable    bool           `json:"durable"`
@@ -45,11 +41,7 @@ func (s *Server) declare(w http.ResponseWriter, r *http.Request, qs map[string]*
 	w.WriteHeader(http.StatusCreated)
 }
 
-// inequivalent returns the first flag or argument in which a declaration
-// differs from q ("" when none): durable, then auto_delete, then the
-// arguments by name (RabbitMQ checks them in an order of its own; the fake's
-// tests differ in one argument at a time). An x-queue-type classic is the
-// same as none.
+// inequivalent returns the first flag or argument a declaration differs from q in ("" for none).
 func inequivalent(q *Queue, durable, autoDelete bool, args map[string]any) string {
 	switch {
 	case q.Durable != durable:
@@ -78,13 +70,10 @@ func inequivalent(q *Queue, durable, autoDelete bool, args map[string]any) strin
 	return ""
 }
 
-// classic reports whether an x-queue-type makes a classic queue: "classic"
-// or none, which every version takes as the same.
+// classic reports whether an x-queue-type makes a classic queue: "classic" or none.
 func classic(queueType any) bool { return queueType == nil || queueType == "classic" }
 
-// difference words the difference in key as RabbitMQ does: "received 'b'
-// but current is 'a'" when both sides have it, else the side that has it as
-// "the value '5' of type 'long'" and the other as "none".
+// difference words the difference in key as RabbitMQ does.
 func difference(q *Queue, key string, durable, autoDelete bool, args map[string]any) string {
 	switch key {
 	case "durable":

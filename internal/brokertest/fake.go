@@ -1,15 +1,9 @@
-// Package brokertest is an in-memory fake of the parts of the RabbitMQ
-// management API that the provider uses, served by net/http/httptest, for
-// unit tests that need no broker: vhosts, queue listings and look-ups with
-// their declaration and counts, declarations, guarded deletes, consumer
-// listings, the current user, the node's default queue type and the nodes,
-// as RabbitMQ 3.10, 4.0 or 4.3 answers them (AnswerAs; the contract test in
-// internal/provider holds the fake to a real broker's answers). Tests arrange what the broker holds, inject faults with Intercept,
-// shape the queue listings (listings.go: numbered, held, failing) and read
-// back the requests it received. Only tests and the bench import it; it also
-// holds what they share around a real broker: Admin, the administration
-// calls the provider never makes (admin.go), and RawListener, a port that is
-// not the management API (listener.go).
+// Package brokertest is an in-memory fake of the parts of the RabbitMQ management API the provider
+// uses, for unit tests that need no broker. It answers as RabbitMQ 3.10, 4.0 or 4.3 does
+// (AnswerAs), held to real brokers' answers by the contract test in internal/provider. Tests
+// arrange what the broker holds, inject faults (Intercept), shape the listings (listings.go) and
+// read back the requests. It also holds what tests and the bench share around a real broker: Admin
+// (admin.go) and RawListener (listener.go).
 package brokertest
 
 import (
@@ -36,18 +30,15 @@ type Queue struct {
 	AutoDelete bool
 	Exclusive  bool
 	Arguments  map[string]any
-	// Messages is reported as is; nil leaves the count out of the answer, as
-	// RabbitMQ does for a moment after a declaration.
+	// Messages is reported as is; nil leaves the count out.
 	Messages  *int64
 	Consumers int
-	// State is reported as is (running when empty): "down" or "stopped"
-	// is a queue whose node is down. Node is reported when set, and as
-	// DefaultNode for a running queue that sets none.
+	// State is reported as is ("down": the node is down); Node defaults to DefaultNode.
 	State string
 	Node  string
 }
 
-// Server is a fake management API. Its zero vhost set holds "/" only.
+// Server is a fake management API, holding the vhost "/" at first.
 type Server struct {
 	*httptest.Server
 
@@ -58,10 +49,9 @@ type Server struct {
 	intercepts []*interceptor
 	listings   listings // see listings.go
 	conns      int
-	// noSingleCounts: a GET of one queue with enable_queue_totals leaves out
-	// its message count, as RabbitMQ 3.10 does (see NoSingleQueueCounts).
+	// noSingleCounts: a GET of one queue leaves out its message count, as 3.10 does.
 	noSingleCounts bool
-	version        Version // see AnswerAs; "" answers as 3.10 mostly
+	version        Version // see AnswerAs
 }
 
 // interceptor is one fault installed by Intercept.
@@ -69,8 +59,7 @@ type interceptor struct {
 	f func(w http.ResponseWriter, r *http.Request) bool
 }
 
-// New starts a fake management API with the vhost "/", closed at the end of
-// the test.
+// New starts a fake management API with the vhost "/", closed at the end of the test.
 func New(t testing.TB) *Server {
 	s := newServer()
 	s.Start()
@@ -78,8 +67,7 @@ func New(t testing.TB) *Server {
 	return s
 }
 
-// NewTLS is New over TLS with the server settings cfg (its certificate, and
-// whether it demands a client certificate).
+// NewTLS is New over TLS with the server settings cfg.
 func NewTLS(t testing.TB, cfg *tls.Config) *Server {
 	s := newServer()
 	s.TLS = cfg
@@ -90,11 +78,12 @@ func NewTLS(t testing.TB, cfg *tls.Config) *Server {
 
 func newServer() *Server {
 	s := &Server{
-		vhosts: map[string]string{"/": ""},
-		queues: map[string]map[string]*Queue{"/": {}},
+		vhosts:  map[string]string{"/": ""},
+		queues:  map[string]map[string]*Queue{"/": {}},
+		version: DefaultVersion,
 	}
 	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
-	// A refused handshake is what TLS tests provoke: not worth a log line.
+	// TLS tests provoke refused handshakes: not worth a log line.
 	s.Config.ErrorLog = log.New(io.Discard, "", 0)
 	s.Config.ConnState = func(_ net.Conn, state http.ConnState) {
 		if state == http.StateNew {
@@ -106,9 +95,7 @@ func newServer() *Server {
 	return s
 }
 
-// NoSingleQueueCounts makes the fake answer a GET of one queue without
-// its message count even when asked for totals (enable_queue_totals), as
-// RabbitMQ 3.10 does; by default it answers as 4.0 and 4.3 do, with it.
+// NoSingleQueueCounts makes a GET of one queue leave out its message count, as 3.10 does.
 func (s *Server) NoSingleQueueCounts() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -186,10 +173,8 @@ func (s *Server) QueueNames(vhost string) []string {
 	return out
 }
 
-// Intercept adds f to the faults, which see every request before the fake
-// does, in the order they were added: the first that answers the request
-// itself, returning true (a fault, a slow answer), ends it; one that returns
-// false leaves it to the next. Calling the returned function removes f.
+// Intercept adds a fault f, seeing requests before the fake; true means f answered. The result
+// removes f.
 func (s *Server) Intercept(f func(w http.ResponseWriter, r *http.Request) bool) (remove func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -202,9 +187,7 @@ func (s *Server) Intercept(f func(w http.ResponseWriter, r *http.Request) bool) 
 	}
 }
 
-// FailDelete makes every DELETE of the queue name answer status with that
-// error and reason, as RabbitMQ words them; the queue stays. It is one more
-// fault (see Intercept).
+// FailDelete makes every DELETE of the queue name fail with status; the queue stays.
 func (s *Server) FailDelete(name string, status int, errText, reason string) {
 	s.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
 		if r.Method != http.MethodDelete || !strings.HasSuffix(r.URL.EscapedPath(), "/"+url.PathEscape(name)) {
@@ -215,9 +198,7 @@ func (s *Server) FailDelete(name string, status int, errText, reason string) {
 	})
 }
 
-// Requests returns the requests received so far, each as the method and the
-// path below /api/, unescaped segment by segment and joined by spaces, then
-// the query if any: "DELETE queues / orders.dead ?if-empty=true&if-unused=true".
+// Requests returns the requests received: "DELETE queues / orders.dead ?if-empty=true".
 func (s *Server) Requests() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -244,9 +225,7 @@ func ErrorBody(w http.ResponseWriter, status int, errText, reason string) {
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if p := r.URL.EscapedPath(); !strings.HasPrefix(p, "/api/") || strings.HasPrefix(p, "/api/api/") {
-		// RabbitMQ answers a path that is not the management API's 400
-		// without a body when it holds an escaped slash (/api/api/vhosts/%2F),
-		// else 404.
+		// A path outside the API with an escaped slash gets 400 without a body, else 404.
 		if strings.Contains(strings.ToUpper(p), "%2F") {
 			w.WriteHeader(http.StatusBadRequest)
 			return
@@ -358,10 +337,7 @@ func (s *Server) queue(w http.ResponseWriter, r *http.Request, vhost, name strin
 	}
 }
 
-// render is the answer for q to the request r (a listing or a GET of q
-// alone): the columns it asks for (every field when it names none), with
-// the message count only when it asks for totals (enable_queue_totals), as
-// RabbitMQ answers a request that disables statistics.
+// render is q's answer to r: the columns r asks for, the count only with enable_queue_totals.
 func (s *Server) render(vhost string, q *Queue, r *http.Request, listing bool) map[string]any {
 	totals := r.URL.Query().Get("enable_queue_totals") == "true"
 	m := map[string]any{
@@ -382,8 +358,7 @@ func (s *Server) render(vhost string, q *Queue, r *http.Request, listing bool) m
 	return pick(m, r)
 }
 
-// pick keeps of m the columns r asks for (columns=a,b.c keeps a and b), or
-// all of m when it names none.
+// pick keeps of m the columns r asks for (columns=a,b.c keeps a and b), or all.
 func pick(m map[string]any, r *http.Request) map[string]any {
 	cols := r.URL.Query().Get("columns")
 	if cols == "" {

@@ -6,14 +6,10 @@ import (
 	"time"
 )
 
-// AMQPGreeting is what RabbitMQ's AMQP port answers to anything that is not
-// AMQP, an HTTP request included: the protocol header it speaks.
+// AMQPGreeting is what RabbitMQ's AMQP port answers to anything not AMQP: the protocol header.
 const AMQPGreeting = "AMQP\x00\x00\t\x01"
 
-// RawListener listens on a loopback port, closed at the end of the test, and
-// answers each connection with answer after reading what the client sends,
-// then closes it: a port that is not the management API (RabbitMQ's AMQP
-// port, a TLS port). It returns the address, host:port.
+// RawListener answers each loopback connection with answer, then closes it; it returns host:port.
 func RawListener(t testing.TB, answer string) string {
 	t.Helper()
 	return serveLoopback(t, func(conn net.Conn) {
@@ -25,8 +21,7 @@ func RawListener(t testing.TB, answer string) string {
 	})
 }
 
-// ClosedAddr is a loopback address, host:port, that nothing listens on: a
-// connection to it is refused.
+// ClosedAddr is a loopback host:port nothing listens on.
 func ClosedAddr(t testing.TB) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -38,17 +33,13 @@ func ClosedAddr(t testing.TB) string {
 	return addr
 }
 
-// SilentListener accepts connections on a loopback port and never answers
-// (a broker that hangs); closed at the end of the test. It returns the
-// address, host:port.
+// SilentListener accepts connections on a loopback port and never answers; it returns host:port.
 func SilentListener(t testing.TB) string {
 	t.Helper()
 	return serveLoopback(t, func(conn net.Conn) { t.Cleanup(func() { _ = conn.Close() }) })
 }
 
-// serveLoopback listens on a loopback port, closed at the end of the test,
-// hands each connection to handle in a goroutine of its own, and returns the
-// address, host:port.
+// serveLoopback hands each loopback connection to handle; it returns host:port.
 func serveLoopback(t testing.TB, handle func(net.Conn)) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -68,10 +59,7 @@ func serveLoopback(t testing.TB, handle func(net.Conn)) string {
 	return l.Addr().String()
 }
 
-// SlowListener listens on a loopback port, closed at the end of the test,
-// and answers each connection with answer after (counted from the
-// connection), then closes it: a port slow to speak. It returns the address,
-// host:port.
+// SlowListener is RawListener answering only after after, counted from the connection.
 func SlowListener(t testing.TB, answer string, after time.Duration) string {
 	t.Helper()
 	return serveLoopback(t, func(conn net.Conn) {

@@ -5,8 +5,7 @@ import (
 	"net/http"
 )
 
-// listings shapes the queue listings (GET /api/queues/<vhost>), for the tests
-// of reads shared among concurrent callers.
+// listings shapes the queue listings, for the tests of shared reads.
 type listings struct {
 	count    map[string]int64 // listing requests so far, by vhost
 	stamp    bool
@@ -16,34 +15,28 @@ type listings struct {
 	canceled int64
 }
 
-// StampListings adds to every queue listing a queue named seq-<n>, where n
-// numbers the listing requests of that vhost from 1, so that a caller can
-// tell which request answered it.
+// StampListings adds a queue seq-<n> to the vhost's n-th listing, to tell which request answered.
 func (s *Server) StampListings() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.listings.stamp = true
 }
 
-// HoldListings makes every queue listing, once it has taken its snapshot of
-// the queues, wait until release is closed or its client goes away; nil
-// stops holding later listings.
+// HoldListings makes every listing wait, after its snapshot, until release closes; nil stops it.
 func (s *Server) HoldListings(release chan struct{}) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.listings.hold = release
 }
 
-// FailListings makes every queue listing answer status (as RabbitMQ answers
-// a 404) after its hold, if any; 0 stops it.
+// FailListings makes every queue listing answer status after its hold; 0 stops it.
 func (s *Server) FailListings(status int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.listings.status = status
 }
 
-// ListingArrived returns a channel closed when the next queue listing
-// request arrives.
+// ListingArrived returns a channel closed when the next queue listing arrives.
 func (s *Server) ListingArrived() <-chan struct{} {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -60,16 +53,14 @@ func (s *Server) Listings(vhost string) int64 {
 	return s.listings.count[vhost]
 }
 
-// CanceledListings returns the number of held listings whose client went
-// away before the answer.
+// CanceledListings returns the number of held listings whose client left before the answer.
 func (s *Server) CanceledListings() int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.listings.canceled
 }
 
-// listQueues answers a queue listing with the queues as they were when the
-// request arrived.
+// listQueues answers a queue listing with the queues as they were when it arrived.
 func (s *Server) listQueues(w http.ResponseWriter, r *http.Request, vhost string) {
 	s.mu.Lock()
 	if s.listings.count == nil {

@@ -5,9 +5,7 @@ import (
 	"sort"
 )
 
-// node answers, under s.mu, the requests about the broker as a whole: the
-// current user (whoami), the node's settings (overview), the cluster's nodes
-// and the vhosts; it returns false for any other path.
+// node answers, under s.mu, whoami, overview, nodes and vhosts; false for any other path.
 func (s *Server) node(w http.ResponseWriter, r *http.Request, path string) bool {
 	switch path {
 	case "whoami":
@@ -50,8 +48,7 @@ func (s *Server) node(w http.ResponseWriter, r *http.Request, path string) bool 
 // DefaultNode is the name of the fake's one node.
 const DefaultNode = "rabbit@localhost"
 
-// renderVhost is what the fake says of the vhost name, added with the
-// default queue type t ("" for none): 4.x also has it in the metadata.
+// renderVhost is the fake's answer for a vhost added with default queue type t ("" for none).
 func (s *Server) renderVhost(name, t string) map[string]any {
 	meta := map[string]any{"description": "", "tags": []string{}}
 	if s.is4x() {

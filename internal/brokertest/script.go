@@ -10,21 +10,16 @@ import (
 type Answer struct {
 	Status int
 	Body   string
-	// Drop closes the connection without an answer, as a node whose
-	// application stopped does.
+	// Drop closes the connection without an answer, as a node whose application stopped does.
 	Drop bool
 }
 
-// Drop is the Answer that closes the connection unanswered.
 var Drop = Answer{Drop: true}
 
 // Reply is the Answer status with body (a JSON text, or "").
 func Reply(status int, body string) Answer { return Answer{Status: status, Body: body} }
 
-// Script adds a fault (see Intercept) that answers the requests for which
-// match is true (every request when match is nil) with answers, one each,
-// in turn; once they are used up, such requests go on to the next fault or
-// to the fake itself.
+// Script adds a fault answering the requests match accepts (all when nil) with answers, in turn.
 func (s *Server) Script(match func(*http.Request) bool, answers ...Answer) (remove func()) {
 	var mu sync.Mutex
 	next := 0
@@ -46,8 +41,7 @@ func (s *Server) Script(match func(*http.Request) bool, answers ...Answer) (remo
 	})
 }
 
-// Path matches the requests whose path below /api/ (escaped, without the
-// query) is p, e.g. "vhosts/%2F".
+// Path matches requests whose escaped path below /api/ is p, e.g. "vhosts/%2F".
 func Path(p string) func(*http.Request) bool {
 	return func(r *http.Request) bool { return r.URL.EscapedPath() == "/api/"+p }
 }

@@ -11,13 +11,9 @@ import (
 	"time"
 )
 
-// TokenEndpoint is a fake OAuth 2.0 token endpoint (client-credentials
-// grant) for unit tests, beside the fake management API: it checks the
-// client credentials (in a basic auth header or in the form) and hands out
-// numbered tokens ("tok-1", "tok-2", ...), or unsigned JWTs whose exp is
-// JWTLife ahead. Set its fields before the first request. Faults are
-// scripted like the fake's (Script). The acceptance tests' issuer, whose
-// tokens a real broker verifies, signs them and lives with those tests.
+// TokenEndpoint is a fake OAuth 2.0 client-credentials token endpoint: it checks the client
+// credentials (basic auth or form) and hands out numbered tokens ("tok-1", ...), or unsigned JWTs
+// expiring JWTLife ahead. Set its fields before the first request; faults are scripted (Script).
 type TokenEndpoint struct {
 	*httptest.Server
 	// ClientID and Secret are the credentials it accepts.
@@ -26,8 +22,7 @@ type TokenEndpoint struct {
 	ExpiresIn int
 	// JWTLife, when set, makes the tokens JWTs expiring that much later.
 	JWTLife time.Duration
-	// Delay, when set, holds every answer that long (a slow identity
-	// provider).
+	// Delay, when set, holds every answer that long.
 	Delay time.Duration
 
 	mu       sync.Mutex
@@ -36,8 +31,7 @@ type TokenEndpoint struct {
 	faults   *Server // scripted faults only: its own answers are never used
 }
 
-// NewTokenEndpoint starts a token endpoint that accepts the client
-// "terraform" with secret, closed at the end of the test.
+// NewTokenEndpoint starts a token endpoint accepting the client "terraform" with secret.
 func NewTokenEndpoint(t testing.TB, secret string) *TokenEndpoint {
 	te := &TokenEndpoint{ClientID: "terraform", Secret: secret, faults: &Server{}}
 	te.Server = httptest.NewServer(http.HandlerFunc(te.serve))
@@ -59,8 +53,7 @@ func (te *TokenEndpoint) LastForm() string {
 	return te.lastForm
 }
 
-// Script answers the next token requests with answers, in turn (see
-// Server.Script), before any credential is checked.
+// Script answers the next token requests with answers, in turn, before any credential is checked.
 func (te *TokenEndpoint) Script(answers ...Answer) { te.faults.Script(nil, answers...) }
 
 // Fail answers every token request with status.
@@ -107,9 +100,7 @@ func (te *TokenEndpoint) serve(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(body)
 }
 
-// UnsignedJWT is a JWT with the given claims, signed with nothing a
-// verifier would accept ("alg":"HS256" over a fixed signature): the client
-// never verifies tokens, it reads exp.
+// UnsignedJWT is a JWT with claims and a fixed signature: the client reads exp, never verifies.
 func UnsignedJWT(claims map[string]any) string {
 	return JWT(map[string]any{"alg": "HS256", "typ": "JWT"}, claims)
 }

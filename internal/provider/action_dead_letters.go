@@ -19,16 +19,14 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
-// What the two dead-letter actions share: the queues an action works on, the
-// checks before it, the plan warning and the progress lines.
+// What the two dead-letter actions share: their queues, checks, plan warning and progress lines.
 
 // deadLetters is the pair of queues an action works on.
 type deadLetters struct {
 	vhost, queue, dead string
 }
 
-// target resolves the queues of an action's queue and vhost; ok is false
-// while a value they depend on is unknown (at plan time).
+// deadLettersOf resolves an action's queues; ok is false while a value they depend on is unknown.
 func (d *providerData) deadLettersOf(queue, vhost types.String) (deadLetters, bool) {
 	if d == nil || queue.IsUnknown() || vhost.IsUnknown() || d.suffixesUnknown || (vhost.IsNull() && d.vhostUnknown) {
 		return deadLetters{}, false
@@ -41,19 +39,16 @@ func (d *providerData) deadLettersOf(queue, vhost types.String) (deadLetters, bo
 	return t, true
 }
 
-// configuredAction, embedded by the actions, takes the provider's data in
-// Configure.
+// configuredAction, embedded by the actions, takes the provider's data in Configure.
 type configuredAction struct{ data *providerData }
 
 func (a *configuredAction) Configure(_ context.Context, req action.ConfigureRequest, resp *action.ConfigureResponse) {
 	a.data, resp.Diagnostics = configuredData(req.ProviderData, resp.Diagnostics)
 }
 
-// warnCount is the plan warning of an action: how many messages q.dead holds
-// now and what invoking does with them (what, given the count text). It is
-// best effort: skipped when the broker settings are unknown, the broker does
-// not answer quickly or a queue is missing (it may be created by the same
-// apply), and never an error.
+// warnCount is an action's plan warning: how many messages q.dead holds and what invoking does.
+// Best effort: skipped when the settings are unknown, the broker is slow or a queue is missing (the
+// apply may create it).
 func (a *configuredAction) warnCount(ctx context.Context, t deadLetters, summary string, what func(n int64) string, diags *diag.Diagnostics) {
 	if !a.data.brokerReady() || !a.data.endpointSet {
 		return
@@ -77,10 +72,9 @@ func (a *configuredAction) warnCount(ctx context.Context, t deadLetters, summary
 	diags.AddWarning(summary, fmt.Sprintf("%s holds %s: invoking %s.", t.dead, countText(q.Messages, "message"), what(*q.Messages)))
 }
 
-// check refuses an action whose q or q.dead is missing, or (running) whose
-// q.dead is not running, before anything is moved. It asks the management
-// API for each queue alone (a listing may leave out the queues of a node
-// that is starting).
+// check refuses an action whose q or q.dead is missing, or (running) whose q.dead is not running,
+// before anything moves. Each queue is read alone: a listing may leave out a starting node's
+// queues.
 func check(ctx context.Context, c *broker.Client, t deadLetters, running bool, diags *diag.Diagnostics) bool {
 	for _, name := range []string{t.queue, t.dead} {
 		q, err := c.GetQueue(ctx, t.vhost, name, broker.Declared)
@@ -102,9 +96,7 @@ func check(ctx context.Context, c *broker.Client, t deadLetters, running bool, d
 	return true
 }
 
-// progress sends progress lines through send, never once ctx is done:
-// Terraform stops reading them when it interrupts the action, and a send
-// then would wait for ever. A send under way when ctx ends is left behind.
+// progress sends progress lines, never once ctx is done: nobody would read them then.
 type progress struct {
 	ctx  context.Context
 	send func(action.InvokeProgressEvent)
@@ -125,8 +117,7 @@ func (p progress) say(format string, args ...any) {
 	}
 }
 
-// amqpFailure reports a failed AMQP operation: the setting to look at when
-// the connection failed.
+// amqpFailure reports a failed AMQP operation, naming the setting to check.
 func amqpFailure(err error, summary string, diags *diag.Diagnostics) {
 	var ae *broker.AMQPError
 	switch {
@@ -141,14 +132,11 @@ func amqpFailure(err error, summary string, diags *diag.Diagnostics) {
 	}
 }
 
-// countPoll is the pause between the listings of waitForCount.
 const countPoll = 500 * time.Millisecond
 
-// waitForCount waits, up to wait from its start (purgeWait), listing every
-// poll, until the management API reports q.dead empty (its counts lag the
-// queue by a few seconds), so that a destroy right after the purge is not
-// refused on a stale count. The last pause ends at the deadline. It reports
-// whether it saw the count, and the last count seen.
+// waitForCount lists every poll, up to wait, until the management API reports q.dead empty (its
+// counts lag by seconds), so that a destroy right after a purge is not refused on a stale count. It
+// reports whether it saw it, and the last count.
 func waitForCount(ctx context.Context, c *broker.Client, t deadLetters, wait, poll time.Duration) (bool, *int64) {
 	deadline := time.Now().Add(wait)
 	var last *int64
@@ -174,8 +162,7 @@ func waitForCount(ctx context.Context, c *broker.Client, t deadLetters, wait, po
 	}
 }
 
-// deadLetterAttributes are the attributes of both dead-letter actions: queue
-// (described by queueText) and vhost, with the action's own (more).
+// deadLetterAttributes are both actions' attributes (queue, vhost) and the action's own.
 func deadLetterAttributes(queueText string, more map[string]schema.Attribute) map[string]schema.Attribute {
 	attrs := map[string]schema.Attribute{
 		"queue": schema.StringAttribute{

@@ -14,8 +14,7 @@ var (
 	_ action.ActionWithModifyPlan = (*purgeAction)(nil)
 )
 
-// purgeWait bounds how long a purge waits for the management API to report
-// q.dead empty.
+// purgeWait bounds how long a purge waits for the management API to report q.dead empty.
 var purgeWait = 15 * time.Second
 
 // NewPurgeDeadLettersAction returns the queuey_purge_dead_letters action.

@@ -27,8 +27,7 @@ const (
 	purposeDeferral = "deferral"
 )
 
-// NewHoldQueueDataSource returns the queuey_hold_queue data source, which
-// computes the hold queue of one delay without contacting the broker.
+// NewHoldQueueDataSource returns queuey_hold_queue, computed without contacting the broker.
 func NewHoldQueueDataSource() datasource.DataSource {
 	return &holdQueueDataSource{}
 }
@@ -106,8 +105,7 @@ func (d *holdQueueDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 	}
 }
 
-// ValidateConfig checks what does not depend on the provider's settings: a
-// delay past the longest hold when the granularity is given here.
+// ValidateConfig refuses a delay past the longest hold when the granularity is given here.
 func (d *holdQueueDataSource) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
 	var m holdQueueDataSourceModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)

@@ -20,8 +20,7 @@ import (
 
 var _ datasource.DataSourceWithConfigure = (*holdQueuesDataSource)(nil)
 
-// NewHoldQueuesDataSource returns the queuey_hold_queues data source, which
-// lists the hold queues of a queue that exist on the broker now.
+// NewHoldQueuesDataSource returns queuey_hold_queues: the hold queues of a queue on the broker now.
 func NewHoldQueuesDataSource() datasource.DataSource { return &holdQueuesDataSource{} }
 
 type holdQueuesDataSource struct {
@@ -116,8 +115,7 @@ type heldQueue struct {
 	messages *int64
 }
 
-// listHoldQueues returns the hold queues of queue that vhost has, by
-// ascending TTL.
+// listHoldQueues returns the hold queues of queue that vhost has, by ascending TTL.
 func (d *holdQueuesDataSource) listHoldQueues(ctx context.Context, vhost, queue string) ([]heldQueue, diag.Diagnostics) {
 	client, diags := d.data.brokerClient()
 	if diags.HasError() {

@@ -22,8 +22,7 @@ import (
 
 var _ datasource.DataSourceWithConfigure = (*topologyDataSource)(nil)
 
-// NewTopologyDataSource returns the queuey_topology data source, which
-// computes every queue of a logical queue without contacting the broker.
+// NewTopologyDataSource returns queuey_topology, computed without contacting the broker.
 func NewTopologyDataSource() datasource.DataSource {
 	return &topologyDataSource{}
 }
@@ -184,8 +183,7 @@ func (d *topologyDataSource) Read(ctx context.Context, req datasource.ReadReques
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
-// mainQueueSettings checks message_ttl and max_priority and returns them as
-// topology takes them; nil for one not set.
+// mainQueueSettings checks message_ttl and max_priority and returns them (nil when unset).
 func mainQueueSettings(m topologyDataSourceModel) (ttlMs, maxPriority *int64, diags diag.Diagnostics) {
 	if !m.MessageTTL.IsNull() {
 		ttl, err := parseDuration("message_ttl", m.MessageTTL.ValueString(), messageTTLRange())
@@ -210,8 +208,7 @@ func mainQueueSettings(m topologyDataSourceModel) (ttlMs, maxPriority *int64, di
 	return ttlMs, maxPriority, diags
 }
 
-// collectHoldTTLs adds to ttls the hold queue TTL of each delay of the list
-// attribute attr at granularity g, the provider's setting.
+// collectHoldTTLs adds to ttls the hold queue TTL of each delay of attr at granularity g.
 func collectHoldTTLs(ttls map[int64]struct{}, attr string, delays []types.String, g time.Duration, setting string) diag.Diagnostics {
 	var diags diag.Diagnostics
 	for i, v := range delays {

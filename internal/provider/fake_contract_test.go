@@ -414,4 +414,8 @@ func TestFakeContract(t *testing.T) {
 			runContract(t, fakeContract{s: s, v: v})
 		})
 	}
+	// The mode most unit tests use: no AnswerAs.
+	t.Run("default", func(t *testing.T) {
+		runContract(t, fakeContract{s: brokertest.New(t), v: brokertest.DefaultVersion})
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -13,16 +14,14 @@ import (
 
 func joinLines(lines []string) string { return strings.Join(lines, "\n  - ") }
 
-// sorted returns a sorted copy of names, so that an error that lists them
-// reads the same on every run (map iteration order is random).
+// sorted returns a sorted copy of names, so an error listing them reads the same on every run.
 func sorted(names []string) []string {
 	out := slices.Clone(names)
 	slices.Sort(out)
 	return out
 }
 
-// shortDuration writes d as Go does, without the zero units Go leaves at the
-// end: 24h rather than 24h0m0s, 1m rather than 1m0s.
+// shortDuration writes d without Go's trailing zero units: 24h, not 24h0m0s.
 func shortDuration(d time.Duration) string {
 	s := d.String()
 	if strings.HasSuffix(s, "m0s") {
@@ -34,9 +33,7 @@ func shortDuration(d time.Duration) string {
 	return s
 }
 
-// brokerErrorSummary picks a diagnostic summary for a failed broker call:
-// what went wrong with the connection or credentials when that is the cause,
-// else fallback.
+// brokerErrorSummary is a failed call's summary: the connection or credentials, else fallback.
 func brokerErrorSummary(err error, fallback string) string {
 	switch {
 	case errors.Is(err, broker.ErrUnavailable):
@@ -53,9 +50,7 @@ func brokerErrorSummary(err error, fallback string) string {
 	return fallback
 }
 
-// queueNameDescription describes the logical queue name that the data
-// sources and functions take, with the limits from topology; suffixes says
-// which suffixes the limit follows.
+// queueNameDescription describes the logical queue name; suffixes says what the limit follows.
 func queueNameDescription(suffixes string) string {
 	return fmt.Sprintf("Name of the logical (main) queue, e.g. `orders`: 1 to %d bytes with the default suffixes "+
 		"(the limit follows %s, so that every derived name fits RabbitMQ's %d bytes), not starting with `%s`.",
@@ -72,7 +67,7 @@ func resourceNameDescription() string {
 		topology.DefaultSuffixes().MaxNameBytes(), topology.MaxQueueNameBytes, topology.MaxTTLDigits, topology.ReservedPrefix)
 }
 
-// countText is "1 message", "2 messages" or "unknown messages".
+// countText is "1 message", "1,204 messages" or "unknown messages": every count a user reads.
 func countText(n *int64, noun string) string {
 	switch {
 	case n == nil:
@@ -80,5 +75,23 @@ func countText(n *int64, noun string) string {
 	case *n == 1:
 		return "1 " + noun
 	}
-	return fmt.Sprintf("%d %ss", *n, noun)
+	return thousands(*n) + " " + noun + "s"
+}
+
+// thousands writes n with a comma between groups of three digits: 1,204.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
 }

@@ -5,10 +5,12 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 )
 
 // uniqueName returns a queue name no other test run uses.
@@ -92,4 +94,13 @@ func (c changeCheck) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest
 		return
 	}
 	resp.Error = fmt.Errorf("no planned change of %s", c.addr)
+}
+
+// declaredArgs is q's arguments as its declaration gave them: without the
+// x-queue-type RabbitMQ 4.x (the fake's default) records for a declaration
+// that leaves it out.
+func declaredArgs(q brokertest.Queue) map[string]any {
+	args := maps.Clone(q.Arguments)
+	delete(args, "x-queue-type")
+	return args
 }

@@ -24,8 +24,7 @@ var (
 	_ list.ListResourceWithConfigure = (*queueListResource)(nil)
 )
 
-// NewQueueListResource returns the queuey_queue list resource, which finds the
-// logical queues a vhost already holds for `terraform query` (Terraform 1.14+).
+// NewQueueListResource returns the queuey_queue list resource, for `terraform query`.
 func NewQueueListResource() list.ListResource { return &queueListResource{} }
 
 type queueListResource struct {
@@ -64,9 +63,7 @@ func (r *queueListResource) Configure(_ context.Context, req resource.ConfigureR
 	r.data, resp.Diagnostics = configuredData(req.ProviderData, resp.Diagnostics)
 }
 
-// List reads the vhost once and streams what it holds: first the warning that
-// names every near miss (so that Terraform's limit, which stops reading the
-// stream, never drops it), then one result per logical queue.
+// List streams first the near-miss warning (so Terraform's limit never drops it), then the queues.
 func (r *queueListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
 	var cfg queueListConfig
 	diags := req.Config.Get(ctx, &cfg)
@@ -103,8 +100,7 @@ type queueListing struct {
 	near     []topology.NearMiss
 }
 
-// listing checks the vhost (it exists and makes classic queues, as for the
-// resource), reads its queues once and picks the logical queues.
+// listing checks the vhost as the resource does and picks its logical queues from one listing.
 func (r *queueListResource) listing(ctx context.Context, cfg queueListConfig) (queueListing, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	client, d := r.data.brokerClient()
@@ -147,8 +143,7 @@ func (r *queueListResource) listing(ctx context.Context, cfg queueListConfig) (q
 	return l, diags
 }
 
-// result is one logical queue as Terraform lists it: its identity, a display
-// name, and, when asked for, the state a Read after an import gives.
+// result is one logical queue as listed, with the state an import's Read gives when asked.
 func (r *queueListResource) result(ctx context.Context, req list.ListRequest, l queueListing, f topology.Found) list.ListResult {
 	res := req.NewListResult(ctx)
 	res.DisplayName = fmt.Sprintf("%s (vhost %s)", f.Name, l.vhost)
@@ -162,8 +157,7 @@ func (r *queueListResource) result(ctx context.Context, req list.ListRequest, l 
 	return res
 }
 
-// nearMissWarning names every queue that has a dead-letter sibling but is not
-// listed, with its first difference, so that nothing is skipped silently.
+// nearMissWarning names every queue with a dead-letter sibling that is not listed.
 func nearMissWarning(vhost string, near []topology.NearMiss) diag.Diagnostics {
 	lines := make([]string, len(near))
 	for i, n := range near {

@@ -1,6 +1,4 @@
-// Package provider is the Terraform glue of the queuey provider: schemas,
-// plan-time validation and the mapping between Terraform values and the pure
-// rules of package topology and the management API client of package broker.
+// Package provider is the Terraform glue of the queuey provider over packages topology and broker.
 package provider
 
 import (
@@ -236,15 +234,9 @@ func (p *queueyProvider) Schema(_ context.Context, _ provider.SchemaRequest, res
 	}
 }
 
-// ConfigValidators holds the rule between settings that
-// terraform-plugin-framework-validators states as it is: one way to
-// authenticate. username and password together are one way, so the pairs
-// that conflict are those of attributes of two different ways, each its own
-// providervalidator.Conflicting: an error names exactly the two attributes
-// set together. Values unknown at validation are left out, as the library
-// does; the environment's variables are checked at Configure (authMethod),
-// where they are known. The client certificate and its key go together
-// through stringvalidator.AlsoRequires on each of them (see Schema).
+// ConfigValidators holds one way to authenticate: each pair of attributes of two different ways is
+// a providervalidator.Conflicting, so an error names exactly the two set together. The environment
+// is checked at Configure (authMethod).
 func (p *queueyProvider) ConfigValidators(_ context.Context) []provider.ConfigValidator {
 	ways := [][]string{{"username", "password"}, {"bearer_token"}, {"oauth2"}}
 	var out []provider.ConfigValidator
@@ -260,8 +252,7 @@ func (p *queueyProvider) ConfigValidators(_ context.Context) []provider.ConfigVa
 	return out
 }
 
-// ValidateConfig checks the rule between settings that no library states:
-// the two suffixes (topology.Suffixes.Validate).
+// ValidateConfig checks the rule no library states: the two suffixes (topology.Suffixes.Validate).
 func (p *queueyProvider) ValidateConfig(ctx context.Context, req provider.ValidateConfigRequest, resp *provider.ValidateConfigResponse) {
 	var m providerModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)

@@ -24,16 +24,13 @@ const (
 
 const authMethodsText = "`username` + `password`, `bearer_token`, or the `oauth2` block"
 
-// authSetting is one way to authenticate that the configuration (or the
-// environment) sets, with the attribute (or variable) that sets it.
+// authSetting is one way to authenticate the configuration or environment sets, with what sets it.
 type authSetting struct {
 	method string
 	attr   string
 }
 
-// configuredAuthMethods lists the ways to authenticate that the configuration
-// sets, in schema order. Values unknown at validation are left out; Configure
-// sees them known.
+// configuredAuthMethods lists the ways the configuration sets, in schema order.
 func configuredAuthMethods(m providerModel) []authSetting {
 	var out []authSetting
 	set := func(v attr.Value) bool { return !v.IsNull() && !v.IsUnknown() }
@@ -52,7 +49,6 @@ func configuredAuthMethods(m providerModel) []authSetting {
 	return out
 }
 
-// environmentAuthMethods is the same for the environment variables.
 func environmentAuthMethods() []authSetting {
 	var out []authSetting
 	for _, e := range []authSetting{
@@ -75,9 +71,7 @@ func joinMethods(ms []authSetting) string {
 	return strings.Join(parts, " and ")
 }
 
-// resolveAuth fills cfg's credentials and headers. The way to authenticate
-// comes from the configuration when it sets one, else from the environment;
-// within it, each attribute beats its environment variable.
+// resolveAuth fills cfg's credentials and headers; each attribute beats its variable.
 func resolveAuth(ctx context.Context, m providerModel, cfg *broker.Config, data *providerData, diags *diag.Diagnostics) {
 	cfg.Headers = stringMap(ctx, m.Headers, data, diags)
 	for _, v := range []attr.Value{m.Username, m.Password, m.BearerToken, m.OAuth2} {
@@ -101,9 +95,7 @@ func resolveAuth(ctx context.Context, m providerModel, cfg *broker.Config, data 
 	}
 }
 
-// authMethod picks the way to authenticate: the one the configuration sets,
-// else the one the environment sets, else basic auth; false after reporting
-// an environment that sets more than one.
+// authMethod picks the configuration's way, else the environment's, else basic auth.
 func authMethod(m providerModel, diags *diag.Diagnostics) (string, bool) {
 	methods := configuredAuthMethods(m)
 	if len(methods) == 0 {
@@ -122,8 +114,7 @@ func authMethod(m providerModel, diags *diag.Diagnostics) (string, bool) {
 	return methods[0].method, true
 }
 
-// resolveOAuth2 takes the oauth2 block, each attribute defaulting to its
-// environment variable, and reports those missing from both.
+// resolveOAuth2 takes the oauth2 block, each attribute defaulting to its variable.
 func resolveOAuth2(ctx context.Context, m providerModel, data *providerData, diags *diag.Diagnostics) *broker.OAuth2Config {
 	o := oauth2Model{TokenURL: types.StringNull(), ClientID: types.StringNull(), ClientSecret: types.StringNull(),
 		Scopes: types.ListNull(types.StringType), EndpointParams: types.MapNull(types.StringType)}
@@ -156,9 +147,7 @@ func resolveOAuth2(ctx context.Context, m providerModel, data *providerData, dia
 	return oc
 }
 
-// setting resolves a broker setting: the attribute's value when it is set,
-// else the environment variable's. An unknown value marks the broker settings
-// unknown.
+// setting is the attribute, else the variable; an unknown value marks the broker settings unknown.
 func (d *providerData) setting(v types.String, env string, dst *string) {
 	switch {
 	case v.IsUnknown():
@@ -170,8 +159,7 @@ func (d *providerData) setting(v types.String, env string, dst *string) {
 	}
 }
 
-// stringMap reads a map of strings; nil when null, and nil with
-// brokerUnknown set when it or one of its values is unknown.
+// stringMap reads a map of strings: nil when null or (with brokerUnknown set) unknown.
 func stringMap(ctx context.Context, v types.Map, data *providerData, diags *diag.Diagnostics) map[string]string {
 	if v.IsNull() {
 		return nil

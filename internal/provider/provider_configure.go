@@ -17,13 +17,11 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
-// Configure resolves the settings (attributes, then environment variables,
-// then defaults) into providerData. It never contacts the broker. Values
-// unknown at plan time are remembered as such: the pure data sources report
-// them, and the broker client is built only once they are known.
+// Configure resolves the settings (attributes, then environment, then defaults) into providerData,
+// never contacting the broker. Unknown values are remembered: the broker client is built only once
+// they are known.
 func (p *queueyProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
-	// The version the binary was built as (goreleaser's for a release), in
-	// the logs of every run: TF_LOG=INFO shows it.
+	// The version the binary was built as, in every run's logs (TF_LOG=INFO).
 	tflog.Info(ctx, "configuring the queuey provider", map[string]any{"version": p.version})
 	var m providerModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
@@ -56,8 +54,7 @@ func (p *queueyProvider) Configure(ctx context.Context, req provider.ConfigureRe
 	resp.ActionData = data
 }
 
-// resolveSuffixes takes dead_suffix and deferred_suffix, and checks them
-// together once both are known.
+// resolveSuffixes takes the two suffixes and checks them together once both are known.
 func resolveSuffixes(m providerModel, data *providerData, diags *diag.Diagnostics) {
 	for name, v := range map[string]types.String{"dead_suffix": m.DeadSuffix, "deferred_suffix": m.DeferredSuffix} {
 		switch {
@@ -78,9 +75,7 @@ func resolveSuffixes(m providerModel, data *providerData, diags *diag.Diagnostic
 	}
 }
 
-// addSuffixError reports the suffixes' error on the attribute it names (see
-// topology.SettingError); on deferred_suffix when dead_suffix is not set,
-// since then only deferred_suffix can be changed.
+// addSuffixError reports the suffixes' error on the attribute it names.
 func addSuffixError(m providerModel, err error, diags *diag.Diagnostics) {
 	at := "dead_suffix"
 	var se *topology.SettingError
@@ -93,7 +88,6 @@ func addSuffixError(m providerModel, err error, diags *diag.Diagnostics) {
 	diags.AddAttributeError(path.Root(at), "Invalid Queue Name Suffixes", err.Error())
 }
 
-// resolveGranularities takes retry_granularity and deferred_granularity.
 func resolveGranularities(m providerModel, data *providerData, diags *diag.Diagnostics) {
 	for name, v := range map[string]types.String{"retry_granularity": m.RetryGranularity, "deferred_granularity": m.DeferredGranularity} {
 		if v.IsUnknown() {
@@ -116,8 +110,7 @@ func resolveGranularities(m providerModel, data *providerData, diags *diag.Diagn
 	}
 }
 
-// resolveVhost takes the default vhost: the attribute, else RABBITMQ_VHOST,
-// else "/".
+// resolveVhost takes the default vhost: the attribute, else RABBITMQ_VHOST, else "/".
 func resolveVhost(m providerModel, data *providerData) {
 	switch {
 	case m.Vhost.IsUnknown():
@@ -129,8 +122,7 @@ func resolveVhost(m providerModel, data *providerData) {
 	}
 }
 
-// resolveConnection takes the endpoint and the TLS settings. An endpoint from
-// the environment is checked here, since no attribute validator saw it.
+// resolveConnection takes the endpoint and TLS settings, checking an endpoint from the environment.
 func resolveConnection(m providerModel, cfg *broker.Config, data *providerData, diags *diag.Diagnostics) {
 	str := data.setting
 	str(m.Endpoint, EnvEndpoint, &cfg.Endpoint)
@@ -186,8 +178,7 @@ func resolveTimeouts(m providerModel, cfg *broker.Config, data *providerData, di
 	}
 }
 
-// checkAMQPEndpointEnv checks an amqp_endpoint that came from the
-// environment, which no attribute validator saw.
+// checkAMQPEndpointEnv checks an amqp_endpoint from the environment, which no validator saw.
 func checkAMQPEndpointEnv(m providerModel, v string, diags *diag.Diagnostics) {
 	if v == "" || !m.AMQPEndpoint.IsNull() {
 		return

@@ -22,8 +22,7 @@ type providerData struct {
 	retryGranularity    time.Duration
 	deferredGranularity time.Duration
 	// unknownPure names the pure settings whose values are unknown at plan time.
-	unknownPure []string
-	// suffixesUnknown says whether dead_suffix or deferred_suffix is among them.
+	unknownPure     []string
 	suffixesUnknown bool
 
 	vhost        string
@@ -37,15 +36,11 @@ type providerData struct {
 	client     *broker.Client
 	clientErr  error
 
-	// credentialsExplained is set once a diagnostic has said what to do
-	// about refused credentials (see explain).
+	// credentialsExplained is set once a diagnostic said what to do about refused credentials.
 	credentialsExplained atomic.Bool
 }
 
-// explain is the detail of a diagnostic for a failed broker call. A refusal
-// of the credentials is the same for every resource of the run, and
-// Terraform shows every resource's diagnostic: the first says what to fix,
-// the others only point to it.
+// explain is a failed call's detail; refused credentials are explained once, then pointed to.
 func (d *providerData) explain(err error) string {
 	var e *broker.Error
 	if d == nil || !errors.As(err, &e) || !e.CredentialsRefused || !d.credentialsExplained.Swap(true) {
@@ -54,8 +49,7 @@ func (d *providerData) explain(err error) string {
 	return e.Short() + ". The same credentials were refused for another resource of this run: see that error, which says what to fix"
 }
 
-// pureReady reports an error naming every pure setting still unknown: the
-// pure data sources cannot compute names from values they do not have yet.
+// pureReady reports an error naming every pure setting still unknown.
 func (d *providerData) pureReady() diag.Diagnostics {
 	var diags diag.Diagnostics
 	if d == nil {
@@ -77,7 +71,6 @@ func (d *providerData) brokerReady() bool {
 }
 
 // brokerClient returns the management API client, built once on first use.
-// Building it reads certificate files but never contacts the broker.
 func (d *providerData) brokerClient() (*broker.Client, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	if d == nil {
@@ -117,16 +110,14 @@ func (d *providerData) brokerClient() (*broker.Client, diag.Diagnostics) {
 	return d.client, diags
 }
 
-// configuredDataSource, embedded by the data sources, takes the provider's
-// data in Configure.
+// configuredDataSource, embedded by the data sources, takes the provider's data in Configure.
 type configuredDataSource struct{ data *providerData }
 
 func (d *configuredDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
 	d.data, resp.Diagnostics = configuredData(req.ProviderData, resp.Diagnostics)
 }
 
-// configuredData takes the providerData that Configure handed to a resource or
-// data source; nil while the provider is not configured yet (validation).
+// configuredData takes the providerData Configure handed over; nil before configuration.
 func configuredData(v any, diags diag.Diagnostics) (*providerData, diag.Diagnostics) {
 	if v == nil {
 		return nil, diags
@@ -139,7 +130,6 @@ func configuredData(v any, diags diag.Diagnostics) (*providerData, diag.Diagnost
 	return data, diags
 }
 
-// titleWord is word with its first letter upper case, for a summary.
 func titleWord(word string) string {
 	if word == "" {
 		return word

@@ -1,8 +1,6 @@
 package provider
 
-// Parsing shared by the provider functions and the pure data sources: Go
-// duration strings, the functions' options map, and the error texts that
-// state the range a value may take. Every rule itself lives in topology.
+// Parsing shared by the functions and the pure data sources; the rules live in topology.
 
 import (
 	"fmt"
@@ -18,25 +16,23 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
-// Keys accepted in the functions' options map.
+// Keys of the functions' options map.
 const (
 	optionDeadSuffix     = "dead_suffix"
 	optionDeferredSuffix = "deferred_suffix"
 	optionGranularity    = "granularity"
 )
 
-// optionKeys lists the accepted keys in the order the docs give them.
+// optionKeys lists the keys in the docs' order.
 var optionKeys = []string{optionDeadSuffix, optionDeferredSuffix, optionGranularity}
 
-// functionOptions are the settings a function call computes names with: the
-// defaults, unless its options argument says otherwise.
+// functionOptions are the settings a function call names queues with.
 type functionOptions struct {
 	suffixes    topology.Suffixes
 	granularity time.Duration
 }
 
-// optionsParameter is the trailing, variadic options parameter of the
-// functions that compute names.
+// optionsParameter is the trailing, variadic options parameter of the functions that compute names.
 func optionsParameter() function.MapParameter {
 	return function.MapParameter{
 		Name:        "options",
@@ -50,9 +46,7 @@ func optionsParameter() function.MapParameter {
 	}
 }
 
-// parseFunctionOptions turns the variadic options arguments into settings.
-// first is the position of the first options argument in the call, so that
-// an error points at the right argument.
+// parseFunctionOptions turns the options arguments into settings; first is their position.
 func parseFunctionOptions(opts []map[string]*string, first int64) (functionOptions, *function.FuncError) {
 	o := functionOptions{suffixes: topology.DefaultSuffixes(), granularity: topology.DefaultGranularity}
 	if len(opts) == 0 {
@@ -103,8 +97,7 @@ func isOptionKey(k string) bool {
 	return false
 }
 
-// parseDuration parses a Go duration string. name is the attribute or
-// argument reported, and rangeText says which values it may take.
+// parseDuration parses a Go duration; name is reported, rangeText states the values it may take.
 func parseDuration(name, value, rangeText string) (time.Duration, error) {
 	d, err := time.ParseDuration(value)
 	if err != nil {
@@ -114,7 +107,6 @@ func parseDuration(name, value, rangeText string) (time.Duration, error) {
 	return d, nil
 }
 
-// parseGranularity parses and checks a granularity.
 func parseGranularity(name, value string) (time.Duration, error) {
 	g, err := parseDuration(name, value, granularityRange())
 	if err != nil {
@@ -126,24 +118,20 @@ func parseGranularity(name, value string) (time.Duration, error) {
 	return g, nil
 }
 
-// granularityRange states the values a granularity may take.
 func granularityRange() string {
 	return fmt.Sprintf("a whole number of milliseconds from 1ms to %dms", topology.MaxDeferralMs)
 }
 
-// messageTTLRange states the values a main queue's message TTL may take.
 func messageTTLRange() string {
 	return fmt.Sprintf("a whole number of milliseconds from 0ms to %dms", topology.MaxTTLMs)
 }
 
-// delayRange states the delays a hold queue accepts at granularity g.
 func delayRange(g time.Duration) string {
 	return fmt.Sprintf("from 0s to %s (the longest hold at granularity %s)",
 		topology.FormatWhole(topology.LongestDelay(g)), topology.FormatWhole(g))
 }
 
-// delayRangeAnyGranularity states the delays accepted before the granularity
-// is known.
+// delayRangeAnyGranularity states the delays accepted before the granularity is known.
 func delayRangeAnyGranularity() string {
 	return fmt.Sprintf("from 0s to the longest hold: %s at the default granularity of %s, and never more than %s",
 		topology.FormatWhole(topology.LongestDelay(topology.DefaultGranularity)),
@@ -151,8 +139,7 @@ func delayRangeAnyGranularity() string {
 		topology.FormatWhole(topology.LongestDelay(time.Millisecond)))
 }
 
-// checkQueueAttr reports a refused logical queue name at the attribute
-// queue of a data source.
+// checkQueueAttr reports a refused logical queue name at a data source's queue attribute.
 func checkQueueAttr(queue string, s topology.Suffixes) diag.Diagnostics {
 	var diags diag.Diagnostics
 	if err := topology.ValidateQueueName(queue, s); err != nil {
@@ -161,7 +148,7 @@ func checkQueueAttr(queue string, s topology.Suffixes) diag.Diagnostics {
 	return diags
 }
 
-// holdQueueFor returns queue's hold queue for ttl, a TTL that topology.DeferredTTLMs gave.
+// holdQueueFor returns queue's hold queue for a TTL that topology.DeferredTTLMs gave.
 func holdQueueFor(queue string, ttl int64, s topology.Suffixes) (topology.HoldQueue, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	hold, err := topology.HoldForTTL(queue, ttl, s)
@@ -171,21 +158,18 @@ func holdQueueFor(queue string, ttl int64, s topology.Suffixes) (topology.HoldQu
 	return hold, diags
 }
 
-// queueNameFuncError is queueNameError for a function's argument error, to
-// which Terraform adds the final period itself.
+// queueNameFuncError is queueNameError for a function argument (Terraform adds the period).
 func queueNameFuncError(err error, s topology.Suffixes) string {
 	return strings.TrimSuffix(queueNameError(err, s), ".")
 }
 
-// queueNameError explains a refused queue name and the names accepted with
-// these suffixes.
+// queueNameError explains a refused queue name and the names these suffixes accept.
 func queueNameError(err error, s topology.Suffixes) string {
 	return fmt.Sprintf("%s. The queue name must be 1 to %d bytes long with dead_suffix %q and deferred_suffix %q "+
 		"(%d with the defaults), and must not start with %q.",
 		err, s.MaxNameBytes(), s.Dead, s.Deferred, topology.DefaultSuffixes().MaxNameBytes(), topology.ReservedPrefix)
 }
 
-// queueParameter is the queue parameter of the functions.
 func queueParameter() function.StringParameter {
 	return function.StringParameter{
 		Name:                "queue",

@@ -6,10 +6,9 @@ import (
 	"strings"
 )
 
-// queueID is a queue's Terraform ID: vhost and name, each escaped as a URL
-// path segment and joined by a slash, e.g. %2F/orders. Neither part can
-// contain an unescaped slash, so the ID splits unambiguously, whatever the
-// names hold (@, spaces, slashes).
+// queueID is a queue's Terraform ID: vhost and name, each escaped as a URL path segment and joined
+// by a slash, e.g. %2F/orders. Neither part can contain an unescaped slash, so the ID splits
+// unambiguously, whatever the names hold (@, spaces, slashes).
 func queueID(vhost, name string) string {
 	return url.PathEscape(vhost) + "/" + url.PathEscape(name)
 }

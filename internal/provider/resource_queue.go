@@ -75,8 +75,7 @@ func (r *queueResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 					"Compared by value: `\"60s\"` equals `\"1m\"`. Changing the value declares `q` again (see `keep_messages_on_change`); " +
 					"`q.dead` and the hold queues are not touched.",
 				Optional: true,
-				// Computed only so that the plan may keep the prior spelling of
-				// an equal duration ("5s" for "5000ms"); unset stays null.
+				// Computed so that the plan may keep the prior spelling of an equal duration.
 				Computed:      true,
 				Validators:    []validator.String{durationSyntaxValidator{rangeText: messageTTLRange()}, messageTTLValidator{}},
 				PlanModifiers: []planmodifier.String{durationByValue{}},
@@ -192,12 +191,9 @@ func (r *queueResource) Create(ctx context.Context, req resource.CreateRequest, 
 	resp.Diagnostics.Append(setIdentity(ctx, resp.Identity, name, vhost)...)
 }
 
-// checkBeforeCreate checks both queues before either is declared: identical
-// ones are adopted, any other is refused, and nothing changes on a refusal.
-// It reports whether q's holding queue exists (see drainHolding).
-// The vhost check (made once per vhost by the provider process) goes out
-// alongside the look-ups of the two queues; a look-up of one queue costs the
-// broker the same whatever the size of the vhost, where a listing grows with it.
+// checkBeforeCreate checks both queues before either is declared: identical ones are adopted, any
+// other refused, nothing changed on a refusal. It reports whether q's holding queue exists. The
+// vhost check goes out alongside the two look-ups, which cost the same whatever the vhost's size.
 func (r *queueResource) checkBeforeCreate(ctx context.Context, client *broker.Client, vhost string, want wantedQueues) (bool, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	name := want.main.Name
@@ -219,8 +215,7 @@ func (r *queueResource) checkBeforeCreate(ctx context.Context, client *broker.Cl
 	return holdingFound, r.adoptable(vhost, name, want, existing)
 }
 
-// adoptable refuses queues of want that exist but are not running or
-// differ from what the backend declares.
+// adoptable refuses queues of want that exist but are not running or differ.
 func (r *queueResource) adoptable(vhost, name string, want wantedQueues, existing map[string]broker.Queue) diag.Diagnostics {
 	var diags diag.Diagnostics
 	var down []broker.Queue
@@ -259,13 +254,10 @@ func (r *queueResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		return
 	}
 	vhost, name := state.Vhost.ValueString(), state.Name.ValueString()
-	// The framework wants an identity from every Read, even one that finds
-	// the queue gone or keeps the prior state; state written before
-	// identities existed gets one here.
+	// Every Read sets an identity, also for state written before identities existed.
 	resp.Diagnostics.Append(setIdentity(ctx, resp.Identity, name, vhost)...)
 	if !r.data.brokerReady() {
-		// The endpoint or credentials come from something not known until
-		// apply: keep the prior state; apply reads with the real values.
+		// Endpoint or credentials unknown until apply: keep the prior state.
 		tflog.Debug(ctx, "broker settings unknown at plan time: keeping the prior state of the queue")
 		return
 	}
@@ -325,16 +317,11 @@ func (r *queueResource) Update(ctx context.Context, req resource.UpdateRequest, 
 	plan.DeadQueue = types.StringValue(want.dead.Name)
 	plan.ArgumentsJSON = jsontypes.NewNormalizedValue(want.main.Args.JSON())
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	// Built from the plan, not taken from the request: after a
-	// -refresh=false plan of a resource stored before identities existed,
-	// the prior identity is null.
+	// From the plan: a -refresh=false plan of an old resource has a null prior identity.
 	resp.Diagnostics.Append(setIdentity(ctx, resp.Identity, plan.Name.ValueString(), plan.Vhost.ValueString())...)
 }
 
-// updateQueues declares the dead-letter queue again when it went missing out
-// of band, then declares q again when its arguments change (redeclare), or
-// else moves back the messages an interrupted change left in the holding
-// queue (drainHolding).
+// updateQueues declares a missing q.dead, then q when its arguments change, else drains holding.
 func (r *queueResource) updateQueues(ctx context.Context, client *broker.Client, state, plan queueModel, want wantedQueues,
 	deadMissing, redeclaring bool) diag.Diagnostics {
 	var diags diag.Diagnostics

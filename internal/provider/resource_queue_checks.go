@@ -14,8 +14,7 @@ func existingOf(q broker.Queue) topology.Existing {
 	return topology.Existing{Type: q.Type, Durable: q.Durable, AutoDelete: q.AutoDelete, Exclusive: q.Exclusive, Arguments: q.Arguments}
 }
 
-// describeMismatch lists, one line each, how an existing queue differs from
-// what the backend declares (see topology.Mismatches).
+// describeMismatch lists how an existing queue differs from the backend's declaration.
 func describeMismatch(got broker.Queue, want topology.Queue) []string {
 	var out []string
 	for _, m := range topology.Mismatches(existingOf(got), want.Args) {
@@ -47,9 +46,7 @@ func checkVhost(ctx context.Context, c *broker.Client, vhost string) error {
 	return nil
 }
 
-// lookUpQueues reads the named queues, at the same time, each with get (a GET
-// of that queue alone, whose cost to the broker does not grow with the
-// vhost), and returns those that exist.
+// lookUpQueues reads the named queues at once, each alone, and returns those that exist.
 func lookUpQueues(ctx context.Context, names []string, get func(context.Context, string) (broker.Queue, error)) (map[string]broker.Queue, error) {
 	type answer struct {
 		q   broker.Queue

@@ -6,21 +6,18 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
 )
 
-// Queues on a cluster node that is down: the broker still lists them, with a
-// state other than running and no message counts. They exist (no phantom
-// change), they cannot be declared, and they are never deleted unless
-// force_destroy.
+// Queues on a cluster node that is down: the broker still lists them, with a state other than
+// running and no message counts. They exist (no phantom change), they cannot be declared, and they
+// are never deleted unless force_destroy.
 
-// summaryUnavailable is the summary of every error that comes from a cluster
-// that cannot act now: a queue's node down, or no majority.
+// summaryUnavailable sums up errors of a cluster that cannot act now.
 const summaryUnavailable = "RabbitMQ Cluster Unavailable"
 
 // bringBackHint says what to do about queues that are not running.
 const bringBackHint = "Bring their node back: on that node run `rabbitmqctl start_app` (or start the service), check with " +
 	"`rabbitmqctl cluster_status` and `rabbitmqctl list_queues name state`, and wait until the queues are running again"
 
-// notRunning returns those of queues (zero values skipped) whose process
-// does not run.
+// notRunning returns those of queues (zero values skipped) whose process does not run.
 func notRunning(queues ...broker.Queue) []broker.Queue {
 	var out []broker.Queue
 	for _, q := range queues {

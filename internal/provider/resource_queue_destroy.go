@@ -13,19 +13,15 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
-// countWait bounds how long destroy waits for the management API to report
-// the counts of queues declared moments ago (it omits them for a few
-// seconds), and for queues of a node that is starting to run again.
+// countWait bounds the wait for counts not reported yet and for a starting node's queues.
 const countWait = 20 * time.Second
 
-// refusedError is a destroy refused because a queue holds messages or has
-// consumers.
+// refusedError is a destroy refused because a queue holds messages or has consumers.
 type refusedError struct {
 	target destroyTarget
 	lines  []string
 	done   []string
-	// deadHolds says that q.dead holds messages: the advice names the
-	// dead-letter actions too (deadLetterAdvice).
+	// deadHolds says that q.dead holds messages, so the advice names the dead-letter actions.
 	deadHolds bool
 }
 
@@ -47,9 +43,7 @@ func (e *refusedError) Error() string {
 	return b.String()
 }
 
-// notRunningError is a destroy refused because a queue of the topology is
-// not running: RabbitMQ 4.x deletes such a queue even when asked to delete it
-// only if empty, and its messages, kept on its node, are lost.
+// notRunningError is a destroy refused because a queue is not running (4.x would lose it).
 type notRunningError struct {
 	target destroyTarget
 	down   []broker.Queue
@@ -70,18 +64,11 @@ func (e *notRunningError) Error() string {
 	return b.String()
 }
 
-// nextSteps says what to do after a refused destroy: fix (what makes the
-// queues deletable), then run the destroy (or the replacement's apply)
-// again; or, to force (what force_destroy does), set force_destroy in the
-// way that reaches this destroy and nothing else. The provider cannot tell
-// whether this destroy is one of several in the run (a for_each, a whole
-// configuration) whose others have already deleted their queues, nor see
-// the resource's address, so the way to force names no plain apply, which
-// would declare those queues again: force_destroy on this resource alone,
-// then apply and destroy each targeted at it. (Terraform shows a destroy's
-// error without the resource's address, so the advice names the queue.) After a partial destroy it
-// never advises an apply at all: Read would find the deleted queues gone
-// and the apply would declare them again.
+// nextSteps says what to do after a refused destroy: fix, then run it again; or, to force, set
+// force_destroy on this resource alone and apply and destroy targeted at it. The provider cannot
+// see the resource's address nor whether other destroys of the run already deleted their queues, so
+// it never advises a plain apply, which would declare those queues again (nor any apply after a
+// partial destroy).
 func nextSteps(t destroyTarget, partial bool, fix, force string) string {
 	switch {
 	case t.replacing:
@@ -98,19 +85,12 @@ func nextSteps(t destroyTarget, partial bool, fix, force string) string {
 		"this run has already destroyed."
 }
 
-// destroyTopology deletes the hold queues of t, then its main queue, then its
-// dead-letter queue. Unless force is set, it first checks them all and
-// deletes nothing while any is not running, holds a message or has a
-// consumer (see check); it checks each queue's state again just before
-// deleting it, and each delete is guarded with if-empty and if-unused.
-//
-// The hold queues of t are found in a listing of the vhost, the one request
-// whose cost grows with the vhost: a destroy may take one that began up to
-// broker.Timing.CheckAge before it (see broker.Recent), so that a run
-// of many destroys lists a crowded vhost about once, not once per round of
-// -parallelism destroys; or the plan's, handed over in t.noted (see
-// notedListing), so that a terraform destroy lists it once in all.
-// Everything else a destroy reads is of its own queues, read after it began.
+// destroyTopology deletes the hold queues of t, then q, then q.dead. Unless force is set, it
+// deletes nothing while any is not running, holds a message or has a consumer (see check), checks
+// each state again just before its delete, and guards each delete with if-empty and if-unused. The
+// hold queues are found in a listing of the vhost, the one read whose cost grows with it: one begun
+// up to broker.Timing.CheckAge before, or the plan's (t.noted), so that many destroys list a
+// crowded vhost about once.
 func destroyTopology(ctx context.Context, c *broker.Client, t destroyTarget, force bool) error {
 	listing := t.noted
 	if listing == nil {
@@ -141,9 +121,7 @@ func destroyTopology(ctx context.Context, c *broker.Client, t destroyTarget, for
 	return t.deleteAll(ctx, c, t.withNamed(owned, names), false)
 }
 
-// names returns, in deletion order, the hold queues and the holding queue
-// (of an interrupted change, see redeclare) of t that listing has, and the
-// main and dead-letter queues of t, whether listed or not.
+// names returns t's listed hold and holding queues, then q and q.dead, in deletion order.
 func (t destroyTarget) names(listing map[string]broker.Queue) []string {
 	names := []string{t.queue, topology.DeadQueueName(t.queue, t.suffixes)}
 	if _, ok := listing[topology.RedeclaringQueueName(t.queue)]; ok {
@@ -158,17 +136,10 @@ func (t destroyTarget) names(listing map[string]broker.Queue) []string {
 	return topology.DestroyOrder(t.queue, t.suffixes, names)
 }
 
-// withNamed adds to owned, in deletion order, the queues of names that the
-// checks did not find alone: the main and dead-letter queues, which state
-// says were declared, and the hold queues the listing showed. A node that
-// answers again after a restart recovers its queues one by one, and a queue
-// it has not recovered yet is missing (the resil stage saw a destroy leave
-// the last of 150 queues of a 3.10 node behind): a hold queue among them may
-// come back with messages that would dead-letter into a deleted q. Each gets
-// its guarded DELETE all the same, which a recovering node answers once the
-// queue is back (a 404 is retried after a restart, and a queue that holds
-// messages is refused), and which counts as deleted for a queue that is
-// really gone.
+// withNamed adds to owned, in deletion order, the queues of names the checks did not find: a node
+// recovering after a restart reports its queues one by one, and a hold queue not back yet may
+// return with messages that would dead-letter into a deleted q. Each gets its guarded DELETE all
+// the same: retried while the node recovers, and a 404 counts as deleted.
 func (t destroyTarget) withNamed(owned []broker.Queue, names []string) []broker.Queue {
 	queues := make(map[string]broker.Queue, len(owned)+len(names))
 	for _, name := range names {
@@ -180,14 +151,10 @@ func (t destroyTarget) withNamed(owned []broker.Queue, names []string) []broker.
 	return t.owned(queues)
 }
 
-// check reads each queue of names alone and the vhost's consumers (see
-// look), and refuses the destroy while one of the queues is not running,
-// holds a message or has a consumer; otherwise it returns those it found, in
-// deletion order. Counts not reported yet, and queues not running, may be a
-// node that is starting: its queues report "down" for a moment, and a
-// listing can leave them out (see broker.Recent). Both are waited for,
-// up to t.wait, with a listing made after each wait, before the destroy is
-// refused.
+// check reads each queue of names and the vhost's consumers (see look), and refuses while one is
+// not running, holds a message or has a consumer; otherwise it returns those found, in deletion
+// order. Unknown counts and queues not running (a starting node) are waited for up to t.wait, with
+// a new listing after each wait.
 func (t destroyTarget) check(ctx context.Context, c *broker.Client, listing map[string]broker.Queue, names []string) ([]broker.Queue, error) {
 	deadline := time.Now().Add(t.wait)
 	for {
@@ -220,16 +187,10 @@ func (t destroyTarget) check(ctx context.Context, c *broker.Client, listing map[
 	}
 }
 
-// look reads each queue of names alone (broker.Client.GetQueue, Counted), at the same
-// time as the consumers of the vhost (from a listing in flight when the
-// destroy began, or later), and returns those that exist, in deletion order,
-// with their state, node, consumer count and message count. The message count
-// is the queue's own answer where the broker gives one (RabbitMQ 4.x), read
-// after the destroy began; RabbitMQ 3.10 reports live counts only in a
-// listing, so there it is the listing's (up to broker.Timing.CheckAge old),
-// and unknown for a queue the listing lacks. A guarded DELETE refuses, at the
-// moment it deletes, a queue that holds a ready message or has a consumer on
-// every version.
+// look reads each queue of names alone, at the same time as the vhost's consumers, and returns
+// those that exist, in deletion order. The message count is the queue's own answer on RabbitMQ 4.x;
+// 3.10 reports live counts only in a listing, so there it is the listing's, unknown for a queue the
+// listing lacks. The guarded DELETE refuses a busy queue at the moment it deletes on every version.
 func (t destroyTarget) look(ctx context.Context, c *broker.Client, listing map[string]broker.Queue, names []string) ([]broker.Queue, error) {
 	type counts struct {
 		byQueue map[string]broker.Queue
@@ -264,18 +225,14 @@ func (t destroyTarget) look(ctx context.Context, c *broker.Client, listing map[s
 	return t.owned(found), nil
 }
 
-// deleteAll deletes owned in order; unless force is set, each after a last
-// look at its state, and each guarded with if-empty and if-unused.
+// deleteAll deletes owned in order, guarded; unless force, each after a look at its state.
 func (t destroyTarget) deleteAll(ctx context.Context, c *broker.Client, owned []broker.Queue, force bool) error {
 	var done []string
 	for _, q := range owned {
 		if !force {
-			// The state again, just before the delete: a node may have gone
-			// down since the checks.
-			// A queue this GET does not find is still sent its guarded
-			// DELETE: a broker that is recovering its queues after a restart
-			// may not report one yet, and the DELETE of a queue that is
-			// really gone answers 404, which counts as deleted.
+			// The state again, just before the delete: a node may have gone down since the checks.
+			// A queue not found still gets its guarded DELETE: a recovering broker may not report
+			// it yet, and a 404 counts as deleted.
 			now, found, err := confirmQueue(ctx, c, t.vhost, q.Name)
 			if err != nil {
 				return deletedThen(done, err)
@@ -286,8 +243,7 @@ func (t destroyTarget) deleteAll(ctx context.Context, c *broker.Client, owned []
 		}
 		err := c.DeleteQueue(ctx, t.vhost, q.Name, !force)
 		if errors.Is(err, broker.ErrNotFound) {
-			// Gone since the check (a hold queue expired, say): deleted. The
-			// listing above succeeded, so the user can see the vhost.
+			// Gone since the check (a hold queue expired): deleted.
 			err = nil
 		}
 		if errors.Is(err, broker.ErrNotEmpty) {
@@ -310,8 +266,7 @@ func deletedThen(done []string, err error) error {
 	return err
 }
 
-// deadHolds reports whether the dead-letter queue of t, among queues, holds
-// messages.
+// deadHolds reports whether q.dead, among queues, holds messages.
 func (t destroyTarget) deadHolds(queues []broker.Queue) bool {
 	dead := topology.DeadQueueName(t.queue, t.suffixes)
 	for _, q := range queues {
@@ -322,20 +277,16 @@ func (t destroyTarget) deadHolds(queues []broker.Queue) bool {
 	return false
 }
 
-// destroyTarget names the logical queue a queuey_queue owns, with the
-// suffixes it was created with.
+// destroyTarget names the logical queue a queuey_queue owns, with its suffixes.
 type destroyTarget struct {
 	vhost    string
 	queue    string
 	suffixes topology.Suffixes
-	// wait bounds how long the checks before a destroy wait for unknown
-	// counts and queues not running (countWait; none in unit tests).
+	// wait bounds the wait for unknown counts and queues not running (countWait).
 	wait time.Duration
-	// replacing says that the destroy is the first half of a replacement
-	// (see destroyIntent), for the advice of a refusal.
+	// replacing says that the destroy is the first half of a replacement, for the advice.
 	replacing bool
-	// noted is what the plan's listing had of the queues of t, when the
-	// destroy may take it (see notedListing); nil: the destroy lists.
+	// noted is the plan's listing of t's queues (notedListing); nil: the destroy lists.
 	noted map[string]broker.Queue
 }
 
@@ -343,8 +294,7 @@ func (r *queueResource) targetOf(m queueModel) destroyTarget {
 	return destroyTarget{vhost: m.Vhost.ValueString(), queue: m.Name.ValueString(), suffixes: r.suffixesFor(m), wait: countWait}
 }
 
-// owned returns the queues of t that exist, in deletion order (see
-// topology.DestroyOrder).
+// owned returns the queues of t that exist, in deletion order.
 func (t destroyTarget) owned(queues map[string]broker.Queue) []broker.Queue {
 	names := make([]string, 0, len(queues))
 	for name := range queues {
@@ -358,8 +308,7 @@ func (t destroyTarget) owned(queues map[string]broker.Queue) []broker.Queue {
 	return out
 }
 
-// busy describes each queue that holds a message or has a consumer, and, with
-// withUnknown, each whose counts the broker has not reported yet.
+// busy describes each busy queue and, withUnknown, each whose counts are not reported.
 func busy(queues []broker.Queue, withUnknown bool) (lines []string, unknown bool) {
 	for _, q := range queues {
 		if q.Messages == nil || q.Consumers == nil {
@@ -378,12 +327,9 @@ func busy(queues []broker.Queue, withUnknown bool) (lines []string, unknown bool
 	return lines, unknown
 }
 
-// deadLetterAdvice is what a destroy refused over the messages of q.dead
-// says besides force_destroy: the two actions, and how to invoke them. The
-// action blocks always name the vhost (an action without one takes the
-// provider's, which may not be the queue's). When this destroy has deleted q
-// already (mainGone), there is nothing to move the messages back to without
-// declaring q again, so only the purge is offered.
+// deadLetterAdvice is what a refusal over the messages of q.dead says besides force_destroy: the
+// two actions, their blocks naming the vhost. When q is already deleted (mainGone), only the purge
+// is offered: a redrive would need q declared again.
 func deadLetterAdvice(t destroyTarget, mainGone bool) string {
 	dead := topology.DeadQueueName(t.queue, t.suffixes)
 	name := actionLabel(t.queue)

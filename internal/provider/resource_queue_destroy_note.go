@@ -11,21 +11,12 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
 )
 
-// A terraform destroy plans in one provider process and destroys in another.
-// The plan's warning (warnIfBusy) lists the vhost, and the destroy's checks
-// would list it again; in a vhost crowded with other queues each listing
-// costs the broker time in proportion to all of them. So the plan writes what
-// its listing found of the queue's topology, and when the listing began, into
-// the plan's private state, which Terraform and OpenTofu hand to Delete with
-// the plan (req.Private). The destroy takes it instead of a listing of its
-// own when a listing begun then could answer it in its own process
-// (broker.Client.Recent: at most Timing.CheckAge old, nothing written since
-// but queue deletes) and the plan ran on the same machine, as in a terraform
-// destroy -auto-approve whose destroys begin within CheckAge of its plan's
-// listing. Otherwise (a saved plan applied more than CheckAge later or on
-// another machine, a destroy that begins later in a long run, an apply that
-// declared or purged first, a plan whose listing failed) the destroy lists
-// the vhost itself, as before.
+// A terraform destroy plans in one provider process and destroys in another, and each listing of a
+// crowded vhost costs the broker time. So the plan's warning notes what its listing found of the
+// topology, and when it began, in the plan's private state, which Terraform hands to Delete. The
+// destroy takes it when a listing begun then could answer it in its own process
+// (broker.Client.CountsAsRecent) and the plan ran on the same machine; otherwise it lists the vhost
+// itself.
 
 // listingKey is the private state key of the note.
 const listingKey = "listing"
@@ -34,22 +25,17 @@ const listingKey = "listing"
 type listingNote struct {
 	// Of is the vhost and name of the queue planned for destroy.
 	Of string `json:"of"`
-	// Host is the name of the machine whose clock Began is read from: a
-	// plan made on another machine (a CI plan job, a remote run) is not
-	// taken, since a clock behind that machine's would make its listing
-	// look younger than it is.
+	// Host is the machine whose clock Began is read from.
 	Host string `json:"host"`
 	// Began is when the listing's request began.
 	Began time.Time `json:"began"`
-	// Queues holds each queue of the topology that the listing has, by
-	// name, with its message count (null: not reported).
+	// Queues holds each listed queue of the topology with its message count (null: not reported).
 	Queues map[string]*int64 `json:"queues"`
 }
 
 func (t destroyTarget) noteOf() string { return t.vhost + "\x00" + t.queue }
 
-// noteListing writes into private what listing, whose request began at
-// began, has of the queues of t; a nil listing removes an earlier note.
+// noteListing notes in private what listing has of t's queues; a nil listing removes the note.
 func noteListing(ctx context.Context, private privateKeys, t destroyTarget, listing map[string]broker.Queue, began time.Time) diag.Diagnostics {
 	if listing == nil {
 		return private.SetKey(ctx, listingKey, nil)
@@ -71,8 +57,7 @@ func noteListing(ctx context.Context, private privateKeys, t destroyTarget, list
 	return private.SetKey(ctx, listingKey, b)
 }
 
-// notedListing returns the listing of t's queues that the plan noted in
-// private, when c may take it for a destroy's checks (see above).
+// notedListing returns the plan's noted listing of t's queues when c may take it.
 func notedListing(ctx context.Context, private privateKeys, t destroyTarget, c *broker.Client) (map[string]broker.Queue, bool) {
 	b, diags := private.GetKey(ctx, listingKey)
 	var note listingNote

@@ -14,9 +14,9 @@ import (
 
 var _ resource.ResourceWithIdentity = (*queueResource)(nil)
 
-// IdentitySchema is what identifies a queuey_queue to Terraform 1.12+ and
-// OpenTofu 1.12+: the queue's name and vhost, set by every Create, Read,
-// Update and import, and accepted by import blocks with `identity = {...}`.
+// IdentitySchema is what identifies a queuey_queue to Terraform 1.12+ and OpenTofu 1.12+: the
+// queue's name and vhost, set by every Create, Read, Update and import, and accepted by import
+// blocks with `identity = {...}`.
 func (r *queueResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
 	resp.IdentitySchema = identityschema.Schema{
 		Attributes: map[string]identityschema.Attribute{
@@ -38,8 +38,7 @@ type queueIdentity struct {
 	Vhost types.String `tfsdk:"vhost"`
 }
 
-// setIdentity records name and vhost as the identity of a response. The
-// framework hands no identity to a Terraform older than 1.12: nothing to do.
+// setIdentity records name and vhost as the identity (none before Terraform 1.12).
 func setIdentity(ctx context.Context, id *tfsdk.ResourceIdentity, name, vhost string) diag.Diagnostics {
 	if id == nil {
 		return nil
@@ -47,9 +46,7 @@ func setIdentity(ctx context.Context, id *tfsdk.ResourceIdentity, name, vhost st
 	return id.Set(ctx, queueIdentity{Name: types.StringValue(name), Vhost: types.StringValue(vhost)})
 }
 
-// importTarget reads the queue an import names: the string ID
-// (vhost/name, escaped) or the identity (name, and vhost defaulting to the
-// provider's).
+// importTarget reads the queue an import names: by ID (vhost/name) or by identity.
 func (r *queueResource) importTarget(ctx context.Context, req resource.ImportStateRequest) (vhost, name string, diags diag.Diagnostics) {
 	if req.ID != "" || req.Identity == nil {
 		var err error

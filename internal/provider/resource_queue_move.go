@@ -18,9 +18,7 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
-// The rabbitmq_queue resources a queuey_queue accepts in a moved block: those
-// of cyrilgdn/rabbitmq and of its fork rfd59/rabbitmq, as Terraform
-// (registry.terraform.io) and OpenTofu (registry.opentofu.org) name them.
+// The rabbitmq_queue resources a moved block may name: cyrilgdn/rabbitmq's and rfd59/rabbitmq's.
 const sourceQueueType = "rabbitmq_queue"
 
 var sourceQueueProviders = map[string]bool{
@@ -28,27 +26,21 @@ var sourceQueueProviders = map[string]bool{
 	"registry.opentofu.org/cyrilgdn/rabbitmq": true,
 	"registry.terraform.io/rfd59/rabbitmq":    true,
 	"registry.opentofu.org/rfd59/rabbitmq":    true,
-	// OpenTofu before 1.12 sends, instead of the source's address, the local
-	// name that the resource type implies (opentofu v1.10.10
-	// internal/tofu/upgrade_resource_state.go: ImpliedProvider()); the state's
-	// shape is checked all the same.
+	// OpenTofu before 1.12 sends the implied local name instead of the address.
 	"rabbitmq": true,
 }
 
-// sourceQueueSchemaVersion is the schema version of rabbitmq_queue in both
-// providers (neither has ever declared another).
+// sourceQueueSchemaVersion is rabbitmq_queue's schema version in both providers.
 const sourceQueueSchemaVersion = 0
 
-// isSourceQueue reports whether a moved block's source is a rabbitmq_queue
-// this resource takes over.
+// isSourceQueue reports whether a moved block's source is a rabbitmq_queue.
 func isSourceQueue(providerAddress, typeName string) bool {
 	return typeName == sourceQueueType && sourceQueueProviders[strings.ToLower(providerAddress)]
 }
 
-// sourceQueueState is the part of a rabbitmq_queue's state that a move reads:
-// the JSON state the SDKv2 providers write (settings is a block list of at
-// most one, arguments a map of strings, arguments_json a JSON string; rfd59
-// adds the computed type). Unset values may be null or empty.
+// sourceQueueState is what a move reads of a rabbitmq_queue's state (SDKv2 JSON: settings a block
+// list of at most one, arguments a map of strings, arguments_json a string; rfd59 adds type). Unset
+// values may be null or empty.
 type sourceQueueState struct {
 	Name     *string               `json:"name"`
 	Vhost    *string               `json:"vhost"`
@@ -66,7 +58,6 @@ type sourceQueueSettings struct {
 // errSourceState is a rabbitmq_queue state this provider cannot read.
 var errSourceState = errors.New("unreadable rabbitmq_queue state")
 
-// sourceQueue is a rabbitmq_queue read from state.
 type sourceQueue struct {
 	name, vhost string
 	queue       topology.Existing
@@ -74,9 +65,7 @@ type sourceQueue struct {
 	argsAttr string
 }
 
-// parseSourceQueue decodes a rabbitmq_queue state. Numbers are kept exact,
-// and an argument written as a decimal string ("5000", as settings.arguments
-// holds every value) counts as that integer.
+// parseSourceQueue decodes a rabbitmq_queue state; a decimal string ("5000") is that integer.
 func parseSourceQueue(raw []byte) (sourceQueue, error) {
 	var st sourceQueueState
 	if err := decodeJSON(raw, &st); err != nil {
@@ -119,9 +108,7 @@ func decodeJSON(data []byte, v any) error {
 	return dec.Decode(v)
 }
 
-// numericStrings returns args with every decimal integer string turned into
-// that number: settings.arguments is a map of strings, so a TTL of 5000
-// reads "5000" there.
+// numericStrings turns decimal integer strings into numbers: settings.arguments holds strings.
 func numericStrings(args map[string]any) map[string]any {
 	out := make(map[string]any, len(args))
 	for k, v := range args {
@@ -135,13 +122,9 @@ func numericStrings(args map[string]any) map[string]any {
 	return out
 }
 
-// movedQueueModel is the queuey_queue state of a source queue the backend
-// could have declared, or the mismatches that make it one it could not. The
-// state holds what a Read after an import gives and does not depend on the
-// provider's configuration (a move, like an import, runs before the resource
-// is configured): dead_queue and the name patterns, which depend on the
-// provider's suffixes, are left to the refresh that follows in the same plan,
-// as after an import.
+// movedQueueModel is the queuey_queue state of a source queue the backend could have declared, or
+// the mismatches that prevent it. It does not depend on the provider's configuration (a move runs
+// before it): dead_queue and the patterns are left to the refresh that follows, as after an import.
 func movedQueueModel(q sourceQueue) (queueModel, []topology.Mismatch, error) {
 	if err := topology.ValidateQueueNameForm(q.name); err != nil {
 		return queueModel{}, nil, err
@@ -175,8 +158,7 @@ func movedQueueModel(q sourceQueue) (queueModel, []topology.Mismatch, error) {
 	return m, nil, nil
 }
 
-// mismatchLines renders the differences of a source queue, naming the
-// rabbitmq_queue attribute each comes from.
+// mismatchLines renders a source queue's differences, naming the rabbitmq_queue attribute of each.
 func mismatchLines(q sourceQueue, mismatches []topology.Mismatch) []string {
 	lines := make([]string, 0, len(mismatches))
 	for _, m := range mismatches {
@@ -196,9 +178,7 @@ func (r *queueResource) MoveState(context.Context) []resource.StateMover {
 	return []resource.StateMover{{StateMover: moveFromRabbitMQQueue}}
 }
 
-// moveFromRabbitMQQueue takes over a rabbitmq_queue's state. Another source
-// is left alone (no state, no diagnostics), so that the framework reports it
-// as not supported.
+// moveFromRabbitMQQueue takes over a rabbitmq_queue's state; other sources are left alone.
 func moveFromRabbitMQQueue(ctx context.Context, req resource.MoveStateRequest, resp *resource.MoveStateResponse) {
 	if !isSourceQueue(req.SourceProviderAddress, req.SourceTypeName) {
 		return
@@ -232,13 +212,11 @@ func moveFromRabbitMQQueue(ctx context.Context, req resource.MoveStateRequest, r
 		return
 	}
 	resp.Diagnostics.Append(resp.TargetState.Set(ctx, &m)...)
-	// The framework does not insist on an identity here (it passes a null one
-	// on), but the refresh that follows sets it: set the same one now.
+	// The framework passes a null identity on, but the refresh after sets it: set the same one now.
 	resp.Diagnostics.Append(setIdentity(ctx, resp.TargetIdentity, q.name, q.vhost)...)
 }
 
-// parseRawSource reads a rabbitmq_queue's raw state, which Terraform and
-// OpenTofu send as JSON.
+// parseRawSource reads a rabbitmq_queue's raw state (JSON from Terraform and OpenTofu).
 func parseRawSource(raw *tfprotov6.RawState) (sourceQueue, error) {
 	if raw == nil || len(raw.JSON) == 0 {
 		return sourceQueue{}, fmt.Errorf("%w: the state was not sent as JSON", errSourceState)

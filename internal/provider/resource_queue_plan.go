@@ -20,13 +20,10 @@ import (
 // warnTimeout bounds the broker look-up behind the plan-time warning.
 const warnTimeout = 10 * time.Second
 
-// ModifyPlan fills in the vhost and the computed names, validates the name
-// against the provider's suffixes, decides replacement by value, and warns
-// when a planned destroy or replacement meets a queue that holds messages,
-// and when an update declares q again or finishes an interrupted change.
-// Replacement is decided here only (the schema has no RequiresReplace): a
-// resource-level ModifyPlan would not see an attribute's RequiresReplace,
-// and the warning needs to know.
+// ModifyPlan fills in the vhost and computed names, checks the name against the suffixes, decides
+// replacement (only here: a resource-level ModifyPlan would not see an attribute's RequiresReplace,
+// and the warning needs it), and warns when a destroy or replacement meets a busy queue or an
+// update declares q again.
 func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if r.data == nil {
 		return
@@ -49,14 +46,12 @@ func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	var plan queueModel
 	var configVhost types.String
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	// Only the configured vhost is needed: reading one attribute costs far
-	// less than converting the whole configuration.
+	// One attribute costs far less than converting the whole configuration.
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("vhost"), &configVhost)...)
 	if resp.Diagnostics.HasError() || !r.planValues(&plan, configVhost, state == nil, &resp.Diagnostics) {
 		return
 	}
-	// Only Read sets it: the apply moves an interrupted change's messages
-	// back, so a state that has it plans an update.
+	// Only Read sets it; a state that has it plans an update, whose apply moves the messages back.
 	plan.Redeclaring = types.Int64Null()
 	if state != nil {
 		if planReplacement(ctx, *state, plan, resp) {
@@ -68,9 +63,7 @@ func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
-// planValues fills in plan's vhost and computed values, and checks the name
-// (and, for a queue to create, that the broker settings are usable); false
-// after an error.
+// planValues fills in plan's vhost and computed values and checks the name; false after an error.
 func (r *queueResource) planValues(plan *queueModel, configVhost types.String, creating bool, diags *diag.Diagnostics) bool {
 	if configVhost.IsNull() {
 		if r.data.vhostUnknown {
@@ -91,9 +84,8 @@ func (r *queueResource) planValues(plan *queueModel, configVhost types.String, c
 		}
 	}
 	if creating && r.data.brokerReady() {
-		// Nothing can be created without the management API's endpoint and
-		// credentials: say so now rather than at apply. Building the client
-		// contacts nothing.
+		// Nothing can be created without endpoint and credentials: say so now (nothing is
+		// contacted).
 		if _, d := r.data.brokerClient(); d.HasError() {
 			diags.Append(d...)
 			return false
@@ -125,11 +117,7 @@ func (r *queueResource) planValues(plan *queueModel, configVhost types.String, c
 	return true
 }
 
-// warnIfBusy adds a warning listing the queues of state that hold messages or
-// have consumers, and notes in private what its listing found, for the
-// destroy (see noteListing). It is best effort: skipped when the broker
-// settings are unknown or the broker does not answer quickly, and never an
-// error.
+// warnIfBusy warns of state's busy queues and notes the listing for the destroy; best effort.
 func (r *queueResource) warnIfBusy(ctx context.Context, state queueModel, fate string, force bool, private privateKeys, diags *diag.Diagnostics) {
 	t := r.targetOf(state)
 	diags.Append(noteListing(ctx, private, t, nil, time.Time{})...)
@@ -150,7 +138,7 @@ func (r *queueResource) warnIfBusy(ctx context.Context, state queueModel, fate s
 		return
 	}
 	diags.Append(noteListing(ctx, private, t, queues, began)...)
-	// Counts not reported yet are left to destroy, which waits for them.
+	// Counts not reported yet are left to the destroy, which waits for them.
 	known, _ := busy(t.owned(queues), false)
 	if len(known) == 0 {
 		return
@@ -168,9 +156,7 @@ func (r *queueResource) warnIfBusy(ctx context.Context, state queueModel, fate s
 			state.Name.ValueString(), t.vhost, fate, joinLines(known), outcome))
 }
 
-// durationByValue keeps the prior state's spelling of a duration that equals
-// the configured one by value ("5s" for "5000ms"), so that neither an import
-// nor a respelling shows a change, and keeps an unset value null.
+// durationByValue keeps the prior spelling of an equal duration ("5s" for "5000ms").
 type durationByValue struct{}
 
 var _ planmodifier.String = durationByValue{}

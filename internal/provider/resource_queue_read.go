@@ -16,28 +16,19 @@ type queueOnBroker struct {
 	main   broker.Queue
 	dead   broker.Queue
 	deadOK bool
-	// holding is the number of messages in the holding queue of an
-	// interrupted change (see redeclare), 0 when not reported; nil when
-	// that queue does not exist.
+	// holding is the holding queue's message count (0: not reported); nil when it does not exist.
 	holding *int64
 }
 
-// readTopology finds q, its dead-letter queue and its holding queue (see
-// holdingCount). It takes them from the
-// process's listing of the vhost when that has answered, and reads what the
-// listing lacks (all of it, before the listing answers) with a GET of each
-// queue alone, both at once: no refresh waits for a listing, which in a
-// crowded vhost takes the broker a while, and a listing answered while a
-// node restarts, which can leave queues out, confirms nothing as gone. A q
-// not found is gone once the vhost lookup says that the 404 is not a user who
-// may not see the vhost (broker.ConfirmQueueGone).
+// readTopology finds q, q.dead and the holding queue: from the process's listing of the vhost when
+// it has answered, else (and for what it lacks) with a GET of each queue, both at once, so no
+// refresh waits for a crowded vhost's listing, and a listing that left queues out during a restart
+// confirms nothing gone. A q not found is gone once broker.ConfirmQueueGone trusts the 404.
 func readTopology(ctx context.Context, c *broker.Client, vhost, name string, s topology.Suffixes) (queueOnBroker, error) {
 	dead, holding := topology.DeadQueueName(name, s), topology.RedeclaringQueueName(name)
 	found := make(map[string]broker.Queue, 3)
 	var missing []string
-	// Only a listing already made: a Read never waits for one. The holding
-	// queue, which rarely exists, is looked up alone only before the listing
-	// has answered.
+	// Only a listing already made: a Read never waits for one.
 	listing, lerr := c.ListQueues(ctx, vhost, broker.Declared, broker.KeptIfListed)
 	for _, n := range []string{name, dead, holding} {
 		if q, ok := listing.Queues[n]; ok {
@@ -70,11 +61,7 @@ func readTopology(ctx context.Context, c *broker.Client, vhost, name string, s t
 	return t, nil
 }
 
-// holdingCount reads the message count of the holding queue, which exists:
-// from its own GET where the broker reports it there (4.x), else from a
-// listing with counts (3.10), which only a refresh that found the holding
-// queue makes; 0 when neither reports it. Gone since: 0, for the update to
-// find it gone.
+// holdingCount reads the holding queue's count: its GET on 4.x, else a counted listing (3.10).
 func holdingCount(ctx context.Context, c *broker.Client, vhost, holding string) (*int64, error) {
 	q, err := c.GetQueue(ctx, vhost, holding, broker.Counted)
 	if err != nil && !errors.Is(err, broker.ErrNotFound) {

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -13,18 +12,12 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
-// A change of message_ttl or max_priority, or of q's arguments or flags out
-// of band, is an update in place that declares q again: RabbitMQ cannot
-// change a queue's arguments, so q is deleted and declared anew, while q.dead
-// and the hold queues (whose declarations do not depend on q's arguments)
-// stay as they are. This file holds the rule: when an update declares q
-// again (needsRedeclare) and what it does or why it refuses (decideRedeclare).
+// A change of message_ttl or max_priority, or drift of q's arguments or flags, is an update in
+// place that declares q again: RabbitMQ cannot change a queue's arguments, so q is deleted and
+// declared anew; q.dead and the hold queues stay. This file holds the rule;
 // resource_queue_redeclare_apply.go carries it out.
 
-// needsRedeclare reports whether an update from state to the wanted q
-// declares q again: the arguments table in state (the broker's, with each
-// flag that differs, after a refresh found drift) is not the wanted one. A
-// state without a table counts as drift.
+// needsRedeclare reports whether state's arguments table (or its absence) is not the wanted one.
 func needsRedeclare(state queueModel, wantJSON string) bool {
 	return state.ArgumentsJSON.IsNull() || state.ArgumentsJSON.IsUnknown() || state.ArgumentsJSON.ValueString() != wantJSON
 }
@@ -49,9 +42,7 @@ func keepMessagesAttribute() schema.BoolAttribute {
 	}
 }
 
-// redeclaringMessagesAttribute is the schema of redeclaring_messages: set by
-// Read only, planned null (ModifyPlan), so that a state that has it plans an
-// update whose apply moves the messages back.
+// redeclaringMessagesAttribute: set by Read only, so a state that has it plans an update.
 func redeclaringMessagesAttribute() schema.Int64Attribute {
 	return schema.Int64Attribute{
 		MarkdownDescription: "Messages waiting in the holding queue `{name}" + topology.RedeclaringSuffix + "`, left there " +
@@ -63,30 +54,26 @@ func redeclaringMessagesAttribute() schema.Int64Attribute {
 	}
 }
 
-// redeclareFacts is what the broker says of q and its hold queues just
-// before q is declared again, with the resource's two settings.
+// redeclareFacts is what the broker says of q and its hold queues, with the two settings.
 type redeclareFacts struct {
 	running   bool
 	consumers int64
-	// messages on q (ready plus unacknowledged); nil while not reported.
+	// messages on q; nil while not reported.
 	messages *int64
-	// busyHolds describes each hold queue of q that holds a message or
-	// whose count is not reported yet (see busy).
+	// busyHolds describes each hold queue of q that holds a message or whose count is not reported.
 	busyHolds   []string
 	force, keep bool
 }
 
-// redeclareStep is how q is declared again.
 type redeclareStep int
 
 const (
 	// redeclareEmpty: q is empty; guarded delete, then declare.
 	redeclareEmpty redeclareStep = iota
-	// redeclareMoving: move q's messages to the holding queue, guarded
-	// delete, declare, move them back (keep_messages_on_change).
+	// redeclareMoving: move q's messages aside, delete, declare, move back
+	// (keep_messages_on_change).
 	redeclareMoving
-	// redeclareDropping: delete q unguarded, its messages with it, then
-	// declare (force_destroy).
+	// redeclareDropping: delete q unguarded, messages and all, then declare (force_destroy).
 	redeclareDropping
 )
 
@@ -101,15 +88,11 @@ const (
 	refuseMessages
 )
 
-// decideRedeclare is the rule. Without force_destroy, q is not declared
-// again while it is not running (RabbitMQ 4.x deletes such a queue with its
-// messages even when asked if-empty), has a consumer (the application would
-// declare the old arguments, which RabbitMQ then refuses), or a hold queue
-// holds a message (it would dead-letter into a q that does not exist). A q
-// that holds messages, or whose count is unknown (never taken for 0), has
-// them moved with keep_messages_on_change, which wins over force_destroy;
-// otherwise force_destroy deletes them with q, and without either the change
-// is refused.
+// decideRedeclare is the rule. Without force_destroy, q is not declared again while it is not
+// running (4.x deletes such a queue with its messages even if-empty), has a consumer (the
+// application would declare the old arguments), or a hold queue holds a message (it would
+// dead-letter into no q). Messages, or an unknown count (never taken for 0), are moved with
+// keep_messages_on_change, which wins; else force_destroy deletes them; else the change is refused.
 func decideRedeclare(f redeclareFacts) (redeclareStep, redeclareRefusal) {
 	if !f.force {
 		switch {
@@ -133,16 +116,14 @@ func decideRedeclare(f redeclareFacts) (redeclareStep, redeclareRefusal) {
 	return redeclareEmpty, refuseNone
 }
 
-// redeclareRefusedError is a change that declares q again, refused with
-// nothing changed.
+// redeclareRefusedError is a change that declares q again, refused with nothing changed.
 type redeclareRefusedError struct {
 	why   redeclareRefusal
 	vhost string
 	main  broker.Queue
 	// args is the table q would be declared with.
 	args string
-	// holds describes the busy hold queues; longest is the longest TTL
-	// among them, in milliseconds.
+	// holds describes the busy hold queues; longest is their longest TTL in ms.
 	holds   []string
 	longest int64
 }
@@ -170,12 +151,11 @@ func (e *redeclareRefusedError) Error() string {
 	case refuseMessages:
 		fmt.Fprintf(&b, "it holds %s. Set keep_messages_on_change = true to move them to %s and back (order, properties and "+
 			"headers kept), or force_destroy = true to delete them with the queue (THEY WOULD BE LOST), then apply again.",
-			messagesText(e.main.Messages), topology.RedeclaringQueueName(q))
+			countText(e.main.Messages, "message"), topology.RedeclaringQueueName(q))
 	}
 	return b.String()
 }
 
-// summary is the error's title.
 func (e *redeclareRefusedError) summary() string {
 	switch e.why {
 	case refuseNotRunning:
@@ -186,34 +166,4 @@ func (e *redeclareRefusedError) summary() string {
 		return "Hold Queues Hold Messages: Change Refused"
 	}
 	return "Queue Holds Messages: Change Refused"
-}
-
-// messagesText is "1 message", "1,204 messages" or "an unknown number of
-// messages (not reported by the management API yet)".
-func messagesText(n *int64) string {
-	switch {
-	case n == nil:
-		return "an unknown number of messages (not reported by the management API yet)"
-	case *n == 1:
-		return "1 message"
-	}
-	return thousands(*n) + " messages"
-}
-
-// thousands writes n with a comma between groups of three digits: 1,204.
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }

@@ -10,15 +10,12 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
-// redeclareRounds bounds how many times the messages of q are moved aside
-// before its guarded delete: each refusal is a message published (or a
-// consumer attached) since the last move.
+// redeclareRounds bounds the moves before q's guarded delete; each refusal is a message that came since.
 const redeclareRounds = 3
 
-// redeclare declares q (t's main queue) again with want's arguments, as
-// decideRedeclare says, or refuses with a *redeclareRefusedError and nothing
-// changed. q.dead and the hold queues are neither deleted nor declared. It
-// ends by moving back what waits in the holding queue (drainHolding).
+// redeclare declares q again with want's arguments as decideRedeclare says, or refuses
+// (*redeclareRefusedError) with nothing changed; q.dead and the hold queues are untouched. It ends
+// by moving back what waits in the holding queue.
 func redeclare(ctx context.Context, c *broker.Client, t destroyTarget, want topology.Queue, force, keep bool) error {
 	facts, main, holds, err := readRedeclareFacts(ctx, c, t)
 	if err != nil {
@@ -54,10 +51,7 @@ func redeclare(ctx context.Context, c *broker.Client, t destroyTarget, want topo
 	return drainHolding(ctx, c, t)
 }
 
-// readRedeclareFacts reads q and its hold queues alone, with the vhost's
-// consumers (see destroyTarget.look), and returns the facts of the rule, q
-// and the hold queues. A q that does not exist counts as empty and unused:
-// the delete finds it gone and the declaration makes it.
+// readRedeclareFacts reads q and its hold queues alone; a missing q counts as empty and unused.
 func readRedeclareFacts(ctx context.Context, c *broker.Client, t destroyTarget) (redeclareFacts, broker.Queue, []broker.Queue, error) {
 	list, err := c.ListQueues(ctx, t.vhost, broker.Checked, broker.Recent)
 	listing := list.Queues
@@ -92,7 +86,7 @@ func readRedeclareFacts(ctx context.Context, c *broker.Client, t destroyTarget) 
 	return f, main, holds, nil
 }
 
-// longestTTL is the longest TTL among hold queues of t, in milliseconds.
+// longestTTL is the longest TTL, in ms, among the hold queues of t.
 func longestTTL(t destroyTarget, holds []broker.Queue) int64 {
 	var longest int64
 	for _, q := range holds {
@@ -103,10 +97,9 @@ func longestTTL(t destroyTarget, holds []broker.Queue) int64 {
 	return longest
 }
 
-// moveAside declares the holding queue, moves every message of q there and
-// deletes q, guarded: a refusal is a message that landed on q since the move,
-// and the move is made again, at most redeclareRounds times; with force the
-// last refusal is overridden (q is deleted unguarded).
+// moveAside declares the holding queue, moves q's messages there and deletes q, guarded: a refusal
+// is a message that came since, so the move is made again, at most redeclareRounds times; force
+// overrides the last refusal.
 func moveAside(ctx context.Context, c queueMover, t destroyTarget, force bool) error {
 	if err := topology.ValidateRedeclaringName(t.queue); err != nil {
 		return fmt.Errorf("queue %q in vhost %q was not changed: %w. Keeping its messages needs that queue; drain %q first, "+
@@ -137,8 +130,7 @@ func moveAside(ctx context.Context, c queueMover, t destroyTarget, force bool) e
 	}
 }
 
-// moveNext is what a move between q and the holding queue does once the
-// queue it emptied answered its guarded delete.
+// moveNext is what a move does once the queue it emptied answered its guarded delete.
 type moveNext int
 
 const (
@@ -146,21 +138,15 @@ const (
 	moveDone moveNext = iota
 	// moveFailed: an error other than a refusal; stop with it.
 	moveFailed
-	// moveAgain: refused (a message or a consumer came since the move);
-	// move again.
+	// moveAgain: refused (a message or consumer came since the move); move again.
 	moveAgain
-	// moveForce: refused after the last move, with force_destroy: delete
-	// it unguarded, with what came since.
+	// moveForce: refused after the last move, with force_destroy: delete it unguarded.
 	moveForce
-	// moveGiveUp: refused after the last move; stop, the messages moved
-	// so far wait in the holding queue.
+	// moveGiveUp: refused after the last move; stop, the messages moved wait in the holding queue.
 	moveGiveUp
 )
 
-// afterMove decides, from the guarded delete's error (nil when the queue is
-// gone) after move number round (from 1), whether the move is done, made
-// again (at most redeclareRounds moves in all), or ends; force overrides the
-// last refusal.
+// afterMove decides from the guarded delete's error after move round whether to stop or move again.
 func afterMove(err error, round int, force bool) moveNext {
 	switch {
 	case err == nil:
@@ -175,16 +161,14 @@ func afterMove(err error, round int, force bool) moveNext {
 	return moveGiveUp
 }
 
-// queueMover is what moving q's messages aside and back asks of the broker:
-// a *broker.Client, or in unit tests (which have no AMQP) a recording fake.
+// queueMover is what moving q's messages asks of the broker (a unit test's fake has no AMQP).
 type queueMover interface {
 	DeclareQueue(ctx context.Context, vhost, name string, args map[string]any) error
 	RedriveDeadLetters(ctx context.Context, r broker.Redrive) (int, error)
 	DeleteQueue(ctx context.Context, vhost, name string, guarded bool) error
 }
 
-// drainHolding moves what waits in the holding queue of t back to q and
-// deletes the holding queue, guarded; nothing when it does not exist.
+// drainHolding moves what waits in t's holding queue back to q and deletes it, if it exists.
 func drainHolding(ctx context.Context, c *broker.Client, t destroyTarget) error {
 	name := topology.RedeclaringQueueName(t.queue)
 	if _, found, err := confirmQueue(ctx, c, t.vhost, name); err != nil || !found {
@@ -193,9 +177,7 @@ func drainHolding(ctx context.Context, c *broker.Client, t destroyTarget) error 
 	return moveBack(ctx, c, t)
 }
 
-// moveBack moves what waits in the holding queue of t, which exists, back
-// to q and deletes the holding queue, guarded: a refusal is a message that
-// landed there since, and the move is made again, at most redeclareRounds
+// moveBack moves t's holding queue back to q and deletes it, guarded, at most redeclareRounds
 // times.
 func moveBack(ctx context.Context, c queueMover, t destroyTarget) error {
 	name := topology.RedeclaringQueueName(t.queue)
@@ -210,8 +192,7 @@ func moveBack(ctx context.Context, c queueMover, t destroyTarget) error {
 	}
 }
 
-// interruptedError is a change that stopped after some of q's messages
-// moved to the holding queue: it says how the next apply finishes it.
+// interruptedError is a change stopped after moving messages aside: the next apply finishes it.
 type interruptedError struct {
 	target destroyTarget
 	err    error
@@ -228,7 +209,6 @@ func (e *interruptedError) Error() string {
 
 func (e *interruptedError) Unwrap() error { return e.err }
 
-// summary is the error's title.
 func (e *interruptedError) summary() string {
 	return "Change Interrupted: Messages Wait In " + topology.RedeclaringQueueName(e.target.queue)
 }

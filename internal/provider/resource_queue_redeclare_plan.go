@@ -11,10 +11,9 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
-// warnIfRedeclaring warns about an update that declares q again (with q's
-// counts and what the apply will do with its messages: decideRedeclare on
-// what the listing shows) and about messages an interrupted change left in
-// the holding queue. Best effort, as warnIfBusy: skipped when the broker
+// warnIfRedeclaring warns about an update that declares q again (with q's counts and what the apply
+// will do with its messages: decideRedeclare on what the listing shows) and about messages an
+// interrupted change left in the holding queue. Best effort, as warnIfBusy: skipped when the broker
 // settings are unknown or the broker does not answer quickly, never an error.
 func (r *queueResource) warnIfRedeclaring(ctx context.Context, state, plan queueModel, diags *diag.Diagnostics) {
 	redeclaring := !plan.ArgumentsJSON.IsUnknown() && needsRedeclare(state, plan.ArgumentsJSON.ValueString())
@@ -37,15 +36,14 @@ func (r *queueResource) warnIfRedeclaring(ctx context.Context, state, plan queue
 	holding := topology.RedeclaringQueueName(t.queue)
 	if h, ok := queues[holding]; ok {
 		diags.AddWarning("Interrupted Change Found", fmt.Sprintf("%s holds %s of an interrupted change: the apply moves them back to %s "+
-			"(vhost %q) and deletes %s.", holding, messagesText(h.Messages), t.queue, t.vhost, holding))
+			"(vhost %q) and deletes %s.", holding, countText(h.Messages, "message"), t.queue, t.vhost, holding))
 	}
 	if redeclaring {
 		diags.AddWarning("Queue Will Be Declared Again", redeclareWarning(t, queues, plan))
 	}
 }
 
-// redeclareWarning says what the apply of plan will do to q, from the queues
-// of a listing: q's counts, and the outcome decideRedeclare gives.
+// redeclareWarning says what the apply of plan will do to q, from a listing's queues.
 func redeclareWarning(t destroyTarget, queues map[string]broker.Queue, plan queueModel) string {
 	zero := int64(0)
 	main, ok := queues[t.queue]
@@ -65,7 +63,7 @@ func redeclareWarning(t destroyTarget, queues map[string]broker.Queue, plan queu
 	f.busyHolds, _ = busy(holds, false)
 	head := fmt.Sprintf("Queue %q in vhost %q will be declared again with the arguments %s: RabbitMQ cannot change a queue's "+
 		"arguments, so the apply deletes it and declares it anew (%s and the hold queues are not touched). It holds %s and has %s. ",
-		t.queue, t.vhost, plan.ArgumentsJSON.ValueString(), topology.DeadQueueName(t.queue, t.suffixes), messagesText(main.Messages),
+		t.queue, t.vhost, plan.ArgumentsJSON.ValueString(), topology.DeadQueueName(t.queue, t.suffixes), countText(main.Messages, "message"),
 		countText(main.Consumers, "consumer"))
 	return head + redeclareOutcome(t, f) + " Deploy the application declaring the same new arguments after the apply: " +
 		"RabbitMQ refuses a declaration whose arguments differ from the queue's."

@@ -11,28 +11,20 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-// A replacement's destroy sees only the prior state, so a force_destroy =
-// true planned in the same apply as the change would not reach it. ModifyPlan
-// therefore writes a note into the plan's private state; Terraform and
-// OpenTofu hand it, with the plan, to both halves of the replacement (the
-// create's re-plan gets it as its prior private state, and Delete as
-// req.Private). The note also tells Delete that it is half of a
-// replacement, for the advice of a refusal.
+// A replacement's destroy sees only the prior state, so a force_destroy = true planned with the
+// change would not reach it. ModifyPlan writes a note into the plan's private state, which
+// Terraform and OpenTofu hand to both halves of the replacement; it also tells Delete that it is
+// half of one, for the advice. planReplacement writes the note, destroyIntent reads it,
+// replacementAdvice is what a refused replacement advises.
 
-// The rule has three parts, all in this file: planReplacement (ModifyPlan)
-// decides replacement by value and writes the note; destroyIntent (Delete)
-// reads it back; replacementAdvice is what a refused replacement advises.
-
-// replacementKey is the private state key of the note.
 const replacementKey = "replacement"
 
 // replacementNote is what ModifyPlan planned for a replacement.
 type replacementNote struct {
 	// ForceDestroy is force_destroy as planned (the new value).
 	ForceDestroy bool `json:"force_destroy"`
-	// Of identifies the state being replaced (see replacedIdentity): the
-	// note also travels into the new queue's state, whose identity differs,
-	// and must not count there.
+	// Of identifies the replaced state: the note also travels into the new state, where it must not
+	// count.
 	Of string `json:"of"`
 }
 
@@ -42,15 +34,13 @@ type privateKeys interface {
 	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
 }
 
-// replacedIdentity is what a replacement changes about a queue: at least one
-// of these differs between the replaced queue and its replacement.
+// replacedIdentity is what a replacement changes about a queue: at least one of these differs.
 func replacedIdentity(m queueModel) string {
 	return strings.Join([]string{m.Vhost.ValueString(), m.Name.ValueString(), m.MessageTTL.ValueString(),
 		m.MaxPriority.String(), m.ArgumentsJSON.ValueString(), m.DeadQueue.ValueString(), m.HoldQueuePrefix.ValueString()}, "\x00")
 }
 
-// noteReplacement writes the note of a replacement of state (nil note: not a
-// replacement, and any earlier note is removed).
+// noteReplacement writes the note of a replacement of state (nil removes it).
 func noteReplacement(ctx context.Context, private privateKeys, state queueModel, replacing, force bool) diag.Diagnostics {
 	if !replacing {
 		return private.SetKey(ctx, replacementKey, nil)
@@ -64,9 +54,7 @@ func noteReplacement(ctx context.Context, private privateKeys, state queueModel,
 	return private.SetKey(ctx, replacementKey, b)
 }
 
-// destroyIntent says whether a destroy of state deletes queues that hold
-// messages (force_destroy in state, or planned by the replacement this
-// destroy is half of), and whether it is half of a replacement.
+// destroyIntent says whether a destroy of state may delete busy queues, and if it replaces.
 func destroyIntent(ctx context.Context, private privateKeys, state queueModel) (force, replacing bool) {
 	force = state.ForceDestroy.ValueBool()
 	b, diags := private.GetKey(ctx, replacementKey)
@@ -77,16 +65,12 @@ func destroyIntent(ctx context.Context, private privateKeys, state queueModel) (
 	return force || note.ForceDestroy, true
 }
 
-// replacementPaths is the one place that decides replacement (the schema has
-// no RequiresReplace): it lists the attributes whose change replaces the
-// queue: name and vhost by value, and names derived from changed suffixes. A
-// change of message_ttl, max_priority or arguments_json (drift) is an update
-// in place that declares q alone again (see needsRedeclare).
+// replacementPaths is the one place that decides replacement (the schema has no RequiresReplace):
+// name and vhost by value, and names derived from changed suffixes. A change of message_ttl,
+// max_priority or arguments_json is an update in place (needsRedeclare).
 func replacementPaths(state, plan queueModel) path.Paths {
 	var out path.Paths
-	// A value unknown until apply may turn out different: replace, as the
-	// framework's RequiresReplace does, so that apply never has to change
-	// the planned action.
+	// A value unknown until apply may differ: replace, as RequiresReplace does.
 	differ := func(a, b types.String) bool {
 		return b.IsUnknown() || !a.Equal(b)
 	}
@@ -97,8 +81,7 @@ func replacementPaths(state, plan queueModel) path.Paths {
 		out = append(out, path.Root("vhost"))
 	}
 	if len(out) > 0 {
-		// Read-only names follow the attributes above: marking them too
-		// would show "# forces replacement" on what the user cannot set.
+		// Read-only names follow: marking them would show "# forces replacement" on them.
 		return out
 	}
 	// Otherwise only the provider's suffixes changed them.
@@ -111,9 +94,7 @@ func replacementPaths(state, plan queueModel) path.Paths {
 	return out
 }
 
-// planReplacement decides whether plan replaces state (replacementPaths),
-// tells Terraform which attributes force it, and writes the note for the
-// destroy half; it reports whether the queue is replaced.
+// planReplacement decides replacement, marks the attributes forcing it, and writes the note.
 func planReplacement(ctx context.Context, state, plan queueModel, resp *resource.ModifyPlanResponse) bool {
 	replace := replacementPaths(state, plan)
 	resp.RequiresReplace = append(resp.RequiresReplace, replace...)
@@ -121,9 +102,7 @@ func planReplacement(ctx context.Context, state, plan queueModel, resp *resource
 	return len(replace) > 0
 }
 
-// replacementAdvice is what a destroy refused as the first half of a
-// replacement advises: fix, then apply again; or force it (force says what
-// force_destroy does) by setting force_destroy in the same apply as the change.
+// replacementAdvice is what a refused replacement advises (force says what force_destroy does).
 func replacementAdvice(fix, force string) string {
 	return fix + ", then apply again: this destroy is the first half of replacing the queue, and the apply deletes what " +
 		"is left, then creates the queues anew. Or set force_destroy = true in the same apply as the change, to " + force + "."

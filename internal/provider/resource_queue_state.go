@@ -19,7 +19,6 @@ type wantedQueues struct {
 	dead topology.Queue
 }
 
-// wanted computes the queues of a plan with the provider's suffixes.
 func (r *queueResource) wanted(m queueModel) (wantedQueues, diag.Diagnostics) {
 	return wantedWith(m, r.data.suffixes)
 }
@@ -61,22 +60,16 @@ func wantedWith(m queueModel, s topology.Suffixes) (wantedQueues, diag.Diagnosti
 	}, diags
 }
 
-// suffixesFor returns the suffixes a queue in state was created with (read
-// back from its dead_queue and hold_queue_prefix), falling back to the
-// provider's for what state does not tell (after an import).
+// suffixesFor reads back a state's suffixes, else the provider's (after an import).
 func (r *queueResource) suffixesFor(m queueModel) topology.Suffixes {
 	return topology.SuffixesOf(m.Name.ValueString(), m.DeadQueue.ValueString(), m.HoldQueuePrefix.ValueString(), r.data.suffixes)
 }
 
-// observedState is the state of a queue as the broker holds it: the prior
-// state (or one with just name and vhost, after an import or in a listing)
-// updated with the broker's x-message-ttl and x-max-priority, the computed
-// names, and arguments_json. That is the computed table unless the broker's
-// q differs from what the backend declares: then it is what the broker holds
-// (with each flag that differs, e.g. "auto_delete":true), so that the next
-// plan shows the difference and replaces the queues. A dead-letter queue that
-// is missing leaves dead_queue null: the plan puts the name back and the
-// update declares it again.
+// observedState is the state of a queue as the broker holds it: prior (or just name and vhost,
+// after an import) updated with the broker's TTL and priority, the computed names, and
+// arguments_json: the computed table, or what the broker holds when q differs (each differing flag
+// included), so the next plan shows drift. A missing q.dead leaves dead_queue null, so the update
+// declares it again.
 func observedState(prior queueModel, main broker.Queue, deadOK bool, s topology.Suffixes) queueModel {
 	m := prior
 	name, vhost := m.Name.ValueString(), m.Vhost.ValueString()
@@ -95,8 +88,7 @@ func observedState(prior queueModel, main broker.Queue, deadOK bool, s topology.
 	got := existingOf(main)
 	want, diags := wantedWith(m, s)
 	if diags.HasError() || len(topology.Mismatches(got, want.main.Args)) > 0 {
-		// Out of band, or beyond what this resource can express (a TTL out
-		// of range, a priority of 0): drift all the same.
+		// Out of band, or beyond what this resource can express: drift all the same.
 		m.ArgumentsJSON = jsontypes.NewNormalizedValue(topology.ObservedJSON(got))
 	} else {
 		m.ArgumentsJSON = jsontypes.NewNormalizedValue(want.main.Args.JSON())
@@ -124,7 +116,6 @@ func setDerived(m *queueModel, name, vhost string, s topology.Suffixes) {
 	m.WritePattern = types.StringValue(topology.WritePattern(name, s))
 }
 
-// intArg returns an integer argument of a queue as reported by the broker.
 func intArg(args map[string]any, key string) (int64, bool) {
 	v, ok := args[key]
 	if !ok {
@@ -133,7 +124,6 @@ func intArg(args map[string]any, key string) (int64, bool) {
 	return topology.AsInt(v)
 }
 
-// sameDurationMs reports whether a duration value equals ms milliseconds.
 func sameDurationMs(v types.String, ms int64) bool {
 	if v.IsNull() || v.IsUnknown() {
 		return false

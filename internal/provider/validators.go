@@ -33,9 +33,7 @@ func (endpointValidator) ValidateString(_ context.Context, req validator.StringR
 	}
 }
 
-// parseDurationAttr parses a Go duration string for a validator; a malformed
-// string is reported by durationSyntaxValidator, which stands before this
-// one in every schema, so it is skipped here.
+// parseDurationAttr parses a duration; a malformed one is durationSyntaxValidator's.
 func parseDurationAttr(req validator.StringRequest) (time.Duration, bool) {
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return 0, false
@@ -68,8 +66,7 @@ func (v durationRange) ValidateString(_ context.Context, req validator.StringReq
 	}
 }
 
-// granularityValidator accepts a whole, positive number of milliseconds up to
-// the longest hold.
+// granularityValidator accepts a whole, positive number of ms up to the longest hold.
 type granularityValidator struct{}
 
 var _ validator.String = granularityValidator{}
@@ -92,9 +89,7 @@ func (granularityValidator) ValidateString(_ context.Context, req validator.Stri
 	}
 }
 
-// queueNameValidator applies the rules of a queue name that do not depend on
-// the provider's suffixes: not empty, not reserved. The length limit, which
-// does, is checked when planning, with the provider's suffixes.
+// queueNameValidator applies the name rules the suffixes do not change.
 type queueNameValidator struct{}
 
 var _ validator.String = queueNameValidator{}
@@ -120,8 +115,7 @@ func (queueNameValidator) ValidateString(_ context.Context, req validator.String
 	}
 }
 
-// vhostValidator refuses an empty vhost name: RabbitMQ has no such vhost, and
-// the management API reads an empty one as "every vhost".
+// vhostValidator refuses an empty vhost: the management API reads one as "every vhost".
 type vhostValidator struct{}
 
 var _ validator.String = vhostValidator{}
@@ -140,9 +134,7 @@ func (vhostValidator) ValidateString(_ context.Context, req validator.StringRequ
 		fmt.Sprintf("%s must name a vhost, e.g. \"/\" (RabbitMQ's default vhost); leave it unset to use the provider's vhost.", req.Path))
 }
 
-// delayValidator accepts a Go duration string that can be a delay: well
-// formed and not negative. Whether it fits the longest hold depends on the
-// granularity, which is checked once that is known.
+// delayValidator accepts a non-negative duration (the longest hold is checked later).
 type delayValidator struct{}
 
 var _ validator.String = delayValidator{}
@@ -167,8 +159,7 @@ func (delayValidator) ValidateString(_ context.Context, req validator.StringRequ
 	}
 }
 
-// durationSyntaxValidator reports a string that is not a Go duration, stating
-// the range the attribute accepts. Range checks are left to other validators.
+// durationSyntaxValidator reports a string that is not a Go duration, stating the range.
 type durationSyntaxValidator struct{ rangeText string }
 
 var _ validator.String = durationSyntaxValidator{}
@@ -190,8 +181,7 @@ func (v durationSyntaxValidator) ValidateString(_ context.Context, req validator
 	}
 }
 
-// messageTTLValidator accepts a main queue's message TTL: a whole number of
-// milliseconds from 0 to topology.MaxTTLMs.
+// messageTTLValidator accepts a whole number of ms from 0 to topology.MaxTTLMs.
 type messageTTLValidator struct{}
 
 var _ validator.String = messageTTLValidator{}

@@ -5,21 +5,16 @@ import (
 	"sort"
 )
 
-// Range texts of the main queue's two arguments, as a Mismatch's Wanted side
-// gives them when a value is out of range or not an integer.
+// Range texts of the main queue's arguments, a Mismatch's Wanted side for a bad value.
 var (
 	messageTTLWanted  = fmt.Sprintf("an integer from 0 to %d", MaxTTLMs)
 	maxPriorityWanted = fmt.Sprintf("an integer from %d to %d", MinPriority, MaxPriority)
 )
 
-// MainQueueArgs reads back, from a queue declared by something else (another
-// Terraform provider's state, a broker listing), the main-queue arguments the
-// backend would declare for it: x-message-ttl (0 to MaxTTLMs) and
-// x-max-priority (1 to 255), each an integer, and nothing else. It reports
-// every way the queue is not what the backend declares — not classic, a flag
-// that differs, another argument, a value that is not an integer in range —
-// in the order of Mismatches; an x-queue-type: classic is not a difference.
-// The Arguments are only meaningful when there is no mismatch.
+// MainQueueArgs reads back, from a queue declared by something else, the main-queue arguments the
+// backend would declare (x-message-ttl 0 to MaxTTLMs, x-max-priority 1 to 255, integers), and every
+// way the queue differs, in the order of Mismatches. The Arguments mean something only without
+// mismatches.
 func MainQueueArgs(got Existing) (Arguments, []Mismatch) {
 	out := Mismatches(Existing{Type: got.Type, Durable: got.Durable, AutoDelete: got.AutoDelete, Exclusive: got.Exclusive}, Arguments{})
 	args := Arguments{}

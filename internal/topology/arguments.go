@@ -9,9 +9,7 @@ import (
 	"strconv"
 )
 
-// Value is one queue argument value: either an integer or a string. Keeping
-// the two apart means an integer is never written as a string (RabbitMQ would
-// refuse or ignore "30000" where it wants 30000) nor as a float.
+// Value is an integer or a string argument, never confused: RabbitMQ would refuse "30000".
 type Value struct {
 	isInt bool
 	i     int64
@@ -30,7 +28,6 @@ func (v Value) IsInt() bool { return v.isInt }
 // Int64 returns the integer held, or 0 for a string value.
 func (v Value) Int64() int64 { return v.i }
 
-// str returns the string held, or "" for an integer value.
 func (v Value) str() string { return v.s }
 
 // Any returns the value as an int64 or a string, ready for encoding/json.
@@ -62,8 +59,7 @@ func (a Arguments) Keys() []string {
 	return keys
 }
 
-// Map returns the table as a map of int64 and string values, as sent to the
-// management API. An empty table gives an empty, non-nil map.
+// Map returns the table as sent to the management API; an empty table gives an empty, non-nil map.
 func (a Arguments) Map() map[string]any {
 	m := make(map[string]any, len(a))
 	for k, v := range a {
@@ -72,9 +68,7 @@ func (a Arguments) Map() map[string]any {
 	return m
 }
 
-// JSON returns the canonical encoding of the table: a compact JSON object with
-// keys in ascending order, integers written as integers and no HTML escaping.
-// An empty table is {}.
+// JSON returns the canonical encoding: compact, keys in order, integers as integers; {} when empty.
 func (a Arguments) JSON() string {
 	var b bytes.Buffer
 	b.WriteByte('{')
@@ -90,16 +84,13 @@ func (a Arguments) JSON() string {
 	return b.String()
 }
 
-// jsonString writes s as a JSON string the way Terraform's jsonencode does
-// (Go's encoding, with <, > and & escaped as \u003c, \u003e and \u0026), so
-// that a *_json attribute equals the jsonencode of the same table.
+// jsonString writes s as Terraform's jsonencode does, so a *_json attribute equals it.
 func jsonString(s string) string {
 	b, _ := json.Marshal(s) // encoding a string cannot fail
 	return string(b)
 }
 
-// difference is one way in which a queue's actual arguments differ from the
-// wanted ones. A missing side is reported as Has* = false.
+// difference is one way actual arguments differ from wanted ones; a missing side has Has* false.
 type difference struct {
 	Key       string
 	HasActual bool
@@ -108,11 +99,7 @@ type difference struct {
 	Wanted    string
 }
 
-// compareArgs lists, in key order, every difference between the argument table a
-// broker reports (decoded from JSON, so numbers may be float64 or
-// json.Number) and the wanted table. Keys listed in ignore are skipped when
-// the broker's value equals the given one (x-queue-type "classic", which newer
-// RabbitMQ versions add by themselves).
+// compareArgs lists by key every difference between the broker's table and wanted, bar ignore.
 func compareArgs(actual map[string]any, wanted Arguments, ignore map[string]string) []difference {
 	keys := make(map[string]struct{}, len(actual)+len(wanted))
 	for k := range actual {
@@ -153,8 +140,7 @@ func compareArgs(actual map[string]any, wanted Arguments, ignore map[string]stri
 	return diffs
 }
 
-// equalValue compares a decoded JSON value with a wanted one, by type and value:
-// the integer 30000 is not equal to the string "30000".
+// equalValue compares by type and value: the integer 30000 is not the string "30000".
 func equalValue(actual any, wanted Value) bool {
 	if !wanted.IsInt() {
 		s, ok := actual.(string)
@@ -164,9 +150,7 @@ func equalValue(actual any, wanted Value) bool {
 	return ok && i == wanted.Int64()
 }
 
-// AsInt returns a broker-reported argument value (decoded from JSON: a
-// float64 or a json.Number, or a Go integer) as an int64, when it is a whole
-// number.
+// AsInt returns a broker-reported argument value as an int64 when it is a whole number.
 func AsInt(v any) (int64, bool) { return asInt(v) }
 
 func asInt(v any) (int64, bool) {

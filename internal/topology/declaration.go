@@ -14,22 +14,18 @@ type Flags struct {
 	Exclusive  bool
 }
 
-// Declared holds the flags of every queue the backend declares: durable, not
-// auto-delete, not exclusive (and no x-queue-type argument: a classic queue).
+// Declared holds the flags of every queue the backend declares (with no x-queue-type: classic).
 var Declared = Flags{Durable: true, AutoDelete: false, Exclusive: false}
 
 const (
-	// ClassicType is the queue type the backend relies on (hold queues need
-	// classic-queue expiry).
+	// ClassicType is the queue type the backend relies on (hold queues need classic-queue expiry).
 	ClassicType = "classic"
-	// ArgQueueType is the argument that selects a queue's type. The backend
-	// never sends it; RabbitMQ 3.13 and later add x-queue-type: classic to a
-	// classic queue by themselves.
+	// ArgQueueType selects a queue's type; the backend never sends it (3.13+ add classic
+	// themselves).
 	ArgQueueType = "x-queue-type"
 )
 
-// ignoredArguments are arguments a broker adds by itself to a queue declared
-// without them, with the value that is not a difference.
+// ignoredArguments are arguments a broker adds itself, with the value that is no difference.
 var ignoredArguments = map[string]string{ArgQueueType: ClassicType}
 
 // Existing is a queue as a broker reports it.
@@ -43,10 +39,7 @@ type Existing struct {
 	Arguments map[string]any
 }
 
-// Mismatch is one way in which an existing queue differs from the declaration
-// the backend makes: Field is a flag (durable, auto_delete, exclusive), type,
-// or an argument key; Broker and Wanted are JSON-like renderings of each side,
-// "absent" when that side has no such argument.
+// Mismatch is one difference from the backend's declaration; "absent" for a side without it.
 type Mismatch struct {
 	Field  string
 	Broker string
@@ -61,11 +54,9 @@ func (m Mismatch) String() string {
 	return fmt.Sprintf("%s: broker has %s, wanted %s", what, m.Broker, m.Wanted)
 }
 
-// Mismatches lists, flags first and then arguments in key order, every way in
-// which got differs from a declaration of want: a classic, durable, not
-// auto-delete, not exclusive queue with exactly want's arguments (an
-// x-queue-type: classic added by the broker is not a difference). None means
-// an application's declaration of want would succeed against got.
+// Mismatches lists, flags first then arguments by key, every way got differs from a declaration of
+// want (a classic, durable, not auto-delete, not exclusive queue); none means an application's
+// declaration would succeed.
 func Mismatches(got Existing, want Arguments) []Mismatch {
 	var out []Mismatch
 	if got.Type != "" && got.Type != ClassicType {
@@ -92,12 +83,9 @@ func Mismatches(got Existing, want Arguments) []Mismatch {
 	return out
 }
 
-// ObservedJSON renders what a broker holds for a queue as one JSON object in
-// the canonical form of Arguments.JSON: its arguments (without an ignored
-// x-queue-type: classic), plus each flag that differs from the backend's
-// declaration under its own name ("auto_delete":true), plus "type" when the
-// queue is not classic and no x-queue-type argument says so. For a queue
-// without mismatches it equals the wanted table's JSON.
+// ObservedJSON renders what a broker holds for a queue in the canonical form of Arguments.JSON: its
+// arguments (no ignored x-queue-type), each differing flag under its own name, and "type" when not
+// classic. Without mismatches it equals the wanted table's JSON.
 func ObservedJSON(got Existing) string {
 	m := make(map[string]any, len(got.Arguments)+4)
 	for k, v := range got.Arguments {
@@ -142,14 +130,10 @@ func ObservedJSON(got Existing) string {
 	return b.String()
 }
 
-// DestroyOrder picks, from the names of the queues that exist, those that
-// belong to the logical queue and returns them in the order they must be
-// deleted: its hold queues by ascending TTL (only names recognised as hold
-// queues of queue, see ParseHoldQueueName), then its holding queue
-// (RedeclaringQueueName), then queue, then its dead-letter queue. Hold queues
-// go first because a message waiting in one would dead-letter into a deleted
-// queue and vanish; the dead-letter queue goes last because the main queue
-// dead-letters into it.
+// DestroyOrder returns, of the existing names, those of the logical queue in deletion order: hold
+// queues by ascending TTL, the holding queue, queue, then its dead-letter queue. Hold queues go
+// first because their messages would dead-letter into a deleted queue; the dead-letter queue last
+// because queue dead-letters into it.
 func DestroyOrder(queue string, s Suffixes, existing []string) []string {
 	type hold struct {
 		ttl  int64

@@ -6,23 +6,20 @@ import (
 	"strings"
 )
 
-// NamedQueue is a queue of a vhost listing: its name and what the broker
-// reports of it.
+// NamedQueue is a queue of a vhost listing.
 type NamedQueue struct {
 	Name string
 	Existing
 }
 
-// Found is a logical queue that a vhost holds exactly as the backend declares
-// it: its name and the settings of its main queue (nil when not set).
+// Found is a logical queue held exactly as the backend declares it, with its settings.
 type Found struct {
 	Name         string
 	MessageTTLMs *int64
 	MaxPriority  *int64
 }
 
-// NearMiss is a queue with a dead-letter sibling that is not a logical queue
-// of the backend, with the first way in which it differs.
+// NearMiss is a queue with a dead-letter sibling that is no logical queue, and why.
 type NearMiss struct {
 	Name   string
 	Reason string
@@ -31,14 +28,10 @@ type NearMiss struct {
 // String renders a near miss as "odd: x-max-length is not declared by the backend".
 func (n NearMiss) String() string { return n.Name + ": " + n.Reason }
 
-// LogicalQueues picks, from a vhost's queues, the logical queues of the
-// backend, sorted by name: every queue q whose dead-letter queue (q with the
-// dead suffix) exists too, both classic, durable, not auto-delete and not
-// exclusive, q with no argument but a valid x-message-ttl and x-max-priority
-// and its dead-letter queue with none. A queue that has a dead-letter sibling
-// but differs is a near miss, with its first difference. The dead-letter and
-// hold queues of a queue found are never candidates themselves. match, when
-// not nil, keeps only the names it accepts (found and near misses alike).
+// LogicalQueues picks, sorted, the backend's logical queues of a vhost: each q whose dead-letter
+// queue exists, both declared as the backend does (q with only a valid x-message-ttl and
+// x-max-priority). One that differs is a near miss. Derived queues of a queue found are never
+// candidates; match, when set, keeps the names it accepts.
 func LogicalQueues(queues []NamedQueue, s Suffixes, match func(string) bool) ([]Found, []NearMiss) {
 	byName := make(map[string]Existing, len(queues))
 	names := make([]string, 0, len(queues))
@@ -48,8 +41,7 @@ func LogicalQueues(queues []NamedQueue, s Suffixes, match func(string) bool) ([]
 		}
 		byName[q.Name] = q.Existing
 	}
-	// A queue's own dead-letter and hold queues sort after it (its name is
-	// their prefix), so a queue found is known before they are met.
+	// A queue sorts before its derived queues (its name is their prefix).
 	sort.Strings(names)
 	var found []Found
 	var near []NearMiss
@@ -70,8 +62,7 @@ func LogicalQueues(queues []NamedQueue, s Suffixes, match func(string) bool) ([]
 	return found, near
 }
 
-// derivedFromAny reports whether name is the dead-letter queue or a hold
-// queue of one of the queues in listed.
+// derivedFromAny reports whether name is the dead-letter or a hold queue of a queue in listed.
 func derivedFromAny(name string, listed map[string]bool, s Suffixes) bool {
 	if base, ok := strings.CutSuffix(name, s.Dead); ok && listed[base] {
 		return true
@@ -88,8 +79,7 @@ func derivedFromAny(name string, listed map[string]bool, s Suffixes) bool {
 	return isHold
 }
 
-// logicalQueue checks one candidate and its dead-letter queue; the reason is
-// empty when both are what the backend declares.
+// logicalQueue checks a candidate and its dead-letter queue; the reason is empty when both match.
 func logicalQueue(name string, main, dead Existing, s Suffixes) (Found, string) {
 	if err := ValidateQueueName(name, s); err != nil {
 		return Found{}, err.Error()
@@ -104,10 +94,7 @@ func logicalQueue(name string, main, dead Existing, s Suffixes) (Found, string) 
 	return Found{Name: name, MessageTTLMs: ttl, MaxPriority: prio}, ""
 }
 
-// mainQueueSettings reads the message TTL and max priority of a main queue
-// as a broker reports it (see MainQueueArgs). The reason is empty when a
-// declaration by the backend with those settings matches the queue exactly;
-// otherwise it names the first difference.
+// mainQueueSettings reads a main queue's TTL and priority, or the first difference.
 func mainQueueSettings(got Existing) (ttlMs, maxPriority *int64, reason string) {
 	args, ms := MainQueueArgs(got)
 	if len(ms) > 0 {
@@ -124,8 +111,7 @@ func mainQueueSettings(got Existing) (ttlMs, maxPriority *int64, reason string) 
 	return ttlMs, maxPriority, ""
 }
 
-// describe says how a queue differs from what the backend declares, in the
-// words of a listing's warning.
+// describe words a difference for a listing's warning.
 func describe(m Mismatch) string {
 	switch {
 	case m.Field == "type":

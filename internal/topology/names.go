@@ -7,9 +7,7 @@ import (
 	"strings"
 )
 
-// ValidateQueueName checks a logical queue name against the limits that
-// these suffixes impose: 1 to s.MaxNameBytes() bytes (235 with the default
-// suffixes) and not starting with the reserved amq. prefix.
+// ValidateQueueName checks a logical queue name: 1 to s.MaxNameBytes() bytes, no amq. prefix.
 func ValidateQueueName(name string, s Suffixes) error {
 	limit := s.MaxNameBytes()
 	if len(name) == 0 {
@@ -26,9 +24,7 @@ func ValidateQueueName(name string, s Suffixes) error {
 	return ValidateQueueNameForm(name)
 }
 
-// ValidateQueueNameForm checks the rules of a queue name that hold whatever
-// the suffixes: not empty and not starting with the reserved amq. prefix.
-// ValidateQueueName adds the length limit, which depends on the suffixes.
+// ValidateQueueNameForm checks what holds whatever the suffixes: not empty, not starting with amq.
 func ValidateQueueNameForm(name string) error {
 	if len(name) == 0 {
 		return fmt.Errorf("queue name must not be empty")
@@ -42,10 +38,7 @@ func ValidateQueueNameForm(name string) error {
 // DeadQueueName returns the name of queue's dead-letter queue.
 func DeadQueueName(queue string, s Suffixes) string { return queue + s.Dead }
 
-// SuffixesOf reads back the suffixes that named queue's dead-letter queue
-// dead and its hold queue prefix holdPrefix: what each adds to queue. A name
-// that is empty (not known) or does not extend queue leaves that suffix of
-// fallback in place.
+// SuffixesOf reads back the suffixes behind queue's derived names, else fallback's.
 func SuffixesOf(queue, dead, holdPrefix string, fallback Suffixes) Suffixes {
 	if suffix, ok := strings.CutPrefix(dead, queue); ok && suffix != "" {
 		fallback.Dead = suffix
@@ -62,16 +55,14 @@ func DeadQueueArgs() Arguments { return Arguments{} }
 // HoldQueuePrefix returns what every hold queue of queue starts with.
 func HoldQueuePrefix(queue string, s Suffixes) string { return queue + s.Deferred }
 
-// HoldQueueName returns the name of the hold queue that keeps queue's
-// ttlMs-long waits, e.g. orders.deferred.30000.
+// HoldQueueName returns the hold queue of queue's ttlMs-long waits, e.g. orders.deferred.30000.
 func HoldQueueName(queue string, ttlMs int64, s Suffixes) string {
 	return HoldQueuePrefix(queue, s) + strconv.FormatInt(ttlMs, 10)
 }
 
-// HoldQueueArgs returns the arguments of queue's hold queue for ttlMs: the
-// TTL, dead-lettering back to queue through the default exchange, and an
-// expiry of twice the TTL. They depend on nothing else, so every process
-// computes the same table for the same name. ttlMs must be 1 to MaxDeferralMs.
+// HoldQueueArgs returns the arguments of queue's hold queue for ttlMs (1 to MaxDeferralMs): the
+// TTL, dead-lettering back to queue, and an expiry of twice the TTL; nothing else, so every process
+// computes the same table.
 func HoldQueueArgs(queue string, ttlMs int64) (Arguments, error) {
 	if err := validateHoldTTL(ttlMs); err != nil {
 		return nil, err
@@ -84,7 +75,6 @@ func HoldQueueArgs(queue string, ttlMs int64) (Arguments, error) {
 	}, nil
 }
 
-// validateHoldTTL checks that ttlMs is a hold queue's TTL: 1 to MaxDeferralMs.
 func validateHoldTTL(ttlMs int64) error {
 	if ttlMs < 1 || ttlMs > MaxDeferralMs {
 		return fmt.Errorf("a hold queue's TTL must be a whole number of milliseconds from 1 to %d; got %d", MaxDeferralMs, ttlMs)
@@ -92,10 +82,8 @@ func validateHoldTTL(ttlMs int64) error {
 	return nil
 }
 
-// ParseHoldQueueName reports whether name is one of queue's hold queues and
-// its TTL. Only exactly queue + deferred suffix + a decimal TTL from 1 to
-// MaxDeferralMs without a leading zero is recognised: not the bare prefix, not
-// orders.deferred.5000.bak, not another queue's hold queue.
+// ParseHoldQueueName reports whether name is a hold queue of queue (TTL 1 to MaxDeferralMs), and
+// its TTL.
 func ParseHoldQueueName(queue, name string, s Suffixes) (int64, bool) {
 	rest, ok := strings.CutPrefix(name, HoldQueuePrefix(queue, s))
 	if !ok {
@@ -120,23 +108,17 @@ func parseTTL(digits string) (int64, bool) {
 	return ttl, true
 }
 
-// HoldQueuePattern returns a regular expression matching the names of
-// queue's hold queues, e.g. ^orders\.deferred\.[0-9]+$.
+// HoldQueuePattern matches queue's hold queues, e.g. ^orders\.deferred\.[0-9]+$.
 func HoldQueuePattern(queue string, s Suffixes) string {
 	return "^" + regexp.QuoteMeta(queue+s.Deferred) + "[0-9]+$"
 }
 
-// QueuesPattern returns a regular expression matching queue, its dead-letter
-// queue and its hold queues, for configure and read permissions, e.g.
-// ^orders(\.dead|\.deferred\.[0-9]+)?$.
+// QueuesPattern matches queue, its dead-letter and hold queues, for configure and read permissions.
 func QueuesPattern(queue string, s Suffixes) string {
 	return "^" + topologyGroup(queue, s) + "$"
 }
 
-// WritePattern returns a regular expression for write permissions: the whole
-// topology plus amq.default, which publishing through the default exchange and
-// declaring a queue that dead-letters into "" both need, e.g.
-// ^(amq\.default|orders(\.dead|\.deferred\.[0-9]+)?)$.
+// WritePattern is QueuesPattern plus amq.default, which publishing needs.
 func WritePattern(queue string, s Suffixes) string {
 	return `^(amq\.default|` + topologyGroup(queue, s) + ")$"
 }

@@ -5,8 +5,7 @@ import (
 	"strings"
 )
 
-// Suffixes are the two name parts a deployment may tune: the dead-letter
-// queue's suffix and the infix between a queue's name and a hold queue's TTL.
+// Suffixes are the name parts a deployment may tune: dead-letter suffix and hold queue infix.
 type Suffixes struct {
 	Dead     string
 	Deferred string
@@ -17,18 +16,13 @@ func DefaultSuffixes() Suffixes {
 	return Suffixes{Dead: DefaultDeadSuffix, Deferred: DefaultDeferredSuffix}
 }
 
-// MaxNameBytes is the longest logical queue name these suffixes allow: every
-// derived name, including a hold queue with a ten-digit TTL, must fit in
-// RabbitMQ's 255 bytes. It is 235 with the default suffixes and may be zero or
-// negative for suffixes that leave no room.
+// MaxNameBytes is the longest logical queue name that keeps every derived name, a ten-digit TTL
+// included, within 255 bytes: 235 with the defaults, zero or less when no room is left.
 func (s Suffixes) MaxNameBytes() int {
 	return MaxQueueNameBytes - max(len(s.Dead), len(s.Deferred)+MaxTTLDigits)
 }
 
-// SettingError is a setting or input that breaks a rule; Setting names the
-// attribute, function argument or option to change, e.g. "deferred_suffix",
-// "retry_delays[1]", "message_ttl", so that callers report it there without
-// reading the message, which names it too.
+// SettingError breaks a rule; Setting names what to change (e.g. "deferred_suffix").
 type SettingError struct {
 	Setting string
 	msg     string
@@ -40,11 +34,9 @@ func settingError(setting, format string, args ...any) *SettingError {
 	return &SettingError{Setting: setting, msg: fmt.Sprintf(format, args...)}
 }
 
-// Validate checks the suffixes: both non-empty and different, the dead
-// suffix not the holding queue's (RedeclaringSuffix), the deferred suffix not
-// ending in a digit, room left for a queue name, and no dead-letter
-// queue name that could be taken for a hold queue. Its errors are
-// *SettingError, naming the suffix to change.
+// Validate checks the suffixes: non-empty and different, the dead suffix not RedeclaringSuffix, the
+// deferred suffix not ending in a digit, room for a name, and no dead-letter name that could be a
+// hold queue's. Errors are *SettingError.
 func (s Suffixes) Validate() error {
 	if s.Dead == "" {
 		return settingError("dead_suffix", "dead_suffix must not be empty (the default is %q)", DefaultDeadSuffix)
@@ -78,15 +70,10 @@ func (s Suffixes) Validate() error {
 
 type clashExample struct{ dead, holdOf string }
 
-// deadLooksLikeHold reports whether some queue's dead-letter queue name could
-// equal some (other) queue's hold-queue name, with an example. Hold-queue
-// names end in a TTL without a leading zero, so a dead suffix that does not
-// end in a digit can never clash. Otherwise split the dead suffix into a head
-// and its trailing digits: when the head is empty the digits can extend a
-// queue name that already ends in the deferred suffix; else a clash needs the
-// head to line up with the end of the deferred suffix. Any run of digits
-// counts, leading zeros and all, because permissions and policies use the
-// pattern [0-9]+, not the stricter rule by which hold queues are recognised.
+// deadLooksLikeHold reports whether a dead-letter queue name could equal another queue's hold queue
+// name, with an example. Only a dead suffix ending in digits can: its digits extend a name ending
+// in the deferred suffix, or its head must line up with that suffix's end. Any digits count,
+// leading zeros too, as permission patterns use [0-9]+.
 func (s Suffixes) deadLooksLikeHold() (clashExample, bool) {
 	i := len(s.Dead)
 	for i > 0 && isDigit(s.Dead[i-1]) {
@@ -102,8 +89,7 @@ func (s Suffixes) deadLooksLikeHold() (clashExample, bool) {
 	}
 	switch {
 	case strings.HasSuffix(head, s.Deferred):
-		// head ends in the deferred suffix, so "q"+dead is a hold queue of
-		// "q" followed by the rest of head.
+		// head ends in the deferred suffix: "q"+dead is a hold queue of "q" plus the rest of head.
 		return clashExample{dead: "q" + s.Dead, holdOf: "q" + strings.TrimSuffix(head, s.Deferred)}, true
 	case strings.HasSuffix(s.Deferred, head):
 		p := "q"

@@ -5,9 +5,7 @@ import (
 	"time"
 )
 
-// ValidateGranularity checks that a granularity is a whole, positive number of
-// milliseconds no longer than MaxDeferralMs (a longer one would refuse every
-// delay). name is the attribute reported in the error.
+// ValidateGranularity checks that g is whole positive ms, at most MaxDeferralMs.
 func ValidateGranularity(name string, g time.Duration) error {
 	if g <= 0 {
 		return settingError(name, "%s must be a positive whole number of milliseconds, from 1ms to %dms; got %s", name, MaxDeferralMs, g)
@@ -21,8 +19,7 @@ func ValidateGranularity(name string, g time.Duration) error {
 	return nil
 }
 
-// LongestDelay returns the longest delay a hold queue accepts at granularity
-// g: the largest whole multiple of g not past MaxDeferralMs.
+// LongestDelay is the largest multiple of g within MaxDeferralMs.
 func LongestDelay(g time.Duration) time.Duration {
 	gms := g.Milliseconds()
 	if gms <= 0 {
@@ -31,12 +28,9 @@ func LongestDelay(g time.Duration) time.Duration {
 	return time.Duration(MaxDeferralMs/gms*gms) * time.Millisecond
 }
 
-// DeferredTTLMs returns the TTL, in milliseconds, of the hold queue that
-// keeps a wait of delay: delay rounded up to a whole multiple of granularity,
-// and at least one step (a zero delay waits one step). A negative delay, a
-// granularity that is not a whole positive number of milliseconds, and a
-// result past MaxDeferralMs are errors, naming attribute (the delay's
-// attribute or argument): the TTL is never clamped.
+// DeferredTTLMs returns the TTL of the hold queue for delay: rounded up to a multiple of
+// granularity, at least one step. A negative delay, a bad granularity or a result past
+// MaxDeferralMs is an error naming attribute: never clamped.
 func DeferredTTLMs(attribute string, delay, granularity time.Duration) (int64, error) {
 	if err := ValidateGranularity("granularity", granularity); err != nil {
 		return 0, err
@@ -58,9 +52,7 @@ func DeferredTTLMs(attribute string, delay, granularity time.Duration) (int64, e
 	return steps * gms, nil
 }
 
-// MessageTTLMs converts a main queue's message TTL to milliseconds. It must
-// be a whole number of milliseconds (a sub-millisecond part is refused, not
-// rounded) from 0 to MaxTTLMs.
+// MessageTTLMs converts a main queue's TTL to ms: whole ms (never rounded), 0 to MaxTTLMs.
 func MessageTTLMs(ttl time.Duration) (int64, error) {
 	if ttl < 0 || ttl%time.Millisecond != 0 || ttl.Milliseconds() > MaxTTLMs {
 		return 0, settingError("message_ttl", "message TTL must be a whole number of milliseconds from 0 to %dms (%s); got %s",
@@ -77,8 +69,7 @@ func ValidateMaxPriority(p int64) error {
 	return nil
 }
 
-// QueueArgs returns the main queue's arguments: x-message-ttl when a message
-// TTL is given, x-max-priority when a max priority is given, nothing else.
+// QueueArgs returns the main queue's arguments: x-message-ttl and x-max-priority when given.
 func QueueArgs(messageTTLMs, maxPriority *int64) (Arguments, error) {
 	args := Arguments{}
 	if messageTTLMs != nil {
@@ -96,8 +87,7 @@ func QueueArgs(messageTTLMs, maxPriority *int64) (Arguments, error) {
 	return args, nil
 }
 
-// FormatWhole writes a duration as a whole number of its largest exact unit
-// among seconds and milliseconds: 2147483s, 2147483647ms.
+// FormatWhole writes d in its largest exact unit of s and ms: 2147483s, 2147483647ms.
 func FormatWhole(d time.Duration) string {
 	if d%time.Second == 0 {
 		return fmt.Sprintf("%ds", d/time.Second)

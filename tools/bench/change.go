@@ -15,15 +15,11 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
-// The change case (`make bench-change`): q holds n messages of 1 KiB and its
-// max_priority goes from changeFrom to changeTo with keep_messages_on_change
-// = true. The provider is measured through the CLI: the wall time of the
-// `terraform apply` that makes the change (it moves q's messages to
-// {q}.redeclaring, deletes and declares q again, moves them back), and that
-// of a no-op apply of the same configuration right after (the CLI's fixed
-// cost: plugin start, refresh, plan). Its floor is a bare amqp091-go loop
-// making the same two moves with the redrive's guarantee (bareRedrive) and
-// the same delete and declaration between them. Runs alternate.
+// The change case (`make bench-change`): q holds n messages of 1 KiB and its max_priority goes from
+// changeFrom to changeTo with keep_messages_on_change = true. Measured: the wall time of that
+// `terraform apply` and of a no-op apply right after (the CLI's fixed cost). The floor is a bare
+// amqp091-go loop making the same moves with the redrive's guarantee (bareRedrive), and the same
+// delete and declaration. Runs alternate.
 
 const (
 	changeFrom = 5
@@ -31,10 +27,8 @@ const (
 	changeTTL  = "24h"
 )
 
-// changeTTLMs is changeTTL as q's x-message-ttl.
 const changeTTLMs = 24 * 60 * 60 * 1000
 
-// changeRuns are the wall times of each run, in seconds.
 type changeRuns struct {
 	apply, noop, loop []float64
 }
@@ -73,9 +67,8 @@ func runChange(ctx context.Context, o options) (err error) {
 	return nil
 }
 
-// changeConfig is the configuration of the change case: one queuey_queue
-// named name (its vhost comes from RABBITMQ_VHOST) with max_priority
-// priority, keeping its messages on a change.
+// changeConfig is one queuey_queue named name with max_priority priority, keeping its messages on a
+// change.
 func changeConfig(name string, priority int) string {
 	return fmt.Sprintf(`terraform {
   required_providers {
@@ -94,8 +87,8 @@ resource "queuey_queue" "q" {
 `, hclString(name), changeTTL, priority)
 }
 
-// changeByProvider applies q at changeFrom, fills it, and times the apply
-// at changeTo, then a no-op apply; it returns both wall times in seconds.
+// changeByProvider applies q at changeFrom, fills it, and times the apply at changeTo and a no-op
+// apply (seconds).
 func (e *env) changeByProvider(ctx context.Context, u string, r int) (apply, noop float64, err error) {
 	prefix := e.namePrefix(kindQueuey, r)
 	q := prefix + "q"
@@ -145,8 +138,8 @@ func fillQueue(ctx context.Context, u, q string, n int) error {
 	})
 }
 
-// checkChanged fails unless q holds e.o.change messages, has x-max-priority
-// changeTo, and its holding queue is gone.
+// checkChanged fails unless q holds e.o.change messages at x-max-priority changeTo and its holding
+// queue is gone.
 func (e *env) checkChanged(ctx context.Context, u, q string) error {
 	got, err := e.client.GetQueue(ctx, e.vhost, q, broker.Declared)
 	if err != nil {
@@ -174,16 +167,13 @@ func (e *env) checkChanged(ctx context.Context, u, q string) error {
 	return nil
 }
 
-// changeArgs are q's arguments at max_priority priority, as the provider
-// declares them.
+// changeArgs are q's arguments at max_priority priority, as the provider declares them.
 func changeArgs(priority int) amqp.Table {
 	return amqp.Table{topology.ArgMessageTTL: int64(changeTTLMs), topology.ArgMaxPriority: int64(priority)}
 }
 
-// changeByLoop declares and fills q at changeFrom and times the floor: the
-// holding queue declared, q's messages moved there, q deleted (if empty and
-// unused) and declared at changeTo, the messages moved back and the holding
-// queue deleted. It returns the wall time in seconds.
+// changeByLoop declares and fills q at changeFrom and times the floor: messages moved aside, q
+// deleted (guarded) and declared at changeTo, messages moved back, holding queue deleted (seconds).
 func (e *env) changeByLoop(ctx context.Context, u string, r int) (float64, error) {
 	q := fmt.Sprintf("bench-%s-loop-r%d-q", e.id, r)
 	holding := topology.RedeclaringQueueName(q)
@@ -215,8 +205,7 @@ func (e *env) changeByLoop(ctx context.Context, u string, r int) (float64, error
 	return took.Seconds(), err
 }
 
-// loopChange is the timed part of the floor; it returns the messages moved,
-// both ways.
+// loopChange is the timed part of the floor; it returns the messages moved, both ways.
 func loopChange(ctx context.Context, ch *amqp.Channel, u, q, holding string) (int, error) {
 	if _, err := ch.QueueDeclare(holding, true, false, false, false, nil); err != nil {
 		return 0, err
@@ -239,9 +228,8 @@ func loopChange(ctx context.Context, ch *amqp.Channel, u, q, holding string) (in
 	return aside + back, err
 }
 
-// changeReport is the table of the change case: medians of the change's
-// apply, of the no-op apply and of the loop, the apply's rate raw and net of
-// the no-op apply, and the ratio to the loop's, raw (the target's) and net.
+// changeReport is the change case's table: medians of the change's apply, the no-op apply and the
+// loop, the apply's rate raw and net of the no-op, and its ratio to the loop's.
 func changeReport(n int, rs changeRuns) string {
 	net := make([]float64, len(rs.apply))
 	for i := range rs.apply {
@@ -268,6 +256,5 @@ func changeReport(n int, rs changeRuns) string {
 	return w.String()
 }
 
-// changeTarget is the least messages/s of the change's apply, as a share of
-// the loop's.
+// changeTarget is the least messages/s of the change's apply, as a share of the loop's.
 const changeTarget = 0.8

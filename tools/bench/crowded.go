@@ -11,18 +11,13 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 )
 
-// The crowded case (-fill): the same N queuey_queue resources in a second
-// vhost that also holds `fill` unrelated queues, run beside the empty vhost's
-// in the same interleaved order, so that the report can say what a crowded
-// vhost costs a workspace. The target: cost follows the workspace, not the
-// vhost: N queues in a vhost with 5,000 unrelated queues cost ≤ 1.2× the
-// same N in an empty vhost; with 20,000, ≤ 1.3× on RabbitMQ 3.13.1 and
-// later. The do-nothing provider and terraform_data never touch the broker,
-// so they have no crowded case.
+// The crowded case (-fill): the same N queuey_queue resources in a second vhost that also holds
+// `fill` unrelated queues, interleaved with the empty vhost's runs. A workspace's cost follows the
+// workspace, not the vhost: the ceilings are in crowdedTarget.
 const kindCrowded = "queuey_queue@crowded"
 
-// crowdedTarget is the ceiling on the crowded vhost's time over the empty
-// one's, by number of unrelated queues (tools/bench/README.md, "Targets").
+// crowdedTarget is the ceiling on the crowded vhost's time over the empty one's: 1.2 up to 5,000
+// unrelated queues, 1.3 beyond (20,000 on RabbitMQ 3.13.1 and later).
 func crowdedTarget(fill int) float64 {
 	if fill > 5000 {
 		return 1.3
@@ -49,8 +44,7 @@ func (e *env) vhostOf(kind string) string {
 	return e.vhost
 }
 
-// setupCrowded makes the crowded vhost and fills it with e.o.fill unrelated
-// queues (declared as an application would, ten at a time).
+// setupCrowded makes the crowded vhost and fills it with e.o.fill unrelated queues, ten at a time.
 func (e *env) setupCrowded(ctx context.Context) error {
 	e.crowded = "queuey-bench-" + e.id + "-crowded"
 	if err := e.admin.PutVhost(ctx, e.crowded, ""); err != nil {
@@ -95,8 +89,8 @@ func (e *env) setupCrowded(ctx context.Context) error {
 	return nil
 }
 
-// crowdedReport compares queuey in the crowded vhost with queuey in the empty
-// one, phase by phase, with the requests each sent.
+// crowdedReport compares queuey in the crowded vhost with the empty one, phase by phase, with the
+// requests each sent.
 func crowdedReport(e env, results map[string][]runResult) string {
 	var w strings.Builder
 	empty, crowded := results[kindQueuey], results[kindCrowded]

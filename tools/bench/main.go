@@ -1,14 +1,8 @@
-// Command bench measures terraform-provider-queuey at scale against the
-// floors of its targets: N queuey_queue resources, N noop_writes of a do-nothing
-// provider on the same framework that sends only the broker writes no correct
-// provider can skip (tools/bench/noop: the floor for apply and destroy), N
-// noop_queue of the same provider doing nothing (the floor of any plugin, and
-// plan's) and N terraform_data resources (Terraform's own, no plugin) go
-// through apply, plan, a refresh-only plan and destroy, run after run,
-// interleaved; with -peer, cyrilgdn/rabbitmq's rabbitmq_queue too. Between
-// the providers and the management API sits a counting proxy on loopback
-// (requests and TCP connections); each provider runs under a shim that
-// records its peak RSS and CPU time. `make bench` runs it; see
+// Command bench measures terraform-provider-queuey against the floors of its targets: N
+// queuey_queue, N noop_writes (tools/bench/noop: only the writes no provider can skip), N
+// noop_queue (a plugin doing nothing) and N terraform_data go through apply, plan, refresh and
+// destroy, interleaved run after run (with -peer, rabbitmq_queue too). A counting proxy sits before
+// the management API, and a shim records each provider's peak RSS and CPU. See
 // tools/bench/README.md.
 package main
 
@@ -111,8 +105,8 @@ func runID() string {
 	return time.Now().UTC().Format("0102t1504") + hex.EncodeToString(b)
 }
 
-// withPaths returns o with its work directory and provider binary made
-// absolute, or an error when the binary is missing.
+// withPaths makes o's work directory and provider binary absolute; an error when the binary is
+// missing.
 func (o options) withPaths() (options, error) {
 	var err error
 	if o.dir, err = filepath.Abs(o.dir); err != nil {
@@ -154,7 +148,7 @@ func run(ctx context.Context, o options) (err error) {
 	if err != nil {
 		return err
 	}
-	// Whatever happens from here on, every queue made is deleted.
+	// From here on, every queue made is deleted.
 	defer done(&err)
 	if o.query {
 		return runQuery(ctx, &e)
@@ -188,7 +182,7 @@ func run(ctx context.Context, o options) (err error) {
 	if e.profiles != "" {
 		fmt.Print(e.profileTops(ctx))
 	}
-	// Keep the work directory (state, logs) only when something failed.
+	// The work directory (state, logs) is kept only when something failed.
 	_ = os.RemoveAll(filepath.Join(e.o.dir, e.id))
 	return nil
 }

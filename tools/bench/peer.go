@@ -6,31 +6,19 @@ import (
 	"time"
 )
 
-// The peer (-peer): cyrilgdn/rabbitmq v1.10.1, the provider users migrate
-// from. It is not on the Go module proxy these machines reach, so the bench
-// measures it only when given its binary. It runs the topology of the same N
-// logical queues, as two rabbitmq_queue resources each; the project's target
-// (tools/bench/README.md, "Targets") is queuey at least peerTarget times
-// as fast on apply and destroy.
+// The peer (-peer): cyrilgdn/rabbitmq v1.10.1, the provider users migrate from, measured only when
+// given its binary (it is not on the module proxy). It runs the same N logical queues as two
+// rabbitmq_queue resources each; the target is queuey at least peerTarget times as fast on apply
+// and destroy.
 
-// peerTarget is the least speed-up of queuey over the peer on apply and
-// destroy.
 const peerTarget = 2.5
 
-// peerSource is the peer's registry address in required_providers.
 const peerSource = "cyrilgdn/rabbitmq"
 
-// peerConfig is the peer's configuration for the logical queues named prefix
-// + index: for each, q.dead and q as queuey declares them (durable, not
-// auto-delete; q with its message TTL and max priority), in queuey's vhost.
-// The provider block names the bench's proxy and the broker's credentials.
-//
-// Both queues declare x-queue-type = "classic": RabbitMQ 3.13 and later
-// report that argument on every classic queue, and the peer compares its
-// arguments with the broker's on every refresh, so without it every plan
-// would replace the queues there. On older brokers it changes nothing: a
-// classic queue is what queuey declares too. The two resources do not refer
-// to each other, which leaves Terraform free to make all 2N at once.
+// peerConfig declares, for each logical queue named prefix + index, q.dead and q as queuey does,
+// through the bench's proxy. Both declare x-queue-type = "classic": RabbitMQ 3.13+ report it on
+// every classic queue and the peer compares arguments on every refresh, so without it every plan
+// would replace them. The resources do not refer to each other, so Terraform makes all 2N at once.
 func (e *env) peerConfig(prefix string) (string, error) {
 	ttl, err := time.ParseDuration(e.o.ttl)
 	if err != nil || ttl < 0 || ttl%time.Millisecond != 0 {
@@ -75,11 +63,9 @@ resource "rabbitmq_queue" "q" {
 		e.o.n, prefix, hclString(e.vhost), ttl.Milliseconds(), e.o.priority), nil
 }
 
-// peerRefreshNoise says whether a refresh-only plan of the peer reported
-// nothing but the peer's own bookkeeping: after Create, cyrilgdn/rabbitmq
-// keeps settings.arguments null beside arguments_json, and its next Read
-// stores {} there, which Terraform lists as a change made outside of it. Every
-// change listed must be that one; anything else is a real difference.
+// peerRefreshNoise says whether a refresh-only plan of the peer reported only its own bookkeeping:
+// after Create it keeps settings.arguments null, and its next Read stores {}, which Terraform lists
+// as a change outside it.
 func peerRefreshNoise(log string) bool {
 	_, listed, ok := strings.Cut(log, "Terraform detected the following changes made outside of Terraform")
 	if !ok {
@@ -100,8 +86,7 @@ func peerRefreshNoise(log string) bool {
 	return noise > 0
 }
 
-// peerReport compares queuey with the peer phase by phase, or says in one
-// line why it could not.
+// peerReport compares queuey with the peer phase by phase, or says why it could not.
 func peerReport(e env, results map[string][]runResult) string {
 	if e.o.peer == "" {
 		return fmt.Sprintf("\n%s v1.10.1: comparison skipped: no -peer binary given (make bench BENCH_PEER=PATH); "+

@@ -8,14 +8,13 @@ import (
 	"strings"
 )
 
-// profileDir is where the providers of one kind write their CPU profiles for
-// one phase, over all runs.
+// profileDir is where one kind's providers write their CPU profiles for one phase.
 func (e *env) profileDir(kind, phase string) string {
 	return filepath.Join(e.profiles, kind+"-"+phase)
 }
 
-// profileTops returns the head of `go tool pprof -top` for each phase of the
-// profiled providers, all runs and processes of a phase merged.
+// profileTops returns the head of `go tool pprof -top` per phase of the profiled providers, runs
+// merged.
 func (e *env) profileTops(ctx context.Context) string {
 	var w strings.Builder
 	fmt.Fprintf(&w, "\nCPU profiles (%s=%s/<provider>-<phase>), all runs and processes of a phase merged:\n", "QUEUEY_CPUPROFILE", e.profiles)
@@ -25,8 +24,7 @@ func (e *env) profileTops(ctx context.Context) string {
 			if len(files) == 0 {
 				continue
 			}
-			// The floors' own profiles are summed up in one line; queuey's is
-			// shown by flat and by cumulative time.
+			// The floors' profiles in one line; queuey's by flat and by cumulative time.
 			views := []string{"-top"}
 			if isQueuey(kind) {
 				views = append(views, "-cum")

@@ -14,9 +14,8 @@ import (
 	"time"
 )
 
-// countingProxy sits between the provider and the management API on
-// loopback. It counts the TCP connections the provider opens and the
-// requests it sends, by kind, with the time the broker took to answer.
+// countingProxy sits before the management API on loopback, counting connections and requests by
+// kind, with the broker's time.
 type countingProxy struct {
 	srv   *http.Server
 	ln    net.Listener
@@ -168,8 +167,7 @@ func sortedKinds(m map[string]kindStats) []string {
 
 type startKey struct{}
 
-// countingBody records the answer's size and the time until it was read
-// whole when the proxy closes it.
+// countingBody records the answer's size and the time until it was read whole.
 type countingBody struct {
 	io.ReadCloser
 	n    int64

@@ -11,10 +11,8 @@ import (
 	"time"
 )
 
-// runQuery measures `terraform query` (Terraform 1.14+) over a vhost that
-// holds n logical queues, each with its dead-letter queue (2n queues): the
-// wall time of each run, the management API requests it made (through the
-// counting proxy) and the number of results, which must be n.
+// runQuery measures `terraform query` over a vhost of n logical queues: each run's wall time,
+// requests and results (which must be n).
 func runQuery(ctx context.Context, e *env) error {
 	prefix := "bench-" + e.id + "-"
 	if err := e.declareLogicalQueues(ctx, prefix); err != nil {
@@ -57,8 +55,8 @@ func runQuery(ctx context.Context, e *env) error {
 // resultLine is a line of `terraform query` output that shows one result.
 var resultLine = regexp.MustCompile(`(?m)^list\.queuey_queue\.all\s`)
 
-// declareLogicalQueues declares n logical queues (q and q.dead, as the
-// backend does) named prefix + number, ten at a time.
+// declareLogicalQueues declares n logical queues (q and q.dead) named prefix + number, ten at a
+// time.
 func (e *env) declareLogicalQueues(ctx context.Context, prefix string) error {
 	names := make(chan string)
 	errs := make(chan error, 10)

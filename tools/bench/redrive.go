@@ -16,13 +16,10 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
 )
 
-// The redrive case: n dead letters of 1 KiB moved from q.dead to q by the
-// engine of queuey_redrive_dead_letters (broker.RedriveDeadLetters, what the
-// action runs), side by side with a bare amqp091-go loop giving the same
-// guarantee (the floor): consume with a prefetch, publish mandatory under
-// confirms with a window of outstanding confirms, ack each on q.dead after
-// its confirm when no return came. Runs alternate, the table shows the
-// median rate of each and their ratio.
+// The redrive case: n dead letters of 1 KiB moved from q.dead to q by broker.RedriveDeadLetters
+// (what queuey_redrive_dead_letters runs), beside a bare amqp091-go loop with the same guarantee
+// (consume with prefetch, publish mandatory under confirms, ack each after its confirm). Runs
+// alternate; the table shows the median rates and their ratio.
 
 const redriveBody = 1024
 
@@ -112,8 +109,7 @@ func refill(ctx context.Context, u, q string, n int) error {
 	})
 }
 
-// dialChannel opens a connection to u and a channel on it; closing the
-// connection closes both.
+// dialChannel opens a connection to u and a channel on it; closing the connection closes both.
 func dialChannel(u string) (*amqp.Connection, *amqp.Channel, error) {
 	conn, err := amqp.Dial(u)
 	if err != nil {
@@ -127,9 +123,7 @@ func dialChannel(u string) (*amqp.Connection, *amqp.Channel, error) {
 	return conn, ch, nil
 }
 
-// publish puts n persistent messages of redriveBody bytes on queue under
-// confirms, msg(i) giving each one's properties, and waits for the last
-// confirm.
+// publish puts n persistent messages on queue under confirms, msg(i) giving each one's properties.
 func publish(ctx context.Context, ch *amqp.Channel, queue string, n int, msg func(i int) amqp.Publishing) error {
 	if err := ch.Confirm(false); err != nil {
 		return err
@@ -150,8 +144,7 @@ func publish(ctx context.Context, ch *amqp.Channel, queue string, n int, msg fun
 	return nil
 }
 
-// bareRedrive is the floor: the same move with the same guarantee, written
-// plainly with amqp091-go.
+// bareRedrive is the floor: the same move with the same guarantee, plainly with amqp091-go.
 func bareRedrive(ctx context.Context, u, from, to string) (int, error) {
 	conn, err := amqp.Dial(u)
 	if err != nil {

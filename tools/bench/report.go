@@ -44,10 +44,8 @@ func collect(rs []runResult, phase string, f func(phaseResult) float64) []float6
 	return out
 }
 
-// targets are the project's ceilings on queuey's time over a floor's, set at
-// N=300 and N=1000 (tools/bench/README.md, "Targets"): apply and destroy against the plugin that sends only the
-// broker writes (noop_writes), plan against the do-nothing plugin
-// (noop_queue). Refresh has none.
+// targets are the ceilings on queuey's time over a floor's, at N=300 and N=1000: apply and destroy
+// against noop_writes, plan against noop_queue; refresh has none.
 var targets = map[string]struct {
 	floor string
 	max   float64
@@ -128,8 +126,7 @@ func report(e env, results map[string][]runResult, loadBefore, loadAfter string)
 	return w.String()
 }
 
-// requestKinds renders the requests of phase by kind, with their mean time
-// and size, averaged over runs.
+// requestKinds renders the requests of phase by kind, with mean time and size over runs.
 func requestKinds(rs []runResult, phase string) string {
 	sum := map[string]kindStats{}
 	for _, r := range rs {

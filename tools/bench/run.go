@@ -25,11 +25,9 @@ const (
 	kindPeer   = "rabbitmq_queue" // cyrilgdn/rabbitmq, the provider users migrate from (-peer)
 )
 
-// kinds run in this order in every run; rabbitmq_queue joins them last when
-// -peer gives its binary.
+// kinds run in this order in every run; rabbitmq_queue joins last when -peer gives its binary.
 var kinds = []string{kindQueuey, kindWrites, kindNoop, kindFloor}
 
-// runKinds are the kinds of this invocation, in the order of each run.
 func (e *env) runKinds() []string {
 	out := slices.Clone(kinds)
 	if e.o.peer != "" {
@@ -41,15 +39,14 @@ func (e *env) runKinds() []string {
 	return out
 }
 
-// touchesBroker says whether kind's resources are queues on the broker, which
-// each run checks after apply and after destroy.
+// touchesBroker says whether kind's resources are queues on the broker, checked after apply and
+// destroy.
 func touchesBroker(kind string) bool {
 	return isQueuey(kind) || kind == kindWrites || kind == kindPeer
 }
 
-// namePrefix starts the queue names of kind's run r. The kinds that share the
-// vhost each have their own, none the start of another's, so that a check or
-// a clean-up of one kind never counts or deletes another's queues.
+// namePrefix starts the queue names of kind's run r; no kind's prefix starts another's, so a check
+// or clean-up never touches another kind's queues.
 func (e *env) namePrefix(kind string, r int) string {
 	switch kind {
 	case kindWrites:
@@ -69,21 +66,18 @@ type env struct {
 	vhost     string
 	madeVhost bool
 	// crowded is the vhost of the crowded case (-fill; see crowded.go), or "".
-	crowded   string
-	admin     *brokertest.Admin
-	client    *broker.Client // lists and deletes the bench's queues
-	proxy     *countingProxy
-	rc        string
-	shimLog   string
-	shimOff   int64
-	tfVersion string
-	brokerVer string
-	// brokerPids are the operating-system processes of the broker's nodes.
+	crowded    string
+	admin      *brokertest.Admin
+	client     *broker.Client // lists and deletes the bench's queues
+	proxy      *countingProxy
+	rc         string
+	shimLog    string
+	shimOff    int64
+	tfVersion  string
+	brokerVer  string
 	brokerPids []int
-	// profiles is where the providers write CPU profiles (-profile), or "".
-	profiles string
-	// apiURL is the proxy's URL: the management API the providers are given.
-	apiURL string
+	profiles   string
+	apiURL     string
 }
 
 func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
@@ -173,8 +167,8 @@ provider_installation {
 	return os.WriteFile(e.rc, []byte(rc), 0o644)
 }
 
-// open sets e up (setup), cleaning up when that fails; the function it
-// returns cleans up, keeping the first error in *err.
+// open sets e up, cleaning up on failure; the function it returns cleans up, keeping the first
+// error in *err.
 func (e *env) open(ctx context.Context) (func(err *error), error) {
 	if err := e.setup(ctx); err != nil {
 		_ = e.cleanup()
@@ -217,7 +211,6 @@ func (e *env) cleanup() error {
 	return nil
 }
 
-// deleteLeftovers deletes the queues of vhost whose names start with prefix.
 func (e *env) deleteLeftovers(ctx context.Context, vhost, prefix string) (int, error) {
 	allList, err := e.client.ListQueues(ctx, vhost, broker.Counted, broker.Live)
 	all := allList.Queues
@@ -254,7 +247,6 @@ func (e *env) countQueues(ctx context.Context, vhost, prefix string) (int, error
 	return n, nil
 }
 
-// phaseResult is one terraform command.
 type phaseResult struct {
 	wall       time.Duration
 	tfCPU      time.Duration // terraform with the plugins it reaped
@@ -300,9 +292,8 @@ func (e *env) config(kind, prefix string) (string, error) {
 	case kindPeer:
 		return e.peerConfig(prefix)
 	}
-	// queuey_queue, or noop_queue and noop_writes with the same arguments.
-	// queuey takes its vhost from RABBITMQ_VHOST; noop_writes, which knows no
-	// such default, is given the same vhost in the configuration.
+	// queuey takes its vhost from RABBITMQ_VHOST; noop_writes, which has no such default, is given
+	// it in the configuration.
 	vhost := ""
 	if kind == kindWrites {
 		vhost = "  vhost        = " + hclString(e.vhost) + "\n"
@@ -326,9 +317,8 @@ resource "%[2]s" "q" {
 `, provider, kind, e.o.n, prefix, e.o.ttl, e.o.priority, vhost), nil
 }
 
-// hclString quotes s as an HCL string literal: quotes, backslashes and
-// control characters escaped, and "${" and "%{" doubled so that no part of
-// s is read as a template.
+// hclString quotes s as an HCL string: quotes, backslashes and control characters escaped, "${" and
+// "%{" doubled.
 func hclString(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
@@ -403,9 +393,8 @@ func (e *env) phase(ctx context.Context, dir, kind, phase string) (phaseResult, 
 	case "plan":
 		args = []string{"plan", "-detailed-exitcode", par}
 	case "refresh":
-		// Not -detailed-exitcode: with it, Terraform 1.11 exits 2 from a
-		// refresh-only plan of this provider even when Read returns the prior
-		// state unchanged (terraform_data exits 0); the output is checked.
+		// Not -detailed-exitcode: Terraform 1.11 exits 2 from a refresh-only plan of this provider
+		// even when Read returns the state unchanged; the output is checked.
 		args = []string{"plan", "-refresh-only", par}
 	case "destroy":
 		args = []string{"destroy", "-auto-approve", par}
@@ -517,9 +506,8 @@ func tail(path string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-// brokerCPU returns the CPU time used so far by the broker's nodes, from
-// the kernel's accounting of their processes (the pids the management API
-// reports), or 0 when none is visible (a broker on another machine).
+// brokerCPU returns the CPU time the broker's nodes used so far, from the kernel's accounting of
+// their pids, or 0 when none is visible.
 func (e *env) brokerCPU() time.Duration {
 	var total time.Duration
 	for _, pid := range e.brokerPids {

@@ -12,13 +12,10 @@ import (
 	"time"
 )
 
-// The bench measures the provider's peak memory and CPU time exactly: the
-// dev_overrides directory holds a copy of the bench binary named like the
-// provider. Started by Terraform, that copy runs in shim mode: it starts the
-// real provider with the same arguments, environment and standard streams
-// (so the plugin handshake passes straight through), forwards signals, and
-// when the provider exits appends the provider's rusage (ru_maxrss, user and
-// system time) to a log as one JSON line.
+// The dev_overrides directory holds copies of the bench binary named like the providers. Started by
+// Terraform, a copy runs as a shim: it starts the real provider with the same arguments and streams
+// (the handshake passes through), forwards signals, and appends the provider's rusage to a log as a
+// JSON line.
 const (
 	envShimTarget = "QUEUEY_BENCH_SHIM_TARGET"
 	envShimLog    = "QUEUEY_BENCH_SHIM_LOG"
@@ -69,8 +66,7 @@ func runShim(target, logPath string) {
 	os.Exit(code)
 }
 
-// installShim copies the running bench binary into dir under each of the
-// providers' binary names.
+// installShim copies the bench binary into dir under each provider's binary name.
 func installShim(dir string, names ...string) error {
 	for _, name := range names {
 		if err := copySelf(filepath.Join(dir, name)); err != nil {
@@ -108,8 +104,7 @@ func copySelf(dst string) error {
 	return os.Rename(tmp, dst)
 }
 
-// readShimLog reads the records appended since offset and returns the new
-// offset.
+// readShimLog reads the records appended since offset and returns the new offset.
 func readShimLog(path string, offset int64) ([]shimRecord, int64) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -1,18 +1,12 @@
-// Command noop holds the plugin floors of make bench: a provider built on the
-// same terraform-plugin-framework version as terraform-provider-queuey with
-// two resources that have the attributes of queuey_queue.
+// Command noop holds the plugin floors of make bench: a provider on queuey's
+// terraform-plugin-framework version with two resources that have queuey_queue's attributes.
 //
-//   - noop_queue does nothing with them. What queuey costs above it is
-//     queuey's own work; what it costs itself is the price of being a plugin
-//     (the protocol, the framework, Terraform's handling of a provider
-//     process). It is the floor for plan and refresh.
-//   - noop_writes does only the management API writes that no correct
-//     provider can skip: its Create declares q.dead then q, its Delete deletes
-//     q then q.dead, each with if-empty; Read does nothing. It is the floor
-//     for apply and destroy.
+//   - noop_queue does nothing with them: what queuey costs above it is queuey's own work. The floor
+//     for plan and refresh.
+//   - noop_writes makes only the writes no correct provider can skip (Create declares q.dead then
+//     q, Delete deletes q then q.dead, if-empty). The floor for apply and destroy.
 //
-// Like queuey it turns the SDK's logging off unless logs are asked for, and
-// honours QUEUEY_CPUPROFILE.
+// Like queuey it turns the SDK's logging off unless asked, and honours QUEUEY_CPUPROFILE.
 package main
 
 import (
@@ -60,8 +54,8 @@ func (noopProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp
 
 func (noopProvider) Schema(context.Context, provider.SchemaRequest, *provider.SchemaResponse) {}
 
-// Configure hands noop_writes the management API named by the environment,
-// or nil when RABBITMQ_ENDPOINT is unset (noop_queue needs none).
+// Configure hands noop_writes the management API of the environment, or nil when RABBITMQ_ENDPOINT
+// is unset.
 func (noopProvider) Configure(_ context.Context, _ provider.ConfigureRequest, resp *provider.ConfigureResponse) {
 	endpoint := strings.TrimSuffix(os.Getenv("RABBITMQ_ENDPOINT"), "/")
 	if endpoint == "" {
@@ -75,9 +69,8 @@ func (noopProvider) Configure(_ context.Context, _ provider.ConfigureRequest, re
 	}
 }
 
-// sharedClient keeps its connections open between requests, with as many
-// idle ones as queuey keeps (internal/broker), so that -parallelism=10 never
-// has to open a connection per request.
+// sharedClient keeps as many idle connections as queuey does, so -parallelism=10 never opens one
+// per request.
 var sharedClient = &http.Client{Transport: &http.Transport{
 	Proxy:               http.ProxyFromEnvironment,
 	MaxIdleConns:        64,
@@ -100,10 +93,8 @@ func (noopQueue) Metadata(_ context.Context, req resource.MetadataRequest, resp 
 	resp.TypeName = req.ProviderTypeName + "_queue"
 }
 
-// Schema has the attributes of queuey_queue, with the same types and roles,
-// so that the framework's work per attribute (it walks every attribute of
-// the schema on every call) is the same on both sides; none has a
-// validator, a plan modifier or a default.
+// Schema has queuey_queue's attributes, types and roles, so the framework's per-attribute work is
+// the same on both sides; no validators, plan modifiers or defaults.
 func (noopQueue) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	attrs := map[string]schema.Attribute{
 		"name":          schema.StringAttribute{Required: true},
@@ -136,8 +127,7 @@ type noopModel struct {
 	WritePattern     types.String `tfsdk:"write_pattern"`
 }
 
-// Create reads its plan and writes it as state, the computed attributes
-// filled with the name: the least any resource does.
+// Create writes its plan as state, the computed attributes filled: the least any resource does.
 func (noopQueue) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var m noopModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
@@ -145,8 +135,7 @@ func (noopQueue) Create(ctx context.Context, req resource.CreateRequest, resp *r
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
-// fill gives the computed attributes a value: the vhost "/" when the
-// configuration has none, every other one the name.
+// fill gives the computed attributes a value: the vhost "/" when unset, every other one the name.
 func (m *noopModel) fill() {
 	if m.Vhost.IsUnknown() {
 		m.Vhost = types.StringValue("/")
@@ -165,8 +154,7 @@ func (noopQueue) Update(ctx context.Context, req resource.UpdateRequest, resp *r
 
 func (noopQueue) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {}
 
-// noopWrites is noop_queue (the same schema, Read and Update) plus the
-// management API writes of a logical queue: the floor for apply and destroy.
+// noopWrites is noop_queue plus a logical queue's management API writes.
 type noopWrites struct {
 	noopQueue
 	api *managementAPI
@@ -180,8 +168,7 @@ func (w *noopWrites) Configure(_ context.Context, req resource.ConfigureRequest,
 	w.api, _ = req.ProviderData.(*managementAPI)
 }
 
-// Create declares q.dead, then q, then writes the plan as state like
-// noop_queue.
+// Create declares q.dead, then q, then writes the plan as state.
 func (w *noopWrites) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var m noopModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
@@ -206,8 +193,7 @@ func (w *noopWrites) Create(ctx context.Context, req resource.CreateRequest, res
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
-// Delete deletes q, then q.dead, each only if empty; a queue already gone
-// counts as deleted.
+// Delete deletes q, then q.dead, each if empty; a queue already gone counts as deleted.
 func (w *noopWrites) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var m noopModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
@@ -222,18 +208,15 @@ func (w *noopWrites) Delete(ctx context.Context, req resource.DeleteRequest, res
 	}
 }
 
-// managementAPI is where noop_writes sends its requests: RABBITMQ_ENDPOINT
-// with RABBITMQ_USERNAME and RABBITMQ_PASSWORD (under make bench, the
-// bench's counting proxy, as for queuey).
+// managementAPI is where noop_writes sends its requests (under make bench, the counting proxy, as
+// for queuey).
 type managementAPI struct {
 	endpoint, username, password string
 	client                       *http.Client
 }
 
-// mainQueueArgs are the arguments queuey declares q with for the same
-// message_ttl and max_priority (a priority queue costs the broker more to
-// declare and to delete than a plain one, so the floor declares the same
-// queues as queuey does).
+// mainQueueArgs are queuey's arguments of q for the same settings (a priority queue costs the
+// broker more, so the floor declares the same).
 func mainQueueArgs(m noopModel) (map[string]any, error) {
 	args := map[string]any{}
 	if ttl := m.MessageTTL.ValueString(); ttl != "" {
@@ -249,10 +232,8 @@ func mainQueueArgs(m noopModel) (map[string]any, error) {
 	return args, nil
 }
 
-// send makes one request on queue name of vhost: a PUT declaring a durable
-// classic queue with args, or a DELETE (query is appended to its URL) for
-// which 404 is success. Any other answer outside 2xx is an error that quotes
-// the broker.
+// send makes one request on a queue: a PUT declaring a durable classic queue with args, or a DELETE
+// (with query) for which 404 is success; any other non-2xx answer is an error quoting the broker.
 func (a *managementAPI) send(ctx context.Context, method, vhost, name, query string, args map[string]any) error {
 	if a == nil {
 		return errors.New("RABBITMQ_ENDPOINT is not set")
@@ -278,7 +259,7 @@ func (a *managementAPI) send(ctx context.Context, method, vhost, name, query str
 	if err != nil {
 		return err
 	}
-	// Read the answer to its end so that the connection can be reused.
+	// Read to the end so that the connection is reused.
 	answer, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 	_, _ = io.Copy(io.Discard, resp.Body)
 	_ = resp.Body.Close()
