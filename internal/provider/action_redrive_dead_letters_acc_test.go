@@ -91,7 +91,7 @@ func TestAccAction_redriveTenThousand(t *testing.T) {
 	tf := actionCLI(t, redriveBlock(name, ""))
 	publishDead(t, name, n, func(_ int, p *amqp.Publishing) { p.Body = make([]byte, 1024) })
 	out := tf.mustRun("apply", "-auto-approve", "-invoke=action.queuey_redrive_dead_letters.r")
-	if !saysWords(out, "moved 10,000 messages from "+name+".dead to "+name) ||
+	if !saysWords(out, "moved 10000 messages from "+name+".dead to "+name) ||
 		!regexp.MustCompile(`moved \d+ of 10000 messages`).MatchString(out) {
 		t.Errorf("apply -invoke of 10,000:\n%s", out)
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -75,23 +74,5 @@ func countText(n *int64, noun string) string {
 	case *n == 1:
 		return "1 " + noun
 	}
-	return thousands(*n) + " " + noun + "s"
-}
-
-// thousands writes n with a comma between groups of three digits: 1,204.
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
+	return fmt.Sprintf("%d %ss", *n, noun)
 }

@@ -29,13 +29,3 @@ func TestShortDuration(t *testing.T) {
 		}
 	}
 }
-
-// Counts read as people write them.
-func TestThousands(t *testing.T) {
-	t.Parallel()
-	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 1204: "1,204", 1234567: "1,234,567", -1204: "-1,204"} {
-		if got := thousands(n); got != want {
-			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
-		}
-	}
-}

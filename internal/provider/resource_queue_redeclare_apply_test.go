@@ -38,7 +38,7 @@ func TestRedeclare(t *testing.T) {
 		{name: "not running", main: brokertest.Queue{State: "down", Node: "rabbit@n2", Messages: count(0)}, keep: true, wantWhy: refuseNotRunning,
 			wantErr: []string{"orders on node rabbit@n2: state down", "rabbitmqctl"}},
 		{name: "messages", main: brokertest.Queue{Messages: count(1204)}, wantWhy: refuseMessages,
-			wantErr: []string{"it holds 1,204 messages", "keep_messages_on_change = true", "orders.redeclaring", "force_destroy = true"}},
+			wantErr: []string{"it holds 1204 messages", "keep_messages_on_change = true", "orders.redeclaring", "force_destroy = true"}},
 		{name: "empty", main: brokertest.Queue{Messages: count(0)}, hold: &brokertest.Queue{Name: "orders.deferred.30000", Messages: count(0)},
 			wantDeletes: []string{"DELETE queues / orders ?if-empty=true&if-unused=true"}},
 		{name: "force_destroy", main: brokertest.Queue{Consumers: 1, Messages: count(7)}, force: true,

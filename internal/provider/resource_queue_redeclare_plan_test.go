@@ -34,7 +34,7 @@ func TestRedeclareWarning(t *testing.T) {
 		force, keep bool
 		want        string
 	}{
-		{"messages", queues(1204, 0, 0), false, false, "It holds 1,204 messages and has 0 consumers. The apply will refuse and change nothing " +
+		{"messages", queues(1204, 0, 0), false, false, "It holds 1204 messages and has 0 consumers. The apply will refuse and change nothing " +
 			"while it holds messages, unless keep_messages_on_change = true (moves them to orders.redeclaring and back)"},
 		{"keep", queues(1204, 0, 0), false, true, "keep_messages_on_change = true: the apply moves its messages to orders.redeclaring and back"},
 		{"force", queues(1204, 0, 0), true, false, "force_destroy = true: the apply deletes it without checks, and ANY MESSAGE IT HOLDS WILL BE LOST"},
