@@ -22,6 +22,10 @@ const (
 	FaultHalfOpen
 	// FaultBandwidth limits each direction to Fault.Rate bytes a second.
 	FaultBandwidth
+	// FaultPause holds the traffic both ways, as FaultHalfOpen, until Heal,
+	// which passes on what was held: it keeps an operation at a known point
+	// while the test does something else (stops a node).
+	FaultPause
 )
 
 func (k FaultKind) String() string {
@@ -34,6 +38,8 @@ func (k FaultKind) String() string {
 		return "half-open"
 	case FaultBandwidth:
 		return "bandwidth"
+	case FaultPause:
+		return "pause"
 	}
 	return fmt.Sprintf("FaultKind(%d)", int(k))
 }
@@ -113,8 +119,8 @@ func (p *FaultProxy) StruckAt() time.Time {
 }
 
 // Heal disarms the fault: connections held half-open are reset (their
-// peers learn it at once instead of at their next timeout), latency and
-// rate limits stop, and new connections pass untouched.
+// peers learn it at once instead of at their next timeout), paused ones
+// resume, latency and rate limits stop, and new connections pass untouched.
 func (p *FaultProxy) Heal() {
 	p.mu.Lock()
 	p.fault = nil
@@ -271,9 +277,11 @@ func (c *faultConn) write(dst net.Conn, ch chunk, next *time.Time) bool {
 		c.mu.Lock()
 		kind, latency, rate := c.kind, c.latency, c.rate
 		c.mu.Unlock()
-		if kind == FaultHalfOpen && ch.strike == 0 {
-			c.hold() // Heal and Close reset it
-			return false
+		if (kind == FaultHalfOpen || kind == FaultPause) && ch.strike == 0 {
+			c.hold()
+			if kind == FaultHalfOpen {
+				return false // Heal and Close reset it
+			}
 		}
 		if kind == FaultLatency {
 			time.Sleep(time.Until(ch.at.Add(latency)))

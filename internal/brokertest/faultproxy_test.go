@@ -202,3 +202,31 @@ func TestFaultProxy_skip(t *testing.T) {
 		}
 	}
 }
+
+// Pause holds the traffic at the offset until Heal, then passes on every
+// byte held, in order.
+func TestFaultProxy_pause(t *testing.T) {
+	target := newEcho(t)
+	p := startProxy(t, target, &Fault{Kind: FaultPause, After: 8})
+	conn := dial(t, p.Addr)
+	if _, err := conn.Write([]byte("abcd")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(conn, make([]byte, 4)); err != nil {
+		t.Fatal(err)
+	}
+	<-p.Struck()
+	if _, err := conn.Write([]byte("held")); err != nil {
+		t.Fatal(err)
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+	if n, err := conn.Read(make([]byte, 4)); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("a paused connection answered: %d bytes, %v", n, err)
+	}
+	p.Heal()
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	buf := make([]byte, 4)
+	if _, err := io.ReadFull(conn, buf); err != nil || string(buf) != "held" {
+		t.Fatalf("after Heal the paused connection read %q, %v; want \"held\"", buf, err)
+	}
+}
