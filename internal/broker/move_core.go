@@ -340,14 +340,34 @@ func (c *moveCore) acked(now time.Time) []moveAction {
 // than the stall bound, and reports progress when it is due.
 func (c *moveCore) tick(now time.Time) []moveAction {
 	if now.Sub(c.activeAt) > c.stall {
-		return []moveAction{c.stop(c.fail(ErrNotConfirmed,
-			fmt.Sprintf("no delivery from %s and no confirm for %s", c.r.From, c.stall),
-			"Another consumer may be taking the messages of "+c.r.From+", or the broker is blocked (a memory or disk alarm)"))}
+		return []moveAction{c.stop(c.stalled())}
 	}
 	if now.Sub(c.reportedAt) >= ProgressInterval {
 		return []moveAction{c.report(now)}
 	}
 	return nil
+}
+
+// stalled is the error of a move past the stall bound: waiting for the
+// confirms of its publishes, the broker or the network to it stopped
+// answering (a connection that stops answering without closing is given
+// up here, before the heartbeat's deadline); waiting for a delivery, the
+// messages may also have gone to another consumer.
+func (c *moveCore) stalled() *MoveError {
+	waiting := 0
+	for _, p := range c.pending {
+		if p.state == unconfirmed {
+			waiting++
+		}
+	}
+	if waiting > 0 {
+		return c.fail(ErrNotConfirmed, fmt.Sprintf("no confirm for %s of the messages published to %s (%d awaiting one)",
+			c.stall, c.r.To, waiting), "The broker stopped answering: the network to it may be down without the connection "+
+			"closing, or the broker is blocked (a memory or disk alarm). Invoke again once it answers: it moves what is left")
+	}
+	return c.fail(ErrNotConfirmed, fmt.Sprintf("no delivery from %s and no confirm for %s", c.r.From, c.stall),
+		"Another consumer may be taking the messages of "+c.r.From+", the broker may be blocked (a memory or disk alarm), "+
+			"or the network to it down without the connection closing")
 }
 
 func (c *moveCore) report(now time.Time) moveAction {

@@ -308,7 +308,8 @@ func TestMoveCore_stall(t *testing.T) {
 		{name: "from a delivery", counted: 3, steps: []moveStep{
 			{at: 10 * time.Second, evs: evs(dlv(1)), want: want("publish 1")},
 			{at: 10*time.Second + edge, evs: evs(moveTick{}), want: want("progress 0/3")},
-			{at: 10*time.Second + edge + 1, evs: evs(moveTick{}), want: want(stalled)},
+			{at: 10*time.Second + edge + 1, evs: evs(moveTick{}), want: want(stalled),
+				reason: "no confirm for 15s of the messages published to q (1 awaiting one)"},
 		}},
 		{name: "from a confirm that acks nothing", counted: 3, steps: []moveStep{
 			{evs: evs(dlv(1), dlv(2)), want: want("publish 1", "publish 2")},
@@ -320,7 +321,8 @@ func TestMoveCore_stall(t *testing.T) {
 			{evs: evs(dlv(1), ok(1)), want: want("publish 1", "ack 1")},
 			{at: 10 * time.Second, evs: evs(acked), want: want("progress 1/3")},
 			{at: 10*time.Second + edge, evs: evs(moveTick{}), want: want("progress 1/3")},
-			{at: 10*time.Second + edge + 1, evs: evs(moveTick{}), want: want("stop NotConfirmed 1/3")},
+			{at: 10*time.Second + edge + 1, evs: evs(moveTick{}), want: want("stop NotConfirmed 1/3"),
+				reason: "no delivery from q.dead and no confirm for 15s"},
 		}},
 		{name: "a foreign delivery is no activity", counted: 3, steps: []moveStep{
 			{at: 10 * time.Second, evs: evs(dlv(1), dlvFrom(2, "other")), want: want("publish 1")},
