@@ -96,6 +96,7 @@ type moveCore struct {
 	acking     int         // publishes at the head the last moveAck covers, until moveAcked
 	returned   *moveReturn // the first return: later confirms cannot be trusted
 	chanClosed bool        // a channel closed: ack what is confirmed, then stop
+	closedWhy  string      // why, as moveChannelClosed said
 	foreign    *MoveError  // a delivery not published: stop once the window is settled
 	reported   int         // moved at the last progress report
 	reportedAt time.Time   // the last progress report (or the start)
@@ -167,8 +168,9 @@ type (
 	// moveAcked says the last moveAck was sent.
 	moveAcked struct{}
 	// moveChannelClosed: a channel of the move closed (in place of the
-	// confirms it will not give), or the last moveAck failed.
-	moveChannelClosed struct{}
+	// confirms it will not give), or the last moveAck failed, or the broker
+	// cancelled the consumer; Reason says why when the loop knows.
+	moveChannelClosed struct{ Reason string }
 	// moveConnectionClosed: the connection closed, for Reason.
 	moveConnectionClosed struct{ Reason string }
 	// moveCancelled: the caller's context is done, with Err.
@@ -232,9 +234,9 @@ func (c *moveCore) Step(now time.Time, evs ...moveEvent) []moveAction {
 			acts = append(acts, c.acked(now)...)
 		case moveChannelClosed:
 			if c.acking > 0 || c.chanClosed { // the ack failed: nothing more can be acknowledged
-				return append(acts, c.stop(c.lost("the AMQP channel closed")))
+				return append(acts, c.stop(c.lost(c.closedReason(ev.Reason))))
 			}
-			c.chanClosed = true
+			c.chanClosed, c.closedWhy = true, ev.Reason
 		case moveConnectionClosed:
 			return append(acts, c.stop(c.lost("the AMQP connection closed: "+ev.Reason)))
 		case moveCancelled:
@@ -308,7 +310,7 @@ func (c *moveCore) settle() []moveAction {
 		return []moveAction{c.stop(c.returnedError())}
 	}
 	if c.chanClosed {
-		return []moveAction{c.stop(c.lost("the AMQP channel closed"))}
+		return []moveAction{c.stop(c.lost(c.closedReason(c.closedWhy)))}
 	}
 	if len(c.pending) == 0 && c.foreign != nil {
 		c.foreign.Moved = c.moved
@@ -403,6 +405,18 @@ func (c *moveCore) returnedError() *MoveError {
 	return c.fail(ErrReturned, fmt.Sprintf("the broker returned message %s as unroutable (%d %s): queue %q is gone",
 		messageID(ret.MessageID), ret.Code, ret.Text, c.r.To),
 		"Declare "+c.r.To+" again (apply the queuey_queue), then invoke again")
+}
+
+// closedReason is the stop's reason for a closed channel: why, else the
+// reason the first close gave, else that the channel closed.
+func (c *moveCore) closedReason(why string) string {
+	if c.closedWhy != "" {
+		why = c.closedWhy
+	}
+	if why == "" {
+		return "the AMQP channel closed"
+	}
+	return why
 }
 
 func (c *moveCore) lost(reason string) *MoveError {

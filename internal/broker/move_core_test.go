@@ -267,6 +267,14 @@ func TestMoveCore_closed(t *testing.T) {
 			{evs: evs(ok(1), moveChannelClosed{}), want: want("ack 1"), open: -1},
 			{evs: evs(acked), want: want("stop ConnectionLost 1/3"), reason: "the AMQP channel closed"},
 		}},
+		{name: "a cancelled consumer: the reason is the loop's", counted: 3, steps: []moveStep{
+			{evs: evs(dlv(1), dlv(2), ok(1), moveChannelClosed{Reason: "RabbitMQ cancelled the consumer"}), want: want("publish 1", "publish 2", "ack 1")},
+			{evs: evs(acked), want: want("stop ConnectionLost 1/3"), reason: "RabbitMQ cancelled the consumer"},
+		}},
+		{name: "a cancelled consumer whose ack fails keeps the first reason", counted: 3, steps: []moveStep{
+			{evs: evs(dlv(1), dlv(2), ok(1), moveChannelClosed{Reason: "RabbitMQ cancelled the consumer"}), want: want("publish 1", "publish 2", "ack 1")},
+			{evs: evs(moveChannelClosed{}), want: want("stop ConnectionLost 0/3"), reason: "RabbitMQ cancelled the consumer"},
+		}},
 		{name: "a closed channel with nothing confirmed stops at once", counted: 3, steps: []moveStep{
 			{evs: evs(dlv(1)), want: want("publish 1")},
 			{evs: evs(moveChannelClosed{}), want: want("stop ConnectionLost 0/3")},

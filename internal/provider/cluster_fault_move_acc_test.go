@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -93,6 +94,8 @@ func nodeDownRedrive(t *testing.T, c1, c2 testNode, offset int64, seed uint64) {
 	var me *broker.MoveError
 	if !errors.As(err, &me) || moved != me.Moved {
 		t.Errorf("the redrive with %s stopped: moved %d, %v; want a *broker.MoveError", c2.name, moved, err)
+	} else if !strings.Contains(err.Error(), "RabbitMQ cancelled the consumer of "+name+".dead") {
+		t.Errorf("the error does not say the broker cancelled the consumer: %v", err)
 	} else if after > nodeDownBound {
 		t.Errorf("the error came %.1fs after the node stopped, past the bound %s: %v", after.Seconds(), nodeDownBound, err)
 	}
@@ -141,6 +144,9 @@ func nodeDownRedeclare(t *testing.T, c1, c2 testNode, offset int64, seed uint64)
 	outcome := "no error"
 	if r := (faultRun{out: out, err: err, struck: true, elapsed: after}); err != nil {
 		outcome = checkStopped(t, faultCase{name: "stop_app", bound: nodeDownBound}, r)
+		if !saysWords(out, "RabbitMQ cancelled the consumer of "+name) {
+			t.Errorf("the error does not say the broker cancelled the consumer:\n%s", out)
+		}
 	} else {
 		t.Errorf("the change with %s stopping did not fail:\n%s", c2.name, out)
 	}
