@@ -407,6 +407,27 @@ func (c *moveCore) returnedError() *MoveError {
 		"Declare "+c.r.To+" again (apply the queuey_queue), then invoke again")
 }
 
+// Unstarted is the error of a move that counted its messages but failed
+// before its first delivery (enabling the confirms, the prefetch or the
+// consumer), err an *AMQPError: none moved, all stay on From. Its kind is
+// err's, else ErrConnectionLost.
+func (c *moveCore) Unstarted(err error) *MoveError {
+	var ae *AMQPError
+	if !errors.As(err, &ae) {
+		ae = &AMQPError{Reason: err.Error()}
+	}
+	reason := strings.TrimSuffix(ae.Reason, ".")
+	if ae.Op != "" {
+		reason = ae.Op + " failed: " + reason
+	}
+	e := c.lost(reason)
+	if ae.Kind != nil {
+		e.Kind, e.Hint = ae.Kind, ae.Hint
+	}
+	c.over = true
+	return e
+}
+
 // closedReason is the stop's reason for a closed channel: why, else the
 // reason the first close gave, else that the channel closed.
 func (c *moveCore) closedReason(why string) string {

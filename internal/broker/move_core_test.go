@@ -427,3 +427,25 @@ func TestOrdinal(t *testing.T) {
 		t.Errorf("messageID: %q, %q", messageID(""), messageID("a"))
 	}
 }
+
+// A move that fails before its first delivery says none moved of all it
+// counted, with the operation, and keeps the kind of the AMQP error.
+func TestMoveCore_unstarted(t *testing.T) {
+	t.Parallel()
+	c := newMoveCore(Redrive{Vhost: "/", From: "q.dead", To: "q"}, "amqp://h:5672", 7, "", false, time.Unix(0, 0))
+	e := c.Unstarted(&AMQPError{Op: `consuming from "q.dead"`, Reason: "read tcp: i/o timeout."})
+	want := `moved 0 of 7 messages from q.dead to q in vhost "/" (amqp://h:5672), then stopped: consuming from "q.dead" failed: ` +
+		`read tcp: i/o timeout. The other 7 stay on q.dead`
+	if !strings.HasPrefix(e.Error(), want) || !errors.Is(e, ErrConnectionLost) || c.Accepting() {
+		t.Errorf("Unstarted: %v (kind %v), accepting %v; want %q..., ErrConnectionLost", e, e.Kind, c.Accepting(), want)
+	}
+	e = newMoveCore(Redrive{From: "q.dead", To: "q"}, "", 7, "", false, time.Unix(0, 0)).Unstarted(
+		&AMQPError{Op: "consuming", Reason: "ACCESS_REFUSED", Kind: ErrUnauthorized, Hint: "Grant read"})
+	if !errors.Is(e, ErrUnauthorized) || e.Hint != "Grant read" || e.Moved != 0 || e.Total != 7 {
+		t.Errorf("Unstarted of a refusal: %+v", e)
+	}
+	e = newMoveCore(Redrive{From: "q.dead", To: "q"}, "", 7, "", false, time.Unix(0, 0)).Unstarted(errors.New("channel closed"))
+	if !strings.Contains(e.Error(), "then stopped: channel closed. The other 7") {
+		t.Errorf("Unstarted of a plain error: %v", e)
+	}
+}
