@@ -45,14 +45,15 @@ type faultCase struct {
 // Their bounds: a reset is seen at once (the close of the connection plus
 // the CLI's own end); a half-open connection is given up by the move's
 // stall bound (15 s without a delivery or a confirm, checked every second)
-// and the wait for the broker's close-ok (5 s), well before the AMQP
-// heartbeat's read deadline (3 x 10 s).
+// and the wait for the broker's close-ok (5 s) once the move runs, and by
+// the AMQP heartbeat's read deadline (3 x 10 s) while it sets up (the
+// consumer's consume-ok may follow the first deliveries).
 func faultCases(rng *rand.Rand) []faultCase {
 	offset := func() int64 { return 32<<10 + rng.Int64N(600<<10) }
 	return []faultCase{
 		{name: "reset", fault: brokertest.Fault{Kind: brokertest.FaultReset, After: offset()}, bound: 10 * time.Second},
 		{name: "latency", fault: brokertest.Fault{Kind: brokertest.FaultLatency, After: offset(), All: true, Latency: 200 * time.Millisecond}},
-		{name: "halfopen", fault: brokertest.Fault{Kind: brokertest.FaultHalfOpen, After: offset()}, bound: 30 * time.Second},
+		{name: "halfopen", fault: brokertest.Fault{Kind: brokertest.FaultHalfOpen, After: offset()}, bound: 35 * time.Second},
 		{name: "bandwidth", fault: brokertest.Fault{Kind: brokertest.FaultBandwidth, After: offset(), All: true, Rate: 256 << 10}},
 	}
 }
