@@ -231,8 +231,7 @@ func (c *faultConn) pump(src, dst net.Conn) {
 	var next time.Time // bandwidth: when the next byte may go
 	for ch := range queue {
 		if !c.write(dst, ch, &next) {
-			for range queue { // drain: the reader ends once the sockets close
-			}
+			drain(queue) // the reader ends once the sockets close
 			return
 		}
 	}
@@ -340,6 +339,12 @@ func resetConn(conn net.Conn) {
 		_ = tc.SetLinger(0)
 	}
 	_ = conn.Close()
+}
+
+// drain reads queue to its end.
+func drain(queue <-chan chunk) {
+	for range queue {
+	}
 }
 
 func maxTime(a, b time.Time) time.Time {

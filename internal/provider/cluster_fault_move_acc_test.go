@@ -23,9 +23,9 @@ const nodeDownBound = 30 * time.Second
 // nodeDownMove stops node n mid-move: the move's AMQP connection (through
 // fp) is paused at a random byte offset of its traffic, n's RabbitMQ
 // application stopped, and the connection resumed; run is the move, run in
-// the background. It returns the move's error, how long after the resume it
-// came, and how long the stop took.
-func nodeDownMove(t *testing.T, n testNode, fp faultProxies, offset int64, run func() error) (err error, after, stop time.Duration) {
+// the background. It returns how long after the resume the move's error
+// came, how long the stop took, and the error.
+func nodeDownMove(t *testing.T, n testNode, fp faultProxies, offset int64, run func() error) (after, stop time.Duration, err error) {
 	t.Helper()
 	fp.amqp.Arm(brokertest.Fault{Kind: brokertest.FaultPause, After: offset})
 	done := make(chan error, 1)
@@ -41,7 +41,7 @@ func nodeDownMove(t *testing.T, n testNode, fp faultProxies, offset int64, run f
 	resumed := time.Now()
 	fp.heal()
 	err = <-done
-	return err, time.Since(resumed), stop
+	return time.Since(resumed), stop, err
 }
 
 // TestAccCluster_faultMoveNodeDown stops, mid-move, the node of a 3-node
@@ -87,7 +87,7 @@ func nodeDownRedrive(t *testing.T, c1, c2 testNode, offset int64, seed uint64) {
 	}
 	redrive := broker.Redrive{Vhost: "/", From: name + ".dead", To: name}
 	var moved int
-	err, after, stop := nodeDownMove(t, c2, fp, offset, func() (err error) {
+	after, stop, err := nodeDownMove(t, c2, fp, offset, func() (err error) {
 		moved, err = client.RedriveDeadLetters(ctx, redrive)
 		return err
 	})
@@ -136,7 +136,7 @@ func nodeDownRedeclare(t *testing.T, c1, c2 testNode, offset int64, seed uint64)
 	tf.provider = fp.provider + creds
 	tf.configure(newSettings + "  keep_messages_on_change = true\n")
 	var out string
-	err, after, stop := nodeDownMove(t, c2, fp, offset, func() (err error) {
+	after, stop, err := nodeDownMove(t, c2, fp, offset, func() (err error) {
 		out, err = tf.run("apply", "-auto-approve")
 		return err
 	})
