@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -58,7 +59,7 @@ func faultCases(rng *rand.Rand) []faultCase {
 	}
 }
 
-// faultSeed is QUEUEY_FAULT_SEED, else a new one.
+// faultSeed is QUEUEY_FAULT_SEED, else one drawn once for the test binary.
 func faultSeed(t *testing.T) uint64 {
 	if s := os.Getenv("QUEUEY_FAULT_SEED"); s != "" {
 		n, err := strconv.ParseUint(s, 10, 64)
@@ -67,8 +68,10 @@ func faultSeed(t *testing.T) uint64 {
 		}
 		return n
 	}
-	return uint64(time.Now().UnixNano())
+	return drawnSeed()
 }
+
+var drawnSeed = sync.OnceValue(func() uint64 { return uint64(time.Now().UnixNano()) })
 
 // faultProxies are fault proxies in front of the AMQP port and the
 // management API of the broker at amqpURL and endpoint, closed at cleanup;
@@ -216,10 +219,9 @@ func account(t *testing.T, u string, queues ...string) (dups, lost int) {
 	}
 	for i := range faultMoveN {
 		id := fmt.Sprintf("m-%06d", i)
-		switch n := counts[id]; {
-		case n == 0:
+		if n := counts[id]; n == 0 {
 			lost++
-		default:
+		} else {
 			dups += n - 1
 		}
 		delete(counts, id)
