@@ -95,7 +95,7 @@ set -uo pipefail
 # with the oauth2 backend; scripts/testacc-oauth.sh runs those alone), and
 # the restarts and node failures (the resil stage, on nodes it stops and starts).
 oauth="^(TestAccOAuth2_|TestAccBearerToken_)"
-own="TestAccNodeQuorum|TestAccOAuth2_|TestAccBearerToken_|TestAccRestart_|TestAccCluster_"
+own="TestAccNodeQuorum|TestAccOAuth2_|TestAccBearerToken_|TestAccRestart_|TestAccCluster_|TestAccFaultMove_"
 # The CLIs of the matrix besides the machine's Terraform.
 tf_newest="terraform@${TERRAFORM_NEWEST_VERSION:-1.16.4}"
 tf_oldest="terraform@${TERRAFORM_OLDEST_VERSION:-1.8.5}"
@@ -117,6 +117,8 @@ STAGES=(
 	"oauth-4.3             terraform      oauth-4.3  $oauth            -"
 	"oauth-4.3-newest      $tf_newest     oauth-4.3  $oauth            -"
 	"oauth-4.3-tofu        $tofu_newest   oauth-4.3  $oauth            -"
+	"faults-3.10           $tf_newest     3.10       TestAccFaultMove_ -"
+	"faults-4.3            $tf_newest     4.3        TestAccFaultMove_ -"
 )
 # The restarts and node failures (five nodes of their own, about 6 minutes
 # with their start; make testresil runs this stage alone, ACC_RESIL=0 leaves
@@ -326,6 +328,7 @@ run_stage() {
 		printf '%s\n' "==> acceptance $label: $passed passed, $fails failed, $skipped skipped$note ($((SECONDS - start))s, ${log#"$root"/})${result/#PASS/}" \
 			>"$build_dir/acc-$name.result"
 		grep -E -- '^--- FAIL: ' "$log" | sed 's/^/      /' >>"$build_dir/acc-$name.result"
+		grep -- '^==> fault ' "$log" >>"$build_dir/acc-$name.result"
 		for test in "${unexpected[@]}"; do
 			echo "      --- SKIP: $test (unexpected: not for a feature its CLI lacks; see ${log#"$root"/})" >>"$build_dir/acc-$name.result"
 		done

@@ -14,8 +14,8 @@ import (
 // with routing key r.To, mandatory, with its body, properties and headers
 // unchanged, under publisher confirms, and acknowledged on r.From only after
 // its confirm and only when no return came. It returns how many it moved;
-// any failure stops it with a *MoveError (or an *AMQPError before the
-// first), leaving every message not confirmed on r.From. Like PurgeQueue, it
+// any failure once it counted r.From stops it with a *MoveError (before,
+// an *AMQPError), leaving every message not confirmed on r.From. Like PurgeQueue, it
 // counts as a write for the shared reads. The decisions are moveCore's
 // (move_core.go); this is the AMQP loop that feeds it.
 func (c *Client) RedriveDeadLetters(ctx context.Context, r Redrive) (int, error) {
@@ -42,6 +42,7 @@ type mover struct {
 	deliveries <-chan amqp.Delivery
 	delivery   amqp.Delivery // the last one fed to the core
 	returns    chan amqp.Return
+	cancels    chan string // the broker cancelled the consumer
 	closed     chan *amqp.Error
 	unfed      []inflight // published, confirm not yet fed to the core, in order
 }
@@ -74,15 +75,17 @@ func (c *Client) newMover(conn *amqp.Connection, r Redrive, user string, imperso
 		return m, nil
 	}
 	if err = m.pub.Confirm(false); err != nil {
-		return nil, c.channelError("enabling publisher confirms", r.Vhost, r.To, err)
+		return nil, m.core.Unstarted(c.channelError("enabling publisher confirms", r.Vhost, r.To, err))
 	}
 	// Buffered beyond the window: the library's reader never waits on it.
 	m.returns = m.pub.NotifyReturn(make(chan amqp.Return, RedriveWindow+1))
 	if err = m.con.Qos(m.core.Prefetch(), 0, false); err != nil {
-		return nil, c.channelError("setting the prefetch", r.Vhost, r.From, err)
+		return nil, m.core.Unstarted(c.channelError("setting the prefetch", r.Vhost, r.From, err))
 	}
+	// Buffered: the library sends the cancel before it closes deliveries.
+	m.cancels = m.con.NotifyCancel(make(chan string, 1))
 	if m.deliveries, err = m.con.Consume(r.From, "", false, false, false, false, nil); err != nil {
-		return nil, c.channelError(fmt.Sprintf("consuming from %q", r.From), r.Vhost, r.From, err)
+		return nil, m.core.Unstarted(c.channelError(fmt.Sprintf("consuming from %q", r.From), r.Vhost, r.From, err))
 	}
 	return m, nil
 }
@@ -123,7 +126,7 @@ func (m *mover) next(ctx context.Context, tick <-chan time.Time) []moveEvent {
 		return []moveEvent{m.lost(e)}
 	case d, ok := <-deliveries:
 		if !ok {
-			return []moveEvent{m.lost(nil)}
+			return []moveEvent{m.deliveriesEnded()}
 		}
 		m.delivery = d
 		return []moveEvent{moveDelivery{Tag: d.DeliveryTag, UserID: d.UserId, MessageID: d.MessageId}}
@@ -213,6 +216,20 @@ func (m *mover) publish() error {
 	}
 	m.unfed = append(m.unfed, inflight{tag: d.DeliveryTag, dc: dc})
 	return nil
+}
+
+// deliveriesEnded is the event of the consumer's end: the broker's cancel
+// (the queue went down with its node, or was deleted), else the channel or
+// connection closed.
+func (m *mover) deliveriesEnded() moveEvent {
+	select {
+	case <-m.cancels:
+		return moveChannelClosed{Reason: fmt.Sprintf("RabbitMQ cancelled the consumer of %s: the queue's node went down, "+
+			"or the queue was deleted (acknowledgements sent just before may not have reached it: the last messages counted "+
+			"moved may also still be there, as duplicates)", m.r.From)}
+	default:
+		return m.lost(nil)
+	}
 }
 
 // lost is the event of a closed channel or connection: the connection's own

@@ -96,6 +96,7 @@ type moveCore struct {
 	acking     int         // publishes at the head the last moveAck covers, until moveAcked
 	returned   *moveReturn // the first return: later confirms cannot be trusted
 	chanClosed bool        // a channel closed: ack what is confirmed, then stop
+	closedWhy  string      // why, as moveChannelClosed said
 	foreign    *MoveError  // a delivery not published: stop once the window is settled
 	reported   int         // moved at the last progress report
 	reportedAt time.Time   // the last progress report (or the start)
@@ -167,8 +168,9 @@ type (
 	// moveAcked says the last moveAck was sent.
 	moveAcked struct{}
 	// moveChannelClosed: a channel of the move closed (in place of the
-	// confirms it will not give), or the last moveAck failed.
-	moveChannelClosed struct{}
+	// confirms it will not give), or the last moveAck failed, or the broker
+	// cancelled the consumer; Reason says why when the loop knows.
+	moveChannelClosed struct{ Reason string }
 	// moveConnectionClosed: the connection closed, for Reason.
 	moveConnectionClosed struct{ Reason string }
 	// moveCancelled: the caller's context is done, with Err.
@@ -232,9 +234,9 @@ func (c *moveCore) Step(now time.Time, evs ...moveEvent) []moveAction {
 			acts = append(acts, c.acked(now)...)
 		case moveChannelClosed:
 			if c.acking > 0 || c.chanClosed { // the ack failed: nothing more can be acknowledged
-				return append(acts, c.stop(c.lost("the AMQP channel closed")))
+				return append(acts, c.stop(c.lost(c.closedReason(ev.Reason))))
 			}
-			c.chanClosed = true
+			c.chanClosed, c.closedWhy = true, ev.Reason
 		case moveConnectionClosed:
 			return append(acts, c.stop(c.lost("the AMQP connection closed: "+ev.Reason)))
 		case moveCancelled:
@@ -308,7 +310,7 @@ func (c *moveCore) settle() []moveAction {
 		return []moveAction{c.stop(c.returnedError())}
 	}
 	if c.chanClosed {
-		return []moveAction{c.stop(c.lost("the AMQP channel closed"))}
+		return []moveAction{c.stop(c.lost(c.closedReason(c.closedWhy)))}
 	}
 	if len(c.pending) == 0 && c.foreign != nil {
 		c.foreign.Moved = c.moved
@@ -340,14 +342,34 @@ func (c *moveCore) acked(now time.Time) []moveAction {
 // than the stall bound, and reports progress when it is due.
 func (c *moveCore) tick(now time.Time) []moveAction {
 	if now.Sub(c.activeAt) > c.stall {
-		return []moveAction{c.stop(c.fail(ErrNotConfirmed,
-			fmt.Sprintf("no delivery from %s and no confirm for %s", c.r.From, c.stall),
-			"Another consumer may be taking the messages of "+c.r.From+", or the broker is blocked (a memory or disk alarm)"))}
+		return []moveAction{c.stop(c.stalled())}
 	}
 	if now.Sub(c.reportedAt) >= ProgressInterval {
 		return []moveAction{c.report(now)}
 	}
 	return nil
+}
+
+// stalled is the error of a move past the stall bound: waiting for the
+// confirms of its publishes, the broker or the network to it stopped
+// answering (a connection that stops answering without closing is given
+// up here, before the heartbeat's deadline); waiting for a delivery, the
+// messages may also have gone to another consumer.
+func (c *moveCore) stalled() *MoveError {
+	waiting := 0
+	for _, p := range c.pending {
+		if p.state == unconfirmed {
+			waiting++
+		}
+	}
+	if waiting > 0 {
+		return c.fail(ErrNotConfirmed, fmt.Sprintf("no confirm for %s of the messages published to %s (%d awaiting one)",
+			c.stall, c.r.To, waiting), "The broker stopped answering: the network to it may be down without the connection "+
+			"closing, or the broker is blocked (a memory or disk alarm). Invoke again once it answers: it moves what is left")
+	}
+	return c.fail(ErrNotConfirmed, fmt.Sprintf("no delivery from %s and no confirm for %s", c.r.From, c.stall),
+		"Another consumer may be taking the messages of "+c.r.From+", the broker may be blocked (a memory or disk alarm), "+
+			"or the network to it down without the connection closing")
 }
 
 func (c *moveCore) report(now time.Time) moveAction {
@@ -383,6 +405,39 @@ func (c *moveCore) returnedError() *MoveError {
 	return c.fail(ErrReturned, fmt.Sprintf("the broker returned message %s as unroutable (%d %s): queue %q is gone",
 		messageID(ret.MessageID), ret.Code, ret.Text, c.r.To),
 		"Declare "+c.r.To+" again (apply the queuey_queue), then invoke again")
+}
+
+// Unstarted is the error of a move that counted its messages but failed
+// before its first delivery (enabling the confirms, the prefetch or the
+// consumer), err an *AMQPError: none moved, all stay on From. Its kind is
+// err's, else ErrConnectionLost.
+func (c *moveCore) Unstarted(err error) *MoveError {
+	var ae *AMQPError
+	if !errors.As(err, &ae) {
+		ae = &AMQPError{Reason: err.Error()}
+	}
+	reason := strings.TrimSuffix(ae.Reason, ".")
+	if ae.Op != "" {
+		reason = ae.Op + " failed: " + reason
+	}
+	e := c.lost(reason)
+	if ae.Kind != nil {
+		e.Kind, e.Hint = ae.Kind, ae.Hint
+	}
+	c.over = true
+	return e
+}
+
+// closedReason is the stop's reason for a closed channel: why, else the
+// reason the first close gave, else that the channel closed.
+func (c *moveCore) closedReason(why string) string {
+	if c.closedWhy != "" {
+		why = c.closedWhy
+	}
+	if why == "" {
+		return "the AMQP channel closed"
+	}
+	return why
 }
 
 func (c *moveCore) lost(reason string) *MoveError {

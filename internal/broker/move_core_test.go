@@ -267,6 +267,14 @@ func TestMoveCore_closed(t *testing.T) {
 			{evs: evs(ok(1), moveChannelClosed{}), want: want("ack 1"), open: -1},
 			{evs: evs(acked), want: want("stop ConnectionLost 1/3"), reason: "the AMQP channel closed"},
 		}},
+		{name: "a cancelled consumer: the reason is the loop's", counted: 3, steps: []moveStep{
+			{evs: evs(dlv(1), dlv(2), ok(1), moveChannelClosed{Reason: "RabbitMQ cancelled the consumer"}), want: want("publish 1", "publish 2", "ack 1")},
+			{evs: evs(acked), want: want("stop ConnectionLost 1/3"), reason: "RabbitMQ cancelled the consumer"},
+		}},
+		{name: "a cancelled consumer whose ack fails keeps the first reason", counted: 3, steps: []moveStep{
+			{evs: evs(dlv(1), dlv(2), ok(1), moveChannelClosed{Reason: "RabbitMQ cancelled the consumer"}), want: want("publish 1", "publish 2", "ack 1")},
+			{evs: evs(moveChannelClosed{}), want: want("stop ConnectionLost 0/3"), reason: "RabbitMQ cancelled the consumer"},
+		}},
 		{name: "a closed channel with nothing confirmed stops at once", counted: 3, steps: []moveStep{
 			{evs: evs(dlv(1)), want: want("publish 1")},
 			{evs: evs(moveChannelClosed{}), want: want("stop ConnectionLost 0/3")},
@@ -308,7 +316,8 @@ func TestMoveCore_stall(t *testing.T) {
 		{name: "from a delivery", counted: 3, steps: []moveStep{
 			{at: 10 * time.Second, evs: evs(dlv(1)), want: want("publish 1")},
 			{at: 10*time.Second + edge, evs: evs(moveTick{}), want: want("progress 0/3")},
-			{at: 10*time.Second + edge + 1, evs: evs(moveTick{}), want: want(stalled)},
+			{at: 10*time.Second + edge + 1, evs: evs(moveTick{}), want: want(stalled),
+				reason: "no confirm for 15s of the messages published to q (1 awaiting one)"},
 		}},
 		{name: "from a confirm that acks nothing", counted: 3, steps: []moveStep{
 			{evs: evs(dlv(1), dlv(2)), want: want("publish 1", "publish 2")},
@@ -320,7 +329,8 @@ func TestMoveCore_stall(t *testing.T) {
 			{evs: evs(dlv(1), ok(1)), want: want("publish 1", "ack 1")},
 			{at: 10 * time.Second, evs: evs(acked), want: want("progress 1/3")},
 			{at: 10*time.Second + edge, evs: evs(moveTick{}), want: want("progress 1/3")},
-			{at: 10*time.Second + edge + 1, evs: evs(moveTick{}), want: want("stop NotConfirmed 1/3")},
+			{at: 10*time.Second + edge + 1, evs: evs(moveTick{}), want: want("stop NotConfirmed 1/3"),
+				reason: "no delivery from q.dead and no confirm for 15s"},
 		}},
 		{name: "a foreign delivery is no activity", counted: 3, steps: []moveStep{
 			{at: 10 * time.Second, evs: evs(dlv(1), dlvFrom(2, "other")), want: want("publish 1")},
@@ -415,5 +425,27 @@ func TestOrdinal(t *testing.T) {
 	}
 	if messageID("") != "(no message id)" || messageID("a") != `"a"` {
 		t.Errorf("messageID: %q, %q", messageID(""), messageID("a"))
+	}
+}
+
+// A move that fails before its first delivery says none moved of all it
+// counted, with the operation, and keeps the kind of the AMQP error.
+func TestMoveCore_unstarted(t *testing.T) {
+	t.Parallel()
+	c := newMoveCore(Redrive{Vhost: "/", From: "q.dead", To: "q"}, "amqp://h:5672", 7, "", false, time.Unix(0, 0))
+	e := c.Unstarted(&AMQPError{Op: `consuming from "q.dead"`, Reason: "read tcp: i/o timeout."})
+	want := `moved 0 of 7 messages from q.dead to q in vhost "/" (amqp://h:5672), then stopped: consuming from "q.dead" failed: ` +
+		`read tcp: i/o timeout. The other 7 stay on q.dead`
+	if !strings.HasPrefix(e.Error(), want) || !errors.Is(e, ErrConnectionLost) || c.Accepting() {
+		t.Errorf("Unstarted: %v (kind %v), accepting %v; want %q..., ErrConnectionLost", e, e.Kind, c.Accepting(), want)
+	}
+	e = newMoveCore(Redrive{From: "q.dead", To: "q"}, "", 7, "", false, time.Unix(0, 0)).Unstarted(
+		&AMQPError{Op: "consuming", Reason: "ACCESS_REFUSED", Kind: ErrUnauthorized, Hint: "Grant read"})
+	if !errors.Is(e, ErrUnauthorized) || e.Hint != "Grant read" || e.Moved != 0 || e.Total != 7 {
+		t.Errorf("Unstarted of a refusal: %+v", e)
+	}
+	e = newMoveCore(Redrive{From: "q.dead", To: "q"}, "", 7, "", false, time.Unix(0, 0)).Unstarted(errors.New("channel closed"))
+	if !strings.Contains(e.Error(), "then stopped: channel closed. The other 7") {
+		t.Errorf("Unstarted of a plain error: %v", e)
 	}
 }

@@ -59,7 +59,12 @@ func jobMessage(i int) amqp.Publishing {
 // publishJobs publishes n jobMessages to queue under confirms.
 func publishJobs(t *testing.T, queue string, n int) {
 	t.Helper()
-	ch := amqpChannel(t, "/")
+	publishJobsOn(t, amqpChannel(t, "/"), queue, n)
+}
+
+// publishJobsOn is publishJobs through ch.
+func publishJobsOn(t *testing.T, ch *amqp.Channel, queue string, n int) {
+	t.Helper()
 	if err := ch.Confirm(false); err != nil {
 		t.Fatal(err)
 	}
