@@ -58,6 +58,9 @@ type Server struct {
 	intercepts []*interceptor
 	listings   listings // see listings.go
 	conns      int
+	// amqpQueues holds the messages of the queues for the AMQP port
+	// (amqp_server.go), by vhost and name.
+	amqpQueues map[queueKey]*amqpQueue
 	// noSingleCounts: a GET of one queue with enable_queue_totals leaves out
 	// its message count, as RabbitMQ 3.10 does (see NoSingleQueueCounts).
 	noSingleCounts bool
@@ -161,6 +164,7 @@ func (s *Server) RemoveQueue(vhost, name string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.queues[vhost], name)
+	delete(s.amqpQueues, queueKey{vhost, name})
 }
 
 // Queue returns a queue of vhost, if it exists.
