@@ -51,6 +51,10 @@ type amqpSettings struct {
 	secret  string // password or static bearer token
 	tokens  *sharedToken
 	timeout time.Duration
+	// closeWait bounds the closing handshake of a connection: after an
+	// interrupt, or with a broker that stopped answering, Close alone could
+	// wait for the heartbeat to time out.
+	closeWait time.Duration
 }
 
 // newAMQPSettings takes cfg.AMQPEndpoint, or derives the AMQP URL from the
@@ -58,7 +62,7 @@ type amqpSettings struct {
 // https. TLS settings and credentials are the management API's.
 func newAMQPSettings(cfg Config, mgmt *url.URL, tlsCfg *tls.Config, tokens *sharedToken) (amqpSettings, error) {
 	s := amqpSettings{tls: tlsCfg, method: cfg.authKind(), user: cfg.Username, secret: cfg.Password,
-		tokens: tokens, timeout: AMQPDialTimeout}
+		tokens: tokens, timeout: AMQPDialTimeout, closeWait: amqpCloseWait}
 	if s.method == authBearerToken {
 		s.secret = cfg.BearerToken
 	}
@@ -170,14 +174,14 @@ func (c *Client) oauthUser() string {
 
 // dialAMQP opens an AMQP connection to vhost named name (shown in the
 // management UI's connection list), within AMQPDialTimeout and ctx.
-func (c *Client) dialAMQP(ctx context.Context, vhost, name string) (*amqp.Connection, error) {
+func (c *Client) dialAMQP(ctx context.Context, vhost, name string) (amqpConn, error) {
 	op := fmt.Sprintf("connecting over AMQP to vhost %q", vhost)
 	user, pass, err := c.credentials(ctx)
 	if err != nil {
 		if e := c.authError(op, err); e != nil {
-			return nil, e
+			return amqpConn{}, e
 		}
-		return nil, err
+		return amqpConn{}, err
 	}
 	deadline := time.Now().Add(c.amqp.timeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
@@ -214,9 +218,9 @@ func (c *Client) dialAMQP(ctx context.Context, vhost, name string) (*amqp.Connec
 		if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
 			<-ctx.Done() // ctx's deadline ended the handshake: say so
 		}
-		return nil, c.dialError(ctx, op, err, sniff.first(), !time.Now().Before(deadline))
+		return amqpConn{}, c.dialError(ctx, op, err, sniff.first(), !time.Now().Before(deadline))
 	}
-	return conn, nil
+	return amqpConn{Connection: conn, sniff: &sniff}, nil
 }
 
 // dialError classifies a failed AMQP connection.
@@ -303,6 +307,13 @@ func (s *amqpSniff) abort() {
 	}
 }
 
+// close closes the socket.
+func (s *amqpSniff) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_ = s.conn.Close()
+}
+
 func (s *amqpSniff) first() []byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -344,13 +355,21 @@ func (c *Client) channelError(op, vhost, queue string, err error) error {
 	return e
 }
 
-// amqpCloseWait bounds the closing handshake of a connection: after an
-// interrupt, or with a broker that stopped answering, Close alone could wait
-// for the heartbeat to time out.
+// amqpCloseWait is the default of amqpSettings.closeWait.
 const amqpCloseWait = 5 * time.Second
 
-// closeAMQP closes conn, waiting at most amqpCloseWait for the broker. A
-// message delivered and not acknowledged goes back to its queue either way.
-func closeAMQP(conn *amqp.Connection) {
-	_ = conn.CloseDeadline(time.Now().Add(amqpCloseWait))
+// amqpConn is an open AMQP connection and the socket beneath it.
+type amqpConn struct {
+	*amqp.Connection
+	sniff *amqpSniff
+}
+
+// closeAMQP closes conn, waiting at most closeWait for the broker, then
+// closing the socket: amqp091-go's heartbeater moves the read deadline that
+// CloseDeadline sets 3 heartbeats on whenever a frame arrives. A message
+// delivered and not acknowledged goes back to its queue either way.
+func (c *Client) closeAMQP(conn amqpConn) {
+	t := time.AfterFunc(c.amqp.closeWait, conn.sniff.close)
+	defer t.Stop()
+	_ = conn.CloseDeadline(time.Now().Add(c.amqp.closeWait))
 }

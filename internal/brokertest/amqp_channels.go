@@ -45,6 +45,7 @@ func (c *amqpConn) handle(fr frame) error {
 func (c *amqpConn) connMethod(fr frame) error {
 	f := &fields{b: fr.payload}
 	if fr.typ == frameMethod && f.methodID() == mConnClose {
+		c.requeueAll() // before close-ok: a client that saw it finds them back
 		_ = c.send(0, method(mConnCloseOk))
 		return errClosed
 	}

@@ -359,6 +359,7 @@ func closeMethod(id uint32, code uint16, text string, cause uint32) *args {
 // closeConn closes the connection with code and text, as RabbitMQ does:
 // connection.close, then the client's close-ok (other frames ignored).
 func (c *amqpConn) closeConn(code uint16, text string, cause uint32) error {
+	c.requeueAll() // before the close: a client that saw it finds them back
 	if err := c.send(0, closeMethod(mConnClose, code, text, cause)); err != nil {
 		return err
 	}
