@@ -120,10 +120,11 @@ func TestRedrive_queueMistakes(t *testing.T) {
 		{"no q", func(s *brokertest.Server, _ *brokertest.AMQP) { s.RemoveQueue("/", "q") }, ErrNotFound,
 			`looking up "q"`, `queue "q" does not exist in vhost "/"`},
 		{"q.dead refused", func(_ *brokertest.Server, a *brokertest.AMQP) { a.Refuse("/", "q.dead") }, ErrUnauthorized,
-			`counting the messages of "q.dead"`, "consuming and purging need read on it"},
+			`consuming from "q.dead"`, "consuming and purging need read on it"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, s, a := fakeBroker(t)
+			s.PutMessages("/", "q.dead", deadLetters(1)...)
 			tc.arrange(s, a)
 			_, _, err := redrive(context.Background(), c, 0)
 			var ae *AMQPError

@@ -107,8 +107,8 @@ func (c *amqpConn) closeChan(ch *amqpChan, code uint16, text string, cause uint3
 }
 
 // lookUp finds queue name of the connection's vhost for method id: its
-// ready count, or false having closed ch as RabbitMQ does (404 NOT_FOUND,
-// 403 ACCESS_REFUSED).
+// ready count, or false having closed ch as RabbitMQ does (404 NOT_FOUND;
+// 403 ACCESS_REFUSED for a refused queue, but to a passive declare).
 func (c *amqpConn) lookUp(ch *amqpChan, name string, id uint32) (int, bool, error) {
 	s := c.a.s
 	s.mu.Lock()
@@ -116,7 +116,7 @@ func (c *amqpConn) lookUp(ch *amqpChan, name string, id uint32) (int, bool, erro
 	refused := c.a.refused[queueKey{c.vhost, name}]
 	n := len(s.amqpQueue(queueKey{c.vhost, name}).ready)
 	s.mu.Unlock()
-	if refused {
+	if refused && id != mQueueDeclare {
 		return 0, false, c.closeChan(ch, 403, fmt.Sprintf("ACCESS_REFUSED - access to queue '%s' in vhost '%s' refused", name, c.vhost), id)
 	}
 	if !exists {

@@ -150,8 +150,9 @@ func (a *AMQP) Logins() [][2]string {
 	return slices.Clone(a.logins)
 }
 
-// Refuse makes every declare, purge and consume of queue in vhost fail with
-// 403 ACCESS_REFUSED, as for a user without read permission on it.
+// Refuse makes every purge and consume of queue in vhost fail with 403
+// ACCESS_REFUSED, as for a user without read permission on it (a passive
+// declare needs none).
 func (a *AMQP) Refuse(vhost, queue string) {
 	a.s.mu.Lock()
 	defer a.s.mu.Unlock()
