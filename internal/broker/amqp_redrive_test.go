@@ -177,6 +177,27 @@ func TestRedrive_neverAcksBeforeTheConfirm(t *testing.T) {
 	}
 }
 
+// q deleted mid-move: the publishes to it, mandatory, come back, and the
+// move stops with every message not confirmed before on q.dead.
+func TestRedrive_destinationDeleted(t *testing.T) {
+	c, s, a := fakeBroker(t)
+	const total, deleted = 20, 5
+	s.PutMessages("/", "q.dead", deadLetters(total)...)
+	a.OnPublish(func(n int, _ brokertest.Publish) brokertest.PublishFault {
+		if n == deleted {
+			s.RemoveQueue("/", "q")
+		}
+		return brokertest.Route
+	})
+	n, _, err := redrive(context.Background(), c, 0)
+	if !errors.Is(err, ErrReturned) || !strings.Contains(err.Error(), `queue "q" is gone`) || n > deleted-1 {
+		t.Fatalf("moved %d, %v; want at most %d and ErrReturned", n, err, deleted-1)
+	}
+	if stayed := ids(s.Messages("/", "q.dead")); !slices.Equal(stayed, ids(deadLetters(total))[n:]) {
+		t.Errorf("moved %d, and q.dead holds %v", n, stayed)
+	}
+}
+
 // checkNoLoss checks that q.dead holds, in order, every message after the
 // first moved (or, unless exact, more of the last ones), and that every
 // message is on q.dead or q.

@@ -251,8 +251,12 @@ func (c *amqpConn) publish(ch *amqpChan, p Publish) error {
 	case CloseConnection:
 		return c.closeConn(320, "CONNECTION_FORCED - Closed via management plugin", 0)
 	case Hang:
-		<-a.hang
-		return errClosed
+		c.hung = true
+		go func() {
+			<-a.hang
+			_ = c.nc.Close()
+		}()
+		return nil
 	case Return:
 		return c.returnMessage(ch, p)
 	}
@@ -295,6 +299,9 @@ func (c *amqpConn) confirm(ch *amqpChan, id uint32) error {
 // deliver sends each consuming channel the ready messages of its queue
 // that its prefetch allows.
 func (c *amqpConn) deliver() error {
+	if c.hung {
+		return nil
+	}
 	for _, id := range c.chanIDs() {
 		ch := c.chans[id]
 		for ch.consumer != "" && (ch.prefetch == 0 || len(ch.unacked) < ch.prefetch) {

@@ -100,7 +100,9 @@ const (
 	// CONNECTION_FORCED, as from the management UI) instead of confirming.
 	CloseConnection
 	// Hang: drop it, and stop answering on that connection without closing
-	// it (a broker that hangs), until the test ends or Unhang.
+	// it (a broker that hangs), until the test ends or Unhang: each frame
+	// the client sends then gets a heartbeat and nothing else, as from a
+	// RabbitMQ whose heartbeat sender (a process apart) outlives the rest.
 	Hang
 )
 
@@ -161,8 +163,8 @@ func (a *AMQP) Refuse(vhost, queue string) {
 
 // OnPublish has f decide what the fake does with each publish: n counts the
 // publishes the port received, from 1. f runs on the connection's
-// goroutine, before the fake does anything with the publish, and must not
-// call the fake.
+// goroutine, before the fake does anything with the publish; it may change
+// the fake (e.g. remove a queue).
 func (a *AMQP) OnPublish(f func(n int, p Publish) PublishFault) {
 	a.s.mu.Lock()
 	defer a.s.mu.Unlock()
@@ -238,6 +240,7 @@ type amqpConn struct {
 	wmu   sync.Mutex
 	vhost string
 	chans map[uint16]*amqpChan
+	hung  bool // Hang: frames get a heartbeat, nothing else
 }
 
 type amqpChan struct {
@@ -272,6 +275,12 @@ func (c *amqpConn) serve() {
 		f, err := readFrame(c.r)
 		if err != nil {
 			return
+		}
+		if c.hung {
+			if err := c.heartbeat(); err != nil {
+				return
+			}
+			continue
 		}
 		if err := c.handle(f); err != nil {
 			return
@@ -380,6 +389,14 @@ func (c *amqpConn) send(ch uint16, a *args) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	_, err := c.nc.Write(frame{typ: frameMethod, channel: ch, payload: a.b}.bytes())
+	return err
+}
+
+// heartbeat writes a heartbeat frame.
+func (c *amqpConn) heartbeat() error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	_, err := c.nc.Write(frame{typ: frameHeartbeat}.bytes())
 	return err
 }
 
