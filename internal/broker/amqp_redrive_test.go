@@ -198,6 +198,27 @@ func TestRedrive_destinationDeleted(t *testing.T) {
 	}
 }
 
+// A full window of publishes returned, their confirms only after the last
+// return: the returns never stall the connection's reader (amqp091-go
+// waits 5 s on a full notification channel, then drops the return), and the
+// move stops at once with ErrReturned, moving nothing.
+func TestRedrive_fullWindowReturned(t *testing.T) {
+	c, s, a := fakeBroker(t)
+	const total = RedriveWindow + 10
+	s.PutMessages("/", "q.dead", deadLetters(total)...)
+	a.OnPublish(func(int, brokertest.Publish) brokertest.PublishFault { return brokertest.Return })
+	a.HoldConfirmsUntil(RedriveWindow)
+	start := time.Now()
+	n, _, err := redrive(context.Background(), c, 0)
+	if !errors.Is(err, ErrReturned) || n != 0 {
+		t.Fatalf("moved %d, %v; want 0 and ErrReturned", n, err)
+	}
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("took %s: the returns stalled the connection", took)
+	}
+	checkNoLoss(t, s, total, 0, true)
+}
+
 // checkNoLoss checks that q.dead holds, in order, every message after the
 // first moved (or, unless exact, more of the last ones), and that every
 // message is on q.dead or q.

@@ -238,12 +238,22 @@ func (c *amqpConn) publish(ch *amqpChan, p Publish) error {
 	a, s := c.a, c.a.s
 	s.mu.Lock()
 	a.published++
-	n, decide := a.published, a.onPublish
+	n, decide, until := a.published, a.onPublish, a.holdUntil
 	s.mu.Unlock()
 	fault := Route
 	if decide != nil {
 		fault = decide(n, p)
 	}
+	err := c.act(ch, p, fault)
+	if n == until {
+		a.ReleaseConfirms()
+	}
+	return err
+}
+
+// act does fault with p.
+func (c *amqpConn) act(ch *amqpChan, p Publish, fault PublishFault) error {
+	a, s := c.a, c.a.s
 	k := queueKey{p.Vhost, p.RoutingKey}
 	switch fault {
 	case Nack:
@@ -268,7 +278,7 @@ func (c *amqpConn) publish(ch *amqpChan, p Publish) error {
 		s.syncCount(k)
 	}
 	if exists && fault == Hold && ch.confirm {
-		a.held = append(a.held, heldConfirm{c: c, ch: ch.id, seq: ch.seq})
+		a.held = append(a.held, heldConfirm{c: c, ch: ch.id, seq: ch.seq, id: mBasicAck})
 		s.mu.Unlock()
 		return nil
 	}
@@ -289,8 +299,19 @@ func (c *amqpConn) returnMessage(ch *amqpChan, p Publish) error {
 }
 
 // confirm acks or nacks the last publish of ch, when it is in confirm mode.
+// Until the publish HoldConfirmsUntil names is handled, it is withheld.
 func (c *amqpConn) confirm(ch *amqpChan, id uint32) error {
 	if !ch.confirm {
+		return nil
+	}
+	a := c.a
+	a.s.mu.Lock()
+	hold := a.published < a.holdUntil
+	if hold {
+		a.held = append(a.held, heldConfirm{c: c, ch: ch.id, seq: ch.seq, id: id})
+	}
+	a.s.mu.Unlock()
+	if hold {
 		return nil
 	}
 	return c.send(ch.id, method(id).longlong(ch.seq).octet(0))

@@ -38,6 +38,7 @@ type AMQP struct {
 	onPublish func(n int, p Publish) PublishFault
 	published int
 	held      []heldConfirm
+	holdUntil int // HoldConfirmsUntil
 	hang      chan struct{}
 }
 
@@ -110,6 +111,7 @@ type heldConfirm struct {
 	c   *amqpConn
 	ch  uint16
 	seq uint64
+	id  uint32 // ack or nack
 }
 
 // ServeAMQP starts the fake's AMQP port on loopback, closed at the end of
@@ -178,8 +180,17 @@ func (a *AMQP) ReleaseConfirms() {
 	a.held = nil
 	a.s.mu.Unlock()
 	for _, h := range held {
-		_ = h.c.send(h.ch, method(mBasicAck).longlong(h.seq).octet(0))
+		_ = h.c.send(h.ch, method(h.id).longlong(h.seq).octet(0))
 	}
+}
+
+// HoldConfirmsUntil withholds every confirm until the fake has handled the
+// nth publish (routed, returned, ...), then sends them in order, from the
+// connection's goroutine: a client sees all that came before them first.
+func (a *AMQP) HoldConfirmsUntil(n int) {
+	a.s.mu.Lock()
+	defer a.s.mu.Unlock()
+	a.holdUntil = n
 }
 
 // Unhang ends every Hang: those connections close.

@@ -225,3 +225,27 @@ func TestAMQPHang(t *testing.T) {
 	a.Unhang()
 	<-closed
 }
+
+// HoldConfirmsUntil sends every confirm only once the publish it names is
+// handled, after that publish's return.
+func TestAMQPHoldConfirmsUntil(t *testing.T) {
+	_, a := fakeAMQP(t)
+	a.HoldConfirmsUntil(2)
+	conn := dial(t, a, "/")
+	pub := channel(t, conn)
+	_ = pub.Confirm(false)
+	rets := pub.NotifyReturn(make(chan amqp.Return, 2))
+	first := publish(t, pub, "gone", amqp.Publishing{MessageId: "1"})
+	if _, err := pub.QueueDeclarePassive("q", true, false, false, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	select { // the fake answered the declare after publish 1: its confirm would have come first
+	case <-first.Done():
+		t.Fatal("confirm 1 came before publish 2")
+	default:
+	}
+	second := publish(t, pub, "gone", amqp.Publishing{MessageId: "2"})
+	if !waitConfirm(t, first) || !waitConfirm(t, second) || len(rets) != 2 {
+		t.Errorf("after publish 2: confirms %v %v, %d returns", first.Acked(), second.Acked(), len(rets))
+	}
+}
