@@ -19,9 +19,9 @@ func fakeAMQP(t *testing.T) (*Server, *AMQP) {
 	return s, s.ServeAMQP(t)
 }
 
-func dial(t *testing.T, a *AMQP, vhost string) *amqp.Connection {
+func dial(t *testing.T, a *AMQP) *amqp.Connection {
 	t.Helper()
-	conn, err := amqp.DialConfig(a.URL(), amqp.Config{Vhost: vhost,
+	conn, err := amqp.DialConfig(a.URL(), amqp.Config{Vhost: "/",
 		SASL: []amqp.Authentication{&amqp.PlainAuth{Username: "guest", Password: "pw"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -65,7 +65,7 @@ func waitConfirm(t *testing.T, dc *amqp.DeferredConfirmation) bool {
 // ack, and a purge answers what it removed.
 func TestAMQPPublishConsumeAckPurge(t *testing.T) {
 	s, a := fakeAMQP(t)
-	conn := dial(t, a, "/")
+	conn := dial(t, a)
 	pub := channel(t, conn)
 	if err := pub.Confirm(false); err != nil {
 		t.Fatal(err)
@@ -130,7 +130,7 @@ func TestAMQPPublishConsumeAckPurge(t *testing.T) {
 // refused login and a missing vhost fail the handshake.
 func TestAMQPRefusals(t *testing.T) {
 	_, a := fakeAMQP(t)
-	conn := dial(t, a, "/")
+	conn := dial(t, a)
 	var ae *amqp.Error
 	if _, err := channel(t, conn).QueueDeclarePassive("gone", true, false, false, false, nil); !errors.As(err, &ae) || ae.Code != 404 {
 		t.Errorf("a missing queue: %v", err)
@@ -171,7 +171,7 @@ func TestAMQPPublishFaults(t *testing.T) {
 		}
 		return faults[n]
 	})
-	conn := dial(t, a, "/")
+	conn := dial(t, a)
 	closed := conn.NotifyClose(make(chan *amqp.Error, 1))
 	pub := channel(t, conn)
 	_ = pub.Confirm(false)
@@ -209,7 +209,7 @@ func TestAMQPHang(t *testing.T) {
 	_, a := fakeAMQP(t)
 	hung := make(chan struct{})
 	a.OnPublish(func(int, Publish) PublishFault { close(hung); return Hang })
-	conn := dial(t, a, "/")
+	conn := dial(t, a)
 	closed := conn.NotifyClose(make(chan *amqp.Error, 1))
 	pub := channel(t, conn)
 	_ = pub.Confirm(false)
@@ -218,12 +218,14 @@ func TestAMQPHang(t *testing.T) {
 	select {
 	case <-dc.Done():
 		t.Fatal("a hung connection confirmed")
-	case <-closed:
-		t.Fatal("a hung connection closed")
+	case e := <-closed:
+		t.Fatalf("a hung connection closed: %v", e)
 	default:
 	}
 	a.Unhang()
-	<-closed
+	if e := <-closed; e == nil {
+		t.Error("Unhang closed the connection as the client's own close")
+	}
 }
 
 // HoldConfirmsUntil sends every confirm only once the publish it names is
@@ -231,7 +233,7 @@ func TestAMQPHang(t *testing.T) {
 func TestAMQPHoldConfirmsUntil(t *testing.T) {
 	_, a := fakeAMQP(t)
 	a.HoldConfirmsUntil(2)
-	conn := dial(t, a, "/")
+	conn := dial(t, a)
 	pub := channel(t, conn)
 	_ = pub.Confirm(false)
 	rets := pub.NotifyReturn(make(chan amqp.Return, 2))
