@@ -347,6 +347,8 @@ type sniffedConn struct {
 
 func (c *sniffedConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
+	// (n >= 0 would do: a Read that returns nothing fails, and so does
+	// the handshake, the sniffed bytes then empty either way)
 	if !c.seen && n > 0 {
 		c.seen = true
 		c.s.mu.Lock()
