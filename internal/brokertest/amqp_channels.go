@@ -325,6 +325,9 @@ func (c *amqpConn) deliver() error {
 	}
 	for _, id := range c.chanIDs() {
 		ch := c.chans[id]
+		if err := c.cancelIfGone(ch); err != nil {
+			return err
+		}
 		for ch.consumer != "" && (ch.prefetch == 0 || len(ch.unacked) < ch.prefetch) {
 			m, ok := c.take(ch.queue)
 			if !ok {
@@ -339,6 +342,23 @@ func (c *amqpConn) deliver() error {
 		}
 	}
 	return nil
+}
+
+// cancelIfGone cancels the consumer of ch when its queue is gone, as
+// RabbitMQ does (basic.cancel from the server).
+func (c *amqpConn) cancelIfGone(ch *amqpChan) error {
+	if ch.consumer == "" {
+		return nil
+	}
+	c.a.s.mu.Lock()
+	_, exists := c.a.s.queues[ch.queue.vhost][ch.queue.name]
+	c.a.s.mu.Unlock()
+	if exists {
+		return nil
+	}
+	tag := ch.consumer
+	ch.consumer = ""
+	return c.send(ch.id, method(mBasicCancel).shortstr(tag).octet(1))
 }
 
 // take moves the head of queue k from ready to unacknowledged.

@@ -17,7 +17,8 @@ import (
 // SASL PLAIN, channels, queue.declare (passive), queue.purge, basic.qos,
 // basic.consume and deliveries, basic.ack from the client, publisher
 // confirms, mandatory publishes to the default exchange with basic.return,
-// and the closes RabbitMQ sends. Its queues are the management fake's: a
+// the closes RabbitMQ sends, and the cancel of a consumer whose queue is
+// gone (checked after each frame the client sends). Its queues are the management fake's: a
 // message published over AMQP counts in the queue's messages there. Tests
 // inject faults with OnPublish and Refuse.
 //

@@ -251,3 +251,22 @@ func TestAMQPHoldConfirmsUntil(t *testing.T) {
 		t.Errorf("after publish 2: confirms %v %v, %d returns", first.Acked(), second.Acked(), len(rets))
 	}
 }
+
+// A consumer whose queue is deleted is cancelled: its deliveries end.
+func TestAMQPConsumerCancelled(t *testing.T) {
+	s, a := fakeAMQP(t)
+	conn := dial(t, a)
+	con := channel(t, conn)
+	cancels := con.NotifyCancel(make(chan string, 1))
+	ds, err := con.Consume("q", "", false, false, false, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.RemoveQueue("/", "q")
+	if _, err := channel(t, conn).QueueDeclarePassive("q.dead", true, false, false, false, nil); err != nil {
+		t.Fatal(err) // a frame: the fake looks at its consumers after it
+	}
+	if _, ok := <-ds; ok || len(<-cancels) == 0 {
+		t.Error("the consumer of a deleted queue was not cancelled")
+	}
+}
