@@ -18,7 +18,7 @@ func (c *Client) PurgeQueue(ctx context.Context, vhost, queue string) (int, erro
 	if err != nil {
 		return 0, err
 	}
-	defer closeAMQP(conn)
+	defer c.closeAMQP(conn)
 	ch, err := conn.Channel()
 	if err != nil {
 		return 0, c.channelError("opening a channel", vhost, queue, err)

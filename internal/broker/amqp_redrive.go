@@ -26,8 +26,8 @@ func (c *Client) RedriveDeadLetters(ctx context.Context, r Redrive) (int, error)
 	if err != nil {
 		return 0, err
 	}
-	defer closeAMQP(conn)
-	m, err := c.newMover(conn, r, user, impersonator)
+	defer c.closeAMQP(conn)
+	m, err := c.newMover(conn.Connection, r, user, impersonator)
 	if err != nil || m.core.Total() == 0 {
 		return 0, err
 	}

@@ -128,6 +128,7 @@ func TestAMQPDialMistakes(t *testing.T) {
 // (15 s by default, not amqp091-go's 30 + 30 s), and an interrupt ends the
 // wait at once.
 func TestAMQPDialTimeout(t *testing.T) {
+	t.Parallel()
 	if AMQPDialTimeout != 15*time.Second {
 		t.Errorf("AMQPDialTimeout = %s, want 15s", AMQPDialTimeout)
 	}

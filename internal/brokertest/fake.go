@@ -49,6 +49,8 @@ type Server struct {
 	intercepts []*interceptor
 	listings   listings // see listings.go
 	conns      int
+	// amqpQueues holds the messages of the queues for the AMQP port (amqp_server.go).
+	amqpQueues map[queueKey]*amqpQueue
 	// noSingleCounts: a GET of one queue leaves out its message count, as 3.10 does.
 	noSingleCounts bool
 	version        Version // see AnswerAs
@@ -148,6 +150,7 @@ func (s *Server) RemoveQueue(vhost, name string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.queues[vhost], name)
+	delete(s.amqpQueues, queueKey{vhost, name})
 }
 
 // Queue returns a queue of vhost, if it exists.

@@ -75,7 +75,7 @@ func startProxy(t *testing.T, target string, f *Fault) *FaultProxy {
 	return p
 }
 
-func dial(t *testing.T, addr string) net.Conn {
+func dialTCP(t *testing.T, addr string) net.Conn {
 	t.Helper()
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {
@@ -90,7 +90,7 @@ func dial(t *testing.T, addr string) net.Conn {
 func TestFaultProxy_resetAtOffset(t *testing.T) {
 	target, got := newSink(t)
 	p := startProxy(t, target, &Fault{Kind: FaultReset, After: 40000})
-	conn := dial(t, p.Addr)
+	conn := dialTCP(t, p.Addr)
 	_, _ = conn.Write(make([]byte, 100000)) // may fail once the reset lands
 	r := <-got
 	if r.n != 40000 || !errors.Is(r.err, syscall.ECONNRESET) {
@@ -112,7 +112,7 @@ func TestFaultProxy_resetAtOffset(t *testing.T) {
 func TestFaultProxy_halfOpen(t *testing.T) {
 	target := newEcho(t)
 	p := startProxy(t, target, &Fault{Kind: FaultHalfOpen, After: 2000})
-	conn := dial(t, p.Addr)
+	conn := dialTCP(t, p.Addr)
 	// 1000 bytes out and their 1000 back: the offset, exactly.
 	if _, err := conn.Write(make([]byte, 1000)); err != nil {
 		t.Fatal(err)
@@ -134,7 +134,7 @@ func TestFaultProxy_halfOpen(t *testing.T) {
 		t.Fatalf("after Heal the half-open connection read %v, want a reset", err)
 	}
 	// After Heal, new connections pass.
-	conn = dial(t, p.Addr)
+	conn = dialTCP(t, p.Addr)
 	if _, err := conn.Write([]byte("ping")); err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestFaultProxy_halfOpen(t *testing.T) {
 func TestFaultProxy_latency(t *testing.T) {
 	target := newEcho(t)
 	p := startProxy(t, target, &Fault{Kind: FaultLatency, After: 4, Latency: 100 * time.Millisecond})
-	conn := dial(t, p.Addr)
+	conn := dialTCP(t, p.Addr)
 	roundTrip := func(msg string) time.Duration {
 		start := time.Now()
 		if _, err := conn.Write([]byte(msg)); err != nil {
@@ -172,7 +172,7 @@ func TestFaultProxy_latency(t *testing.T) {
 func TestFaultProxy_bandwidth(t *testing.T) {
 	target, got := newSink(t)
 	p := startProxy(t, target, &Fault{Kind: FaultBandwidth, After: 1000, Rate: 100000})
-	conn := dial(t, p.Addr)
+	conn := dialTCP(t, p.Addr)
 	start := time.Now()
 	data := bytes.Repeat([]byte("x"), 51000)
 	if _, err := conn.Write(data); err != nil {
@@ -194,7 +194,7 @@ func TestFaultProxy_skip(t *testing.T) {
 	target, got := newSink(t)
 	p := startProxy(t, target, &Fault{Kind: FaultReset, After: 100, Skip: 1})
 	for i, want := range []int{500, 100, 500} {
-		conn := dial(t, p.Addr)
+		conn := dialTCP(t, p.Addr)
 		_, _ = conn.Write(make([]byte, 500))
 		_ = conn.Close()
 		if r := <-got; r.n != want {
@@ -208,7 +208,7 @@ func TestFaultProxy_skip(t *testing.T) {
 func TestFaultProxy_pause(t *testing.T) {
 	target := newEcho(t)
 	p := startProxy(t, target, &Fault{Kind: FaultPause, After: 8})
-	conn := dial(t, p.Addr)
+	conn := dialTCP(t, p.Addr)
 	if _, err := conn.Write([]byte("abcd")); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,313 @@
+package broker
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
+)
+
+// fakeBroker is a client of the fake broker (its management API and its
+// AMQP port) as the user guest, with the queues q and q.dead in "/".
+func fakeBroker(t *testing.T) (*Client, *brokertest.Server, *brokertest.AMQP) {
+	t.Helper()
+	s := brokertest.New(t)
+	s.PutQueue("/", brokertest.Queue{Name: "q"})
+	s.PutQueue("/", brokertest.Queue{Name: "q.dead"})
+	a := s.ServeAMQP(t)
+	c, err := New(Config{Endpoint: s.URL, AMQPEndpoint: a.URL(), Username: "guest", Password: "s3cret-pw", RetryBudget: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, s, a
+}
+
+// deadLetters are n messages m-0, m-1, ... published by guest.
+func deadLetters(n int) []brokertest.Message {
+	msgs := make([]brokertest.Message, n)
+	for i := range msgs {
+		msgs[i] = brokertest.NewMessage(fmt.Sprintf("m-%d", i), "guest", fmt.Sprintf("body %d", i))
+	}
+	return msgs
+}
+
+func ids(msgs []brokertest.Message) []string {
+	out := make([]string, len(msgs))
+	for i, m := range msgs {
+		out[i] = m.ID()
+	}
+	return out
+}
+
+// redrive moves q.dead to q with the progress reports it made.
+func redrive(ctx context.Context, c *Client, limit int) (int, []int, error) {
+	var progress []int
+	n, err := c.RedriveDeadLetters(ctx, Redrive{Vhost: "/", From: "q.dead", To: "q", Limit: limit,
+		Progress: func(moved, total int) { progress = append(progress, moved, total) }})
+	return n, progress, err
+}
+
+// Every message moves, in order, with its properties and body unchanged,
+// through a full window and beyond the prefetch; progress is told along the
+// way and at the end; the management API counts them on q.
+func TestRedrive_movesEveryMessageUnchanged(t *testing.T) {
+	c, s, _ := fakeBroker(t)
+	const total = 2*RedriveWindow + ProgressEvery/2
+	sent := deadLetters(total)
+	s.PutMessages("/", "q.dead", sent...)
+	n, progress, err := redrive(context.Background(), c, 0)
+	if err != nil || n != total {
+		t.Fatalf("moved %d, %v; want %d", n, err, total)
+	}
+	got := s.Messages("/", "q")
+	if len(got) != total || len(s.Messages("/", "q.dead")) != 0 {
+		t.Fatalf("q holds %d, q.dead %d; want %d and 0", len(got), len(s.Messages("/", "q.dead")), total)
+	}
+	for i, m := range got {
+		if !bytes.Equal(m.Props, sent[i].Props) || !bytes.Equal(m.Body, sent[i].Body) {
+			t.Fatalf("message %d arrived as %q %q, sent as %q %q", i, m.Props, m.Body, sent[i].Props, sent[i].Body)
+		}
+	}
+	if q, _ := s.Queue("/", "q"); *q.Messages != total {
+		t.Errorf("the management API counts %d on q", *q.Messages)
+	}
+	// Acks cover runs of confirms, at most a window each: one report
+	// between ProgressEvery and ProgressEvery+RedriveWindow, one at the end.
+	if len(progress) != 4 || progress[0] < ProgressEvery || progress[0] >= ProgressEvery+RedriveWindow ||
+		progress[1] != total || progress[2] != total || progress[3] != total {
+		t.Errorf("progress %v, want one report past %d of %d, then %d of %d", progress, ProgressEvery, total, total, total)
+	}
+}
+
+// Limit caps the move: the first Limit go, the rest stay in order. An empty
+// q.dead moves nothing and publishes nothing.
+func TestRedrive_limitAndEmpty(t *testing.T) {
+	c, s, a := fakeBroker(t)
+	publishes := 0
+	a.OnPublish(func(int, brokertest.Publish) brokertest.PublishFault { publishes++; return brokertest.Route })
+	if n, progress, err := redrive(context.Background(), c, 0); n != 0 || err != nil || progress != nil || publishes != 0 {
+		t.Fatalf("an empty q.dead: moved %d, %v, progress %v, %d publishes", n, err, progress, publishes)
+	}
+	s.PutMessages("/", "q.dead", deadLetters(10)...)
+	n, _, err := redrive(context.Background(), c, 4)
+	if err != nil || n != 4 || publishes != 4 {
+		t.Fatalf("limit 4: moved %d (%d publishes), %v", n, publishes, err)
+	}
+	if got := ids(s.Messages("/", "q.dead")); !slices.Equal(got, ids(deadLetters(10)[4:])) {
+		t.Errorf("q.dead holds %v", got)
+	}
+	if got := ids(s.Messages("/", "q")); !slices.Equal(got, ids(deadLetters(4))) {
+		t.Errorf("q holds %v", got)
+	}
+}
+
+// A missing or refused queue stops the move before it begins, naming it.
+func TestRedrive_queueMistakes(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		arrange  func(*brokertest.Server, *brokertest.AMQP)
+		kind     error
+		op, says string
+	}{
+		{"no q.dead", func(s *brokertest.Server, _ *brokertest.AMQP) { s.RemoveQueue("/", "q.dead") }, ErrNotFound,
+			`counting the messages of "q.dead"`, `queue "q.dead" does not exist in vhost "/"`},
+		{"no q", func(s *brokertest.Server, _ *brokertest.AMQP) { s.RemoveQueue("/", "q") }, ErrNotFound,
+			`looking up "q"`, `queue "q" does not exist in vhost "/"`},
+		{"q.dead refused", func(_ *brokertest.Server, a *brokertest.AMQP) { a.Refuse("/", "q.dead") }, ErrUnauthorized,
+			`consuming from "q.dead"`, "consuming and purging need read on it"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, s, a := fakeBroker(t)
+			s.PutMessages("/", "q.dead", deadLetters(1)...)
+			tc.arrange(s, a)
+			_, _, err := redrive(context.Background(), c, 0)
+			var ae *AMQPError
+			if !errors.As(err, &ae) || !errors.Is(err, tc.kind) || !strings.HasPrefix(ae.Op, tc.op) ||
+				!strings.Contains(err.Error(), tc.says) || ae.URL != a.URL() {
+				t.Errorf("got %v, want an *AMQPError of kind %v at %s, %q, saying %q", err, tc.kind, a.URL(), tc.op, tc.says)
+			}
+		})
+	}
+}
+
+// The move never acknowledges a message before its copy is confirmed: a
+// publish nacked, returned, or cut off by a closed connection leaves it and
+// every later one on q.dead, and the error counts what moved. Nothing is
+// lost: every message is on q.dead or q.
+func TestRedrive_neverAcksBeforeTheConfirm(t *testing.T) {
+	const total, failing = 40, 7
+	for _, tc := range []struct {
+		fault brokertest.PublishFault
+		kind  error
+		// exact: moved is exactly the publishes before the failing one (a
+		// return may come before the confirm of the publish ahead of it,
+		// and an ack sent as the broker closes the connection is lost).
+		exact bool
+		says  string
+	}{
+		{brokertest.Nack, ErrNotConfirmed, true, "the broker nacked a publish to q"},
+		{brokertest.Return, ErrReturned, false, `the broker returned message "m-6" as unroutable (312 NO_ROUTE)`},
+		{brokertest.CloseConnection, ErrConnectionLost, false, "the AMQP connection closed: CONNECTION_FORCED"},
+	} {
+		t.Run(tc.kind.Error(), func(t *testing.T) {
+			c, s, a := fakeBroker(t)
+			s.PutMessages("/", "q.dead", deadLetters(total)...)
+			a.OnPublish(func(n int, _ brokertest.Publish) brokertest.PublishFault {
+				if n == failing {
+					return tc.fault
+				}
+				return brokertest.Route
+			})
+			n, _, err := redrive(context.Background(), c, 0)
+			var me *MoveError
+			if !errors.As(err, &me) || !errors.Is(err, tc.kind) || !strings.Contains(err.Error(), tc.says) {
+				t.Fatalf("got %v, want a *MoveError of kind %v saying %q", err, tc.kind, tc.says)
+			}
+			if me.Moved != n || me.Total != total || (tc.exact && n != failing-1) || n > failing-1 {
+				t.Errorf("moved %d (error: %d of %d), want %d of %d", n, me.Moved, me.Total, failing-1, total)
+			}
+			checkNoLoss(t, s, total, n, tc.exact)
+		})
+	}
+}
+
+// q deleted mid-move: the publishes to it, mandatory, come back, and the
+// move stops with every message not confirmed before on q.dead.
+func TestRedrive_destinationDeleted(t *testing.T) {
+	c, s, a := fakeBroker(t)
+	const total, deleted = 20, 5
+	s.PutMessages("/", "q.dead", deadLetters(total)...)
+	a.OnPublish(func(n int, _ brokertest.Publish) brokertest.PublishFault {
+		if n == deleted {
+			s.RemoveQueue("/", "q")
+		}
+		return brokertest.Route
+	})
+	n, _, err := redrive(context.Background(), c, 0)
+	if !errors.Is(err, ErrReturned) || !strings.Contains(err.Error(), `queue "q" is gone`) || n > deleted-1 {
+		t.Fatalf("moved %d, %v; want at most %d and ErrReturned", n, err, deleted-1)
+	}
+	if stayed := ids(s.Messages("/", "q.dead")); !slices.Equal(stayed, ids(deadLetters(total))[n:]) {
+		t.Errorf("moved %d, and q.dead holds %v", n, stayed)
+	}
+}
+
+// A full window of publishes returned, their confirms only after the last
+// return: the returns never stall the connection's reader (amqp091-go
+// waits 5 s on a full notification channel, then drops the return), and the
+// move stops at once with ErrReturned, moving nothing.
+func TestRedrive_fullWindowReturned(t *testing.T) {
+	c, s, a := fakeBroker(t)
+	const total = RedriveWindow + 10
+	s.PutMessages("/", "q.dead", deadLetters(total)...)
+	a.OnPublish(func(int, brokertest.Publish) brokertest.PublishFault { return brokertest.Return })
+	a.HoldConfirmsUntil(RedriveWindow)
+	start := time.Now()
+	n, _, err := redrive(context.Background(), c, 0)
+	if !errors.Is(err, ErrReturned) || n != 0 {
+		t.Fatalf("moved %d, %v; want 0 and ErrReturned", n, err)
+	}
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("took %s: the returns stalled the connection", took)
+	}
+	checkNoLoss(t, s, total, 0, true)
+}
+
+// checkNoLoss checks that q.dead holds, in order, every message after the
+// first moved (or, unless exact, more of the last ones), and that every
+// message is on q.dead or q.
+func checkNoLoss(t *testing.T, s *brokertest.Server, total, moved int, exact bool) {
+	t.Helper()
+	all := ids(deadLetters(total))
+	stayed := ids(s.Messages("/", "q.dead"))
+	if !slices.Equal(stayed, all[moved:]) && (exact || len(stayed) < total-moved || !slices.Equal(stayed, all[total-len(stayed):])) {
+		t.Errorf("q.dead holds %v, want %v", stayed, all[moved:])
+	}
+	copied := ids(s.Messages("/", "q"))
+	for _, id := range all {
+		if !slices.Contains(stayed, id) && !slices.Contains(copied, id) {
+			t.Errorf("message %s lost", id)
+		}
+	}
+}
+
+// A publish whose confirm never comes is never acknowledged: the move,
+// interrupted while it waits, leaves that message and the later ones on
+// q.dead.
+func TestRedrive_confirmNeverCame(t *testing.T) {
+	c, s, a := fakeBroker(t)
+	const total = 5
+	s.PutMessages("/", "q.dead", deadLetters(total)...)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	a.OnPublish(func(n int, _ brokertest.Publish) brokertest.PublishFault {
+		if n == total {
+			cancel()
+		}
+		if n == 2 {
+			return brokertest.Hold
+		}
+		return brokertest.Route
+	})
+	n, progress, err := redrive(ctx, c, 0)
+	var me *MoveError
+	if !errors.As(err, &me) || !errors.Is(err, context.Canceled) || n > 1 || me.Moved != n || !strings.Contains(err.Error(), "interrupted") {
+		t.Fatalf("moved %d, %v; want at most 1 and an interrupted *MoveError", n, err)
+	}
+	if progress != nil {
+		t.Errorf("progress told after the interrupt: %v", progress)
+	}
+	checkNoLoss(t, s, total, n, true)
+}
+
+// A broker that stops answering mid-move: an interrupt ends the move at
+// once, and closing the connection waits no longer than closeWait.
+func TestRedrive_brokerStopsAnswering(t *testing.T) {
+	c, s, a := fakeBroker(t)
+	c.amqp.closeWait = 100 * time.Millisecond
+	s.PutMessages("/", "q.dead", deadLetters(3)...)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	a.OnPublish(func(n int, _ brokertest.Publish) brokertest.PublishFault {
+		if n == 2 {
+			cancel()
+			return brokertest.Hang
+		}
+		return brokertest.Route
+	})
+	start := time.Now()
+	n, _, err := redrive(ctx, c, 0)
+	if !errors.Is(err, context.Canceled) || n > 1 {
+		t.Errorf("moved %d, %v; want at most 1 and context.Canceled", n, err)
+	}
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("took %s: the close waited past closeWait", took)
+	}
+}
+
+// A message published by another user stops the move before it is
+// published (RabbitMQ would close the channel), after the ones before it
+// moved; a user with the impersonator tag moves it.
+func TestRedrive_foreignUser(t *testing.T) {
+	c, s, _ := fakeBroker(t)
+	msgs := append(deadLetters(2), brokertest.NewMessage("m-2", "mallory", ""), brokertest.NewMessage("m-3", "", ""))
+	s.PutMessages("/", "q.dead", msgs...)
+	n, _, err := redrive(context.Background(), c, 0)
+	if !errors.Is(err, ErrForeignUser) || n != 2 || !strings.Contains(err.Error(), `user_id "mallory"`) ||
+		!strings.Contains(err.Error(), `the connecting user "guest"`) {
+		t.Fatalf("moved %d, %v; want 2 and ErrForeignUser", n, err)
+	}
+	if got := ids(s.Messages("/", "q.dead")); !slices.Equal(got, []string{"m-2", "m-3"}) {
+		t.Fatalf("q.dead holds %v", got)
+	}
+	s.Script(brokertest.Path("whoami"), brokertest.Reply(200, `{"name":"guest","tags":"administrator, impersonator"}`))
+	if n, _, err := redrive(context.Background(), c, 0); n != 2 || err != nil {
+		t.Errorf("an impersonator: moved %d, %v; want 2", n, err)
+	}
+}
