@@ -114,23 +114,31 @@ func TestRedrive_queueMistakes(t *testing.T) {
 		arrange  func(*brokertest.Server, *brokertest.AMQP)
 		kind     error
 		op, says string
+		counted  bool
 	}{
 		{"no q.dead", func(s *brokertest.Server, _ *brokertest.AMQP) { s.RemoveQueue("/", "q.dead") }, ErrNotFound,
-			`counting the messages of "q.dead"`, `queue "q.dead" does not exist in vhost "/"`},
+			`counting the messages of "q.dead"`, `queue "q.dead" does not exist in vhost "/"`, false},
 		{"no q", func(s *brokertest.Server, _ *brokertest.AMQP) { s.RemoveQueue("/", "q") }, ErrNotFound,
-			`looking up "q"`, `queue "q" does not exist in vhost "/"`},
+			`looking up "q"`, `queue "q" does not exist in vhost "/"`, false},
 		{"q.dead refused", func(_ *brokertest.Server, a *brokertest.AMQP) { a.Refuse("/", "q.dead") }, ErrUnauthorized,
-			`consuming from "q.dead"`, "consuming and purging need read on it"},
+			`consuming from "q.dead"`, "consuming and purging need read on it", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, s, a := fakeBroker(t)
 			s.PutMessages("/", "q.dead", deadLetters(1)...)
 			tc.arrange(s, a)
 			_, _, err := redrive(context.Background(), c, 0)
+			if !errors.Is(err, tc.kind) || !strings.Contains(err.Error(), tc.op) || !strings.Contains(err.Error(), tc.says) {
+				t.Fatalf("got %v, want kind %v, %q, saying %q", err, tc.kind, tc.op, tc.says)
+			}
+			// Once q.dead is counted, a failure is a move of 0 that says all stay.
 			var ae *AMQPError
-			if !errors.As(err, &ae) || !errors.Is(err, tc.kind) || !strings.HasPrefix(ae.Op, tc.op) ||
-				!strings.Contains(err.Error(), tc.says) || ae.URL != a.URL() {
-				t.Errorf("got %v, want an *AMQPError of kind %v at %s, %q, saying %q", err, tc.kind, a.URL(), tc.op, tc.says)
+			var me *MoveError
+			switch {
+			case tc.counted && (!errors.As(err, &me) || me.Moved != 0 || me.Total != 1 || me.URL != a.URL()):
+				t.Errorf("got %v, want a *MoveError: moved 0 of 1 at %s", err, a.URL())
+			case !tc.counted && (!errors.As(err, &ae) || !strings.HasPrefix(ae.Op, tc.op) || ae.URL != a.URL()):
+				t.Errorf("got %v, want an *AMQPError at %s, %q", err, a.URL(), tc.op)
 			}
 		})
 	}
