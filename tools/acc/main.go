@@ -39,10 +39,10 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := command(ctx, os.Args[1:])
-	stop()
 	if ctx.Err() != nil {
-		code = 130
+		code = 130 // interrupted
 	}
+	stop()
 	os.Exit(code)
 }
 
