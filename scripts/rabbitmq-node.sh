@@ -33,39 +33,39 @@ root_of() {
 
 # ensure_rootfs V: makes version V's rabbitmq-server available.
 ensure_rootfs() {
-	local root suite
-	root="$(root_of "$1")"
-	if [[ -z "$root" ]]; then
+	local fs suite
+	fs="$(root_of "$1")"
+	if [[ -z "$fs" ]]; then
 		[[ -x /usr/lib/rabbitmq/bin/rabbitmq-server ]] || apt_install rabbitmq-server
 		command -v setpriv >/dev/null || die "setpriv (util-linux) is missing"
 		return 0
 	fi
-	suite="${root##*-}"
-	if [[ ! -f "$root/.queuey-ready" ]]; then
+	suite="${fs##*-}"
+	if [[ ! -f "$fs/.queuey-ready" ]]; then
 		command -v debootstrap >/dev/null || apt_install debootstrap
-		log "building the $suite chroot for RabbitMQ $1 in $root (about 1-3 minutes, once)"
+		log "building the $suite chroot for RabbitMQ $1 in $fs (about 1-3 minutes, once)"
 		as_root mkdir -p "$cache"
-		as_root rm -rf "$root.tmp"
+		as_root rm -rf "$fs.tmp"
 		# sid's script fits every current suite; bookworm's debootstrap has none for forky.
-		if ! as_root debootstrap --variant=minbase --include=rabbitmq-server "$suite" "$root.tmp" \
+		if ! as_root debootstrap --variant=minbase --include=rabbitmq-server "$suite" "$fs.tmp" \
 			"${DEBIAN_MIRROR:-http://deb.debian.org/debian}" /usr/share/debootstrap/scripts/sid >"$cache/debootstrap-$suite.log" 2>&1; then
 			tail -n 20 "$cache/debootstrap-$suite.log" >&2
 			die "debootstrap of $suite failed; full log in $cache/debootstrap-$suite.log"
 		fi
-		as_root rm -rf "$root"
-		as_root mv "$root.tmp" "$root"
-		as_root touch "$root/.queuey-ready"
+		as_root rm -rf "$fs"
+		as_root mv "$fs.tmp" "$fs"
+		as_root touch "$fs/.queuey-ready"
 	fi
-	mountpoint -q "$root/proc" || as_root mount -t proc proc "$root/proc"
-	as_root cp /etc/hosts "$root/etc/hosts"
+	mountpoint -q "$fs/proc" || as_root mount -t proc proc "$fs/proc"
+	as_root cp /etc/hosts "$fs/etc/hosts"
 }
 
 # as_rabbitmq V: the words that run a command as the rabbitmq user among
 # version V's files, in a clean environment.
 as_rabbitmq() {
-	local root
-	root="$(root_of "$1")"
-	[[ -z "$root" ]] || printf '%s\n' chroot "$root"
+	local fs
+	fs="$(root_of "$1")"
+	[[ -z "$fs" ]] || printf '%s\n' chroot "$fs"
 	printf '%s\n' setpriv --reuid=rabbitmq --regid=rabbitmq --init-groups env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
 		HOME=/var/lib/rabbitmq LANG=C.UTF-8 LC_ALL=C.UTF-8 ERL_EPMD_ADDRESS=127.0.0.1
 }
@@ -102,14 +102,14 @@ cmd_start() {
 	done
 	[[ "$name" =~ ^[a-z][a-z0-9_-]*$ && "$name" != rabbit ]] || die "a node's name is lower-case letters, digits, - or _, not rabbit (the machine's): $name"
 	[[ -n "$version" && -n "$amqp" && -n "$mgmt" && -n "$dist" ]] || usage
-	local root dir want run pid reported
-	root="$(root_of "$version")"
+	local fs dir want run pid reported
+	fs="$(root_of "$version")"
 	dir="/var/lib/rabbitmq/queuey-nodes/$name" # as the node sees it
 	want="$(printf '%s\n' "listeners.tcp.1 = 127.0.0.1:$amqp" "management.tcp.ip = 127.0.0.1" \
 		"management.tcp.port = $mgmt" "loopback_users = none" && if [[ -n "$conf" ]]; then cat "$conf"; fi)"
 	# A node with other settings starts afresh, so that they hold from its first boot.
 	if running "$name" "$mgmt"; then
-		if [[ "$(cat "$root$dir/rabbitmq.conf" 2>/dev/null)" == "$want" ]]; then
+		if [[ "$(cat "$fs$dir/rabbitmq.conf" 2>/dev/null)" == "$want" ]]; then
 			log "$name@localhost already runs"
 			cat "$state_dir/$name.env"
 			return 0
@@ -117,18 +117,18 @@ cmd_start() {
 		log "$name@localhost runs with other settings: restarting it afresh"
 		cmd_stop "$name"
 		fresh=1
-	elif [[ "$(cat "$root$dir/rabbitmq.conf" 2>/dev/null)" != "$want" ]]; then
+	elif [[ "$(cat "$fs$dir/rabbitmq.conf" 2>/dev/null)" != "$want" ]]; then
 		fresh=1
 	fi
 	ensure_rootfs "$version"
-	if ((fresh)); then as_root rm -rf "$root$dir"; fi
-	as_root mkdir -p "$root$dir/data" "$root$dir/log" "$state_dir"
-	printf '%s\n' "$want" | as_root tee "$root$dir/rabbitmq.conf" >/dev/null
-	if [[ -n "$advanced" ]]; then as_root cp "$advanced" "$root$dir/advanced.config"; else echo "[]." | as_root tee "$root$dir/advanced.config" >/dev/null; fi
-	echo "[$plugins]." | as_root tee "$root$dir/enabled_plugins" >/dev/null
-	as_root touch "$root$dir/rabbitmq-env.conf"
-	as_root chown -R "$(stat -c %u:%g "$root/var/lib/rabbitmq")" "$root$dir"
-	as_root rm -f "$root$dir/pid"
+	if ((fresh)); then as_root rm -rf "$fs$dir"; fi
+	as_root mkdir -p "$fs$dir/data" "$fs$dir/log" "$state_dir"
+	printf '%s\n' "$want" | as_root tee "$fs$dir/rabbitmq.conf" >/dev/null
+	if [[ -n "$advanced" ]]; then as_root cp "$advanced" "$fs$dir/advanced.config"; else echo "[]." | as_root tee "$fs$dir/advanced.config" >/dev/null; fi
+	echo "[$plugins]." | as_root tee "$fs$dir/enabled_plugins" >/dev/null
+	as_root touch "$fs$dir/rabbitmq-env.conf"
+	as_root chown -R "$(stat -c %u:%g "$fs/var/lib/rabbitmq")" "$fs$dir"
+	as_root rm -f "$fs$dir/pid"
 
 	log "starting $name@localhost (RabbitMQ $version) on AMQP $amqp, management $mgmt, distribution $dist"
 	mapfile -t run < <(as_rabbitmq "$version")
@@ -138,16 +138,16 @@ cmd_start() {
 		RABBITMQ_ENABLED_PLUGINS_FILE="$dir/enabled_plugins" RABBITMQ_MNESIA_BASE="$dir/data" \
 		RABBITMQ_LOG_BASE="$dir/log" RABBITMQ_PID_FILE="$dir/pid" \
 		/usr/lib/rabbitmq/bin/rabbitmq-server >"$cache/nodes-$name.out" 2>&1 </dev/null &
-	if ! acc wait -any -seconds "${NODE_WAIT_SECONDS:-120}" "http://127.0.0.1:$mgmt" || [[ ! -s "$root$dir/pid" ]]; then
+	if ! acc wait -any -seconds "${NODE_WAIT_SECONDS:-120}" "http://127.0.0.1:$mgmt" || [[ ! -s "$fs$dir/pid" ]]; then
 		tail -n 30 "$cache/nodes-$name.out" >&2 || true
-		[[ ! -s "$root$dir/pid" ]] || kill "$(cat "$root$dir/pid")" 2>/dev/null || true
-		die "$name@localhost did not answer on management port $mgmt; its output is in $cache/nodes-$name.out and its logs in $root$dir/log"
+		[[ ! -s "$fs$dir/pid" ]] || kill "$(cat "$fs$dir/pid")" 2>/dev/null || true
+		die "$name@localhost did not answer on management port $mgmt; its output is in $cache/nodes-$name.out and its logs in $fs$dir/log"
 	fi
-	pid="$(cat "$root$dir/pid")"
+	pid="$(cat "$fs$dir/pid")"
 	reported="$(as_root "${run[@]}" /usr/sbin/rabbitmqctl -n "$name@localhost" -q eval 'rabbit_misc:version().' 2>/dev/null | tr -d '"' || true)"
 	printf '%s\n' "NODE_NAME=$name@localhost" "NODE_VERSION=${reported:-$version}" "NODE_SERIES=$version" \
 		"NODE_ENDPOINT=http://127.0.0.1:$mgmt" "NODE_AMQP_URL=amqp://guest:guest@127.0.0.1:$amqp/" \
-		"NODE_PID=$pid" "NODE_LOG=$root$dir/log/$name@localhost.log" >"$state_dir/$name.env"
+		"NODE_PID=$pid" "NODE_LOG=$fs$dir/log/$name@localhost.log" >"$state_dir/$name.env"
 	log "$name@localhost is up (RabbitMQ ${reported:-$version}, pid $pid)"
 	cat "$state_dir/$name.env"
 	echo NODE_STARTED=1

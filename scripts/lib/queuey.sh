@@ -27,11 +27,12 @@ load_env() {
 }
 
 # acc ARGS…: tools/acc (the stages, brokers and waits), built when its
-# sources are newer than build/bin/queuey-acc.
+# sources are newer than build/bin/queuey-acc (renamed into place: a
+# running one keeps its file).
 acc() {
 	local bin="$root/build/bin/queuey-acc"
 	if [[ ! -x "$bin" || -n "$(find "$root/tools/acc" -newer "$bin" -print -quit)" ]]; then
-		(cd "$root/tools" && go build -o "$bin" ./acc) || return 1
+		(cd "$root/tools" && go build -o "$bin.$$" ./acc && mv -f "$bin.$$" "$bin") || return 1
 	fi
 	"$bin" "$@"
 }

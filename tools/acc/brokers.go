@@ -33,7 +33,12 @@ func newBrokers(root string, stderr io.Writer) *brokers {
 }
 
 func (b *brokers) logf(format string, args ...any) {
-	fmt.Fprintf(b.stderr, "brokers: "+format+"\n", args...)
+	b.printf("brokers: "+format, args...)
+}
+
+// printf writes a line of progress.
+func (b *brokers) printf(format string, args ...any) {
+	_, _ = fmt.Fprintf(b.stderr, format+"\n", args...)
 }
 
 // script runs a script of scripts/ with extra environment; its stdout is
@@ -108,7 +113,7 @@ func (b *brokers) startOne(ctx context.Context, name string) error {
 	switch br.kind {
 	case system:
 		tmp := filepath.Join(b.dir, name+".env.tmp")
-		defer os.Remove(tmp)
+		defer func() { _ = os.Remove(tmp) }()
 		if _, err = b.script(ctx, []string{"BROKER_READY_QUIET=1", "BROKER_ENV_FILE=" + tmp}, "broker-ready.sh"); err != nil {
 			return err
 		}
@@ -207,7 +212,7 @@ func (b *brokers) startOAuth(ctx context.Context, name string) (node, extras ass
 	if err != nil {
 		return nil, nil, err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	advanced := filepath.Join(dir, "advanced.config")
 	if err = os.WriteFile(advanced, fmt.Appendf(nil, oauthAdvanced, oauthResource, oauthKeyID, key), 0o644); err != nil {
 		return nil, nil, err
@@ -248,7 +253,7 @@ func (b *brokers) startResil(ctx context.Context, name string, nodes []string) e
 			if clustered(n) {
 				continue
 			}
-			fmt.Fprintf(b.stderr, "==> resil: joining %s to c1\n", n)
+			b.printf("==> resil: joining %s to c1", n)
 			for _, step := range [][]string{{"stop_app"}, {"join_cluster", "c1@localhost"}, {"start_app"}} {
 				if _, err := ctl(n, step...); err != nil {
 					return err
@@ -270,7 +275,7 @@ func (b *brokers) startResil(ctx context.Context, name string, nodes []string) e
 		}
 	}
 	status, _ := ctl("c1", "-q", "cluster_status", "--formatter", "json")
-	fmt.Fprintf(b.stderr, "==> resil: cluster: %s\n", runningNodesRE.FindString(strings.ReplaceAll(status, "\n", "")))
+	b.printf("==> resil: cluster: %s", runningNodesRE.FindString(strings.ReplaceAll(status, "\n", "")))
 	c1, _ := nodeNamed("c1")
 	return b.writeEnv(name, fmt.Sprintf("http://127.0.0.1:%d", c1.mgmt()), "guest", "guest",
 		fmt.Sprintf("amqp://guest:guest@127.0.0.1:%d/", c1.amqp), "", "", assignments{

@@ -291,9 +291,9 @@ func (r *runner) exec(ctx context.Context, bin string, args []string, logPath st
 	if err != nil {
 		return 1
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	if bin == "" {
-		fmt.Fprintf(f, "no %s binary\n", cli)
+		_, _ = fmt.Fprintf(f, "no %s binary\n", cli)
 		return 1
 	}
 	cmd := exec.CommandContext(ctx, filepath.Join(r.build, "provider.test"), args...)
