@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -80,14 +82,7 @@ func (b *brokers) record(node string) error {
 		return err
 	}
 	_, err = fmt.Fprintf(f, "node %s\n", node)
-	return errorsJoin(err, f.Close())
-}
-
-func errorsJoin(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
+	return errors.Join(err, f.Close())
 }
 
 // start makes each named broker ready.
@@ -149,7 +144,7 @@ func (b *brokers) writeEnv(name, endpoint, user, password, amqp, log, fallback s
 	}
 	version := overviewVersion(endpoint, user, password)
 	if version == "" {
-		version = cmpOr(fallback, "unknown")
+		version = cmp.Or(fallback, "unknown")
 	}
 	offset := int64(0)
 	if fi, err := os.Stat(log); err == nil {
@@ -170,13 +165,6 @@ func (b *brokers) writeEnv(name, endpoint, user, password, amqp, log, fallback s
 	rel, _ := filepath.Rel(b.root, out)
 	b.logf("%s: RabbitMQ %s at %s (settings in %s)", name, version, endpoint, rel)
 	return nil
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // The OAuth 2.0 nodes verify tokens with a fresh HS256 key: resource server

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -34,7 +35,7 @@ type runner struct {
 	summaryLines []string
 }
 
-func getenv(name, fallback string) string { return cmpOr(os.Getenv(name), fallback) }
+func getenv(name, fallback string) string { return cmp.Or(os.Getenv(name), fallback) }
 
 func atoi(name string, fallback int) int {
 	n, err := strconv.Atoi(os.Getenv(name))
@@ -132,7 +133,7 @@ func (r *runner) stages(ctx context.Context, b *brokers, selected []stage) map[s
 		results[i] = make(chan report, 1)
 		lanes <- struct{}{}
 		fmt.Printf("==> stage %s: %s on %s, -run %s -skip %s -parallel %d\n", st.name, st.cli,
-			cmpOr(strings.TrimPrefix(st.broker, "-"), "no broker"), r.runOf(st), st.skip, r.parallel)
+			cmp.Or(strings.TrimPrefix(st.broker, "-"), "no broker"), r.runOf(st), st.skip, r.parallel)
 		go func() {
 			results[i] <- r.runStage(ctx, st, bins[st.cli], versions[st.cli])
 			<-lanes
@@ -221,7 +222,7 @@ func (r *runner) cliBin(ctx context.Context, cli string) string {
 	case !versioned:
 		return ""
 	}
-	own := lookPath(map[string]string{"terraform": r.terraform, "opentofu": cmpOr(r.tofu, "tofu")}[product])
+	own := lookPath(map[string]string{"terraform": r.terraform, "opentofu": cmp.Or(r.tofu, "tofu")}[product])
 	if own != "" && cliVersion(own) == want {
 		return own
 	}
@@ -250,7 +251,7 @@ func (r *runner) runStage(ctx context.Context, st stage, bin, version string) re
 	if strings.HasPrefix(st.cli, "terraform") {
 		host = "registry.terraform.io"
 	}
-	label := strings.SplitN(st.cli, "@", 2)[0] + " " + cmpOr(version, "?")
+	label := strings.SplitN(st.cli, "@", 2)[0] + " " + cmp.Or(version, "?")
 	env := slices.DeleteFunc(os.Environ(), func(e string) bool { return strings.HasPrefix(e, "TF_ACC=") })
 	if st.broker != "-" {
 		text, err := os.ReadFile(filepath.Join(r.build, "brokers", st.broker+".env"))
