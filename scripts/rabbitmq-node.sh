@@ -138,9 +138,11 @@ cmd_start() {
 		RABBITMQ_ENABLED_PLUGINS_FILE="$dir/enabled_plugins" RABBITMQ_MNESIA_BASE="$dir/data" \
 		RABBITMQ_LOG_BASE="$dir/log" RABBITMQ_PID_FILE="$dir/pid" \
 		/usr/lib/rabbitmq/bin/rabbitmq-server >"$cache/nodes-$name.out" 2>&1 </dev/null &
+	local job=$!
 	if ! acc wait -any -seconds "${NODE_WAIT_SECONDS:-120}" "http://127.0.0.1:$mgmt" || [[ ! -s "$fs$dir/pid" ]]; then
 		tail -n 30 "$cache/nodes-$name.out" >&2 || true
-		[[ ! -s "$fs$dir/pid" ]] || kill "$(cat "$fs$dir/pid")" 2>/dev/null || true
+		# The node's session, which setsid made its server the leader of.
+		pkill -TERM -s "$(pgrep -P "$job" | head -n 1)" 2>/dev/null || true
 		die "$name@localhost did not answer on management port $mgmt; its output is in $cache/nodes-$name.out and its logs in $fs$dir/log"
 	fi
 	pid="$(cat "$fs$dir/pid")"
