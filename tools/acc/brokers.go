@@ -224,8 +224,10 @@ func (b *brokers) startResil(ctx context.Context, name string, nodes []string) e
 	ctl := func(n string, args ...string) (string, error) {
 		return b.script(ctx, nil, "rabbitmq-node.sh", append([]string{"ctl", n}, args...)...)
 	}
-	clustered := func(n string) bool {
-		out, err := ctl(n, "-q", "cluster_status", "--formatter", "json")
+	quiet := *b
+	quiet.stderr = io.Discard
+	clustered := func(n string) bool { // a node not started yet is not
+		out, err := quiet.script(ctx, nil, "rabbitmq-node.sh", "ctl", n, "-q", "cluster_status", "--formatter", "json")
 		return err == nil && strings.Contains(out, `"c1@localhost"`)
 	}
 	err := func() error {
