@@ -1,43 +1,23 @@
 #!/usr/bin/env bash
-# `make demo`: applies examples/quickstart with the provider built into build/,
-# against a broker made ready by scripts/brokers.sh (BROKER), and prints the outputs.
-# `make demo-destroy` (scripts/demo.sh destroy): destroys what the demo
-# declared, with the demo's own CLI configuration and broker settings.
-# `scripts/demo.sh leftovers` (make clean): lists the queues the demo's state
-# still manages on the broker, if any; contacts nothing.
-#
-# Terraform finds the fresh build through a dev_overrides CLI configuration
-# written to build/terraformrc and passed in TF_CLI_CONFIG_FILE; ~/.terraformrc
-# is never read or written. The quickstart's source "queuey/queuey" means
-# registry.terraform.io/queuey/queuey to Terraform and
-# registry.opentofu.org/queuey/queuey to OpenTofu, so the override names both.
-# The example is copied to build/quickstart and applied there, so its state
-# stays out of the source tree; a second run finds nothing to change.
-#
-# BROKER picks the broker (scripts/brokers.sh: 3.10, the default, is the
-# machine's own; 4.0 and 4.3 are nodes started for the demo and stopped after
-# it unless KEEP_BROKERS=1).
-# TF names the Terraform binary (default: terraform), e.g. TF=tofu (make demo
-# TF=tofu builds OpenTofu into the CLI cache first when tofu is not on PATH;
-# scripts/tofu.sh).
-# The provider is built first unless SKIP_BUILD=1 (make demo builds it).
+# scripts/demo.sh [apply|destroy|leftovers]: make demo applies
+# examples/quickstart (copied to build/quickstart, so its state stays out of
+# the tree) with the provider of build/ through a dev_overrides CLI
+# configuration (build/terraformrc; ~/.terraformrc is never read), against
+# broker BROKER (3.10, the machine's, by default; a node started for the demo
+# stops after it unless KEEP_BROKERS=1). destroy destroys what it declared;
+# leftovers (make clean) names the queues its state still manages. TF is the
+# CLI (TF=tofu builds OpenTofu OPENTOFU_VERSION when tofu is not on PATH).
 set -euo pipefail
+me=demo
+# shellcheck source=scripts/lib/queuey.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/queuey.sh"
+cd "$root"
+mode="${1:-apply}" tf="${TF:-terraform}" work_dir="$root/build/quickstart"
 
-repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$repo_root"
-
-mode="${1:-apply}"
-tf="${TF:-terraform}"
-build_dir="$repo_root/build"
-work_dir="$build_dir/quickstart"
-
-log() { printf 'demo: %s\n' "$*" >&2; }
-
-# managed prints each queue the demo's state manages, as "orders (vhost /)".
+# managed prints each queue the demo's state manages, as "orders (vhost /),"
+# from the state's IDs ("%2F/orders").
 managed() {
 	[[ -s "$work_dir/terraform.tfstate" ]] || return 0
-	# The state's queuey_queue IDs, "%2F/orders": escaped vhost, slash,
-	# escaped name; unescaped for reading.
 	grep -o '"id": "[^"]*/[^"]*"' "$work_dir/terraform.tfstate" |
 		sed -E 's#"id": "([^/]*)/(.*)"#\2 (vhost \1),#; s/%2F/\//g; s/%20/ /g' || true
 }
@@ -53,10 +33,7 @@ leftovers)
 	fi
 	exit 0
 	;;
-*)
-	log "unknown mode '$mode': apply (default), destroy or leftovers"
-	exit 2
-	;;
+*) die "unknown mode '$mode': apply (default), destroy or leftovers" ;;
 esac
 if [[ "$mode" == destroy && -z "$(managed)" ]]; then
 	log "build/quickstart holds no state of the demo: nothing to destroy"
@@ -64,67 +41,40 @@ if [[ "$mode" == destroy && -z "$(managed)" ]]; then
 fi
 
 if [[ "$tf" == tofu ]] && ! command -v tofu >/dev/null; then
-	log "tofu not on PATH: scripts/tofu.sh provides OpenTofu (cached in ${QUEUEY_CACHE:-/var/cache/queuey}/cli)"
-	tf="$("$repo_root/scripts/tofu.sh" | tail -n 1)"
+	log "tofu not on PATH: scripts/cli.sh provides OpenTofu (cached in $cache/cli)"
+	tf="$("$root/scripts/cli.sh" opentofu "${OPENTOFU_VERSION:-v1.12.6}" | tail -n 1)"
 fi
-if ! command -v "$tf" >/dev/null; then
-	log "'$tf' not found on PATH: install Terraform >= 1.8 (or OpenTofu), or set TF to the binary's path"
-	exit 1
-fi
-
-if [[ "${SKIP_BUILD:-}" != 1 ]]; then
-	log "building the provider into build/"
-	mkdir -p "$build_dir"
-	go build -trimpath -ldflags "-X main.version=${VERSION:-dev}" -o "$build_dir/terraform-provider-queuey" .
-fi
-[[ -x "$build_dir/terraform-provider-queuey" ]] || {
-	log "build/terraform-provider-queuey is missing: run make build"
-	exit 1
-}
+command -v "$tf" >/dev/null || die "'$tf' not found on PATH: install Terraform >= 1.8 (or OpenTofu), or set TF to the binary's path"
+[[ -x build/terraform-provider-queuey ]] || die "build/terraform-provider-queuey is missing: run make build"
 
 broker="${BROKER:-3.10}"
-log "making broker $broker ready (scripts/brokers.sh)"
-"$repo_root/scripts/brokers.sh" start "$broker"
-if [[ "${KEEP_BROKERS:-}" != 1 ]]; then
-	# A node this demo started stops with it; KEEP_BROKERS=1 keeps it.
-	trap '"$repo_root/scripts/brokers.sh" stop' EXIT
-fi
-set -a
-# shellcheck disable=SC1090
-. "$build_dir/brokers/$broker.env"
-set +a
+log "making broker $broker ready (queuey-acc brokers start)"
+acc brokers start "$broker"
+[[ "${KEEP_BROKERS:-}" == 1 ]] || trap 'acc brokers stop' EXIT
+load_env "build/brokers/$broker.env"
 
-# The CLI configuration: the provider comes from build/, every other one the
-# usual way (the quickstart needs no other).
-cat >"$build_dir/terraformrc" <<EOF
-# Written by scripts/demo.sh. Use it with: export TF_CLI_CONFIG_FILE=$build_dir/terraformrc
+cat >build/terraformrc <<TFRC
+# Written by scripts/demo.sh. Use it with: export TF_CLI_CONFIG_FILE=$root/build/terraformrc
 provider_installation {
   dev_overrides {
-    "registry.terraform.io/queuey/queuey" = "$build_dir"
-    "registry.opentofu.org/queuey/queuey" = "$build_dir"
+    "registry.terraform.io/queuey/queuey" = "$root/build"
+    "registry.opentofu.org/queuey/queuey" = "$root/build"
   }
   direct {}
 }
-EOF
-export TF_CLI_CONFIG_FILE="$build_dir/terraformrc"
-export TF_IN_AUTOMATION=1
-export CHECKPOINT_DISABLE=1
-
+TFRC
+export TF_CLI_CONFIG_FILE="$root/build/terraformrc" TF_IN_AUTOMATION=1 CHECKPOINT_DISABLE=1
 color=()
-if [[ ! -t 1 ]]; then color=(-no-color); fi
+[[ -t 1 ]] || color=(-no-color)
 
 if [[ "$mode" == destroy ]]; then
-	# The configuration the demo applied, still in build/quickstart.
 	log "$tf destroy of build/quickstart against $RABBITMQ_ENDPOINT"
 	"$tf" -chdir="$work_dir" destroy -auto-approve -input=false "${color[@]}"
 	exit 0
 fi
-
 mkdir -p "$work_dir"
 rm -f "$work_dir"/*.tf
 cp examples/quickstart/*.tf "$work_dir/"
-
 log "$tf apply of examples/quickstart (in build/quickstart) against $RABBITMQ_ENDPOINT"
-# apply prints the outputs at its end (terraform output prints them again).
 "$tf" -chdir="$work_dir" apply -auto-approve -input=false "${color[@]}"
 log "done; make demo-destroy deletes the demo's queues again"

@@ -1,43 +1,15 @@
 #!/usr/bin/env bash
-# make release-check: build a release the way the release workflow does, check
-# it the way the registry does, and install it the way users do (the
-# filesystem-mirror steps of docs/guides/getting-started.md; .github/CONTRIBUTING.md,
-# "The release check").
-#
-#   1. goreleaser (a tool of tools/go.mod) builds a snapshot release from
-#      .goreleaser.yml: a zip per platform, the SHA256SUMS that also covers the
-#      registry manifest, and its detached signature, made with a throwaway GPG
-#      key generated for this run into a temporary GNUPGHOME (never a committed
-#      key; deleted at the end). The version is a real one: the next patch of
-#      the last tag with a -snapshot suffix, e.g. 0.0.1-snapshot.
-#   2. The release as it would be published (build/release-check/release):
-#      exactly the platforms of .goreleaser.yml, `sha256sum -c` of the
-#      SHA256SUMS, `gpg --verify` of its signature with only the public key,
-#      the binary in each zip named for the version, and the linux_amd64
-#      binary's `-version` printing it.
-#   3. For Terraform and for OpenTofu (each with its own registry address): a
-#      filesystem mirror in the packed layout (the zips directly under
-#      <mirror>/<registry>/queuey/queuey/), a CLI configuration with
-#      filesystem_mirror and direct { exclude = [...] } and no dev_overrides,
-#      then in a copy of examples/quickstart pinned to the version: init;
-#      providers lock -fs-mirror for linux_amd64, darwin_arm64 and
-#      windows_amd64 (an h1: hash for each, each the hash of its zip computed
-#      here); apply (the queue is on the broker; the provider's log names the
-#      version) and destroy (it is gone); init again with the lock file.
-#   4. Bad input, each of which must fail, and says so: a SHA256SUMS edited and
-#      a signature with a byte changed (the check's own sha256sum -c and gpg
-#      --verify); a mirror without this machine's platform (init); a zip whose
-#      binary has one byte of data changed, the zip itself valid (init with the
-#      lock file).
-#
-# Variables: TERRAFORM (default terraform on PATH), TOFU (default: the binary
-# scripts/tofu.sh provides), RELEASE_CHECK_CLIS (default "terraform opentofu").
-# The broker is the one scripts/broker-ready.sh makes ready (build/broker.env);
-# the queues get unique names and are deleted at the end whatever happens.
-# Each command's output is in build/release-check/logs/.
+# make release-check: builds a snapshot release as the release workflow does
+# (goreleaser of tools/go.mod, signed with a throwaway GPG key), checks it as
+# the registry does, installs it from a filesystem mirror as users do with
+# each CLI of RELEASE_CHECK_CLIS (TERRAFORM, TOFU), and sees bad input
+# refused; the steps: CONTRIBUTING.md, "Releasing". Logs in
+# build/release-check/logs/.
 set -euo pipefail
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+me=release-check
+# shellcheck source=scripts/lib/queuey.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/queuey.sh"
 cd "$root"
 name="terraform-provider-queuey"
 work="$root/build/release-check"
@@ -114,8 +86,6 @@ h1_of_zip() {
 	rm -rf "$d"
 }
 
-# --- 1. The release ----------------------------------------------------------
-
 # new_gnupghome VAR: a private temporary GNUPGHOME into VAR; at exit its
 # agent is stopped and it is deleted (so not made in a command substitution,
 # whose subshell would lose the record).
@@ -148,8 +118,6 @@ build_release() {
 	[[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$ ]] || fail "goreleaser's version '$version' is not a semantic version"
 	say "built $name $version: $(ls dist/*.zip | wc -l) zips, the SHA256SUMS and its signature ($(since "$t"))"
 }
-
-# --- 2. Checked as the registry would ------------------------------------------
 
 stage_release() {
 	rel="$work/release"
@@ -216,8 +184,6 @@ flip_byte() {
 	b="$(od -An -tu1 -j "$2" -N 1 "$1" | tr -d ' ')"
 	printf "\\$(printf '%03o' $((b ^ 255)))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
 }
-
-# --- 3. Installed as users do ------------------------------------------------
 
 # make_mirror DIR REGISTRY ZIP...: a filesystem mirror in the packed layout.
 make_mirror() {
@@ -370,7 +336,7 @@ cli_bin() {
 		if [[ -n "${TOFU:-}" ]]; then
 			command -v "$TOFU" || fail "no tofu (TOFU=$TOFU)"
 		else
-			./scripts/tofu.sh | tail -n 1
+			./scripts/cli.sh opentofu "${OPENTOFU_VERSION:-v1.12.6}" | tail -n 1
 		fi
 		;;
 	*) fail "unknown CLI '$1' in RELEASE_CHECK_CLIS (terraform, opentofu)" ;;
@@ -386,10 +352,7 @@ main() {
 	export CHECKPOINT_DISABLE=1
 
 	./scripts/broker-ready.sh >/dev/null
-	set -a
-	# shellcheck disable=SC1091
-	. build/broker.env
-	set +a
+	load_env build/broker.env
 
 	build_release
 	stage_release

@@ -105,7 +105,7 @@ func (c *terraformCLI) mustRun(args ...string) string {
 	return out
 }
 
-// The CLI matrix: every stage of scripts/testacc.sh runs the whole suite, and
+// The CLI matrix: every stage of tools/acc/table.go runs the whole suite, and
 // a test that needs a feature some CLI of the matrix lacks says so with
 // needsCLI (or unitTest's features), by the feature's name: the versions are
 // stated once, here. On a CLI without the feature the test skips itself, and
@@ -235,7 +235,7 @@ func (f cliFeature) since() string {
 const expectedSkipMarker = "CLI lacks a feature:"
 
 // expectedSkipsEnv names the file to which needsCLI appends, one a line, the
-// names of the tests it skipped: scripts/testacc.sh sets it for each stage
+// names of the tests it skipped: tools/acc sets it for each stage
 // and fails the stage on any skipped test that is not listed there.
 const expectedSkipsEnv = "QUEUEY_EXPECTED_SKIPS"
 

@@ -78,25 +78,25 @@ func makeVersions(t *testing.T) map[string]string {
 	return out
 }
 
-// accStage is one line of STAGES in scripts/testacc.sh.
+// accStage is one line of stageLines in tools/acc/table.go.
 type accStage struct{ name, cli, broker, run string }
 
 func accStages(t *testing.T) []accStage {
 	t.Helper()
-	script := readRepoFile(t, "scripts/testacc.sh")
+	script := readRepoFile(t, "tools/acc/table.go")
 	re := regexp.MustCompile(`(?m)^\s*(?:STAGES=\()?"([a-z0-9.-]+)\s+(\S+)\s+(\S+)\s+(\S+)\s+[^"]*"`)
 	var out []accStage
 	for _, m := range re.FindAllStringSubmatch(script, -1) {
 		out = append(out, accStage{m[1], m[2], m[3], m[4]})
 	}
 	if len(out) < 5 {
-		t.Fatalf("scripts/testacc.sh: found %d stages", len(out))
+		t.Fatalf("tools/acc/table.go: found %d stages", len(out))
 	}
 	return out
 }
 
 // The README's support table claims, for each RabbitMQ version and CLI,
-// what a stage of scripts/testacc.sh runs the whole acceptance suite on: its
+// what a stage of tools/acc/table.go runs the whole acceptance suite on: its
 // CLI columns are the machine's Terraform and the four versions of
 // GNUmakefile, and each ✓ is a stage (and each such stage a ✓).
 func TestDocsSupportTable(t *testing.T) {
@@ -106,7 +106,7 @@ func TestDocsSupportTable(t *testing.T) {
 	if header[0] != "RabbitMQ" {
 		t.Fatalf("the support table's first column is %q, want RabbitMQ", header[0])
 	}
-	column := map[string]int{} // testacc.sh CLI spelling -> column
+	column := map[string]int{} // table.go CLI spelling -> column
 	want := map[string]string{
 		"$tf_newest": "Terraform " + v["TERRAFORM_NEWEST_VERSION"], "$tf_oldest": "Terraform " + v["TERRAFORM_OLDEST_VERSION"],
 		"$tofu_newest": "OpenTofu " + v["OPENTOFU_VERSION"], "$tofu_oldest": "OpenTofu " + v["OPENTOFU_OLDEST_VERSION"],
@@ -154,7 +154,7 @@ func TestDocsSupportTable(t *testing.T) {
 			stage, ok := tested[[2]int{i + 1, j}]
 			switch {
 			case r[j] == "✓" && !ok:
-				t.Errorf("the support table claims RabbitMQ %s x %s, but no stage of scripts/testacc.sh runs it", r[0], header[j])
+				t.Errorf("the support table claims RabbitMQ %s x %s, but no stage of tools/acc/table.go runs it", r[0], header[j])
 			case r[j] != "✓" && ok:
 				t.Errorf("stage %s runs RabbitMQ %s x %s, but the support table has no ✓ there", stage, r[0], header[j])
 			}
@@ -163,7 +163,7 @@ func TestDocsSupportTable(t *testing.T) {
 }
 
 // The stage table of .github/CONTRIBUTING.md has one row per stage of
-// scripts/testacc.sh, in any order.
+// tools/acc/table.go, in any order.
 func TestDocsStageTable(t *testing.T) {
 	rows := tableAfter(t, readRepoFile(t, ".github/CONTRIBUTING.md"), "TestDocsStageTable")
 	var documented, stages []string
@@ -176,7 +176,7 @@ func TestDocsStageTable(t *testing.T) {
 	sort.Strings(documented)
 	sort.Strings(stages)
 	if strings.Join(documented, " ") != strings.Join(stages, " ") {
-		t.Errorf("CONTRIBUTING.md's stages %v, scripts/testacc.sh's %v", documented, stages)
+		t.Errorf("CONTRIBUTING.md's stages %v, tools/acc/table.go's %v", documented, stages)
 	}
 }
 

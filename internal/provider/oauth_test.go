@@ -32,7 +32,7 @@ import (
 )
 
 // These tests run against a broker node with the rabbitmq_auth_backend_oauth2
-// plugin (see oauthPreCheck); scripts/testacc-oauth.sh runs them on RabbitMQ
+// plugin (see oauthPreCheck); make testacc-oauth runs them on RabbitMQ
 // 3.10 and 4.3. They change environment variables, so none runs in parallel.
 
 func randomSecret(prefix string) string {
@@ -209,7 +209,7 @@ func TestAccOAuth2_redriveWithToken(t *testing.T) {
 	issuer := newTokenIssuer(t, b, randomSecret("cs-"), 10*time.Minute)
 	amqpAdmin := os.Getenv(EnvOAuthAMQPURL) // amqp://guest:guest@127.0.0.1:5676/
 	if amqpAdmin == "" {
-		t.Fatalf("%s is not set: run scripts/testacc-oauth.sh", EnvOAuthAMQPURL)
+		t.Fatalf("%s is not set: run make testacc-oauth", EnvOAuthAMQPURL)
 	}
 	amqpEndpoint := withoutCredentials(t, amqpAdmin)
 	t.Setenv(EnvUsername, "")
@@ -466,7 +466,7 @@ output "dead" {
 
 // The OAuth 2.0 acceptance tests (TestAccOAuth2_*, TestAccBearerToken_*) need
 // a broker node with the rabbitmq_auth_backend_oauth2 plugin, which
-// scripts/testacc-oauth.sh starts (scripts/oauth-node.sh) and describes in
+// make testacc-oauth starts (the oauth-* brokers of tools/acc) and describes in
 // these variables.
 const (
 	EnvOAuthEndpoint         = "RABBITMQ_OAUTH_ENDPOINT"
@@ -500,7 +500,7 @@ func oauthPreCheck(t *testing.T) *oauthBroker {
 		}
 	}
 	if len(missing) > 0 {
-		t.Skipf("needs a RabbitMQ node with the OAuth 2.0 backend, described by %s: run scripts/testacc-oauth.sh",
+		t.Skipf("needs a RabbitMQ node with the OAuth 2.0 backend, described by %s: run make testacc-oauth",
 			strings.Join(missing, ", "))
 	}
 	key, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(os.Getenv(EnvOAuthSigningKey), "="))

@@ -18,7 +18,7 @@ import (
 )
 
 // The restart and cluster tests need nodes of their own, which they stop and
-// start: scripts/resil-nodes.sh starts them and names them in
+// start: the resil broker of tools/acc starts them and names them in
 // QUEUEY_RESTART_NODES (single nodes) and QUEUEY_CLUSTER_NODES (three nodes
 // of one cluster). `make testresil` runs them; the normal acceptance run
 // leaves them out.

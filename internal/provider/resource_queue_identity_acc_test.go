@@ -68,7 +68,7 @@ func TestAccIdentity_setAndImportBlock(t *testing.T) {
 }
 
 // requiredProviders names the provider's source as terraform-plugin-testing
-// serves it: TF_ACC_PROVIDER_NAMESPACE (scripts/testacc.sh sets "queuey"),
+// serves it: TF_ACC_PROVIDER_NAMESPACE (tools/acc sets "queuey"),
 // else "hashicorp".
 func requiredProviders() string {
 	namespace := os.Getenv("TF_ACC_PROVIDER_NAMESPACE")
