@@ -153,11 +153,11 @@ func TestAccQueueRedeclare_keepsMessages(t *testing.T) {
 	c.configure(newSettings)
 	out := c.mustRun("plan")
 	if !saysWords(out, "~ update in-place") || !saysWords(out, "Queue Will Be Declared Again") ||
-		!saysWords(out, "It holds 2,000 messages") || !saysWords(out, "The apply will refuse and change nothing while it holds messages") {
+		!saysWords(out, "It holds 2000 messages") || !saysWords(out, "The apply will refuse and change nothing while it holds messages") {
 		t.Errorf("the plan of the change lacks the update or the warning:\n%s", out)
 	}
 	out, err := c.run("apply", "-auto-approve")
-	if err == nil || !saysWords(out, "Queue Holds Messages: Change Refused") || !saysWords(out, "it holds 2,000 messages") {
+	if err == nil || !saysWords(out, "Queue Holds Messages: Change Refused") || !saysWords(out, "it holds 2000 messages") {
 		t.Fatalf("the change without keep_messages_on_change was not refused: %v\n%s", err, out)
 	}
 	if err := declaredAs(getQueue(t, name), oldTable); err != nil || messageCount(t, name) != redeclareN {
@@ -277,7 +277,7 @@ func TestAccQueueRedeclare_interrupted(t *testing.T) {
 	t.Logf("the interrupted apply prints:\n%s", out)
 	out = c.mustRun("plan")
 	t.Logf("the next plan prints:\n%s", out)
-	if !saysWords(out, "~ update in-place") || !saysWords(out, holding+" holds 2,000 messages of an interrupted change: the apply moves them back to "+name) {
+	if !saysWords(out, "~ update in-place") || !saysWords(out, holding+" holds 2000 messages of an interrupted change: the apply moves them back to "+name) {
 		t.Errorf("the plan after the interruption:\n%s", out)
 	}
 	proxy.allow(-1)
