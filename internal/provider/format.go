@@ -66,7 +66,7 @@ func resourceNameDescription() string {
 		topology.DefaultSuffixes().MaxNameBytes(), topology.MaxQueueNameBytes, topology.MaxTTLDigits, topology.ReservedPrefix)
 }
 
-// countText is "1 message", "1,204 messages" or "unknown messages": every count a user reads.
+// countText is "1 message", "1204 messages" or "unknown messages": every count a user reads.
 func countText(n *int64, noun string) string {
 	switch {
 	case n == nil:
