@@ -85,10 +85,10 @@ const (
 )
 
 func (cfg Config) retryBudget() time.Duration {
-	switch {
-	case cfg.RetryBudget == 0:
+	if cfg.RetryBudget == 0 {
 		return DefaultRetryBudget
-	case cfg.RetryBudget < 0:
+	}
+	if cfg.RetryBudget < 0 {
 		return 0
 	}
 	return cfg.RetryBudget
