@@ -236,17 +236,26 @@ func (m *mover) deliveriesEnded() moveEvent {
 // reason (e.g. CONNECTION_FORCED, closed from the management UI) says more
 // than the failed call's, and follows shortly.
 func (m *mover) lost(e *amqp.Error) moveEvent {
-	select {
-	case ce := <-m.closed:
-		if ce != nil {
-			e = ce
-		}
-	case <-time.After(250 * time.Millisecond):
+	if ce := m.closeReason(250 * time.Millisecond); ce != nil {
+		e = ce
 	}
 	if e == nil {
 		return moveChannelClosed{}
 	}
 	return moveConnectionClosed{Reason: e.Reason}
+}
+
+// closeReason is the connection's close reason, waiting for it at most
+// wait; nil when the connection stays open (a channel alone closed).
+func (m *mover) closeReason(wait time.Duration) *amqp.Error {
+	timeout := time.NewTimer(wait)
+	defer timeout.Stop()
+	select {
+	case ce := <-m.closed:
+		return ce
+	case <-timeout.C:
+		return nil
+	}
 }
 
 // amqpUser returns the name of the user the AMQP connection authenticates as

@@ -185,6 +185,46 @@ func TestRedrive_neverAcksBeforeTheConfirm(t *testing.T) {
 	}
 }
 
+// q.dead deleted mid-move: RabbitMQ cancels the consumer, and the move
+// stops once what was delivered before is settled, saying so.
+func TestRedrive_sourceDeleted(t *testing.T) {
+	c, s, a := fakeBroker(t)
+	const total, deleted = redrivePrefetch + 10, 5
+	s.PutMessages("/", "q.dead", deadLetters(total)...)
+	a.OnPublish(func(n int, _ brokertest.Publish) brokertest.PublishFault {
+		if n == deleted {
+			s.RemoveQueue("/", "q.dead")
+		}
+		return brokertest.Route
+	})
+	n, _, err := redrive(context.Background(), c, 0)
+	if !errors.Is(err, ErrConnectionLost) || !strings.Contains(err.Error(), "RabbitMQ cancelled the consumer of q.dead") {
+		t.Fatalf("moved %d, %v; want ErrConnectionLost saying the consumer was cancelled", n, err)
+	}
+	if copied := ids(s.Messages("/", "q")); !slices.Equal(copied, ids(deadLetters(total))[:len(copied)]) || n > len(copied) {
+		t.Errorf("moved %d, and q holds %d out of order", n, len(copied))
+	}
+}
+
+// The publishing channel closed alone (the connection open): the move
+// stops, with every message not confirmed before on q.dead.
+func TestRedrive_channelClosed(t *testing.T) {
+	c, s, a := fakeBroker(t)
+	const total, failing = 20, 7
+	s.PutMessages("/", "q.dead", deadLetters(total)...)
+	a.OnPublish(func(n int, _ brokertest.Publish) brokertest.PublishFault {
+		if n == failing {
+			return brokertest.CloseChannel
+		}
+		return brokertest.Route
+	})
+	n, _, err := redrive(context.Background(), c, 0)
+	if !errors.Is(err, ErrConnectionLost) || n > failing-1 {
+		t.Fatalf("moved %d, %v; want at most %d and ErrConnectionLost", n, err, failing-1)
+	}
+	checkNoLoss(t, s, total, n, false)
+}
+
 // q deleted mid-move: the publishes to it, mandatory, come back, and the
 // move stops with every message not confirmed before on q.dead.
 func TestRedrive_destinationDeleted(t *testing.T) {
