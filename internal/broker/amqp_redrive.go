@@ -220,16 +220,18 @@ func (m *mover) publish() error {
 
 // deliveriesEnded is the event of the consumer's end: the broker's cancel
 // (the queue went down with its node, or was deleted), else the channel or
-// connection closed.
+// connection closed (the library then closes m.cancels too: no cancel).
 func (m *mover) deliveriesEnded() moveEvent {
 	select {
-	case <-m.cancels:
-		return moveChannelClosed{Reason: fmt.Sprintf("RabbitMQ cancelled the consumer of %s: the queue's node went down, "+
-			"or the queue was deleted (acknowledgements sent just before may not have reached it: the last messages counted "+
-			"moved may also still be there, as duplicates)", m.r.From)}
+	case _, cancelled := <-m.cancels:
+		if cancelled {
+			return moveChannelClosed{Reason: fmt.Sprintf("RabbitMQ cancelled the consumer of %s: the queue's node went down, "+
+				"or the queue was deleted (acknowledgements sent just before may not have reached it: the last messages "+
+				"counted moved may also still be there, as duplicates)", m.r.From)}
+		}
 	default:
-		return m.lost(nil)
 	}
+	return m.lost(nil)
 }
 
 // lost is the event of a closed channel or connection: the connection's own

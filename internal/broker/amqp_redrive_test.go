@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
+	amqp "github.com/rabbitmq/amqp091-go"
 )
 
 // fakeBroker is a client of the fake broker (its management API and its
@@ -357,5 +358,34 @@ func TestRedrive_foreignUser(t *testing.T) {
 	s.Script(brokertest.Path("whoami"), brokertest.Reply(200, `{"name":"guest","tags":"administrator, impersonator"}`))
 	if n, _, err := redrive(context.Background(), c, 0); n != 2 || err != nil {
 		t.Errorf("an impersonator: moved %d, %v; want 2", n, err)
+	}
+}
+
+// The end of the deliveries is a cancel only when the broker sent one: a
+// channel or connection that closes also closes the cancel notifications,
+// and then the connection's reason is the event.
+func TestRedrive_deliveriesEnded(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		cancel bool
+		want   moveEvent
+	}{
+		{"cancelled", true, moveChannelClosed{Reason: "RabbitMQ cancelled the consumer of q.dead: the queue's node went down, " +
+			"or the queue was deleted (acknowledgements sent just before may not have reached it: the last messages " +
+			"counted moved may also still be there, as duplicates)"}},
+		{"connection closed", false, moveConnectionClosed{Reason: "CONNECTION_FORCED"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &mover{r: Redrive{From: "q.dead"}, cancels: make(chan string, 1), closed: make(chan *amqp.Error, 1)}
+			if tc.cancel {
+				m.cancels <- "ctag"
+			} else {
+				close(m.cancels)
+			}
+			m.closed <- &amqp.Error{Reason: "CONNECTION_FORCED"}
+			if got := m.deliveriesEnded(); got != tc.want {
+				t.Errorf("got %#v, want %#v", got, tc.want)
+			}
+		})
 	}
 }
