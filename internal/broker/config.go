@@ -85,11 +85,11 @@ const (
 )
 
 func (cfg Config) retryBudget() time.Duration {
-	if cfg.RetryBudget == 0 {
-		return DefaultRetryBudget
-	}
 	if cfg.RetryBudget < 0 {
 		return 0
+	}
+	if cfg.RetryBudget == 0 {
+		return DefaultRetryBudget
 	}
 	return cfg.RetryBudget
 }
