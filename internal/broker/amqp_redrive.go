@@ -220,33 +220,44 @@ func (m *mover) publish() error {
 
 // deliveriesEnded is the event of the consumer's end: the broker's cancel
 // (the queue went down with its node, or was deleted), else the channel or
-// connection closed.
+// connection closed (the library then closes m.cancels too: no cancel).
 func (m *mover) deliveriesEnded() moveEvent {
 	select {
-	case <-m.cancels:
-		return moveChannelClosed{Reason: fmt.Sprintf("RabbitMQ cancelled the consumer of %s: the queue's node went down, "+
-			"or the queue was deleted (acknowledgements sent just before may not have reached it: the last messages counted "+
-			"moved may also still be there, as duplicates)", m.r.From)}
+	case _, cancelled := <-m.cancels:
+		if cancelled {
+			return moveChannelClosed{Reason: fmt.Sprintf("RabbitMQ cancelled the consumer of %s: the queue's node went down, "+
+				"or the queue was deleted (acknowledgements sent just before may not have reached it: the last messages "+
+				"counted moved may also still be there, as duplicates)", m.r.From)}
+		}
 	default:
-		return m.lost(nil)
 	}
+	return m.lost(nil)
 }
 
 // lost is the event of a closed channel or connection: the connection's own
 // reason (e.g. CONNECTION_FORCED, closed from the management UI) says more
 // than the failed call's, and follows shortly.
 func (m *mover) lost(e *amqp.Error) moveEvent {
-	select {
-	case ce := <-m.closed:
-		if ce != nil {
-			e = ce
-		}
-	case <-time.After(250 * time.Millisecond):
+	if ce := m.closeReason(250 * time.Millisecond); ce != nil {
+		e = ce
 	}
 	if e == nil {
 		return moveChannelClosed{}
 	}
 	return moveConnectionClosed{Reason: e.Reason}
+}
+
+// closeReason is the connection's close reason, waiting for it at most
+// wait; nil when the connection stays open (a channel alone closed).
+func (m *mover) closeReason(wait time.Duration) *amqp.Error {
+	timeout := time.NewTimer(wait)
+	defer timeout.Stop()
+	select {
+	case ce := <-m.closed:
+		return ce
+	case <-timeout.C:
+		return nil
+	}
 }
 
 // amqpUser returns the name of the user the AMQP connection authenticates as

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
+	amqp "github.com/rabbitmq/amqp091-go"
 )
 
 // fakeBroker is a client of the fake broker (its management API and its
@@ -185,6 +186,46 @@ func TestRedrive_neverAcksBeforeTheConfirm(t *testing.T) {
 	}
 }
 
+// q.dead deleted mid-move: RabbitMQ cancels the consumer, and the move
+// stops once what was delivered before is settled, saying so.
+func TestRedrive_sourceDeleted(t *testing.T) {
+	c, s, a := fakeBroker(t)
+	const total, deleted = redrivePrefetch + 10, 5
+	s.PutMessages("/", "q.dead", deadLetters(total)...)
+	a.OnPublish(func(n int, _ brokertest.Publish) brokertest.PublishFault {
+		if n == deleted {
+			s.RemoveQueue("/", "q.dead")
+		}
+		return brokertest.Route
+	})
+	n, _, err := redrive(context.Background(), c, 0)
+	if !errors.Is(err, ErrConnectionLost) || !strings.Contains(err.Error(), "RabbitMQ cancelled the consumer of q.dead") {
+		t.Fatalf("moved %d, %v; want ErrConnectionLost saying the consumer was cancelled", n, err)
+	}
+	if copied := ids(s.Messages("/", "q")); !slices.Equal(copied, ids(deadLetters(total))[:len(copied)]) || n > len(copied) {
+		t.Errorf("moved %d, and q holds %d out of order", n, len(copied))
+	}
+}
+
+// The publishing channel closed alone (the connection open): the move
+// stops, with every message not confirmed before on q.dead.
+func TestRedrive_channelClosed(t *testing.T) {
+	c, s, a := fakeBroker(t)
+	const total, failing = 20, 7
+	s.PutMessages("/", "q.dead", deadLetters(total)...)
+	a.OnPublish(func(n int, _ brokertest.Publish) brokertest.PublishFault {
+		if n == failing {
+			return brokertest.CloseChannel
+		}
+		return brokertest.Route
+	})
+	n, _, err := redrive(context.Background(), c, 0)
+	if !errors.Is(err, ErrConnectionLost) || n > failing-1 {
+		t.Fatalf("moved %d, %v; want at most %d and ErrConnectionLost", n, err, failing-1)
+	}
+	checkNoLoss(t, s, total, n, false)
+}
+
 // q deleted mid-move: the publishes to it, mandatory, come back, and the
 // move stops with every message not confirmed before on q.dead.
 func TestRedrive_destinationDeleted(t *testing.T) {
@@ -317,5 +358,34 @@ func TestRedrive_foreignUser(t *testing.T) {
 	s.Script(brokertest.Path("whoami"), brokertest.Reply(200, `{"name":"guest","tags":"administrator, impersonator"}`))
 	if n, _, err := redrive(context.Background(), c, 0); n != 2 || err != nil {
 		t.Errorf("an impersonator: moved %d, %v; want 2", n, err)
+	}
+}
+
+// The end of the deliveries is a cancel only when the broker sent one: a
+// channel or connection that closes also closes the cancel notifications,
+// and then the connection's reason is the event.
+func TestRedrive_deliveriesEnded(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		cancel bool
+		want   moveEvent
+	}{
+		{"cancelled", true, moveChannelClosed{Reason: "RabbitMQ cancelled the consumer of q.dead: the queue's node went down, " +
+			"or the queue was deleted (acknowledgements sent just before may not have reached it: the last messages " +
+			"counted moved may also still be there, as duplicates)"}},
+		{"connection closed", false, moveConnectionClosed{Reason: "CONNECTION_FORCED"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &mover{r: Redrive{From: "q.dead"}, cancels: make(chan string, 1), closed: make(chan *amqp.Error, 1)}
+			if tc.cancel {
+				m.cancels <- "ctag"
+			} else {
+				close(m.cancels)
+			}
+			m.closed <- &amqp.Error{Reason: "CONNECTION_FORCED"}
+			if got := m.deliveriesEnded(); got != tc.want {
+				t.Errorf("got %#v, want %#v", got, tc.want)
+			}
+		})
 	}
 }

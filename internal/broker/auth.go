@@ -43,10 +43,10 @@ const (
 )
 
 func (cfg Config) authKind() authMethod {
-	switch {
-	case cfg.OAuth2 != nil:
+	if cfg.OAuth2 != nil {
 		return authOAuth2
-	case cfg.BearerToken != "":
+	}
+	if cfg.BearerToken != "" {
 		return authBearerToken
 	}
 	return authBasic
@@ -354,8 +354,7 @@ func (s *sharedToken) tokenError(err error) *TokenError {
 func (e *TokenError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "getting an OAuth 2.0 token from oauth2.token_url %s failed: ", e.TokenURL)
-	switch {
-	case e.Status != 0:
+	if e.Status != 0 {
 		fmt.Fprintf(&b, "HTTP %d", e.Status)
 		if e.Code != "" {
 			fmt.Fprintf(&b, ", error %q", e.Code)
@@ -363,9 +362,9 @@ func (e *TokenError) Error() string {
 		if e.Description != "" {
 			fmt.Fprintf(&b, " (%s)", strings.TrimSuffix(e.Description, "."))
 		}
-	case e.Err != nil:
+	} else if e.Err != nil {
 		b.WriteString(e.Err.Error())
-	default:
+	} else {
 		b.WriteString("no token in the answer")
 	}
 	return b.String()
@@ -480,20 +479,21 @@ type finalAnswer struct {
 }
 
 func (f *finalAnswer) RoundTrip(req *http.Request) (*http.Response, error) {
-	switch {
-	case f.err != nil:
+	if f.err != nil {
 		return nil, f.err
-	case f.resp != nil:
+	}
+	if f.resp != nil {
 		again := *f.resp
 		again.Body = io.NopCloser(bytes.NewReader(f.body))
 		again.Request = req
 		return &again, nil
 	}
 	resp, err := f.base.RoundTrip(req)
-	switch {
-	case err != nil:
+	if err != nil {
 		f.err = err
-	case resp.StatusCode >= 500:
+		return resp, err
+	}
+	if resp.StatusCode >= 500 {
 		f.body, _ = io.ReadAll(io.LimitReader(resp.Body, bodyPeek))
 		_ = resp.Body.Close()
 		f.resp = resp
@@ -501,7 +501,7 @@ func (f *finalAnswer) RoundTrip(req *http.Request) (*http.Response, error) {
 		again.Body = io.NopCloser(bytes.NewReader(f.body))
 		return &again, nil
 	}
-	return resp, err
+	return resp, nil
 }
 
 // tokenConfig is cfg for the token endpoint, whose answers write no contact note.

@@ -18,7 +18,8 @@ import (
 // Client talks to one management API.
 type Client struct {
 	cfg       Config
-	endpoint  string // normalised: no trailing slash, no credentials
+	endpoint  string  // normalised: no trailing slash, no credentials
+	base      url.URL // endpoint parsed, for hints that suggest a corrected one
 	http      *http.Client
 	transport *retryTransport
 
@@ -99,6 +100,7 @@ func New(cfg Config) (*Client, error) {
 	return &Client{
 		cfg:       cfg,
 		endpoint:  endpoint,
+		base:      *u,
 		http:      &http.Client{Transport: auth, Timeout: overall},
 		transport: rt,
 		amqp:      amqpCfg,
@@ -152,17 +154,20 @@ func (c *Client) unreachable(op string, err error) error {
 func ValidateEndpoint(raw string) (*url.URL, error) {
 	s := strings.TrimRight(strings.TrimSpace(raw), "/")
 	u, err := url.Parse(s)
-	switch {
-	case !strings.Contains(raw, "://"):
+	if !strings.Contains(raw, "://") {
 		return nil, fmt.Errorf("the endpoint must be an http or https URL such as http://127.0.0.1:15672; %q has no scheme: "+
 			"write it as http://%s (or https:// for a TLS listener)", redact(s), redact(s))
-	case err != nil:
+	}
+	if err != nil {
 		return nil, fmt.Errorf("the endpoint must be an http or https URL such as http://127.0.0.1:15672; %q does not parse", redact(s))
-	case u.Scheme != "http" && u.Scheme != "https":
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
 		return nil, fmt.Errorf("the endpoint must be an http or https URL such as http://127.0.0.1:15672; %q has scheme %q", redact(s), u.Scheme)
-	case u.Host == "":
+	}
+	if u.Host == "" {
 		return nil, fmt.Errorf("the endpoint must be an http or https URL such as http://127.0.0.1:15672; %q has no host", redact(s))
-	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
+	}
+	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
 		return nil, fmt.Errorf("the endpoint must be a base URL without a query or fragment; got %q", redact(s))
 	}
 	return u, nil

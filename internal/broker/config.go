@@ -85,11 +85,11 @@ const (
 )
 
 func (cfg Config) retryBudget() time.Duration {
-	switch {
-	case cfg.RetryBudget == 0:
-		return DefaultRetryBudget
-	case cfg.RetryBudget < 0:
+	if cfg.RetryBudget < 0 {
 		return 0
+	}
+	if cfg.RetryBudget == 0 {
+		return DefaultRetryBudget
 	}
 	return cfg.RetryBudget
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 )
@@ -69,10 +68,7 @@ func notHTTPHint(got []byte) string {
 
 // schemeHint says to use scheme instead of the endpoint's.
 func (c *Client) schemeHint(scheme string) string {
-	u, err := url.Parse(c.endpoint)
-	if err != nil {
-		return "Use " + scheme + ":// in endpoint"
-	}
+	u := c.base
 	was := u.Scheme
 	u.Scheme = scheme
 	if scheme == "https" {
@@ -84,24 +80,21 @@ func (c *Client) schemeHint(scheme string) string {
 
 // notAPI explains a 400 without a reason: a wrong path, or a TLS port that answered plain HTTP.
 func (c *Client) notAPI(ctx context.Context, e *Error) {
-	u, err := url.Parse(c.endpoint)
-	if err != nil {
-		return
-	}
+	u := c.base
 	if u.Scheme == "http" && speaksTLS(ctx, u.Host, c.cfg.RequestTimeout) {
 		e.Kind, e.Hint = ErrWrongScheme, c.schemeHint("https")
 		return
 	}
 	e.Kind = ErrNotAPI
-	switch p := strings.TrimRight(u.Path, "/"); {
-	case strings.HasSuffix(p, "/api"):
+	p := strings.TrimRight(u.Path, "/")
+	if strings.HasSuffix(p, "/api") {
 		u.Path = strings.TrimSuffix(p, "/api")
 		e.Hint = fmt.Sprintf("The endpoint is the management API's base URL, without /api (the provider appends /api/ itself): "+
 			"set endpoint to %s", u.Redacted())
-	case p != "":
+	} else if p != "" {
 		e.Hint = fmt.Sprintf("The endpoint's path %q is not where the management API is: set endpoint to its base URL, "+
 			"e.g. %s://%s (with the path prefix only when management.path_prefix is set)", p, u.Scheme, u.Host)
-	default:
+	} else {
 		e.Hint = "The server at the endpoint is not RabbitMQ's management API (it answered 400 without a reason): " +
 			"set endpoint to the management API's base URL, usually on port " + managementPort
 	}
@@ -145,10 +138,10 @@ func checkCredentials(cfg Config) error {
 			return nil
 		}
 	}
-	switch {
-	case cfg.Username == "":
+	if cfg.Username == "" {
 		return &MissingCredentialError{Setting: "username"}
-	case cfg.Password == "":
+	}
+	if cfg.Password == "" {
 		return &MissingCredentialError{Setting: "password"}
 	}
 	return nil

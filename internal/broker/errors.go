@@ -59,14 +59,13 @@ func (e *Error) Error() string {
 	b.WriteString(e.Op)
 	b.WriteString(" at ")
 	b.WriteString(e.Endpoint)
-	switch {
-	case e.Status != 0:
+	if e.Status != 0 {
 		fmt.Fprintf(&b, " failed: HTTP %d", e.Status)
 		if e.Reason != "" {
 			b.WriteString(": ")
 			b.WriteString(strings.TrimSuffix(e.Reason, "."))
 		}
-	default:
+	} else {
 		b.WriteString(" failed: ")
 		b.WriteString(e.Reason)
 	}
@@ -86,33 +85,39 @@ func (e *Error) Unwrap() error { return e.Kind }
 func (c *Client) classify(ctx context.Context, op string, status int, reason string) *Error {
 	e := &Error{Op: op, Endpoint: c.endpoint, Status: status, Reason: reason}
 	lower := strings.ToLower(reason)
-	switch {
-	case (status == 401 || status == 403) && c.cfg.authKind() != authBasic:
+	if status == 401 || status == 403 {
 		e.Kind = ErrUnauthorized
-		e.Hint = c.tokenRefusalHint(reason)
-	case status == 401 || status == 403:
-		e.Kind = ErrUnauthorized
+		if c.cfg.authKind() != authBasic {
+			e.Hint = c.tokenRefusalHint(reason)
+			return e
+		}
 		problem := c.authProblem(ctx, status, reason)
 		e.Hint = c.authHint(problem)
 		if problem == authCredentials {
 			e.CredentialsRefused = true
 			c.credentialsRefused.Store(true)
 		}
-	case metadataStoreTimeout(lower):
+		return e
+	}
+	if metadataStoreTimeout(lower) {
 		e.Kind = ErrUnavailable
 		e.Hint = "The cluster's metadata store did not answer in time: most likely a majority of the cluster's nodes is down or " +
 			"cannot reach each other, and nothing can be declared or deleted until it is back (check `rabbitmqctl cluster_status`). " +
 			"The declaration may still take effect once the majority is back"
-	case queueProcessDown(lower):
+		return e
+	}
+	if queueProcessDown(lower) {
 		e.Kind = ErrUnavailable
 		e.Hint = "The queue's node is down or restarting: bring it back (check `rabbitmqctl cluster_status`), then try again"
-	case status == 404:
+		return e
+	}
+	if status == 404 {
 		e.Kind = ErrNotFound
-	case status == 400 && reason == "" && ctx != nil:
+	} else if status == 400 && reason == "" && ctx != nil {
 		c.notAPI(ctx, e)
-	case strings.Contains(lower, "inequivalent arg") || strings.Contains(lower, "precondition_failed"):
+	} else if strings.Contains(lower, "inequivalent arg") || strings.Contains(lower, "precondition_failed") {
 		e.Kind = ErrArgumentsConflict
-	case strings.Contains(lower, "not empty") || strings.Contains(lower, "in use"):
+	} else if strings.Contains(lower, "not empty") || strings.Contains(lower, "in use") {
 		e.Kind = ErrNotEmpty
 	}
 	return e
@@ -157,15 +162,16 @@ func (c *Client) authProblem(ctx context.Context, status int, reason string) aut
 		}
 	}
 	whoStatus, whoReason := c.whoami(ctx)
-	switch {
-	case whoStatus >= 200 && whoStatus < 300:
+	if whoStatus >= 200 && whoStatus < 300 {
 		return authPermissions
-	case whoStatus == 401 || whoStatus == 403:
+	}
+	if whoStatus == 401 || whoStatus == 403 {
 		if strings.Contains(strings.ToLower(whoReason), " user") && !strings.Contains(strings.ToLower(whoReason), "login") {
 			return authTag // "Not management user"
 		}
 		return authCredentials
-	case status == 403:
+	}
+	if status == 403 {
 		return authPermissions
 	}
 	return authCredentials

@@ -113,12 +113,13 @@ func (f *flight[T]) peek(key string, fresh freshness, fetch func(context.Context
 
 // takes reports whether a read of freshness fresh at now may take c's answer (f.mu held).
 func (f *flight[T]) takes(c *flightCall[T], fresh freshness, now time.Time) bool {
-	switch {
-	case c == nil || c.gen != f.gen || (c.ended && c.err != nil):
+	if c == nil || c.gen != f.gen || (c.ended && c.err != nil) {
 		return false
-	case fresh < 0:
+	}
+	if fresh < 0 {
 		return c.del == f.del
-	case fresh > 0:
+	}
+	if fresh > 0 {
 		// In flight or finished, never older than the age.
 		return now.Sub(c.began) <= time.Duration(fresh)
 	}

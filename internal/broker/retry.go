@@ -101,10 +101,10 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		if wait = min(wait, end.Sub(t.now())); wait < 0 {
 			// Out of time: the last answer, or why there was none.
-			switch {
-			case resp != nil:
+			if resp != nil {
 				return resp, nil
-			case firstContact:
+			}
+			if firstContact {
 				return nil, &FirstContactError{Addr: hostPort(req.URL), Attempts: n, Waited: t.now().Sub(start), Err: err}
 			}
 			return nil, &budgetError{attempts: n, budget: t.budget, timeout: t.timeout, last: err}
@@ -138,14 +138,14 @@ func (t *retryTransport) next(kind failureKind, pause time.Duration, nf *notFoun
 		t.troubleAt.Store(t.now().UnixNano())
 		return pause, false
 	}
-	switch {
-	case t.restartSeen():
+	if t.restartSeen() {
 		if nf.first.IsZero() {
 			nf.first = t.now()
 		}
 		left := t.tm.RecoveryWindow - t.now().Sub(nf.first)
 		return min(pause, left), left <= 0
-	case kind == maybeNotFound && !nf.repeated:
+	}
+	if kind == maybeNotFound && !nf.repeated {
 		nf.repeated = true
 		return t.tm.ConfirmPause, false
 	}
@@ -193,16 +193,19 @@ func transient(req *http.Request, resp *http.Response, err error) failure {
 	_ = resp.Body.Close()
 	resp.Body = io.NopCloser(bytes.NewReader(body))
 	reason := strings.ToLower(string(body))
-	switch {
-	case resp.StatusCode == http.StatusInternalServerError:
+	if resp.StatusCode == http.StatusInternalServerError {
 		return failure{why: resp.Status}
-	case metadataStoreTimeout(reason):
+	}
+	if metadataStoreTimeout(reason) {
 		return failure{why: resp.Status + ": metadata store timed out"}
-	case resp.StatusCode == http.StatusNotFound && req.Method == http.MethodPut && queueProcessDown(reason):
+	}
+	if resp.StatusCode == http.StatusNotFound && req.Method == http.MethodPut && queueProcessDown(reason) {
 		return failure{why: resp.Status + ": queue process down"}
-	case resp.StatusCode == http.StatusNotFound && vhostWide(req):
+	}
+	if resp.StatusCode == http.StatusNotFound && vhostWide(req) {
 		return failure{why: resp.Status + recovering, kind: maybeNotFound}
-	case resp.StatusCode == http.StatusBadRequest && req.Method == http.MethodDelete && strings.Contains(reason, "not empty"):
+	}
+	if resp.StatusCode == http.StatusBadRequest && req.Method == http.MethodDelete && strings.Contains(reason, "not empty") {
 		return failure{why: resp.Status + stillStarting, kind: maybeStarting}
 	}
 	return failure{}

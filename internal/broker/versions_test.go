@@ -57,6 +57,9 @@ func TestClassify_authProblemsOnEveryVersion(t *testing.T) {
 		{"unknown reason, whoami refuses the login", 401, `{"error":"x","reason":"Something new"}`, "401", "check username and password"},
 		{"unknown reason, whoami refuses the tag", 401, `{"error":"x","reason":"Something new"}`, "401tag", "needs the management"},
 		{"no reason (rabbit-hole), whoami refuses", 401, ``, "401", "check username and password"},
+		{"unknown reason, whoami answers 300", 401, `{"error":"x","reason":"Something new"}`, "300", "check username and password"},
+		{"unknown 403, whoami fails", 403, `{"error":"x","reason":"Something new"}`, "400", "must match the queues"},
+		{"unknown 403, whoami refuses the tag", 403, `{"error":"x","reason":"Something new"}`, "403tag", "needs the management"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			vb := versionBroker{"queues/v": {tc.status, tc.body}}
@@ -67,6 +70,12 @@ func TestClassify_authProblemsOnEveryVersion(t *testing.T) {
 				vb["whoami"] = answer{401, brokertest.LoginFailed4x}
 			case "401tag":
 				vb["whoami"] = answer{401, brokertest.NotManagement}
+			case "403tag":
+				vb["whoami"] = answer{403, brokertest.NotManagement}
+			case "300":
+				vb["whoami"] = answer{300, `{}`}
+			case "400":
+				vb["whoami"] = answer{400, `{}`}
 			}
 			c, b := vb.client(t)
 			_, err := queuesOf(c, context.Background(), "v", Declared, Kept)

@@ -104,19 +104,19 @@ func (c *Client) confirmNotFound(ctx context.Context, vhost string, err error) e
 	}
 	_, verr := c.getVhostNow(ctx, vhost)
 	var ve *Error
-	switch {
-	case verr == nil:
+	if verr == nil {
 		return err // the vhost is there: the 404 is about a queue
-	case errors.As(verr, &ve) && ve.Kind == ErrNotFound && ve.Status == http.StatusNotFound && ve.Reason != notVisible:
+	}
+	if errors.As(verr, &ve) && ve.Kind == ErrNotFound && ve.Status == http.StatusNotFound && ve.Reason != notVisible {
 		return err // an administrator found no such vhost
-	case errors.Is(verr, ErrNotFound):
+	}
+	if errors.Is(verr, ErrNotFound) {
 		return &Error{Op: e.Op, Endpoint: e.Endpoint, Status: e.Status, Reason: e.Reason, Kind: ErrUnauthorized,
 			Hint: fmt.Sprintf("Vhost %q is not among the vhosts user %q can access: either it does not exist, or the user has no "+
 				"permissions in it (RabbitMQ 4.3 answers 404 to both). Grant the user configure permission there on the queues it "+
 				"manages (`rabbitmqctl set_permissions -p %s %s QUEUES_PATTERN '^$' '^$'`), or create the vhost", vhost, c.cfg.Username, vhost, c.cfg.Username)}
-	default:
-		return verr
 	}
+	return verr
 }
 
 // ConfirmQueueGone returns nil when a queue GET's 404 can be trusted (see confirmNotFound).

@@ -260,6 +260,8 @@ func (c *amqpConn) act(ch *amqpChan, p Publish, fault PublishFault) error {
 		return c.confirm(ch, mBasicNack)
 	case CloseConnection:
 		return c.closeConn(320, "CONNECTION_FORCED - Closed via management plugin", 0)
+	case CloseChannel:
+		return c.closeChan(ch, 406, "PRECONDITION_FAILED - publish refused", mBasicPublish)
 	case Hang:
 		c.hung = true
 		go func() {

@@ -106,6 +106,10 @@ const (
 	// the client sends then gets a heartbeat and nothing else, as from a
 	// RabbitMQ whose heartbeat sender (a process apart) outlives the rest.
 	Hang
+	// CloseChannel: drop it and close its channel (406 PRECONDITION_FAILED,
+	// as RabbitMQ refuses a publish, e.g. with another user's user_id); the
+	// connection stays open.
+	CloseChannel
 )
 
 type heldConfirm struct {

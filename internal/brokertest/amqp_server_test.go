@@ -204,6 +204,27 @@ func TestAMQPPublishFaults(t *testing.T) {
 	}
 }
 
+// CloseChannel closes the publishing channel alone: the publish is dropped,
+// and the connection's other channels go on.
+func TestAMQPCloseChannel(t *testing.T) {
+	s, a := fakeAMQP(t)
+	a.OnPublish(func(int, Publish) PublishFault { return CloseChannel })
+	conn := dial(t, a)
+	pub := channel(t, conn)
+	closed := pub.NotifyClose(make(chan *amqp.Error, 1))
+	_ = pub.Confirm(false)
+	dc := publish(t, pub, "q", amqp.Publishing{})
+	if e := <-closed; e == nil || e.Code != 406 {
+		t.Errorf("channel closed with %v, want 406", e)
+	}
+	if waitConfirm(t, dc) || len(s.Messages("/", "q")) != 0 {
+		t.Error("the refused publish was confirmed or routed")
+	}
+	if _, err := channel(t, conn).QueueDeclarePassive("q", true, false, false, false, nil); err != nil {
+		t.Errorf("the connection did not go on: %v", err)
+	}
+}
+
 // Hang leaves the connection open and silent until Unhang closes it.
 func TestAMQPHang(t *testing.T) {
 	_, a := fakeAMQP(t)
