@@ -167,12 +167,7 @@ func TestRedrive_neverAcksBeforeTheConfirm(t *testing.T) {
 		t.Run(tc.kind.Error(), func(t *testing.T) {
 			c, s, a := fakeBroker(t)
 			s.PutMessages("/", "q.dead", deadLetters(total)...)
-			a.OnPublish(func(n int, _ brokertest.Publish) brokertest.PublishFault {
-				if n == failing {
-					return tc.fault
-				}
-				return brokertest.Route
-			})
+			a.OnPublish(faultAt(failing, tc.fault))
 			n, _, err := redrive(context.Background(), c, 0)
 			var me *MoveError
 			if !errors.As(err, &me) || !errors.Is(err, tc.kind) || !strings.Contains(err.Error(), tc.says) {
@@ -192,12 +187,7 @@ func TestRedrive_sourceDeleted(t *testing.T) {
 	c, s, a := fakeBroker(t)
 	const total, deleted = redrivePrefetch + 10, 5
 	s.PutMessages("/", "q.dead", deadLetters(total)...)
-	a.OnPublish(func(n int, _ brokertest.Publish) brokertest.PublishFault {
-		if n == deleted {
-			s.RemoveQueue("/", "q.dead")
-		}
-		return brokertest.Route
-	})
+	a.OnPublish(atPublish(deleted, func() { s.RemoveQueue("/", "q.dead") }))
 	n, _, err := redrive(context.Background(), c, 0)
 	if !errors.Is(err, ErrConnectionLost) || !strings.Contains(err.Error(), "RabbitMQ cancelled the consumer of q.dead") {
 		t.Fatalf("moved %d, %v; want ErrConnectionLost saying the consumer was cancelled", n, err)
@@ -213,12 +203,7 @@ func TestRedrive_channelClosed(t *testing.T) {
 	c, s, a := fakeBroker(t)
 	const total, failing = 20, 7
 	s.PutMessages("/", "q.dead", deadLetters(total)...)
-	a.OnPublish(func(n int, _ brokertest.Publish) brokertest.PublishFault {
-		if n == failing {
-			return brokertest.CloseChannel
-		}
-		return brokertest.Route
-	})
+	a.OnPublish(faultAt(failing, brokertest.CloseChannel))
 	n, _, err := redrive(context.Background(), c, 0)
 	if !errors.Is(err, ErrConnectionLost) || n > failing-1 {
 		t.Fatalf("moved %d, %v; want at most %d and ErrConnectionLost", n, err, failing-1)
@@ -232,12 +217,7 @@ func TestRedrive_destinationDeleted(t *testing.T) {
 	c, s, a := fakeBroker(t)
 	const total, deleted = 20, 5
 	s.PutMessages("/", "q.dead", deadLetters(total)...)
-	a.OnPublish(func(n int, _ brokertest.Publish) brokertest.PublishFault {
-		if n == deleted {
-			s.RemoveQueue("/", "q")
-		}
-		return brokertest.Route
-	})
+	a.OnPublish(atPublish(deleted, func() { s.RemoveQueue("/", "q") }))
 	n, _, err := redrive(context.Background(), c, 0)
 	if !errors.Is(err, ErrReturned) || !strings.Contains(err.Error(), `queue "q" is gone`) || n > deleted-1 {
 		t.Fatalf("moved %d, %v; want at most %d and ErrReturned", n, err, deleted-1)
@@ -387,5 +367,25 @@ func TestRedrive_deliveriesEnded(t *testing.T) {
 				t.Errorf("got %#v, want %#v", got, tc.want)
 			}
 		})
+	}
+}
+
+// faultAt answers the at-th publish with f and routes every other.
+func faultAt(at int, f brokertest.PublishFault) func(int, brokertest.Publish) brokertest.PublishFault {
+	return func(n int, _ brokertest.Publish) brokertest.PublishFault {
+		if n == at {
+			return f
+		}
+		return brokertest.Route
+	}
+}
+
+// atPublish does do at the at-th publish and routes every publish.
+func atPublish(at int, do func()) func(int, brokertest.Publish) brokertest.PublishFault {
+	return func(n int, _ brokertest.Publish) brokertest.PublishFault {
+		if n == at {
+			do()
+		}
+		return brokertest.Route
 	}
 }
