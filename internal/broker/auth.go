@@ -295,13 +295,7 @@ func refreshTime(now, expiry time.Time) time.Time {
 	if expiry.IsZero() {
 		return time.Time{}
 	}
-	early := expiry.Sub(now) / 4
-	if early > time.Minute {
-		early = time.Minute
-	}
-	if early < 0 {
-		early = 0
-	}
+	early := min(max(expiry.Sub(now)/4, 0), time.Minute)
 	return expiry.Add(-early)
 }
 
