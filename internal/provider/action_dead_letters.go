@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/action/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -72,10 +73,10 @@ func (a *configuredAction) warnCount(ctx context.Context, t deadLetters, summary
 	diags.AddWarning(summary, fmt.Sprintf("%s holds %s: invoking %s.", t.dead, countText(q.Messages, "message"), what(*q.Messages)))
 }
 
-// check refuses an action whose q or q.dead is missing, or (running) whose q.dead is not running,
-// before anything moves. Each queue is read alone: a listing may leave out a starting node's
-// queues.
-func check(ctx context.Context, c *broker.Client, t deadLetters, running bool, diags *diag.Diagnostics) bool {
+// checkDeadLetterQueues refuses an action whose q or q.dead is missing, or (running) whose q.dead
+// is not running, before anything moves. Each queue is read alone: a listing may leave out a
+// starting node's queues.
+func (d *providerData) checkDeadLetterQueues(ctx context.Context, c *broker.Client, t deadLetters, running bool, diags *diag.Diagnostics) bool {
 	for _, name := range []string{t.queue, t.dead} {
 		q, err := c.GetQueue(ctx, t.vhost, name, broker.Declared)
 		switch {
@@ -84,7 +85,7 @@ func check(ctx context.Context, c *broker.Client, t deadLetters, running bool, d
 				"Check the action's queue and vhost, or apply the queuey_queue that declares it first.", name, t.vhost))
 			return false
 		case err != nil:
-			diags.AddError(brokerErrorSummary(err, "Cannot Read Queue"), err.Error())
+			d.addFailure(diags, path.Empty(), err, "Cannot Read Queue")
 			return false
 		case running && name == t.dead && !q.Running():
 			diags.AddError("Queue Not Running", fmt.Sprintf("Nothing was deleted: %s in vhost %q is not running, most likely "+

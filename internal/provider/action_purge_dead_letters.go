@@ -59,7 +59,7 @@ func (a *purgeAction) Invoke(ctx context.Context, req action.InvokeRequest, resp
 	t, _ := a.data.deadLettersOf(m.Queue, m.Vhost)
 	client, diags := a.data.brokerClient()
 	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() || !check(ctx, client, t, true, &resp.Diagnostics) {
+	if resp.Diagnostics.HasError() || !a.data.checkDeadLetterQueues(ctx, client, t, true, &resp.Diagnostics) {
 		return
 	}
 	p := progress{ctx: ctx, send: resp.SendProgress}

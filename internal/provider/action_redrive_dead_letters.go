@@ -73,7 +73,7 @@ func (a *redriveAction) Invoke(ctx context.Context, req action.InvokeRequest, re
 	t, _ := a.data.deadLettersOf(m.Queue, m.Vhost)
 	client, diags := a.data.brokerClient()
 	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() || !check(ctx, client, t, false, &resp.Diagnostics) {
+	if resp.Diagnostics.HasError() || !a.data.checkDeadLetterQueues(ctx, client, t, false, &resp.Diagnostics) {
 		return
 	}
 	p := progress{ctx: ctx, send: resp.SendProgress}

@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sort"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -124,12 +123,10 @@ func (d *holdQueuesDataSource) listHoldQueues(ctx context.Context, vhost, queue 
 	allList, err := client.ListQueues(ctx, vhost, broker.Counted, broker.Live)
 	all := allList.Queues
 	if errors.Is(err, broker.ErrNotFound) {
-		diags.AddAttributeError(path.Root("vhost"), "Vhost Not Found",
-			fmt.Sprintf("Vhost %q does not exist at %s: check `vhost` (or the provider's vhost).", vhost, client.Endpoint()))
-		return nil, diags
+		err = &vhostError{vhost: vhost, endpoint: client.Endpoint(), missing: true, err: err}
 	}
 	if err != nil {
-		diags.AddError(brokerErrorSummary(err, "Cannot List Queues"), d.data.explain(err))
+		d.data.addFailure(&diags, path.Root("vhost"), err, "Cannot List Queues")
 		return nil, diags
 	}
 	var holds []heldQueue

@@ -59,7 +59,7 @@ func TestHoldQueuesDataSource_onlyHoldQueues(t *testing.T) {
 	}
 
 	// A vhost that does not exist is an error naming it.
-	if _, errText := holdQueuesOnFake(t, fake, topology.DefaultSuffixes(), "nope", "orders"); !strings.Contains(errText, `Vhost Not Found: Vhost "nope" does not exist`) {
+	if _, errText := holdQueuesOnFake(t, fake, topology.DefaultSuffixes(), "nope", "orders"); !strings.Contains(errText, `Vhost Not Found: vhost "nope" does not exist`) {
 		t.Errorf("a missing vhost: %q", errText)
 	}
 }

@@ -1,13 +1,11 @@
 package provider
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/queuey/terraform-provider-queuey/internal/broker"
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
@@ -30,23 +28,6 @@ func shortDuration(d time.Duration) string {
 		s = strings.TrimSuffix(s, "0m")
 	}
 	return s
-}
-
-// brokerErrorSummary is a failed call's summary: the connection or credentials, else fallback.
-func brokerErrorSummary(err error, fallback string) string {
-	switch {
-	case errors.Is(err, broker.ErrUnavailable):
-		return summaryUnavailable
-	case errors.Is(err, broker.ErrUnreachable):
-		return "Management API Unreachable"
-	case errors.Is(err, broker.ErrTokenEndpoint):
-		return "OAuth 2.0 Token Endpoint Unreachable"
-	case errors.Is(err, broker.ErrUnauthorized):
-		return "Not Authorized By The Management API"
-	case errors.Is(err, broker.ErrNotHTTP), errors.Is(err, broker.ErrWrongScheme), errors.Is(err, broker.ErrNotAPI):
-		return "Wrong Management API Endpoint"
-	}
-	return fallback
 }
 
 // queueNameDescription describes the logical queue name; suffixes says what the limit follows.

@@ -121,17 +121,16 @@ func (r *queueListResource) listing(ctx context.Context, cfg queueListConfig) (q
 		match = re.MatchString
 	}
 	if err := checkVhost(ctx, client, l.vhost); err != nil {
-		diags.AddAttributeError(path.Root("vhost"), brokerErrorSummary(err, "Cannot Use Vhost"), err.Error())
+		r.data.addFailure(&diags, path.Root("vhost"), err, "Cannot Use Vhost")
 		return queueListing{}, diags
 	}
 	queuesList, err := client.ListQueues(ctx, l.vhost, broker.Declared, broker.Kept)
 	queues := queuesList.Queues
+	if errors.Is(err, broker.ErrNotFound) {
+		err = &vhostError{vhost: l.vhost, endpoint: client.Endpoint(), missing: true, err: err}
+	}
 	if err != nil {
-		summary := brokerErrorSummary(err, "Cannot List Queues")
-		if errors.Is(err, broker.ErrNotFound) {
-			summary = "Vhost Not Found"
-		}
-		diags.AddAttributeError(path.Root("vhost"), summary, err.Error())
+		r.data.addFailure(&diags, path.Root("vhost"), err, "Cannot List Queues")
 		return queueListing{}, diags
 	}
 	l.queues = queues

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-jsontypes/jsontypes"
@@ -168,19 +167,15 @@ func (r *queueResource) Create(ctx context.Context, req resource.CreateRequest, 
 		return
 	}
 	for _, q := range []topology.Queue{want.dead, want.main} {
-		if err := client.DeclareQueue(ctx, vhost, q.Name, q.Args.Map()); err != nil {
-			resp.Diagnostics.AddError(brokerErrorSummary(err, "Cannot Declare Queue"), declareErrorDetail(err, q))
+		if err := declare(ctx, client, vhost, q); err != nil {
+			r.data.addFailure(&resp.Diagnostics, path.Empty(), err, "Cannot Declare Queue")
 			return
 		}
 	}
 	if holding {
 		// A change interrupted after q was deleted left its messages there.
-		if err := drainHolding(ctx, client, r.targetOf(plan)); err != nil {
-			summary := brokerErrorSummary(err, "Cannot Move Messages Back")
-			if interrupted := (*interruptedError)(nil); errors.As(err, &interrupted) {
-				summary = interrupted.summary()
-			}
-			resp.Diagnostics.AddError(summary, r.data.explain(err))
+		if err := drainHolding(ctx, client, r.ownedQueuesOf(plan)); err != nil {
+			r.data.addFailure(&resp.Diagnostics, path.Empty(), err, "Cannot Move Messages Back")
 			return
 		}
 	}
@@ -204,11 +199,11 @@ func (r *queueResource) checkBeforeCreate(ctx context.Context, client *broker.Cl
 		return client.GetQueue(ctx, vhost, name, broker.Declared)
 	})
 	if verr := <-vhostErr; verr != nil {
-		diags.AddAttributeError(path.Root("vhost"), brokerErrorSummary(verr, "Cannot Use Vhost"), r.data.explain(verr))
+		r.data.addFailure(&diags, path.Root("vhost"), verr, "Cannot Use Vhost")
 		return false, diags
 	}
 	if err != nil {
-		diags.AddError(brokerErrorSummary(err, "Cannot Read Queue"), r.data.explain(err))
+		r.data.addFailure(&diags, path.Empty(), err, "Cannot Read Queue")
 		return false, diags
 	}
 	_, holdingFound := existing[holding]
@@ -269,7 +264,7 @@ func (r *queueResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	suffixes := r.suffixesFor(state)
 	found, err := readTopology(ctx, client, vhost, name, suffixes)
 	if err != nil {
-		resp.Diagnostics.AddError(brokerErrorSummary(err, "Cannot Read Queue"), r.data.explain(err))
+		r.data.addFailure(&resp.Diagnostics, path.Empty(), err, "Cannot Read Queue")
 		return
 	}
 	if found.gone {
@@ -327,27 +322,20 @@ func (r *queueResource) updateQueues(ctx context.Context, client *broker.Client,
 	var diags diag.Diagnostics
 	vhost := plan.Vhost.ValueString()
 	if deadMissing {
-		if err := client.DeclareQueue(ctx, vhost, want.dead.Name, want.dead.Args.Map()); err != nil {
-			diags.AddError(brokerErrorSummary(err, "Cannot Declare Queue"), declareErrorDetail(err, want.dead))
+		if err := declare(ctx, client, vhost, want.dead); err != nil {
+			r.data.addFailure(&diags, path.Empty(), err, "Cannot Declare Queue")
 			return diags
 		}
 	}
-	t := r.targetOf(state)
+	t := r.ownedQueuesOf(state)
 	var err error
 	if redeclaring {
 		err = redeclare(ctx, client, t, want.main, plan.ForceDestroy.ValueBool(), plan.KeepMessages.ValueBool())
 	} else {
 		err = drainHolding(ctx, client, t)
 	}
-	var refused *redeclareRefusedError
-	var interrupted *interruptedError
-	switch {
-	case errors.As(err, &refused):
-		diags.AddError(refused.summary(), err.Error())
-	case errors.As(err, &interrupted):
-		diags.AddError(interrupted.summary(), err.Error())
-	case err != nil:
-		diags.AddError(brokerErrorSummary(err, "Cannot Declare Queue Again"), r.data.explain(err))
+	if err != nil {
+		r.data.addFailure(&diags, path.Empty(), err, "Cannot Declare Queue Again")
 	}
 	return diags
 }
@@ -363,22 +351,12 @@ func (r *queueResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	t := r.targetOf(state)
+	t := r.ownedQueuesOf(state)
 	force, replacing := destroyIntent(ctx, req.Private, state)
 	t.replacing = replacing
 	t.noted, _ = notedListing(ctx, req.Private, t, client)
 	if err := destroyTopology(ctx, client, t, force); err != nil {
-		var refused *refusedError
-		if errors.As(err, &refused) {
-			resp.Diagnostics.AddError("Queue Not Empty: Destroy Refused", err.Error())
-			return
-		}
-		var down *notRunningError
-		if errors.As(err, &down) {
-			resp.Diagnostics.AddError("Queue Not Running: Destroy Refused", err.Error())
-			return
-		}
-		resp.Diagnostics.AddError("Cannot Delete Queue", err.Error())
+		r.data.addFailure(&resp.Diagnostics, path.Empty(), err, "Cannot Delete Queue")
 	}
 }
 

@@ -23,12 +23,11 @@ func describeMismatch(got broker.Queue, want topology.Queue) []string {
 	return out
 }
 
-// checkVhost verifies that the vhost exists and makes classic queues.
+// checkVhost verifies that the vhost exists and makes classic queues; a refusal is a *vhostError.
 func checkVhost(ctx context.Context, c *broker.Client, vhost string) error {
 	v, err := c.GetVhost(ctx, vhost)
 	if errors.Is(err, broker.ErrNotFound) {
-		return fmt.Errorf("vhost %q does not exist at %s (or the user has no permissions in it). Create it first "+
-			"(for example `rabbitmqctl add_vhost %q`) or set `vhost` to an existing one", vhost, c.Endpoint(), vhost)
+		return &vhostError{vhost: vhost, endpoint: c.Endpoint(), missing: true, err: err}
 	}
 	if err != nil {
 		return err
@@ -38,10 +37,7 @@ func checkVhost(ctx context.Context, c *broker.Client, vhost string) error {
 		if node, err := c.NodeDefaultQueueType(ctx); v.FromNode || (err == nil && node == v.DefaultQueueType) {
 			setting = "its default_queue_type, which a vhost that sets none takes from the node's default_queue_type in rabbitmq.conf"
 		}
-		return fmt.Errorf("vhost %q makes %s queues by default (%s), but the queuey backend declares its queues "+
-			"without x-queue-type and its hold queues rely on classic-queue expiry (x-expires, x-message-ttl dead-lettering). "+
-			"Use a vhost whose default queue type is classic (`rabbitmqctl add_vhost NAME --default-queue-type classic`, "+
-			"or `rabbitmqctl update_vhost_metadata %s --default-queue-type classic`)", vhost, v.DefaultQueueType, setting, vhost)
+		return &vhostError{vhost: vhost, endpoint: c.Endpoint(), queueType: v.DefaultQueueType, setting: setting}
 	}
 	return nil
 }
@@ -76,14 +72,6 @@ func lookUpQueues(ctx context.Context, names []string, get func(context.Context,
 		return nil, firstErr
 	}
 	return out, nil
-}
-
-func declareErrorDetail(err error, q topology.Queue) string {
-	if errors.Is(err, broker.ErrArgumentsConflict) {
-		return fmt.Sprintf("RabbitMQ refused to declare %q with arguments %s: a queue of that name now exists with different "+
-			"arguments (it was probably declared by someone else since it was checked). %v", q.Name, q.Args.JSON(), err)
-	}
-	return err.Error()
 }
 
 // confirmQueue finds the named queue with a GET of that queue alone.

@@ -18,12 +18,14 @@ const countWait = 20 * time.Second
 
 // refusedError is a destroy refused because a queue holds messages or has consumers.
 type refusedError struct {
-	target destroyTarget
+	target ownedQueues
 	lines  []string
 	done   []string
 	// deadHolds says that q.dead holds messages, so the advice names the dead-letter actions.
 	deadHolds bool
 }
+
+func (e *refusedError) summary() string { return "Queue Not Empty: Destroy Refused" }
 
 func (e *refusedError) Error() string {
 	var b strings.Builder
@@ -45,10 +47,12 @@ func (e *refusedError) Error() string {
 
 // notRunningError is a destroy refused because a queue is not running (4.x would lose it).
 type notRunningError struct {
-	target destroyTarget
+	target ownedQueues
 	down   []broker.Queue
 	done   []string
 }
+
+func (e *notRunningError) summary() string { return "Queue Not Running: Destroy Refused" }
 
 func (e *notRunningError) Error() string {
 	var b strings.Builder
@@ -69,7 +73,7 @@ func (e *notRunningError) Error() string {
 // see the resource's address nor whether other destroys of the run already deleted their queues, so
 // it never advises a plain apply, which would declare those queues again (nor any apply after a
 // partial destroy).
-func nextSteps(t destroyTarget, partial bool, fix, force string) string {
+func nextSteps(t ownedQueues, partial bool, fix, force string) string {
 	switch {
 	case t.replacing:
 		return replacementAdvice(fix, force)
@@ -86,12 +90,12 @@ func nextSteps(t destroyTarget, partial bool, fix, force string) string {
 }
 
 // destroyTopology deletes the hold queues of t, then q, then q.dead. Unless force is set, it
-// deletes nothing while any is not running, holds a message or has a consumer (see check), checks
+// deletes nothing while any is not running, holds a message or has a consumer (see confirmDeletable), checks
 // each state again just before its delete, and guards each delete with if-empty and if-unused. The
 // hold queues are found in a listing of the vhost, the one read whose cost grows with it: one begun
 // up to broker.Timing.CheckAge before, or the plan's (t.noted), so that many destroys list a
 // crowded vhost about once.
-func destroyTopology(ctx context.Context, c *broker.Client, t destroyTarget, force bool) error {
+func destroyTopology(ctx context.Context, c *broker.Client, t ownedQueues, force bool) error {
 	listing := t.noted
 	if listing == nil {
 		list, err := c.ListQueues(ctx, t.vhost, broker.Checked, broker.Recent)
@@ -111,7 +115,7 @@ func destroyTopology(ctx context.Context, c *broker.Client, t destroyTarget, for
 		}
 		return t.deleteAll(ctx, c, queues, true)
 	}
-	owned, err := t.check(ctx, c, listing, names)
+	owned, err := t.confirmDeletable(ctx, c, listing, names)
 	if errors.Is(err, broker.ErrNotFound) {
 		return nil // the vhost is gone since the listing, and its queues with it
 	}
@@ -122,7 +126,7 @@ func destroyTopology(ctx context.Context, c *broker.Client, t destroyTarget, for
 }
 
 // names returns t's listed hold and holding queues, then q and q.dead, in deletion order.
-func (t destroyTarget) names(listing map[string]broker.Queue) []string {
+func (t ownedQueues) names(listing map[string]broker.Queue) []string {
 	names := []string{t.queue, topology.DeadQueueName(t.queue, t.suffixes)}
 	if _, ok := listing[topology.RedeclaringQueueName(t.queue)]; ok {
 		names = append(names, topology.RedeclaringQueueName(t.queue))
@@ -140,7 +144,7 @@ func (t destroyTarget) names(listing map[string]broker.Queue) []string {
 // recovering after a restart reports its queues one by one, and a hold queue not back yet may
 // return with messages that would dead-letter into a deleted q. Each gets its guarded DELETE all
 // the same: retried while the node recovers, and a 404 counts as deleted.
-func (t destroyTarget) withNamed(owned []broker.Queue, names []string) []broker.Queue {
+func (t ownedQueues) withNamed(owned []broker.Queue, names []string) []broker.Queue {
 	queues := make(map[string]broker.Queue, len(owned)+len(names))
 	for _, name := range names {
 		queues[name] = broker.Queue{Name: name, Vhost: t.vhost}
@@ -151,14 +155,14 @@ func (t destroyTarget) withNamed(owned []broker.Queue, names []string) []broker.
 	return t.owned(queues)
 }
 
-// check reads each queue of names and the vhost's consumers (see look), and refuses while one is
+// confirmDeletable reads each queue of names and the vhost's consumers (see readEach), and refuses while one is
 // not running, holds a message or has a consumer; otherwise it returns those found, in deletion
 // order. Unknown counts and queues not running (a starting node) are waited for up to t.wait, with
 // a new listing after each wait.
-func (t destroyTarget) check(ctx context.Context, c *broker.Client, listing map[string]broker.Queue, names []string) ([]broker.Queue, error) {
+func (t ownedQueues) confirmDeletable(ctx context.Context, c *broker.Client, listing map[string]broker.Queue, names []string) ([]broker.Queue, error) {
 	deadline := time.Now().Add(t.wait)
 	for {
-		owned, err := t.look(ctx, c, listing, names)
+		owned, err := t.readEach(ctx, c, listing, names)
 		if err != nil {
 			return nil, err
 		}
@@ -187,11 +191,11 @@ func (t destroyTarget) check(ctx context.Context, c *broker.Client, listing map[
 	}
 }
 
-// look reads each queue of names alone, at the same time as the vhost's consumers, and returns
+// readEach reads each queue of names alone, at the same time as the vhost's consumers, and returns
 // those that exist, in deletion order. The message count is the queue's own answer on RabbitMQ 4.x;
 // 3.10 reports live counts only in a listing, so there it is the listing's, unknown for a queue the
 // listing lacks. The guarded DELETE refuses a busy queue at the moment it deletes on every version.
-func (t destroyTarget) look(ctx context.Context, c *broker.Client, listing map[string]broker.Queue, names []string) ([]broker.Queue, error) {
+func (t ownedQueues) readEach(ctx context.Context, c *broker.Client, listing map[string]broker.Queue, names []string) ([]broker.Queue, error) {
 	type counts struct {
 		byQueue map[string]broker.Queue
 		err     error
@@ -226,7 +230,7 @@ func (t destroyTarget) look(ctx context.Context, c *broker.Client, listing map[s
 }
 
 // deleteAll deletes owned in order, guarded; unless force, each after a look at its state.
-func (t destroyTarget) deleteAll(ctx context.Context, c *broker.Client, owned []broker.Queue, force bool) error {
+func (t ownedQueues) deleteAll(ctx context.Context, c *broker.Client, owned []broker.Queue, force bool) error {
 	var done []string
 	for _, q := range owned {
 		if !force {
@@ -267,7 +271,7 @@ func deletedThen(done []string, err error) error {
 }
 
 // deadHolds reports whether q.dead, among queues, holds messages.
-func (t destroyTarget) deadHolds(queues []broker.Queue) bool {
+func (t ownedQueues) deadHolds(queues []broker.Queue) bool {
 	dead := topology.DeadQueueName(t.queue, t.suffixes)
 	for _, q := range queues {
 		if q.Name == dead && q.Messages != nil && *q.Messages > 0 {
@@ -277,8 +281,9 @@ func (t destroyTarget) deadHolds(queues []broker.Queue) bool {
 	return false
 }
 
-// destroyTarget names the logical queue a queuey_queue owns, with its suffixes.
-type destroyTarget struct {
+// ownedQueues names the queues of one logical queue a queuey_queue owns (q, q.dead, its hold and holding
+// queues), with its suffixes: what a destroy deletes and a re-declaration checks.
+type ownedQueues struct {
 	vhost    string
 	queue    string
 	suffixes topology.Suffixes
@@ -290,12 +295,12 @@ type destroyTarget struct {
 	noted map[string]broker.Queue
 }
 
-func (r *queueResource) targetOf(m queueModel) destroyTarget {
-	return destroyTarget{vhost: m.Vhost.ValueString(), queue: m.Name.ValueString(), suffixes: r.suffixesFor(m), wait: countWait}
+func (r *queueResource) ownedQueuesOf(m queueModel) ownedQueues {
+	return ownedQueues{vhost: m.Vhost.ValueString(), queue: m.Name.ValueString(), suffixes: r.suffixesFor(m), wait: countWait}
 }
 
 // owned returns the queues of t that exist, in deletion order.
-func (t destroyTarget) owned(queues map[string]broker.Queue) []broker.Queue {
+func (t ownedQueues) owned(queues map[string]broker.Queue) []broker.Queue {
 	names := make([]string, 0, len(queues))
 	for name := range queues {
 		names = append(names, name)
@@ -330,7 +335,7 @@ func busy(queues []broker.Queue, withUnknown bool) (lines []string, unknown bool
 // deadLetterAdvice is what a refusal over the messages of q.dead says besides force_destroy: the
 // two actions, their blocks naming the vhost. When q is already deleted (mainGone), only the purge
 // is offered: a redrive would need q declared again.
-func deadLetterAdvice(t destroyTarget, mainGone bool) string {
+func deadLetterAdvice(t ownedQueues, mainGone bool) string {
 	dead := topology.DeadQueueName(t.queue, t.suffixes)
 	name := actionLabel(t.queue)
 	block := func(typ string) string {

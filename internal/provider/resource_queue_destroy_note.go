@@ -33,10 +33,10 @@ type listingNote struct {
 	Queues map[string]*int64 `json:"queues"`
 }
 
-func (t destroyTarget) noteOf() string { return t.vhost + "\x00" + t.queue }
+func (t ownedQueues) noteOf() string { return t.vhost + "\x00" + t.queue }
 
 // noteListing notes in private what listing has of t's queues; a nil listing removes the note.
-func noteListing(ctx context.Context, private privateKeys, t destroyTarget, listing map[string]broker.Queue, began time.Time) diag.Diagnostics {
+func noteListing(ctx context.Context, private privateKeys, t ownedQueues, listing map[string]broker.Queue, began time.Time) diag.Diagnostics {
 	if listing == nil {
 		return private.SetKey(ctx, listingKey, nil)
 	}
@@ -58,7 +58,7 @@ func noteListing(ctx context.Context, private privateKeys, t destroyTarget, list
 }
 
 // notedListing returns the plan's noted listing of t's queues when c may take it.
-func notedListing(ctx context.Context, private privateKeys, t destroyTarget, c *broker.Client) (map[string]broker.Queue, bool) {
+func notedListing(ctx context.Context, private privateKeys, t ownedQueues, c *broker.Client) (map[string]broker.Queue, bool) {
 	b, diags := private.GetKey(ctx, listingKey)
 	var note listingNote
 	if diags.HasError() || len(b) == 0 || json.Unmarshal(b, &note) != nil || note.Of != t.noteOf() {

@@ -95,7 +95,7 @@ func TestNotedListing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	note := func(of destroyTarget, host string, age time.Duration) memPrivate {
+	note := func(of ownedQueues, host string, age time.Duration) memPrivate {
 		b, err := json.Marshal(listingNote{Of: of.noteOf(), Host: host, Began: time.Now().Add(-age), Queues: map[string]*int64{"orders": brokertest.Count(0)}})
 		if err != nil {
 			t.Fatal(err)
@@ -116,7 +116,7 @@ func TestNotedListing(t *testing.T) {
 	const none = time.Duration(-1 << 62)
 	for _, tc := range []struct {
 		name   string
-		of     destroyTarget
+		of     ownedQueues
 		host   string
 		age    time.Duration // of the note when read (none: no note)
 		before func(*broker.Client) error

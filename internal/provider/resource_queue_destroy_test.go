@@ -293,7 +293,7 @@ func TestDestroysShareListingsAcrossDeletes(t *testing.T) {
 			if i == n {
 				name = "busy"
 			}
-			errs[i] = destroyTopology(context.Background(), c, destroyTarget{vhost: "/", queue: name, suffixes: topology.DefaultSuffixes()}, false)
+			errs[i] = destroyTopology(context.Background(), c, ownedQueues{vhost: "/", queue: name, suffixes: topology.DefaultSuffixes()}, false)
 		}()
 	}
 	wg.Wait()
@@ -378,7 +378,7 @@ func putIdle(s *brokertest.Server, names ...string) {
 	}
 }
 
-var ordersTarget = destroyTarget{vhost: "/", queue: "orders", suffixes: topology.DefaultSuffixes()}
+var ordersTarget = ownedQueues{vhost: "/", queue: "orders", suffixes: topology.DefaultSuffixes()}
 
 // Destroy deletes the hold queues by ascending TTL, then q, then q.dead, each
 // guarded with if-empty and if-unused, and nothing that is not q's own.

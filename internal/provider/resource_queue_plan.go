@@ -119,7 +119,7 @@ func (r *queueResource) planValues(plan *queueModel, configVhost types.String, c
 
 // warnIfBusy warns of state's busy queues and notes the listing for the destroy; best effort.
 func (r *queueResource) warnIfBusy(ctx context.Context, state queueModel, fate string, force bool, private privateKeys, diags *diag.Diagnostics) {
-	t := r.targetOf(state)
+	t := r.ownedQueuesOf(state)
 	diags.Append(noteListing(ctx, private, t, nil, time.Time{})...)
 	if !r.data.brokerReady() || !r.data.endpointSet {
 		return

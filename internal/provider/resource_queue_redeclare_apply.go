@@ -16,7 +16,7 @@ const redeclareRounds = 3
 // redeclare declares q again with want's arguments as decideRedeclare says, or refuses
 // (*redeclareRefusedError) with nothing changed; q.dead and the hold queues are untouched. It ends
 // by moving back what waits in the holding queue.
-func redeclare(ctx context.Context, c *broker.Client, t destroyTarget, want topology.Queue, force, keep bool) error {
+func redeclare(ctx context.Context, c *broker.Client, t ownedQueues, want topology.Queue, force, keep bool) error {
 	facts, main, holds, err := readRedeclareFacts(ctx, c, t)
 	if err != nil {
 		return err
@@ -42,17 +42,17 @@ func redeclare(ctx context.Context, c *broker.Client, t destroyTarget, want topo
 	if err != nil {
 		return err
 	}
-	if err := c.DeclareQueue(ctx, t.vhost, want.Name, want.Args.Map()); err != nil {
+	if err := declare(ctx, c, t.vhost, want); err != nil {
 		if step == redeclareMoving {
-			return &interruptedError{target: t, err: errors.New(declareErrorDetail(err, want))}
+			return &interruptedError{target: t, err: err}
 		}
-		return errors.New(declareErrorDetail(err, want))
+		return err
 	}
 	return drainHolding(ctx, c, t)
 }
 
 // readRedeclareFacts reads q and its hold queues alone; a missing q counts as empty and unused.
-func readRedeclareFacts(ctx context.Context, c *broker.Client, t destroyTarget) (redeclareFacts, broker.Queue, []broker.Queue, error) {
+func readRedeclareFacts(ctx context.Context, c *broker.Client, t ownedQueues) (redeclareFacts, broker.Queue, []broker.Queue, error) {
 	list, err := c.ListQueues(ctx, t.vhost, broker.Checked, broker.Recent)
 	listing := list.Queues
 	if err != nil {
@@ -64,7 +64,7 @@ func readRedeclareFacts(ctx context.Context, c *broker.Client, t destroyTarget) 
 			names = append(names, name)
 		}
 	}
-	found, err := t.look(ctx, c, listing, names)
+	found, err := t.readEach(ctx, c, listing, names)
 	if err != nil {
 		return redeclareFacts{}, broker.Queue{}, nil, err
 	}
@@ -87,7 +87,7 @@ func readRedeclareFacts(ctx context.Context, c *broker.Client, t destroyTarget) 
 }
 
 // longestTTL is the longest TTL, in ms, among the hold queues of t.
-func longestTTL(t destroyTarget, holds []broker.Queue) int64 {
+func longestTTL(t ownedQueues, holds []broker.Queue) int64 {
 	var longest int64
 	for _, q := range holds {
 		if ttl, ok := topology.ParseHoldQueueName(t.queue, q.Name, t.suffixes); ok && ttl > longest {
@@ -100,14 +100,14 @@ func longestTTL(t destroyTarget, holds []broker.Queue) int64 {
 // moveAside declares the holding queue, moves q's messages there and deletes q, guarded: a refusal
 // is a message that came since, so the move is made again, at most redeclareRounds times; force
 // overrides the last refusal.
-func moveAside(ctx context.Context, c queueMover, t destroyTarget, force bool) error {
+func moveAside(ctx context.Context, c queueMover, t ownedQueues, force bool) error {
 	if err := topology.ValidateRedeclaringName(t.queue); err != nil {
 		return fmt.Errorf("queue %q in vhost %q was not changed: %w. Keeping its messages needs that queue; drain %q first, "+
 			"or set force_destroy = true and keep_messages_on_change = false to delete them with it", t.queue, t.vhost, err, t.queue)
 	}
 	holding := topology.RedeclaringQueue(t.queue)
-	if err := c.DeclareQueue(ctx, t.vhost, holding.Name, holding.Args.Map()); err != nil {
-		return fmt.Errorf("queue %q was not changed: %s", t.queue, declareErrorDetail(err, holding))
+	if err := declare(ctx, c, t.vhost, holding); err != nil {
+		return fmt.Errorf("queue %q was not changed: %w", t.queue, err)
 	}
 	for round := 1; ; round++ {
 		if _, err := c.RedriveDeadLetters(ctx, broker.Redrive{Vhost: t.vhost, From: t.queue, To: holding.Name}); err != nil {
@@ -169,7 +169,7 @@ type queueMover interface {
 }
 
 // drainHolding moves what waits in t's holding queue back to q and deletes it, if it exists.
-func drainHolding(ctx context.Context, c *broker.Client, t destroyTarget) error {
+func drainHolding(ctx context.Context, c *broker.Client, t ownedQueues) error {
 	name := topology.RedeclaringQueueName(t.queue)
 	if _, found, err := confirmQueue(ctx, c, t.vhost, name); err != nil || !found {
 		return err
@@ -179,7 +179,7 @@ func drainHolding(ctx context.Context, c *broker.Client, t destroyTarget) error 
 
 // moveBack moves t's holding queue back to q and deletes it, guarded, at most redeclareRounds
 // times.
-func moveBack(ctx context.Context, c queueMover, t destroyTarget) error {
+func moveBack(ctx context.Context, c queueMover, t ownedQueues) error {
 	name := topology.RedeclaringQueueName(t.queue)
 	for round := 1; ; round++ {
 		if _, err := c.RedriveDeadLetters(ctx, broker.Redrive{Vhost: t.vhost, From: name, To: t.queue}); err != nil {
@@ -194,7 +194,7 @@ func moveBack(ctx context.Context, c queueMover, t destroyTarget) error {
 
 // interruptedError is a change stopped after moving messages aside: the next apply finishes it.
 type interruptedError struct {
-	target destroyTarget
+	target ownedQueues
 	err    error
 }
 

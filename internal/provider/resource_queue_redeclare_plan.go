@@ -24,7 +24,7 @@ func (r *queueResource) warnIfRedeclaring(ctx context.Context, state, plan queue
 	if d.HasError() {
 		return
 	}
-	t := r.targetOf(state)
+	t := r.ownedQueuesOf(state)
 	ctx, cancel := context.WithTimeout(ctx, warnTimeout)
 	defer cancel()
 	list, err := client.ListQueues(ctx, t.vhost, broker.CheckedWithConsumers, broker.Kept)
@@ -44,7 +44,7 @@ func (r *queueResource) warnIfRedeclaring(ctx context.Context, state, plan queue
 }
 
 // redeclareWarning says what the apply of plan will do to q, from a listing's queues.
-func redeclareWarning(t destroyTarget, queues map[string]broker.Queue, plan queueModel) string {
+func redeclareWarning(t ownedQueues, queues map[string]broker.Queue, plan queueModel) string {
 	zero := int64(0)
 	main, ok := queues[t.queue]
 	if !ok {
@@ -70,7 +70,7 @@ func redeclareWarning(t destroyTarget, queues map[string]broker.Queue, plan queu
 }
 
 // redeclareOutcome says what the apply will do, by the rule.
-func redeclareOutcome(t destroyTarget, f redeclareFacts) string {
+func redeclareOutcome(t ownedQueues, f redeclareFacts) string {
 	holding := topology.RedeclaringQueueName(t.queue)
 	step, why := decideRedeclare(f)
 	switch why {

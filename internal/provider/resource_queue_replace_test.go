@@ -80,22 +80,22 @@ func TestRefusalAdvice(t *testing.T) {
 		want    []string
 		notWant []string
 	}{
-		{"destroy", &refusedError{target: destroyTarget{vhost: "/", queue: "orders"}, lines: lines},
+		{"destroy", &refusedError{target: ownedQueues{vhost: "/", queue: "orders"}, lines: lines},
 			[]string{`Nothing of queue "orders" was deleted`, "run destroy again. Or,", `force_destroy = true on the resource of queue "orders" only`,
 				"terraform apply -target=ADDRESS", "terraform destroy -target=ADDRESS"}, []string{"force_destroy = true, apply"}},
-		{"partial destroy", &refusedError{target: destroyTarget{vhost: "/", queue: "orders"}, lines: lines, done: []string{"orders.deferred.5000"}},
+		{"partial destroy", &refusedError{target: ownedQueues{vhost: "/", queue: "orders"}, lines: lines, done: []string{"orders.deferred.5000"}},
 			[]string{"Deleted orders.deferred.5000", "run destroy again: it deletes only what is left", "Do not apply before it"},
 			[]string{"Nothing", "force_destroy = true", "-target"}},
-		{"replacement", &refusedError{target: destroyTarget{vhost: "/", queue: "orders", replacing: true}, lines: lines},
+		{"replacement", &refusedError{target: ownedQueues{vhost: "/", queue: "orders", replacing: true}, lines: lines},
 			[]string{"first half of replacing the queue", "force_destroy = true in the same apply as the change"},
 			[]string{"run destroy again"}},
-		{"not running", &notRunningError{target: destroyTarget{vhost: "/", queue: "orders"}},
+		{"not running", &notRunningError{target: ownedQueues{vhost: "/", queue: "orders"}},
 			[]string{`Nothing of queue "orders" was deleted`, "run destroy again. Or,", "terraform destroy -target=ADDRESS"},
 			[]string{"it deletes only what is left"}},
-		{"not running, partial destroy", &notRunningError{target: destroyTarget{vhost: "/", queue: "orders"}, done: []string{"orders.deferred.5000"}},
+		{"not running, partial destroy", &notRunningError{target: ownedQueues{vhost: "/", queue: "orders"}, done: []string{"orders.deferred.5000"}},
 			[]string{"Deleted orders.deferred.5000; then found", "run destroy again: it deletes only what is left", "Do not apply before it"},
 			[]string{"Nothing", "force_destroy = true", "-target"}},
-		{"replacement, partial", &notRunningError{target: destroyTarget{vhost: "/", queue: "orders", replacing: true}, done: []string{"orders.deferred.5000"}},
+		{"replacement, partial", &notRunningError{target: ownedQueues{vhost: "/", queue: "orders", replacing: true}, done: []string{"orders.deferred.5000"}},
 			[]string{"Deleted orders.deferred.5000", "first half of replacing", "in the same apply"}, []string{"run destroy again"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
