@@ -179,6 +179,7 @@ func (p *queueyProvider) Schema(_ context.Context, _ provider.SchemaRequest, res
 					granularityValidator{},
 				},
 			},
+			"policy_check": policyCheckAttribute(),
 			"dead_suffix": schema.StringAttribute{
 				MarkdownDescription: "Suffix appended to a queue's name to name its dead-letter queue. Must be non-empty, " +
 					"differ from `deferred_suffix` and must not make a dead-letter queue's name look like a hold queue's. " +
@@ -335,6 +336,7 @@ type providerModel struct {
 	BearerToken         types.String `tfsdk:"bearer_token"`
 	Headers             types.Map    `tfsdk:"headers"`
 	OAuth2              types.Object `tfsdk:"oauth2"`
+	PolicyCheck         types.String `tfsdk:"policy_check"`
 }
 
 type oauth2Model struct {

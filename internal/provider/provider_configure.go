@@ -38,6 +38,7 @@ func (p *queueyProvider) Configure(ctx context.Context, req provider.ConfigureRe
 	resolveSuffixes(m, data, diags)
 	resolveGranularities(m, data, diags)
 	resolveVhost(m, data)
+	data.policyCheck = resolvePolicyCheck(m.PolicyCheck)
 
 	cfg := broker.Config{RequestTimeout: broker.DefaultRequestTimeout, ContactNotes: broker.DefaultContactNotes()}
 	resolveConnection(m, &cfg, data, diags)

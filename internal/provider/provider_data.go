@@ -28,6 +28,9 @@ type providerData struct {
 	vhost        string
 	vhostUnknown bool
 
+	// policyCheck is what a plan does when a policy breaks the topology.
+	policyCheck policyCheckMode
+
 	brokerConfig  broker.Config
 	brokerUnknown bool
 	endpointSet   bool
