@@ -122,6 +122,11 @@ func TestProviderConfig_Invalid(t *testing.T) {
 			want:   []string{"request_timeout must be from 1ms to 1h0m0s; got 2h"},
 		},
 		{
+			// a policy_check that is none of the three
+			config: `policy_check = "warning"`,
+			want:   []string{"policy_check", `value must be one of: ["warn" "error" "off"], got: "warning"`},
+		},
+		{
 			// retry budget out of range
 			config: `retry_budget = "61m"`,
 			want:   []string{"retry_budget must be from 0s to 1h0m0s; got 61m"},
