@@ -185,3 +185,70 @@ func jsonRoundTrip(s string) string {
 	_ = json.Unmarshal(b, &out)
 	return out
 }
+
+// FuzzExcludeTopologies: for any pattern the engine evaluates and any name,
+// the exclusion matches exactly when the pattern does and the name is not
+// one of the queue's topology.
+func FuzzExcludeTopologies(f *testing.F) {
+	f.Add(`.*`, "orders", "orders.deferred.30000")
+	f.Add(`^(o)\1?`, "o", "o.dead")
+	f.Add(`a|(?i)B`, "q", "xb")
+	f.Add(`(?=q)q\.`, "q", "q.redeclaring")
+	f.Fuzz(func(t *testing.T, pattern, queue, name string) {
+		s := DefaultSuffixes()
+		got, err := ExcludeTopologies(pattern, []string{queue}, s)
+		if err != nil {
+			return
+		}
+		want, err := MatchPolicyPattern(pattern, name)
+		if err != nil {
+			return
+		}
+		_, isHold := ParseHoldQueueName(queue, name, s)
+		digits, _ := strings.CutPrefix(name, HoldQueuePrefix(queue, s))
+		isHold = isHold || (digits != "" && digits != name && strings.Trim(digits, "0123456789") == "")
+		in := name == queue || name == DeadQueueName(queue, s) || name == RedeclaringQueueName(queue) || isHold
+		ok, err := MatchPolicyPattern(got, name)
+		if err != nil {
+			t.Skipf("the exclusion of %q is not evaluable on %q: %v", pattern, name, err)
+		}
+		if ok != (want && !in) {
+			t.Fatalf("%s on %q = %v; the pattern %q gives %v, in the topology: %v", got, name, ok, pattern, want, in)
+		}
+	})
+}
+
+// FuzzHoldEffects: a hold queue breaks exactly on a message-ttl below its
+// TTL, an expires at or below it, and any length limit, whichever policy
+// holds them.
+func FuzzHoldEffects(f *testing.F) {
+	f.Add(int64(30000), int64(29999), int64(30000), true, false)
+	f.Add(int64(1), int64(1), int64(2), false, true)
+	f.Fuzz(func(t *testing.T, ttl, msgTTL, expires int64, limit, operator bool) {
+		if ttl < 1 || ttl > MaxDeferralMs || msgTTL < 0 || expires < 1 {
+			return
+		}
+		def := map[string]any{"message-ttl": json.Number(strconv.FormatInt(msgTTL, 10)), "expires": expires}
+		if limit {
+			def["max-length"] = 1
+		}
+		p := &Policy{Name: "p", Definition: def}
+		a := Applied{User: p}
+		if operator {
+			a = Applied{Operator: p}
+		}
+		var want []string
+		if expires <= ttl {
+			want = append(want, "expires")
+		}
+		if msgTTL < ttl {
+			want = append(want, "message-ttl")
+		}
+		if limit {
+			want = append(want, "max-length")
+		}
+		if got := keys(PolicyEffects(hold(ttl), a)); got != strings.Join(want, ",") {
+			t.Fatalf("ttl %d, %v: %q, want %v", ttl, def, got, want)
+		}
+	})
+}
