@@ -122,7 +122,8 @@ func (s *Server) policy(w http.ResponseWriter, r *http.Request, segs []string) {
 }
 
 // putPolicyRequest answers a PUT of a policy as RabbitMQ does: 201 created, 204 replaced, 404 in
-// a missing vhost, 400 for a body without a pattern or definition.
+// a missing vhost, 400 for a body without a pattern or definition or with an apply-to the version
+// does not know; apply-to defaults to "all".
 func (s *Server) putPolicyRequest(w http.ResponseWriter, r *http.Request, kind, vhost, name string, vhostExists bool) {
 	if !vhostExists {
 		ErrorBody(w, http.StatusNotFound, "not_found", "vhost_not_found")
@@ -130,7 +131,7 @@ func (s *Server) putPolicyRequest(w http.ResponseWriter, r *http.Request, kind, 
 	}
 	var body struct {
 		Pattern    *string        `json:"pattern"`
-		ApplyTo    string         `json:"apply-to"`
+		ApplyTo    *string        `json:"apply-to"`
 		Priority   int            `json:"priority"`
 		Definition map[string]any `json:"definition"`
 	}
@@ -140,7 +141,15 @@ func (s *Server) putPolicyRequest(w http.ResponseWriter, r *http.Request, kind, 
 		ErrorBody(w, http.StatusBadRequest, "bad_request", "a policy needs a pattern and a definition")
 		return
 	}
-	p := Policy{Name: name, Pattern: *body.Pattern, ApplyTo: body.ApplyTo, Priority: body.Priority, Definition: body.Definition}
+	applyTo := "all"
+	if body.ApplyTo != nil {
+		applyTo = *body.ApplyTo
+	}
+	if reason, ok := s.applyToRefused(applyTo); ok {
+		ErrorBody(w, http.StatusBadRequest, "bad_request", reason)
+		return
+	}
+	p := Policy{Name: name, Pattern: *body.Pattern, ApplyTo: applyTo, Priority: body.Priority, Definition: body.Definition}
 	if s.putPolicy(kind, vhost, p) {
 		w.WriteHeader(http.StatusNoContent)
 		return
@@ -152,4 +161,22 @@ func (s *Server) putPolicyRequest(w http.ResponseWriter, r *http.Request, kind, 
 func renderPolicy(vhost string, p Policy) map[string]any {
 	return map[string]any{"vhost": vhost, "name": p.Name, "pattern": p.Pattern, "apply-to": p.ApplyTo,
 		"definition": p.Definition, "priority": p.Priority}
+}
+
+// applyToRefused is the reason the broker's version refuses apply-to with, if it does: 3.10 knows
+// queues, exchanges and all; 4.x also the queue types.
+func (s *Server) applyToRefused(applyTo string) (string, bool) {
+	switch applyTo {
+	case "queues", "exchanges", "all":
+		return "", false
+	case "classic_queues", "quorum_queues", "streams":
+		if s.is4x() {
+			return "", false
+		}
+	}
+	if !s.is4x() {
+		return "Validation failed\n\napply-to '" + applyTo + "' unrecognised; should be 'queues', 'exchanges' or 'all'\n", true
+	}
+	return "Validation failed\n\napply-to '" + applyTo + "' unrecognised; should be one of: 'queues', 'classic_queues',  " +
+		"'quorum_queues', 'streams', 'exchanges', or 'all'\n", true
 }
