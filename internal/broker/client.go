@@ -29,6 +29,7 @@ type Client struct {
 	checks    flight[map[string]Queue] // message counts, states and nodes
 	consumers flight[map[string]int64] // consumer counts by queue
 	vhosts    flight[Vhost]
+	policies  flight[policyRead] // a vhost's policies, read once (policies.go)
 	// lastWrite is when (Unix ns) this client last wrote anything but a queue delete.
 	lastWrite atomic.Int64
 

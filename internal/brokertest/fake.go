@@ -54,6 +54,9 @@ type Server struct {
 	// noSingleCounts: a GET of one queue leaves out its message count, as 3.10 does.
 	noSingleCounts bool
 	version        Version // see AnswerAs
+
+	// policies are the vhosts' user and operator policies (policies.go).
+	policies policyStore
 }
 
 // interceptor is one fault installed by Intercept.
@@ -130,6 +133,8 @@ func (s *Server) RemoveVhost(name string) {
 	defer s.mu.Unlock()
 	delete(s.vhosts, name)
 	delete(s.queues, name)
+	delete(s.policies[userPolicies], name)
+	delete(s.policies[operatorPolicies], name)
 }
 
 // PutQueue adds or replaces a queue of vhost, which must exist.
@@ -276,6 +281,8 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, segs []string) {
 			return
 		}
 		writeJSON(w, pick(s.renderVhost(segs[1], t), r))
+	case len(segs) >= 2 && (segs[0] == userPolicies || segs[0] == operatorPolicies):
+		s.policy(w, r, segs)
 	case len(segs) == 3 && segs[0] == "queues":
 		s.queue(w, r, segs[1], segs[2])
 	case len(segs) == 2 && segs[0] == "consumers" && get:
