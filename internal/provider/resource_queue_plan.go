@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -60,7 +61,38 @@ func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 			r.warnIfRedeclaring(ctx, *state, plan, &resp.Diagnostics)
 		}
 	}
+	r.checkPolicies(ctx, plan, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// checkPolicies reports, as policy_check says, the policies and operator policies that break the
+// contract on plan's queues; skipped while the broker settings, the names or q's arguments are
+// unknown.
+func (r *queueResource) checkPolicies(ctx context.Context, plan queueModel, diags *diag.Diagnostics) {
+	mode := r.data.policyCheck
+	if mode == policyCheckOff || !r.data.brokerReady() || !r.data.endpointSet || r.data.suffixesUnknown ||
+		plan.Vhost.IsUnknown() || plan.Name.IsUnknown() || plan.ArgumentsJSON.IsUnknown() {
+		return
+	}
+	client, d := r.data.brokerClient()
+	want, dw := r.wanted(plan)
+	if d.HasError() || dw.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, warnTimeout)
+	defer cancel()
+	vhost, name := plan.Vhost.ValueString(), plan.Name.ValueString()
+	f, err := readPolicyFindings(ctx, client, vhost, name, r.data.suffixes, want.main.Args.Map(), true)
+	switch {
+	case errors.Is(err, broker.ErrNotFound):
+		return // a vhost not made yet has no policies
+	case errors.Is(err, broker.ErrPartial):
+		addPolicyCheckFailed(diags, vhost, name, err, mode)
+	case err != nil:
+		addPolicyCheckFailed(diags, vhost, name, err, mode)
+		return
+	}
+	addPolicyFindings(diags, f, mode)
 }
 
 // planValues fills in plan's vhost and computed values and checks the name; false after an error.

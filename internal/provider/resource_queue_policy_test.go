@@ -1,0 +1,56 @@
+package provider
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
+)
+
+// A plan of queuey_queue warns of each policy that breaks one of its queues, naming the policy,
+// the key and value, what it does and the fix; policy_check = "error" makes the same a plan error,
+// nothing declared; "off" says nothing; a harmless key says nothing.
+func TestQueuePlan_policyCheck(t *testing.T) {
+	s := brokertest.New(t)
+	s.SetPolicy("/", brokertest.Policy{Name: "limits", Pattern: `\.dead$`, Priority: 1,
+		Definition: map[string]any{"message-ttl": 2000}})
+	s.SetPolicy("/", brokertest.Policy{Name: "version", Pattern: ".*", Definition: map[string]any{"queue-version": 2}})
+	out := newTerraformCLI(t, requiredQueuey+fakeProviderConfig(s, "")).mustRun("plan")
+	for _, want := range []string{
+		`Warning: Policy "limits" Breaks Queue orders.dead`,
+		`message-ttl = 2000: expires messages on orders.dead after 2000 ms`,
+		`provider::queuey::policy_pattern_excluding`,
+	} {
+		if !strings.Contains(flatten(out), want) {
+			t.Errorf("the plan does not say %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, `"version"`) {
+		t.Errorf("the plan names the harmless policy:\n%s", out)
+	}
+	unitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      strings.Replace(fakeProviderConfig(s, ""), `retry_budget = "0s"`, `retry_budget = "0s"`+"\n  policy_check = \"error\"", 1),
+			ExpectError: regexp.MustCompile(`Policy\s+"limits"\s+Breaks\s+Queue\s+orders.dead`),
+		}},
+	})
+	if _, ok := s.Queue("/", "orders.dead"); ok {
+		t.Error(`policy_check = "error" declared orders.dead`)
+	}
+	off := newTerraformCLI(t, requiredQueuey+strings.Replace(fakeProviderConfig(s, ""), `retry_budget = "0s"`, `retry_budget = "0s"`+"\n  policy_check = \"off\"", 1))
+	if out := off.mustRun("plan"); strings.Contains(out, "Breaks Queue") {
+		t.Errorf("policy_check = \"off\" warned:\n%s", out)
+	}
+}
+
+// requiredQueuey points a configuration run by newTerraformCLI at the provider under test.
+const requiredQueuey = "terraform {\n  required_providers {\n    queuey = { source = \"queuey/queuey\" }\n  }\n}\n"
+
+// flatten joins Terraform's wrapped lines, so a phrase matches across a line break.
+func flatten(out string) string {
+	return strings.Join(strings.Fields(out), " ")
+}
