@@ -7,10 +7,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/action/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
 var (
@@ -76,6 +78,10 @@ func (a *redriveAction) Invoke(ctx context.Context, req action.InvokeRequest, re
 	if resp.Diagnostics.HasError() || !a.data.checkDeadLetterQueues(ctx, client, t, false, &resp.Diagnostics) {
 		return
 	}
+	if err := a.refuseLossyRedrive(ctx, client, t); err != nil {
+		a.data.addFailure(&resp.Diagnostics, path.Empty(), err, "Dead Letters Not Moved")
+		return
+	}
 	p := progress{ctx: ctx, send: resp.SendProgress}
 	moved, err := client.RedriveDeadLetters(ctx, broker.Redrive{
 		Vhost: t.vhost, From: t.dead, To: t.queue, Limit: int(m.Limit.ValueInt64()),
@@ -93,6 +99,16 @@ func (a *redriveAction) Invoke(ctx context.Context, req action.InvokeRequest, re
 	default:
 		p.say("moved %s from %s to %s", countText(new(int64(moved)), "message"), t.dead, t.queue)
 	}
+}
+
+// refuseLossyRedrive refuses a redrive into a q whose policy would expire or drop what it moves.
+func (a *redriveAction) refuseLossyRedrive(ctx context.Context, client *broker.Client, t deadLetters) error {
+	q, err := client.GetQueue(ctx, t.vhost, t.queue, broker.Declared)
+	if err != nil {
+		return err
+	}
+	return refuseLossyMove(ctx, client, t.vhost, t.queue, a.data.suffixes, fmt.Sprintf("the redrive of %s into %s", t.dead, t.queue),
+		topology.CheckedQueue{Name: t.queue, Role: topology.RoleMain, Args: q.Arguments})
 }
 
 type redriveModel struct {

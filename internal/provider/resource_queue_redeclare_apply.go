@@ -29,7 +29,13 @@ func redeclare(ctx context.Context, c *broker.Client, t ownedQueues, want topolo
 	}
 	switch step {
 	case redeclareMoving:
-		err = moveAside(ctx, c, t, force)
+		holding := topology.RedeclaringQueueName(t.queue)
+		err = refuseLossyMove(ctx, c, t.vhost, t.queue, t.suffixes, fmt.Sprintf("keeping the messages of %s (a move to %s and back)", t.queue, holding),
+			topology.CheckedQueue{Name: holding, Role: topology.RoleHolding, Args: map[string]any{}},
+			topology.CheckedQueue{Name: t.queue, Role: topology.RoleMain, Args: want.Args.Map()})
+		if err == nil {
+			err = moveAside(ctx, c, t, force)
+		}
 	case redeclareDropping:
 		err = ignoreNotFound(c.DeleteQueue(ctx, t.vhost, t.queue, false))
 	default:
