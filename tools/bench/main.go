@@ -40,6 +40,7 @@ type options struct {
 	fill        int
 	redrive     int
 	change      int
+	policies    int
 }
 
 func main() {
@@ -66,6 +67,7 @@ func main() {
 	flag.BoolVar(&o.query, "query", false, "measure `terraform query` (Terraform 1.14+) over a vhost of n logical queues instead")
 	flag.IntVar(&o.fill, "fill", 0, "also run the queuey_queue resources in a second vhost holding this many unrelated queues (the crowded case), side by side")
 	flag.IntVar(&o.redrive, "redrive", 0, "measure instead the redrive of this many dead letters by queuey_redrive_dead_letters's engine against a bare amqp091-go loop")
+	flag.IntVar(&o.policies, "policies", 0, "put this many policies in the vhost (and the crowded one) first: one harmless policy on every queue, the others on names the bench never makes, so that every plan reads and matches them")
 	flag.IntVar(&o.change, "change", 0, "measure instead a change of max_priority keeping this many messages of 1 KiB on q, by terraform apply of the provider against a bare amqp091-go loop")
 	flag.Parse()
 	if o.endpoint == "" {
