@@ -237,7 +237,7 @@ var contractRows = []contractRow{
 		want: shape{status: 404, body: bodyObject, only: true, fields: fields{"error": `="not_found"`, "reason": `="vhost_not_found"`}}},
 	{name: "put a policy for classic queues", method: "PUT", path: "policies/{v}/contract-p",
 		body: `{"pattern":"^contract-","apply-to":"classic_queues","definition":{"expires":8000}}`,
-		by: on310(applyToUnknown("classic_queues")[brokertest.V310], shape{status: 201})},
+		by:   on310(applyToUnknown("classic_queues")[brokertest.V310], shape{status: 201})},
 	{name: "put a policy with an empty apply-to", method: "PUT", path: "policies/{v}/contract-p",
 		body: `{"pattern":"^contract-","apply-to":"","definition":{"expires":8000}}`, by: applyToUnknown("")},
 	{name: "delete a policy", put: map[string]string{"policies/{v}/contract-p": polBody}, method: "DELETE",
