@@ -48,6 +48,9 @@ type contractRow struct {
 	want shape
 	// by replaces want on the versions it names.
 	by map[brokertest.Version]shape
+
+	// put is sent before the request, each path (below /api/) with its body, and must answer 201.
+	put map[string]string
 }
 
 // shape is what an answer must be: its status, and a body that is empty, an
@@ -126,6 +129,25 @@ func listOf(by map[brokertest.Version]shape) map[brokertest.Version]shape {
 	return by
 }
 
+// Policies (internal/broker/policies.go): the two listings the provider reads, and the writes the
+// acceptance tests make through brokertest.Admin.
+const (
+	polBody = `{"pattern":"^contract-","apply-to":"queues","definition":{"message-ttl":4294967295,"max-length":3},"priority":5}`
+	// polBare leaves out apply-to and priority.
+	polBare = `{"pattern":"^contract-","definition":{"expires":8000}}`
+)
+
+// policyListed is polBody as a listing of one element reports it.
+var policyListed = shape{status: 200, body: bodyList, length: 1, only: true, fields: fields{"vhost": `="{v}"`, "name": `="contract-p"`,
+	"pattern": `="^contract-"`, "apply-to": `="queues"`, "definition": `={"max-length":3,"message-ttl":4294967295}`, "priority": "=5"}}
+
+// applyToUnknown is the refusal of an apply-to the version does not know.
+func applyToUnknown(value string) map[brokertest.Version]shape {
+	return on310(refused("Validation failed\n\napply-to '"+value+"' unrecognised; should be 'queues', 'exchanges' or 'all'\n"),
+		refused("Validation failed\n\napply-to '"+value+"' unrecognised; should be one of: 'queues', 'classic_queues',  "+
+			"'quorum_queues', 'streams', 'exchanges', or 'all'\n"))
+}
+
 var contractRows = []contractRow{
 	{name: "vhost", method: "GET", path: "vhosts/{v}", by: on310(
 		shape{status: 200, body: bodyObject, fields: fields{"name": `="{v}"`, "default_queue_type": `="undefined"`, "metadata": "object"}},
@@ -193,6 +215,37 @@ var contractRows = []contractRow{
 	{name: "guarded delete of a missing queue", method: "DELETE", path: "queues/{v}/{q}?if-empty=true&if-unused=true", want: notFound},
 	{name: "delete of a queue with a message", declare: declTTL, messages: 1, method: "DELETE", path: "queues/{v}/{q}",
 		want: shape{status: 204}},
+
+	{name: "policies", put: map[string]string{"policies/{v}/contract-p": polBody}, method: "GET", path: "policies/{v}", want: policyListed},
+	{name: "operator policies", put: map[string]string{"operator-policies/{v}/contract-p": polBody}, method: "GET",
+		path: "operator-policies/{v}", want: policyListed},
+	{name: "policy put without apply-to and priority", put: map[string]string{"policies/{v}/contract-p": polBare}, method: "GET",
+		path: "policies/{v}/contract-p", want: shape{status: 200, body: bodyObject, only: true, fields: fields{"vhost": `="{v}"`,
+			"name": `="contract-p"`, "pattern": `="^contract-"`, "apply-to": `="all"`, "definition": `={"expires":8000}`, "priority": "=0"}}},
+	{name: "policies of an empty vhost", method: "GET", path: "policies/{v}", want: shape{status: 200, body: bodyList, length: 0}},
+	{name: "operator policies of an empty vhost", method: "GET", path: "operator-policies/{v}", want: shape{status: 200, body: bodyList, length: 0}},
+	{name: "policies of a missing vhost", method: "GET", path: "policies/{none}", want: notFound},
+	{name: "operator policies of a missing vhost", method: "GET", path: "operator-policies/{none}", want: notFound},
+
+	{name: "put a policy", method: "PUT", path: "policies/{v}/contract-p", body: polBody, want: shape{status: 201}},
+	{name: "put a policy again", put: map[string]string{"policies/{v}/contract-p": polBody}, method: "PUT",
+		path: "policies/{v}/contract-p", body: polBare, want: shape{status: 204}},
+	{name: "put an operator policy again", put: map[string]string{"operator-policies/{v}/contract-p": polBody}, method: "PUT",
+		path: "operator-policies/{v}/contract-p", body: polBare, want: shape{status: 204}},
+	// 4.0 answers a PUT of an operator policy in a missing vhost with a 500 and no body: no row.
+	{name: "put a policy in a missing vhost", method: "PUT", path: "policies/{none}/contract-p", body: polBody,
+		want: shape{status: 404, body: bodyObject, only: true, fields: fields{"error": `="not_found"`, "reason": `="vhost_not_found"`}}},
+	{name: "put a policy for classic queues", method: "PUT", path: "policies/{v}/contract-p",
+		body: `{"pattern":"^contract-","apply-to":"classic_queues","definition":{"expires":8000}}`,
+		by:   on310(applyToUnknown("classic_queues")[brokertest.V310], shape{status: 201})},
+	{name: "put a policy with an empty apply-to", method: "PUT", path: "policies/{v}/contract-p",
+		body: `{"pattern":"^contract-","apply-to":"","definition":{"expires":8000}}`, by: applyToUnknown("")},
+	{name: "delete a policy", put: map[string]string{"policies/{v}/contract-p": polBody}, method: "DELETE",
+		path: "policies/{v}/contract-p", want: shape{status: 204}},
+	{name: "delete an operator policy", put: map[string]string{"operator-policies/{v}/contract-p": polBody}, method: "DELETE",
+		path: "operator-policies/{v}/contract-p", want: shape{status: 204}},
+	{name: "delete a missing policy", method: "DELETE", path: "policies/{v}/contract-p", want: notFound},
+	{name: "delete a missing operator policy", method: "DELETE", path: "operator-policies/{v}/contract-p", want: notFound},
 }
 
 // contractBroker is the broker the rows run on: the fake or a real one.
@@ -224,6 +277,11 @@ func runContract(t *testing.T, b contractBroker) {
 			if row.declare != "" {
 				if status, body := contractSend(t, b, "PUT", inPath.Replace("queues/{v}/{q}"), row.declare); status != 201 {
 					t.Fatalf("declaring the row's queue: HTTP %d %s", status, body)
+				}
+			}
+			for path, body := range row.put {
+				if status, answer := contractSend(t, b, "PUT", inPath.Replace(path), body); status != 201 {
+					t.Fatalf("PUT %s: HTTP %d %s", path, status, answer)
 				}
 			}
 			b.publish(t, vhost, queue, row.messages)
