@@ -13,50 +13,45 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 )
 
-// What the AMQP handshake sends and what a refusal says: a refused login is
-// ErrUnauthorized naming the user (basic auth) or the token, never the
-// password; a vhost the user may not open names the permission; a token is
-// the password, with the username or a fixed name.
-func TestAMQPLogin(t *testing.T) {
-	_, s, a := fakeBroker(t)
+// What the AMQP handshake sends and what a refusal says: the credentials Config.Credentials gives
+// go as SASL PLAIN; a refused login is ErrUnauthorized with cause CredentialsRefused, the user sent
+// and whether it was a token, never the password; a vhost the user may not open is VhostRefused.
+func TestLogin(t *testing.T) {
+	_, _, a := fakeBroker(t)
 	a.Login("guest", "right-pw")
-	ts := newTokenServer(t, "amqp-login-secret")
 	for _, tc := range []struct {
 		name      string
-		cfg       Config
+		user, pwd string // what Credentials gives, and the handshake sends
+		token     bool
 		vhost     string
-		kind      error
+		cause     Cause
 		says      string
-		user, pwd string // what the handshake sent
 	}{
-		{"wrong password", Config{Username: "guest", Password: "s3cret-pw"}, "/", ErrUnauthorized,
-			`the broker refused the credentials (Exception (403)`, "guest", "s3cret-pw"},
-		{"basic auth hint", Config{Username: "guest", Password: "s3cret-pw"}, "/", ErrUnauthorized,
-			`Check username and password (user "guest")`, "guest", "s3cret-pw"},
-		{"bearer token", Config{BearerToken: "tok-s3cret-pw"}, "/", ErrUnauthorized,
-			"The token is sent as the AMQP password", "terraform-provider-queuey", "tok-s3cret-pw"},
-		{"bearer token with a username", Config{Username: "svc", BearerToken: "tok-s3cret-pw"}, "/", ErrUnauthorized,
-			"The token is sent as the AMQP password", "svc", "tok-s3cret-pw"},
-		{"OAuth 2.0", Config{OAuth2: &OAuth2Config{TokenURL: ts.URL, ClientID: "terraform", ClientSecret: "amqp-login-secret"}},
-			"/", ErrUnauthorized, "The token is sent as the AMQP password", "terraform-provider-queuey", "tok-1"},
-		{"vhost refused", Config{Username: "guest", Password: "right-pw"}, "nowhere", ErrUnauthorized,
-			"The user may not open a connection to this vhost: grant it access there", "guest", "right-pw"},
+		{"wrong password", "guest", "s3cret-pw", false, "/", CredentialsRefused, `the broker refused the credentials (Exception (403)`},
+		{"token", "terraform-provider-queuey", "tok-s3cret-pw", true, "/", CredentialsRefused, "the broker refused the credentials"},
+		{"vhost refused", "guest", "right-pw", false, "nowhere", VhostRefused, "failed: "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tc.cfg.Endpoint, tc.cfg.AMQPEndpoint, tc.cfg.RetryBudget = s.URL, a.URL(), -1
-			c, err := New(tc.cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
+			var asked string
+			m := New(Config{URL: a.URL(), TokenAuth: tc.token, Credentials: func(_ context.Context, op string) (string, string, error) {
+				asked = op
+				return tc.user, tc.pwd, nil
+			}})
 			before := len(a.Logins())
-			_, err = c.PurgeQueue(context.Background(), tc.vhost, "q")
-			var ae *AMQPError
-			if !errors.As(err, &ae) || !errors.Is(err, tc.kind) || !strings.Contains(err.Error(), tc.says) ||
-				!strings.Contains(err.Error(), `connecting over AMQP to vhost "`+tc.vhost+`" at `+a.URL()) {
-				t.Errorf("got %v, want an *AMQPError of kind %v saying %q", err, tc.kind, tc.says)
+			_, err := m.Purge(context.Background(), tc.vhost, "q")
+			var e *Error
+			if !errors.As(err, &e) || !errors.Is(err, ErrUnauthorized) || e.Cause != tc.cause || !e.Connecting ||
+				!strings.Contains(err.Error(), tc.says) || !strings.Contains(err.Error(), `connecting over AMQP to vhost "`+tc.vhost+`" at `+a.URL()) {
+				t.Errorf("got %#v, want an *Error of kind ErrUnauthorized, cause %v, saying %q", err, tc.cause, tc.says)
+			}
+			if e != nil && (e.User != tc.user || e.TokenAuth != tc.token) {
+				t.Errorf("the error names user %q (token %v), want %q (%v)", e.User, e.TokenAuth, tc.user, tc.token)
 			}
 			if strings.Contains(err.Error(), "s3cret-pw") {
 				t.Errorf("the error shows the password: %v", err)
+			}
+			if asked != `connecting over AMQP to vhost "`+tc.vhost+`"` {
+				t.Errorf("the credentials were asked for %q", asked)
 			}
 			logins := a.Logins()
 			if len(logins) != before+1 || logins[before] != [2]string{tc.user, tc.pwd} {
@@ -66,79 +61,45 @@ func TestAMQPLogin(t *testing.T) {
 	}
 }
 
-// A token endpoint that refuses the client fails the connection before it
-// is dialled, with the token endpoint's error.
-func TestAMQPTokenRefused(t *testing.T) {
-	_, s, a := fakeBroker(t)
-	ts := newTokenServer(t, "another-secret")
-	c, err := New(Config{Endpoint: s.URL, AMQPEndpoint: a.URL(), RetryBudget: -1,
-		OAuth2: &OAuth2Config{TokenURL: ts.URL, ClientID: "terraform", ClientSecret: "wrong-s3cret"}})
-	if err != nil {
-		t.Fatal(err)
+// Credentials that cannot be had (a token endpoint that refuses) fail the operation before it
+// dials, with Credentials' own error.
+func TestLogin_noCredentials(t *testing.T) {
+	_, _, a := fakeBroker(t)
+	refused := errors.New("token refused")
+	m := New(Config{URL: a.URL(), Credentials: func(context.Context, string) (string, string, error) { return "", "", refused }})
+	if _, err := m.Purge(context.Background(), "/", "q"); err != refused {
+		t.Errorf("got %v, want Credentials' error as it is", err)
 	}
-	_, err = c.PurgeQueue(context.Background(), "/", "q")
-	var e *Error
-	if !errors.As(err, &e) || !errors.Is(err, ErrUnauthorized) || !strings.Contains(e.Op, `connecting over AMQP to vhost "/"`) {
-		t.Errorf("got %#v, want the token endpoint's refusal as an *Error", err)
+	if _, err := m.Move(context.Background(), Move{Vhost: "/", From: "q.dead", To: "q"}); err != refused {
+		t.Errorf("a move: got %v, want Credentials' error as it is", err)
 	}
 	if len(a.Logins()) != 0 {
-		t.Errorf("dialled without a token: %v", a.Logins())
+		t.Errorf("dialled without credentials: %v", a.Logins())
 	}
 }
 
-// A TLS port whose certificate the client does not trust says which
-// settings to set; an AMQP URL derived from endpoint says so.
-func TestAMQPDialHints(t *testing.T) {
+// A TLS port whose certificate the client does not trust is ErrCertificate (an ErrUnreachable)
+// with cause CertificateRefused; a URL derived from the management endpoint says so in Derived.
+func TestDialCertificate(t *testing.T) {
 	tlsSrv := httptest.NewUnstartedServer(http.NotFoundHandler())
 	tlsSrv.Config.ErrorLog = log.New(io.Discard, "", 0)
 	tlsSrv.StartTLS()
 	t.Cleanup(tlsSrv.Close)
-	c := amqpClient(t, "amqps://"+strings.TrimPrefix(tlsSrv.URL, "https://"))
-	_, err := c.PurgeQueue(context.Background(), "/", "q")
-	if !errors.Is(err, ErrAMQPUnreachable) || !strings.Contains(err.Error(), "failed over a certificate: set cacert_file") ||
-		!strings.Contains(err.Error(), "; set amqp_endpoint") || strings.Contains(err.Error(), "derived") {
-		t.Errorf("an untrusted certificate: %v", err)
+	for _, derived := range []bool{false, true} {
+		m := moverAt("amqps://" + strings.TrimPrefix(tlsSrv.URL, "https://"))
+		m.cfg.Derived = derived
+		_, err := m.Purge(context.Background(), "/", "q")
+		var e *Error
+		if !errors.As(err, &e) || !errors.Is(err, ErrCertificate) || !errors.Is(err, ErrUnreachable) ||
+			e.Cause != CertificateRefused || e.Derived != derived {
+			t.Errorf("an untrusted certificate (derived %v): %#v", derived, err)
+		}
 	}
-	derived, err := New(Config{Endpoint: "http://" + brokertest.ClosedAddr(t), Username: "u", Password: "p"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = derived.dialError(context.Background(), "connecting", errors.New("dial tcp: connection refused"), nil, false)
-	if !errors.Is(err, ErrAMQPUnreachable) || !strings.Contains(err.Error(), "amqp_endpoint is not set, so this URL was derived from endpoint: set amqp_endpoint") {
-		t.Errorf("a derived URL: %v", err)
-	}
-}
-
-// amqpUser: the user whoami names, and whether its tags (a list, or a
-// comma-separated string as RabbitMQ 3.x writes them) hold impersonator;
-// without an answer, the username for basic auth, else nobody.
-func TestAMQPUser(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		cfg    Config
-		answer brokertest.Answer
-		user   string
-		imp    bool
-	}{
-		{"tag list", Config{Username: "guest", Password: "p"}, brokertest.Reply(200, `{"name":"ops","tags":["administrator","impersonator"]}`), "ops", true},
-		{"tag string", Config{Username: "guest", Password: "p"}, brokertest.Reply(200, `{"name":"ops","tags":"management, impersonator"}`), "ops", true},
-		{"no such tag", Config{Username: "guest", Password: "p"}, brokertest.Reply(200, `{"name":"ops","tags":"impersonators,administrator"}`), "ops", false},
-		{"no tags", Config{Username: "guest", Password: "p"}, brokertest.Reply(200, `{"name":"ops"}`), "ops", false},
-		{"no name", Config{Username: "guest", Password: "p"}, brokertest.Reply(200, `{"tags":"impersonator"}`), "guest", false},
-		{"refused, basic auth", Config{Username: "guest", Password: "p"}, brokertest.Reply(401, `{"error":"not_authorized"}`), "guest", false},
-		{"refused, token", Config{BearerToken: "tok"}, brokertest.Reply(401, `{"error":"not_authorized"}`), "", false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			s := brokertest.New(t)
-			s.Script(brokertest.Path("whoami"), tc.answer)
-			tc.cfg.Endpoint, tc.cfg.RetryBudget = s.URL, -1
-			c, err := New(tc.cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if user, imp := c.amqpUser(context.Background()); user != tc.user || imp != tc.imp {
-				t.Errorf("got %q, %v; want %q, %v", user, imp, tc.user, tc.imp)
-			}
-		})
+	m := moverAt("amqp://" + brokertest.ClosedAddr(t))
+	m.cfg.Derived = true
+	_, err := m.Purge(context.Background(), "/", "q")
+	var e *Error
+	if !errors.As(err, &e) || !errors.Is(err, ErrUnreachable) || e.Cause != NoAnswer || !e.Derived {
+		t.Errorf("a derived URL: %#v", err)
 	}
 }

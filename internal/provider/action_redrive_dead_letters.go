@@ -10,7 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/mover"
 )
 
 var (
@@ -76,8 +76,12 @@ func (a *redriveAction) Invoke(ctx context.Context, req action.InvokeRequest, re
 	if resp.Diagnostics.HasError() || !check(ctx, client, t, false, &resp.Diagnostics) {
 		return
 	}
+	mv, diags := a.data.messageMover()
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+		return
+	}
 	p := progress{ctx: ctx, send: resp.SendProgress}
-	moved, err := client.RedriveDeadLetters(ctx, broker.Redrive{
+	moved, err := mv.Move(ctx, mover.Move{
 		Vhost: t.vhost, From: t.dead, To: t.queue, Limit: int(m.Limit.ValueInt64()),
 		Progress: func(moved, total int) {
 			if moved < total {

@@ -175,7 +175,11 @@ func (r *queueResource) Create(ctx context.Context, req resource.CreateRequest, 
 	}
 	if holding {
 		// A change interrupted after q was deleted left its messages there.
-		if err := drainHolding(ctx, client, r.targetOf(plan)); err != nil {
+		mv, diags := r.data.messageMover()
+		if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+			return
+		}
+		if err := drainHolding(ctx, brokerMover{client, mv}, r.targetOf(plan)); err != nil {
 			summary := brokerErrorSummary(err, "Cannot Move Messages Back")
 			if interrupted := (*interruptedError)(nil); errors.As(err, &interrupted) {
 				summary = interrupted.summary()
@@ -333,11 +337,15 @@ func (r *queueResource) updateQueues(ctx context.Context, client *broker.Client,
 		}
 	}
 	t := r.targetOf(state)
+	mv, d := r.data.messageMover()
+	if diags.Append(d...); diags.HasError() {
+		return diags
+	}
 	var err error
 	if redeclaring {
-		err = redeclare(ctx, client, t, want.main, plan.ForceDestroy.ValueBool(), plan.KeepMessages.ValueBool())
+		err = redeclare(ctx, brokerMover{client, mv}, t, want.main, plan.ForceDestroy.ValueBool(), plan.KeepMessages.ValueBool())
 	} else {
-		err = drainHolding(ctx, client, t)
+		err = drainHolding(ctx, brokerMover{client, mv}, t)
 	}
 	var refused *redeclareRefusedError
 	var interrupted *interruptedError
