@@ -7,7 +7,7 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/mover"
 )
 
-// The wording of the mover's typed errors: the provider settings to check and the next step.
+// The wording of the mover's typed errors: the provider settings it names and the next step.
 
 // moverText is the text of a failed move or purge: the error, then what to do next when its cause
 // says.
@@ -51,7 +51,7 @@ const (
 // credentials, the permissions, or amqp_endpoint (and that it was derived from endpoint when it
 // was); "" when the kind says it all.
 func moverNextStep(e *mover.Error) string {
-	setting := "set amqp_endpoint (or " + EnvAMQP + ") to RabbitMQ's AMQP listener, e.g. amqp://HOST:5672 or amqps://HOST:5671"
+	setting := "set amqp_endpoint (or RABBITMQ_AMQP_ENDPOINT) to RabbitMQ's AMQP listener, e.g. amqp://HOST:5672 or amqps://HOST:5671"
 	if e.Derived {
 		setting = "amqp_endpoint is not set, so this URL was derived from endpoint: " + setting
 	}
