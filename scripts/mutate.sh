@@ -9,7 +9,7 @@ set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 mkdir -p build
 gremlins="${GREMLINS:-build/bin/gremlins}"
-read -r -a pkgs <<<"${MUTATE_PKGS:-topology broker provider}"
+read -r -a pkgs <<<"${MUTATE_PKGS:-topology broker mover provider}"
 # The provider's Terraform glue (schemas, CRUD plumbing, functions and data
 # sources whose rules live in internal/topology), reached only by the
 # CLI-driven tests: not mutated.
@@ -18,12 +18,12 @@ PROVIDER_GLUE=(
 	data_source_hold_queue data_source_topology 'function_[a-z_]+'
 	resource_queue resource_queue_identity resource_queue_plan resource_queue_read resource_queue_state
 )
-# internal/broker is mutated whole, its AMQP files included: their unit tests
-# run against internal/brokertest's AMQP port (amqp_server.go). Its tests
+# internal/broker and internal/mover are mutated whole; the mover's unit tests
+# run against internal/brokertest's AMQP port (amqp_server.go). Their tests
 # mostly wait (timers, the fakes' answers), so -parallel=8 (the default is
-# the number of cores) halves each mutant's test run on 2 cores: 16 s to 7 s.
-declare -A target=([topology]=95 [broker]=90 [provider]=85)
-declare -A goflags=([broker]="-parallel=8")
+# the number of cores) shortens each mutant's test run on 2 cores.
+declare -A target=([topology]=95 [broker]=90 [mover]=90 [provider]=85)
+declare -A goflags=([broker]="-parallel=8" [mover]="-parallel=8")
 failed=0 summary=()
 for pkg in "${pkgs[@]}"; do
 	# A mutant's time limit is the coverage run's times the coefficient; a

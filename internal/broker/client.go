@@ -3,6 +3,7 @@ package broker
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -39,7 +40,10 @@ type Client struct {
 	nodeMu      sync.Mutex
 	nodeDefault *string // the node's default queue type, once read ("" for none)
 
-	amqp amqpSettings // the AMQP 0-9-1 connection (amqp.go)
+	// tlsConfig and tokens are the TLS settings and token source, shared with the AMQP mover
+	// (amqp_access.go).
+	tlsConfig *tls.Config
+	tokens    *sharedToken
 }
 
 // wrote tells the shared reads that this client changed something.
@@ -92,10 +96,6 @@ func New(cfg Config) (*Client, error) {
 	if err := checkCredentials(cfg); err != nil {
 		return nil, err
 	}
-	amqpCfg, err := newAMQPSettings(cfg, u, base.TLSClientConfig, auth.tokens)
-	if err != nil {
-		return nil, err
-	}
 	// A backstop: every attempt already has its own timeout.
 	overall := cfg.maxRequestTime() + cfg.RequestTimeout
 	return &Client{
@@ -104,7 +104,8 @@ func New(cfg Config) (*Client, error) {
 		base:      *u,
 		http:      &http.Client{Transport: auth, Timeout: overall},
 		transport: rt,
-		amqp:      amqpCfg,
+		tlsConfig: base.TLSClientConfig,
+		tokens:    auth.tokens,
 	}, nil
 }
 

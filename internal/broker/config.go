@@ -5,9 +5,7 @@ import "time"
 // Config is everything needed to reach the management API.
 type Config struct {
 	Endpoint string
-	// AMQPEndpoint is the AMQP 0-9-1 URL without credentials or vhost; "" derives it from Endpoint.
-	AMQPEndpoint string
-	Username     string
+	Username string
 	// Password is never written to an error or a log.
 	Password string
 	// BearerToken, when set, is sent instead of basic auth; never written to an error or a log.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net"
 	"net/http"
-	"os"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -43,34 +42,9 @@ func TestLimitDefaults(t *testing.T) {
 	if c.transport.tm != (Timing{}).withDefaults() {
 		t.Errorf("timing %+v, want the defaults (TestTimingDefaults)", c.transport.tm)
 	}
-	if c.amqp.timeout != AMQPDialTimeout {
-		t.Errorf("AMQP dial bound %s, want AMQPDialTimeout %s", c.amqp.timeout, AMQPDialTimeout)
-	}
 	if want := DefaultRetryBudget + 2*DefaultRequestTimeout; c.http.Timeout != want {
 		t.Errorf("backstop %s, want %s: retry_budget + request_timeout, and one more request_timeout", c.http.Timeout, want)
 	}
-}
-
-// The move's stall limit has its row in the Operating guide's table (the
-// rest of the table: internal/provider's TestDocsLimitsTable).
-func TestDocsStallLimit(t *testing.T) {
-	t.Parallel()
-	b, err := os.ReadFile("../../docs/guides/operating.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	const row = "| A move waiting for a delivery or a confirm |"
-	for line := range strings.Lines(string(b)) {
-		if !strings.HasPrefix(line, row) {
-			continue
-		}
-		cell := strings.Trim(strings.TrimSpace(strings.Split(line[len(row):], "|")[0]), "`")
-		if d, err := time.ParseDuration(cell); err != nil || d != redriveStall {
-			t.Errorf("the table says %q, the move waits %s", cell, redriveStall)
-		}
-		return
-	}
-	t.Errorf("the Operating guide's table lacks %q", row)
 }
 
 // No attempt starts later than retry_budget after the request began: a
@@ -267,36 +241,6 @@ func TestLimit_restartMemoryFromLastSign(t *testing.T) {
 	if n := len(times()); n <= 2 {
 		t.Errorf("a 404 %s after the first sign of a restart and %s after the last was sent %d times; want it tried for the recovery window",
 			memory+memory/4, memory-memory/4, n)
-	}
-}
-
-// An AMQP connection has AMQPDialTimeout (here 2s) for TCP, TLS and the
-// handshake together: a port that answers just inside it is heard (here it
-// answers HTTP, reported as such), one that answers just after it is
-// reported as no AMQP connection within the bound.
-func TestLimit_amqpDial(t *testing.T) {
-	t.Parallel()
-	const bound = 2 * time.Second
-	for _, tc := range []struct {
-		name    string
-		answers time.Duration
-		want    error
-	}{
-		{"answers just inside", bound * 7 / 10, ErrNotAMQP},
-		{"answers just outside", bound * 14 / 10, ErrAMQPUnreachable},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			c := amqpClient(t, "amqp://"+brokertest.SlowListener(t, "HTTP/1.1 400 Bad Request\r\n\r\n", tc.answers))
-			c.amqp.timeout = bound
-			_, err := c.PurgeQueue(context.Background(), "/", "orders.dead")
-			if !errors.Is(err, tc.want) {
-				t.Fatalf("a port answering after %s, bound %s: got %v, want %v", tc.answers, bound, err, tc.want)
-			}
-			if tc.want == ErrAMQPUnreachable && !strings.Contains(err.Error(), "no AMQP connection within 2s") {
-				t.Errorf("the error does not name the bound: %v", err)
-			}
-		})
 	}
 }
 

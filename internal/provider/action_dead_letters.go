@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/action"
@@ -17,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/mover"
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
@@ -120,16 +120,16 @@ func (p progress) say(format string, args ...any) {
 
 // amqpFailure reports a failed AMQP operation, naming the setting to check.
 func amqpFailure(err error, summary string, diags *diag.Diagnostics) {
-	var ae *broker.AMQPError
+	var me *mover.Error
 	switch {
 	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
-		diags.AddError("Interrupted", err.Error())
-	case errors.Is(err, broker.ErrNotFound):
-		diags.AddError("Queue Not Found", err.Error()+". Nothing was moved or deleted.")
-	case errors.As(err, &ae) && strings.HasPrefix(ae.Op, "connecting"):
-		diags.AddError("Cannot Connect Over AMQP", err.Error()+" (provider setting amqp_endpoint).")
+		diags.AddError("Interrupted", moverText(err))
+	case errors.Is(err, mover.ErrNotFound):
+		diags.AddError("Queue Not Found", moverText(err)+". Nothing was moved or deleted.")
+	case errors.As(err, &me) && me.Connecting:
+		diags.AddError("Cannot Connect Over AMQP", moverText(err)+" (provider setting amqp_endpoint).")
 	default:
-		diags.AddError(summary, err.Error())
+		diags.AddError(summary, moverText(err))
 	}
 }
 

@@ -30,8 +30,8 @@ import (
 func fakeData(t *testing.T, endpoint string) *providerData {
 	return &providerData{
 		suffixes: topology.DefaultSuffixes(), vhost: "/", endpointSet: true,
-		brokerConfig: broker.Config{Endpoint: endpoint, AMQPEndpoint: "amqp://" + brokertest.ClosedAddr(t), Username: "u", Password: "p",
-			RetryBudget: -1},
+		brokerConfig: broker.Config{Endpoint: endpoint, Username: "u", Password: "p", RetryBudget: -1},
+		amqpEndpoint: "amqp://" + brokertest.ClosedAddr(t),
 	}
 }
 

@@ -62,8 +62,12 @@ func (a *purgeAction) Invoke(ctx context.Context, req action.InvokeRequest, resp
 	if resp.Diagnostics.HasError() || !a.data.checkDeadLetterQueues(ctx, client, t, true, &resp.Diagnostics) {
 		return
 	}
+	mv, diags := a.data.messageMover()
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+		return
+	}
 	p := progress{ctx: ctx, send: resp.SendProgress}
-	n, err := client.PurgeQueue(ctx, t.vhost, t.dead)
+	n, err := mv.Purge(ctx, t.vhost, t.dead)
 	if err != nil {
 		amqpFailure(err, "Dead Letters Not Purged", &resp.Diagnostics)
 		return

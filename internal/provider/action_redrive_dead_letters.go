@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/mover"
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
@@ -82,8 +83,12 @@ func (a *redriveAction) Invoke(ctx context.Context, req action.InvokeRequest, re
 		a.data.addFailure(&resp.Diagnostics, path.Empty(), err, "Dead Letters Not Moved")
 		return
 	}
+	mv, diags := a.data.messageMover()
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+		return
+	}
 	p := progress{ctx: ctx, send: resp.SendProgress}
-	moved, err := client.RedriveDeadLetters(ctx, broker.Redrive{
+	moved, err := mv.Move(ctx, mover.Move{
 		Vhost: t.vhost, From: t.dead, To: t.queue, Limit: int(m.Limit.ValueInt64()),
 		Progress: func(moved, total int) {
 			if moved < total {

@@ -14,7 +14,7 @@ import (
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
-	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/mover"
 )
 
 // terraform apply -invoke moves every dead letter back to q in order, with
@@ -126,13 +126,13 @@ func TestAccAction_redriveIntoVanishedQueue(t *testing.T) {
 	mid := actionTopology(t, "vanishmid")
 	publishDead(t, mid, n, nil)
 	var once atomic.Bool
-	moved, err := accClient(t).RedriveDeadLetters(context.Background(), broker.Redrive{Vhost: "/", From: mid + ".dead", To: mid,
+	moved, err := accMover(t).Move(context.Background(), mover.Move{Vhost: "/", From: mid + ".dead", To: mid,
 		Progress: func(moved, _ int) {
 			if moved > 0 && !once.Swap(true) {
 				deleteOutOfBand(t, mid)
 			}
 		}})
-	if !errors.Is(err, broker.ErrReturned) || moved >= n {
+	if !errors.Is(err, mover.ErrReturned) || moved >= n {
 		t.Fatalf("redrive into a queue deleted mid-move: moved %d, %v", moved, err)
 	}
 	t.Logf("stopped: %v", err)
@@ -170,14 +170,14 @@ func TestAccAction_redriveConnectionClosedMidMove(t *testing.T) {
 	name := actionTopology(t, "killconn")
 	publishDead(t, name, n, nil)
 	var killed atomic.Bool
-	moved, err := accClient(t).RedriveDeadLetters(context.Background(), broker.Redrive{Vhost: "/", From: name + ".dead", To: name,
+	moved, err := accMover(t).Move(context.Background(), mover.Move{Vhost: "/", From: name + ".dead", To: name,
 		Progress: func(moved, _ int) {
 			if moved > 0 && !killed.Swap(true) {
 				closeConnection(t, "terraform-provider-queuey redrive "+name+".dead")
 			}
 		}})
-	var me *broker.MoveError
-	if !errors.As(err, &me) || !errors.Is(err, broker.ErrConnectionLost) || moved >= n {
+	var me *mover.MoveError
+	if !errors.As(err, &me) || !errors.Is(err, mover.ErrConnectionLost) || moved >= n {
 		t.Fatalf("redrive with its connection closed: moved %d, %v", moved, err)
 	}
 	if !strings.Contains(err.Error(), fmt.Sprintf("moved %d of %d messages", moved, n)) {

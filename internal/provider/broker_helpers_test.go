@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
+	"github.com/queuey/terraform-provider-queuey/internal/mover"
 )
 
 // declareHoldFromState declares, over AMQP, the hold queue a queuey_hold_queue
@@ -82,14 +83,31 @@ func accClient(t *testing.T) *broker.Client {
 		Username: testUser(),
 		Password: testPassword(),
 		Insecure: os.Getenv(EnvInsecure) == "true",
-		// The test broker's AMQP port (the dead-letter actions): the
-		// broker scripts set it beside the endpoint.
-		AMQPEndpoint: os.Getenv(EnvAMQP),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// accMover is the message mover of the test broker's AMQP port (the broker scripts set it beside
+// the endpoint), beside accClient.
+func accMover(t *testing.T) *mover.Mover {
+	t.Helper()
+	return moverOf(t, accClient(t), os.Getenv(EnvAMQP))
+}
+
+// moverOf is the message mover beside c, built as the provider builds it, at amqpEndpoint ("":
+// derived from c's endpoint).
+func moverOf(t *testing.T, c *broker.Client, amqpEndpoint string) *mover.Mover {
+	t.Helper()
+	d := &providerData{endpointSet: true, client: c, amqpEndpoint: amqpEndpoint}
+	d.clientOnce.Do(func() {})
+	m, diags := d.messageMover()
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	return m
 }
 
 // accAdmin is an administration client of the acceptance tests' broker, for

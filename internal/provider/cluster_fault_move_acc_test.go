@@ -11,6 +11,7 @@ import (
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
+	"github.com/queuey/terraform-provider-queuey/internal/mover"
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
@@ -51,7 +52,7 @@ func nodeDownMove(t *testing.T, n testNode, fp faultProxies, offset int64, run f
 // nodeDownBound saying how many moved and where the rest wait, running it
 // again finishes it, and every message is accounted for. (The resil stage's
 // Terraform has no actions: the redrive runs on the client the action
-// calls, broker.Client.RedriveDeadLetters, through the same proxies.)
+// calls, mover.Mover.Move, through the same proxies.)
 func TestAccCluster_faultMoveNodeDown(t *testing.T) {
 	nodes := resilNodes(t, envClusterNodes, 3)
 	c1, c2 := nodes[0], nodes[1]
@@ -80,20 +81,21 @@ func nodeDownRedrive(t *testing.T, c1, c2 testNode, offset int64, seed uint64) {
 	publishDeadOn(t, amqpChannelAt(t, c2.amqpURL), name, faultMoveN, nil)
 
 	fp := newFaultProxies(t, c1.amqpURL, c1.endpoint)
-	client, err := broker.New(broker.Config{Endpoint: "http://" + fp.mgmt.Addr, AMQPEndpoint: "amqp://" + fp.amqp.Addr,
+	mgmt, err := broker.New(broker.Config{Endpoint: "http://" + fp.mgmt.Addr,
 		Username: defaultUser, Password: defaultPassword, RequestTimeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	redrive := broker.Redrive{Vhost: "/", From: name + ".dead", To: name}
+	client := moverOf(t, mgmt, "amqp://"+fp.amqp.Addr)
+	redrive := mover.Move{Vhost: "/", From: name + ".dead", To: name}
 	var moved int
 	after, stop, err := nodeDownMove(t, c2, fp, offset, func() (err error) {
-		moved, err = client.RedriveDeadLetters(ctx, redrive)
+		moved, err = client.Move(ctx, redrive)
 		return err
 	})
-	var me *broker.MoveError
+	var me *mover.MoveError
 	if !errors.As(err, &me) || moved != me.Moved {
-		t.Errorf("the redrive with %s stopped: moved %d, %v; want a *broker.MoveError", c2.name, moved, err)
+		t.Errorf("the redrive with %s stopped: moved %d, %v; want a *mover.MoveError", c2.name, moved, err)
 	} else if !strings.Contains(err.Error(), "RabbitMQ cancelled the consumer of "+name+".dead") {
 		t.Errorf("the error does not say the broker cancelled the consumer: %v", err)
 	} else if after > nodeDownBound {
@@ -104,7 +106,7 @@ func nodeDownRedrive(t *testing.T, c1, c2 testNode, offset int64, seed uint64) {
 	c2.ctl(t, "start_app")
 	waitState(t, via1, name+".dead", true)
 	waitNoConsumer(t, c1.amqpURL, name+".dead")
-	again, err := client.RedriveDeadLetters(ctx, redrive)
+	again, err := client.Move(ctx, redrive)
 	if err != nil {
 		t.Errorf("the redrive once %s is back: %v", c2.name, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/mover"
 )
 
 // The documentation against the code: each table that states what the code
@@ -353,7 +354,7 @@ func TestDocsLimitsTable(t *testing.T) {
 		"Confirming a `404`":                             broker.DefaultConfirmPause,
 		"The plan's message check":                       warnTimeout,
 		"Destroy waiting for counts and running queues":  countWait,
-		"An AMQP connection":                             broker.AMQPDialTimeout,
+		"An AMQP connection":                             mover.DialTimeout,
 		"A purge waiting for the management API's count": purgeWait,
 		"A move waiting for a delivery or a confirm":     -1, // see TestDocsStallLimit
 	}

@@ -35,7 +35,7 @@ func TestRedeclare_refusesLossyMove(t *testing.T) {
 		fake.PutQueue("/", brokertest.Queue{Name: "orders", Durable: true, Messages: count(3)})
 		fake.PutQueue("/", brokertest.Queue{Name: "orders.dead", Durable: true, Messages: count(0)})
 		fake.SetPolicy("/", tc.policy)
-		err := redeclare(context.Background(), fakeBrokerClient(t, fake), ordersTarget, want, false, true)
+		err := redeclare(context.Background(), fakeBrokerMover(t, fake), ordersTarget, want, false, true)
 		var lossy *lossyMoveError
 		if tc.refused == nil {
 			if errors.As(err, &lossy) {

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/mover"
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
@@ -127,7 +128,7 @@ func resolveVhost(m providerModel, data *providerData) {
 func resolveConnection(m providerModel, cfg *broker.Config, data *providerData, diags *diag.Diagnostics) {
 	str := data.setting
 	str(m.Endpoint, EnvEndpoint, &cfg.Endpoint)
-	str(m.AMQPEndpoint, EnvAMQP, &cfg.AMQPEndpoint)
+	str(m.AMQPEndpoint, EnvAMQP, &data.amqpEndpoint)
 	str(m.CACertFile, EnvCACert, &cfg.CACertFile)
 	str(m.ClientCertFile, EnvClientCert, &cfg.ClientCertFile)
 	str(m.ClientKeyFile, EnvClientKey, &cfg.ClientKeyFile)
@@ -149,7 +150,7 @@ func resolveConnection(m providerModel, cfg *broker.Config, data *providerData, 
 			diags.AddAttributeError(path.Root("endpoint"), "Invalid "+EnvEndpoint, err.Error())
 		}
 	}
-	checkAMQPEndpointEnv(m, cfg.AMQPEndpoint, diags)
+	checkAMQPEndpointEnv(m, data.amqpEndpoint, diags)
 }
 
 // resolveTimeouts takes request_timeout and retry_budget ("0s": one attempt).
@@ -184,7 +185,7 @@ func checkAMQPEndpointEnv(m providerModel, v string, diags *diag.Diagnostics) {
 	if v == "" || !m.AMQPEndpoint.IsNull() {
 		return
 	}
-	if _, err := broker.ValidateAMQPEndpoint(v); err != nil {
-		diags.AddAttributeError(path.Root("amqp_endpoint"), "Invalid "+EnvAMQP, err.Error())
+	if _, err := mover.ValidateEndpoint(v); err != nil {
+		diags.AddAttributeError(path.Root("amqp_endpoint"), "Invalid "+EnvAMQP, amqpEndpointText(err))
 	}
 }

@@ -228,11 +228,11 @@ func TestProvider_amqpEndpointDerived(t *testing.T) {
 		{"https://rabbit.internal", "", "amqps://rabbit.internal:5671"},
 		{"https://rabbit.internal", "amqp://10.1.2.3:5673", "amqp://10.1.2.3:5673"},
 	} {
-		d := &providerData{endpointSet: true, brokerConfig: broker.Config{Endpoint: tc.endpoint, AMQPEndpoint: tc.amqpEndpoint,
-			Username: "u", Password: "p"}}
-		c, diags := d.brokerClient()
-		if diags.HasError() || c.AMQPEndpoint() != tc.want {
-			t.Errorf("%s + %q: %s %v, want %s", tc.endpoint, tc.amqpEndpoint, c.AMQPEndpoint(), diags, tc.want)
+		d := &providerData{endpointSet: true, brokerConfig: broker.Config{Endpoint: tc.endpoint, Username: "u", Password: "p"},
+			amqpEndpoint: tc.amqpEndpoint}
+		m, diags := d.messageMover()
+		if diags.HasError() || m.URL() != tc.want {
+			t.Errorf("%s + %q: %v %v, want %s", tc.endpoint, tc.amqpEndpoint, m, diags, tc.want)
 		}
 	}
 }

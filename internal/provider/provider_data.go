@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/mover"
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
@@ -38,6 +39,12 @@ type providerData struct {
 	clientOnce sync.Once
 	client     *broker.Client
 	clientErr  error
+
+	// amqpEndpoint is amqp_endpoint (or RABBITMQ_AMQP_ENDPOINT); "" derives it from endpoint.
+	amqpEndpoint string
+	moverOnce    sync.Once
+	mover        *mover.Mover
+	moverErr     error
 
 	// credentialsExplained is set once a diagnostic said what to do about refused credentials.
 	credentialsExplained atomic.Bool
@@ -111,6 +118,29 @@ func (d *providerData) brokerClient() (*broker.Client, diag.Diagnostics) {
 		return nil, diags
 	}
 	return d.client, diags
+}
+
+// messageMover returns the AMQP mover beside the management API client, built once on first use
+// from the client's credentials, TLS settings and user.
+func (d *providerData) messageMover() (*mover.Mover, diag.Diagnostics) {
+	client, diags := d.brokerClient()
+	if diags.HasError() {
+		return nil, diags
+	}
+	d.moverOnce.Do(func() {
+		u, derived, err := mover.EndpointFor(d.amqpEndpoint, client.Endpoint())
+		if err != nil {
+			d.moverErr = err
+			return
+		}
+		d.mover = mover.New(mover.Config{URL: u, Derived: derived, TLS: client.TLSConfig(), Credentials: client.AMQPCredentials,
+			TokenAuth: client.UsesToken(), Whoami: client.Whoami, Wrote: client.MarkWritten})
+	})
+	if d.moverErr != nil {
+		diags.AddError("Invalid Management API Settings", amqpEndpointText(d.moverErr))
+		return nil, diags
+	}
+	return d.mover, diags
 }
 
 // configuredDataSource, embedded by the data sources, takes the provider's data in Configure.

@@ -174,7 +174,11 @@ func (r *queueResource) Create(ctx context.Context, req resource.CreateRequest, 
 	}
 	if holding {
 		// A change interrupted after q was deleted left its messages there.
-		if err := drainHolding(ctx, client, r.ownedQueuesOf(plan)); err != nil {
+		mv, diags := r.data.messageMover()
+		if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+			return
+		}
+		if err := drainHolding(ctx, brokerMover{client, mv}, r.ownedQueuesOf(plan)); err != nil {
 			r.data.addFailure(&resp.Diagnostics, path.Empty(), err, "Cannot Move Messages Back")
 			return
 		}
@@ -328,11 +332,15 @@ func (r *queueResource) updateQueues(ctx context.Context, client *broker.Client,
 		}
 	}
 	t := r.ownedQueuesOf(state)
+	mv, d := r.data.messageMover()
+	if diags.Append(d...); diags.HasError() {
+		return diags
+	}
 	var err error
 	if redeclaring {
-		err = redeclare(ctx, client, t, want.main, plan.ForceDestroy.ValueBool(), plan.KeepMessages.ValueBool())
+		err = redeclare(ctx, brokerMover{client, mv}, t, want.main, plan.ForceDestroy.ValueBool(), plan.KeepMessages.ValueBool())
 	} else {
-		err = drainHolding(ctx, client, t)
+		err = drainHolding(ctx, brokerMover{client, mv}, t)
 	}
 	if err != nil {
 		r.data.addFailure(&diags, path.Empty(), err, "Cannot Declare Queue Again")

@@ -106,10 +106,10 @@ func TestNotedListing(t *testing.T) {
 	other.vhost = "v2"
 	declare := func(c *broker.Client) error { return c.DeclareQueue(context.Background(), "/", "x", nil) }
 	purge := func(c *broker.Client) error {
-		// A purge is a write from its start, even one that never connects.
+		// A purge is a write from its start, even one that never connects: the mover marks it.
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		_, _ = c.PurgeQueue(ctx, "/", "x")
+		_, _ = moverOf(t, c, "").Purge(ctx, "/", "x")
 		return nil
 	}
 	deleteOne := func(c *broker.Client) error { return c.DeleteQueue(context.Background(), "/", "x", true) }

@@ -366,6 +366,13 @@ func fakeBrokerClient(t *testing.T, s *brokertest.Server) *broker.Client {
 	return c
 }
 
+// fakeBrokerMover is fakeBrokerClient with a message mover beside it, whose AMQP port is closed.
+func fakeBrokerMover(t *testing.T, s *brokertest.Server) brokerMover {
+	t.Helper()
+	c := fakeBrokerClient(t, s)
+	return brokerMover{c, moverOf(t, c, "amqp://"+brokertest.ClosedAddr(t))}
+}
+
 // idle returns an empty queue of that name as the fake holds it.
 func idle(name string) brokertest.Queue {
 	return brokertest.Queue{Name: name, Durable: true, Messages: brokertest.Count(0)}

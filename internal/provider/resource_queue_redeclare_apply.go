@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/mover"
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
@@ -16,8 +17,8 @@ const redeclareRounds = 3
 // redeclare declares q again with want's arguments as decideRedeclare says, or refuses
 // (*redeclareRefusedError) with nothing changed; q.dead and the hold queues are untouched. It ends
 // by moving back what waits in the holding queue.
-func redeclare(ctx context.Context, c *broker.Client, t ownedQueues, want topology.Queue, force, keep bool) error {
-	facts, main, holds, err := readRedeclareFacts(ctx, c, t)
+func redeclare(ctx context.Context, c brokerMover, t ownedQueues, want topology.Queue, force, keep bool) error {
+	facts, main, holds, err := readRedeclareFacts(ctx, c.Client, t)
 	if err != nil {
 		return err
 	}
@@ -30,7 +31,7 @@ func redeclare(ctx context.Context, c *broker.Client, t ownedQueues, want topolo
 	switch step {
 	case redeclareMoving:
 		holding := topology.RedeclaringQueueName(t.queue)
-		err = refuseLossyMove(ctx, c, t.vhost, t.queue, t.suffixes, fmt.Sprintf("keeping the messages of %s (a move to %s and back)", t.queue, holding),
+		err = refuseLossyMove(ctx, c.Client, t.vhost, t.queue, t.suffixes, fmt.Sprintf("keeping the messages of %s (a move to %s and back)", t.queue, holding),
 			topology.CheckedQueue{Name: holding, Role: topology.RoleHolding, Args: map[string]any{}},
 			topology.CheckedQueue{Name: t.queue, Role: topology.RoleMain, Args: want.Args.Map()})
 		if err == nil {
@@ -116,8 +117,8 @@ func moveAside(ctx context.Context, c queueMover, t ownedQueues, force bool) err
 		return fmt.Errorf("queue %q was not changed: %w", t.queue, err)
 	}
 	for round := 1; ; round++ {
-		if _, err := c.RedriveDeadLetters(ctx, broker.Redrive{Vhost: t.vhost, From: t.queue, To: holding.Name}); err != nil {
-			return &interruptedError{target: t, err: err}
+		if _, err := c.Move(ctx, mover.Move{Vhost: t.vhost, From: t.queue, To: holding.Name}); err != nil {
+			return &interruptedError{target: t, err: withNextStep(err)}
 		}
 		err := ignoreNotFound(c.DeleteQueue(ctx, t.vhost, t.queue, true))
 		switch afterMove(err, round, force) {
@@ -170,14 +171,22 @@ func afterMove(err error, round int, force bool) moveNext {
 // queueMover is what moving q's messages asks of the broker (a unit test's fake has no AMQP).
 type queueMover interface {
 	DeclareQueue(ctx context.Context, vhost, name string, args map[string]any) error
-	RedriveDeadLetters(ctx context.Context, r broker.Redrive) (int, error)
+	Move(ctx context.Context, m mover.Move) (int, error)
 	DeleteQueue(ctx context.Context, vhost, name string, guarded bool) error
 }
 
+// brokerMover is the management API client with the message mover beside it.
+type brokerMover struct {
+	*broker.Client
+	*mover.Mover
+}
+
+var _ queueMover = brokerMover{}
+
 // drainHolding moves what waits in t's holding queue back to q and deletes it, if it exists.
-func drainHolding(ctx context.Context, c *broker.Client, t ownedQueues) error {
+func drainHolding(ctx context.Context, c brokerMover, t ownedQueues) error {
 	name := topology.RedeclaringQueueName(t.queue)
-	if _, found, err := confirmQueue(ctx, c, t.vhost, name); err != nil || !found {
+	if _, found, err := confirmQueue(ctx, c.Client, t.vhost, name); err != nil || !found {
 		return err
 	}
 	return moveBack(ctx, c, t)
@@ -188,8 +197,8 @@ func drainHolding(ctx context.Context, c *broker.Client, t ownedQueues) error {
 func moveBack(ctx context.Context, c queueMover, t ownedQueues) error {
 	name := topology.RedeclaringQueueName(t.queue)
 	for round := 1; ; round++ {
-		if _, err := c.RedriveDeadLetters(ctx, broker.Redrive{Vhost: t.vhost, From: name, To: t.queue}); err != nil {
-			return &interruptedError{target: t, err: err}
+		if _, err := c.Move(ctx, mover.Move{Vhost: t.vhost, From: name, To: t.queue}); err != nil {
+			return &interruptedError{target: t, err: withNextStep(err)}
 		}
 		err := ignoreNotFound(c.DeleteQueue(ctx, t.vhost, name, true))
 		if afterMove(err, round, false) != moveAgain {

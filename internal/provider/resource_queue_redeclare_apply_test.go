@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/mover"
 
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
@@ -52,7 +53,7 @@ func TestRedeclare(t *testing.T) {
 		if tc.hold != nil {
 			fake.PutQueue("/", *tc.hold)
 		}
-		err := redeclare(context.Background(), fakeBrokerClient(t, fake), ordersTarget, want, tc.force, tc.keep)
+		err := redeclare(context.Background(), fakeBrokerMover(t, fake), ordersTarget, want, tc.force, tc.keep)
 		var refused *redeclareRefusedError
 		switch {
 		case tc.wantWhy != refuseNone && (!errors.As(err, &refused) || refused.why != tc.wantWhy):
@@ -152,13 +153,10 @@ func TestRedeclare_failures(t *testing.T) {
 		if tc.fault != nil {
 			tc.fault(fake)
 		}
-		c, err := broker.New(broker.Config{Endpoint: fake.URL, AMQPEndpoint: "amqp://" + brokertest.ClosedAddr(t), Username: "u", Password: "p", RetryBudget: -1})
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := fakeBrokerMover(t, fake)
 		w := want
 		w.Name = target.queue
-		err = redeclare(context.Background(), c, target, w, false, tc.keep)
+		err := redeclare(context.Background(), c, target, w, false, tc.keep)
 		var interrupted *interruptedError
 		if err == nil || !strings.Contains(err.Error(), tc.wantErr) || errors.As(err, &interrupted) != tc.interrupted {
 			t.Errorf("%s: %v; want an error with %q, interrupted %v", tc.name, err, tc.wantErr, tc.interrupted)
@@ -187,7 +185,7 @@ func (m *scriptedMover) DeclareQueue(_ context.Context, _, name string, _ map[st
 	return nil
 }
 
-func (m *scriptedMover) RedriveDeadLetters(_ context.Context, r broker.Redrive) (int, error) {
+func (m *scriptedMover) Move(_ context.Context, r mover.Move) (int, error) {
 	m.calls = append(m.calls, "move "+r.From+" to "+r.To)
 	if m.moves++; m.moves > 2*redeclareRounds {
 		return 0, errors.New("moved too many times")

@@ -9,7 +9,7 @@ import (
 
 	"regexp"
 
-	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/mover"
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
@@ -244,7 +244,7 @@ func (amqpEndpointValidator) ValidateString(_ context.Context, req validator.Str
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return
 	}
-	if _, err := broker.ValidateAMQPEndpoint(req.ConfigValue.ValueString()); err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid AMQP Endpoint", err.Error())
+	if _, err := mover.ValidateEndpoint(req.ConfigValue.ValueString()); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid AMQP Endpoint", amqpEndpointText(err))
 	}
 }

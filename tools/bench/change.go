@@ -12,6 +12,7 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/mover"
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
@@ -48,7 +49,7 @@ func runChange(ctx context.Context, o options) (err error) {
 		e.id, changeFrom, changeTo, o.change, o.runs, e.vhost, e.o.provider)
 	fmt.Printf("machine: %s\n", machineLine(&e))
 	loadBefore := loadavg()
-	u := amqpURLOf(e.client.AMQPEndpoint(), o, e.vhost)
+	u := amqpURLOf(moverOf(e.client).URL(), o, e.vhost)
 	var rs changeRuns
 	for r := 1; r <= o.runs; r++ {
 		apply, noop, err := e.changeByProvider(ctx, u, r)
@@ -244,7 +245,7 @@ func changeReport(n int, rs changeRuns) string {
 	}
 	var w strings.Builder
 	fmt.Fprintf(&w, "change of max_priority %d -> %d keeping %d messages of %d B (keep_messages_on_change = true; median of %d alternating runs, window %d):\n",
-		changeFrom, changeTo, n, redriveBody, len(rs.apply), broker.RedriveWindow)
+		changeFrom, changeTo, n, redriveBody, len(rs.apply), mover.Window)
 	fmt.Fprintf(&w, "| mover | s | messages/s |\n|---|---:|---:|\n")
 	fmt.Fprintf(&w, "| terraform apply of the change (queuey_queue) | %.2f | %.0f |\n", apply, rate(apply))
 	fmt.Fprintf(&w, "| no-op terraform apply of the same configuration (the CLI's fixed cost) | %.2f | — |\n", noop)

@@ -14,9 +14,10 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/mover"
 )
 
-// The redrive case: n dead letters of 1 KiB moved from q.dead to q by broker.RedriveDeadLetters
+// The redrive case: n dead letters of 1 KiB moved from q.dead to q by mover.Mover.Move
 // (what queuey_redrive_dead_letters runs), beside a bare amqp091-go loop with the same guarantee
 // (consume with prefetch, publish mandatory under confirms, ack each after its confirm). Runs
 // alternate; the table shows the median rates and their ratio.
@@ -41,7 +42,8 @@ func runRedrive(ctx context.Context, o options) error {
 			_ = c.DeleteQueue(context.Background(), "/", name, false)
 		}
 	}()
-	amqpURL := amqpURLOf(c.AMQPEndpoint(), o, "/")
+	mv := moverOf(c)
+	amqpURL := amqpURLOf(mv.URL(), o, "/")
 	var action, floor []float64
 	for run := 1; run <= o.runs; run++ {
 		for _, kind := range []string{"action", "floor"} {
@@ -51,7 +53,7 @@ func runRedrive(ctx context.Context, o options) error {
 			start := time.Now()
 			var moved int
 			if kind == "action" {
-				moved, err = c.RedriveDeadLetters(ctx, broker.Redrive{Vhost: "/", From: q + ".dead", To: q})
+				moved, err = mv.Move(ctx, mover.Move{Vhost: "/", From: q + ".dead", To: q})
 			} else {
 				moved, err = bareRedrive(ctx, amqpURL, q+".dead", q)
 			}
@@ -71,8 +73,8 @@ func runRedrive(ctx context.Context, o options) error {
 		}
 	}
 	a, f := median(action), median(floor)
-	fmt.Printf("\nredrive of %d dead letters of %d B (median of %d runs, window %d):\n", o.redrive, redriveBody, o.runs, broker.RedriveWindow)
-	fmt.Printf("| mover | messages/s |\n|---|---|\n| queuey_redrive_dead_letters (broker.RedriveDeadLetters) | %.0f |\n", a)
+	fmt.Printf("\nredrive of %d dead letters of %d B (median of %d runs, window %d):\n", o.redrive, redriveBody, o.runs, mover.Window)
+	fmt.Printf("| mover | messages/s |\n|---|---|\n| queuey_redrive_dead_letters (mover.Mover.Move) | %.0f |\n", a)
 	fmt.Printf("| bare amqp091-go loop, same guarantee (floor) | %.0f |\n| ratio | %.2fx |\n", f, a/f)
 	return nil
 }
@@ -82,6 +84,14 @@ func logRun(run int, kind string, moved int, took time.Duration) float64 {
 	rate := float64(moved) / took.Seconds()
 	fmt.Fprintf(os.Stderr, "  run %d %-8s %d messages in %s: %.0f messages/s\n", run, kind, moved, took.Round(time.Millisecond), rate)
 	return rate
+}
+
+// moverOf is the message mover beside c as the provider builds it without amqp_endpoint: its AMQP
+// URL derived from c's endpoint.
+func moverOf(c *broker.Client) *mover.Mover {
+	u, derived, _ := mover.EndpointFor("", c.Endpoint())
+	return mover.New(mover.Config{URL: u, Derived: derived, TLS: c.TLSConfig(), Credentials: c.AMQPCredentials,
+		TokenAuth: c.UsesToken(), Whoami: c.Whoami, Wrote: c.MarkWritten})
 }
 
 // amqpURLOf is the AMQP URL of vhost at base, with o's credentials.
@@ -166,8 +176,8 @@ func bareRedrive(ctx context.Context, u, from, to string) (int, error) {
 	if err := pub.Confirm(false); err != nil {
 		return 0, err
 	}
-	returns := pub.NotifyReturn(make(chan amqp.Return, broker.RedriveWindow+1))
-	if err := con.Qos(2*broker.RedriveWindow, 0, false); err != nil {
+	returns := pub.NotifyReturn(make(chan amqp.Return, mover.Window+1))
+	if err := con.Qos(2*mover.Window, 0, false); err != nil {
 		return 0, err
 	}
 	deliveries, err := con.Consume(from, "", false, false, false, false, nil)
@@ -205,7 +215,7 @@ func bareRedrive(ctx context.Context, u, from, to string) (int, error) {
 			return moved, err
 		}
 		window = append(window, inflight{d, dc})
-		if len(window) == broker.RedriveWindow {
+		if len(window) == mover.Window {
 			if err := settle(); err != nil {
 				return moved, err
 			}

@@ -1,4 +1,4 @@
-package broker
+package mover
 
 import (
 	"errors"
@@ -8,8 +8,8 @@ import (
 	"time"
 )
 
-// Redrive is a move of the messages of From back to To in Vhost.
-type Redrive struct {
+// Move is a move of the messages of From to To in Vhost.
+type Move struct {
 	Vhost, From, To string
 	// Limit caps the messages moved; 0 means all that From holds ready when
 	// the move begins.
@@ -20,69 +20,26 @@ type Redrive struct {
 	Progress func(moved, total int)
 }
 
-// Redrive tuning: the window of publishes awaiting their confirm, and the
+// Move tuning: the window of publishes awaiting their confirm, and the
 // consumer's prefetch (deliveries ready while the window is full).
 const (
-	RedriveWindow   = 512
-	redrivePrefetch = 2 * RedriveWindow
+	Window   = 512
+	prefetch = 2 * Window
 	// ProgressEvery and ProgressInterval space the progress reports.
 	ProgressEvery    = 1000
 	ProgressInterval = 4 * time.Second
-	// redriveStall bounds how long a move waits for a delivery or a confirm.
-	redriveStall = 15 * time.Second
+	// stallBound bounds how long a move waits for a delivery or a confirm.
+	stallBound = 15 * time.Second
 )
 
-// Why a move stopped (MoveError.Kind), besides ErrForeignUser and the
-// context's errors.
-var (
-	// ErrReturned: the broker returned a publish as unroutable (To is gone).
-	ErrReturned = errors.New("message returned unroutable")
-	// ErrNotConfirmed: a publish was nacked, or its channel closed before
-	// its confirm came, or no confirm came in time.
-	ErrNotConfirmed = errors.New("publish not confirmed")
-	// ErrConnectionLost: the AMQP connection or a channel closed.
-	ErrConnectionLost = errors.New("AMQP connection lost")
-	// ErrForeignUser: a message carries a user_id other than the connecting
-	// user's, which RabbitMQ refuses to publish without the impersonator tag.
-	ErrForeignUser = errors.New("message published by another user")
-)
-
-// MoveError is a move that stopped before it moved all it counted. Every
-// message not confirmed is still on From (a duplicate on To is possible, a
-// loss is not).
-type MoveError struct {
-	Redrive      Redrive
-	URL          string
-	Moved, Total int
-	Reason       string
-	Kind         error
-	Hint         string
-}
-
-func (e *MoveError) Error() string {
-	r := e.Redrive
-	var b strings.Builder
-	fmt.Fprintf(&b, "moved %d of %d messages from %s to %s in vhost %q (%s), then stopped: %s. ", e.Moved, e.Total, r.From, r.To,
-		r.Vhost, e.URL, strings.TrimSuffix(e.Reason, "."))
-	fmt.Fprintf(&b, "The other %d stay on %s: a message leaves it only once its copy on %s is confirmed", e.Total-e.Moved, r.From, r.To)
-	if e.Hint != "" {
-		b.WriteString(". ")
-		b.WriteString(e.Hint)
-	}
-	return b.String()
-}
-
-// Unwrap lets errors.Is see the kind.
-func (e *MoveError) Unwrap() error { return e.Kind }
-
-// moveCore holds the decisions of one message move (RedriveDeadLetters)
+// moveCore holds the decisions of one message move (Mover.Move)
 // apart from AMQP: it is told what happened (moveEvent) with the time it
 // happened, and answers what to do (moveAction). It never blocks and never
-// reads a clock; the loop in amqp_redrive.go feeds it and carries out its
+// reads a clock; the loop in move.go feeds it and carries out its
 // actions. Its guarantee: a message is acknowledged on From only after the
 // positive confirm of its copy on To, with no return before that confirm.
 type moveCore struct {
-	r            Redrive
+	mv           Move
 	url          string
 	user         string
 	impersonator bool // the user may publish any user_id
@@ -119,15 +76,15 @@ const (
 	confirmedLate              // a positive confirm after a return: the return may be this publish's
 )
 
-// newMoveCore starts a move of r at now: counted is what r.From held ready
-// at the start, capped by r.Limit; user is the connecting user.
-func newMoveCore(r Redrive, url string, counted int, user string, impersonator bool, now time.Time) *moveCore {
+// newMoveCore starts the move mv at now: counted is what mv.From held ready
+// at the start, capped by mv.Limit; user is the connecting user.
+func newMoveCore(mv Move, url string, counted int, user string, impersonator bool, now time.Time) *moveCore {
 	total := counted
-	if r.Limit > 0 {
-		total = min(total, r.Limit)
+	if mv.Limit > 0 {
+		total = min(total, mv.Limit)
 	}
-	return &moveCore{r: r, url: url, user: user, impersonator: impersonator, total: total,
-		window: RedriveWindow, stall: redriveStall, reportedAt: now, activeAt: now}
+	return &moveCore{mv: mv, url: url, user: user, impersonator: impersonator, total: total,
+		window: Window, stall: stallBound, reportedAt: now, activeAt: now}
 }
 
 // Total is how many messages the move moves.
@@ -135,7 +92,7 @@ func (c *moveCore) Total() int { return c.total }
 
 // Prefetch is the consumer's prefetch: deliveries ready while the window is
 // full, no more than the move takes.
-func (c *moveCore) Prefetch() int { return min(c.total, redrivePrefetch) }
+func (c *moveCore) Prefetch() int { return min(c.total, prefetch) }
 
 // Accepting says whether the move takes a delivery now: not after a stop is
 // decided, nor once it has published its total, nor while the window is full.
@@ -240,7 +197,7 @@ func (c *moveCore) Step(now time.Time, evs ...moveEvent) []moveAction {
 		case moveConnectionClosed:
 			return append(acts, c.stop(c.lost("the AMQP connection closed: "+ev.Reason)))
 		case moveCancelled:
-			return append(acts, c.stop(c.fail(ev.Err, "interrupted", "")))
+			return append(acts, c.stop(c.fail(ev.Err, NoCause, "interrupted")))
 		case moveTick:
 			acts = append(acts, c.tick(now)...)
 		}
@@ -301,10 +258,8 @@ func (c *moveCore) settle() []moveAction {
 	if len(c.pending) > 0 {
 		head = c.pending[0].state
 	}
-	// (ifs, not a switch: gremlins counts a case's condition as never run)
 	if head == nacked {
-		return []moveAction{c.stop(c.fail(ErrNotConfirmed, "the broker nacked a publish to "+c.r.To,
-			"Check the broker's log (a full disk, a queue length limit with reject-publish)"))}
+		return []moveAction{c.stop(c.fail(ErrNotConfirmed, Nacked, "the broker nacked a publish to "+c.mv.To))}
 	}
 	if head == confirmedLate || len(c.pending) == 0 && c.returned != nil {
 		return []moveAction{c.stop(c.returnedError())}
@@ -363,13 +318,10 @@ func (c *moveCore) stalled() *MoveError {
 		}
 	}
 	if waiting > 0 {
-		return c.fail(ErrNotConfirmed, fmt.Sprintf("no confirm for %s of the messages published to %s (%d awaiting one)",
-			c.stall, c.r.To, waiting), "The broker stopped answering: the network to it may be down without the connection "+
-			"closing, or the broker is blocked (a memory or disk alarm). Invoke again once it answers: it moves what is left")
+		return c.fail(ErrNotConfirmed, ConfirmsStalled, fmt.Sprintf("no confirm for %s of the messages published to %s (%d awaiting one)",
+			c.stall, c.mv.To, waiting))
 	}
-	return c.fail(ErrNotConfirmed, fmt.Sprintf("no delivery from %s and no confirm for %s", c.r.From, c.stall),
-		"Another consumer may be taking the messages of "+c.r.From+", the broker may be blocked (a memory or disk alarm), "+
-			"or the network to it down without the connection closing")
+	return c.fail(ErrNotConfirmed, DeliveriesStalled, fmt.Sprintf("no delivery from %s and no confirm for %s", c.mv.From, c.stall))
 }
 
 func (c *moveCore) report(now time.Time) moveAction {
@@ -393,28 +345,25 @@ func (c *moveCore) foreignUser(d moveDelivery) *MoveError {
 	if c.user != "" {
 		who = fmt.Sprintf("the connecting user %q", c.user)
 	}
-	return c.fail(ErrForeignUser, fmt.Sprintf("message %s (the %s on %s) has user_id %q, and RabbitMQ refuses to publish a "+
+	return c.fail(ErrForeignUser, ForeignUserID, fmt.Sprintf("message %s (the %s on %s) has user_id %q, and RabbitMQ refuses to publish a "+
 		"user_id other than %s unless that user has the impersonator tag; it was not published",
-		messageID(d.MessageID), ordinal(c.published+1), c.r.From, d.UserID, who),
-		"Give the user the impersonator tag (rabbitmqctl set_user_tags USER impersonator, with its other tags), or move "+
-			"that message by hand, then invoke again")
+		messageID(d.MessageID), ordinal(c.published+1), c.mv.From, d.UserID, who))
 }
 
 func (c *moveCore) returnedError() *MoveError {
 	ret := c.returned
-	return c.fail(ErrReturned, fmt.Sprintf("the broker returned message %s as unroutable (%d %s): queue %q is gone",
-		messageID(ret.MessageID), ret.Code, ret.Text, c.r.To),
-		"Declare "+c.r.To+" again (apply the queuey_queue), then invoke again")
+	return c.fail(ErrReturned, DestinationGone, fmt.Sprintf("the broker returned message %s as unroutable (%d %s): queue %q is gone",
+		messageID(ret.MessageID), ret.Code, ret.Text, c.mv.To))
 }
 
 // Unstarted is the error of a move that counted its messages but failed
 // before its first delivery (enabling the confirms, the prefetch or the
-// consumer), err an *AMQPError: none moved, all stay on From. Its kind is
-// err's, else ErrConnectionLost.
+// consumer), err an *Error: none moved, all stay on From. Its kind and
+// cause are err's, else ErrConnectionLost.
 func (c *moveCore) Unstarted(err error) *MoveError {
-	var ae *AMQPError
+	var ae *Error
 	if !errors.As(err, &ae) {
-		ae = &AMQPError{Reason: err.Error()}
+		ae = &Error{Reason: err.Error()}
 	}
 	reason := strings.TrimSuffix(ae.Reason, ".")
 	if ae.Op != "" {
@@ -422,7 +371,7 @@ func (c *moveCore) Unstarted(err error) *MoveError {
 	}
 	e := c.lost(reason)
 	if ae.Kind != nil {
-		e.Kind, e.Hint = ae.Kind, ae.Hint
+		e.Kind, e.Cause = ae.Kind, ae.Cause
 	}
 	c.over = true
 	return e
@@ -441,11 +390,11 @@ func (c *moveCore) closedReason(why string) string {
 }
 
 func (c *moveCore) lost(reason string) *MoveError {
-	return c.fail(ErrConnectionLost, reason, "Invoke again once the broker answers: it moves what is left")
+	return c.fail(ErrConnectionLost, ConnectionLost, reason)
 }
 
-func (c *moveCore) fail(kind error, reason, hint string) *MoveError {
-	return &MoveError{Redrive: c.r, URL: c.url, Moved: c.moved, Total: c.total, Reason: reason, Kind: kind, Hint: hint}
+func (c *moveCore) fail(kind error, cause Cause, reason string) *MoveError {
+	return &MoveError{Vhost: c.mv.Vhost, From: c.mv.From, To: c.mv.To, URL: c.url, Moved: c.moved, Total: c.total, Reason: reason, Kind: kind, Cause: cause}
 }
 
 func messageID(id string) string {

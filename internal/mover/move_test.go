@@ -1,10 +1,9 @@
-package broker
+package mover
 
 import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -14,42 +13,10 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 )
 
-// fakeBroker is a client of the fake broker (its management API and its
-// AMQP port) as the user guest, with the queues q and q.dead in "/".
-func fakeBroker(t *testing.T) (*Client, *brokertest.Server, *brokertest.AMQP) {
-	t.Helper()
-	s := brokertest.New(t)
-	s.PutQueue("/", brokertest.Queue{Name: "q"})
-	s.PutQueue("/", brokertest.Queue{Name: "q.dead"})
-	a := s.ServeAMQP(t)
-	c, err := New(Config{Endpoint: s.URL, AMQPEndpoint: a.URL(), Username: "guest", Password: "s3cret-pw", RetryBudget: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c, s, a
-}
-
-// deadLetters are n messages m-0, m-1, ... published by guest.
-func deadLetters(n int) []brokertest.Message {
-	msgs := make([]brokertest.Message, n)
-	for i := range msgs {
-		msgs[i] = brokertest.NewMessage(fmt.Sprintf("m-%d", i), "guest", fmt.Sprintf("body %d", i))
-	}
-	return msgs
-}
-
-func ids(msgs []brokertest.Message) []string {
-	out := make([]string, len(msgs))
-	for i, m := range msgs {
-		out[i] = m.ID()
-	}
-	return out
-}
-
 // redrive moves q.dead to q with the progress reports it made.
-func redrive(ctx context.Context, c *Client, limit int) (int, []int, error) {
+func redrive(ctx context.Context, c *Mover, limit int) (int, []int, error) {
 	var progress []int
-	n, err := c.RedriveDeadLetters(ctx, Redrive{Vhost: "/", From: "q.dead", To: "q", Limit: limit,
+	n, err := c.Move(ctx, Move{Vhost: "/", From: "q.dead", To: "q", Limit: limit,
 		Progress: func(moved, total int) { progress = append(progress, moved, total) }})
 	return n, progress, err
 }
@@ -59,7 +26,7 @@ func redrive(ctx context.Context, c *Client, limit int) (int, []int, error) {
 // way and at the end; the management API counts them on q.
 func TestRedrive_movesEveryMessageUnchanged(t *testing.T) {
 	c, s, _ := fakeBroker(t)
-	const total = 2*RedriveWindow + ProgressEvery/2
+	const total = 2*Window + ProgressEvery/2
 	sent := deadLetters(total)
 	s.PutMessages("/", "q.dead", sent...)
 	n, progress, err := redrive(context.Background(), c, 0)
@@ -79,8 +46,8 @@ func TestRedrive_movesEveryMessageUnchanged(t *testing.T) {
 		t.Errorf("the management API counts %d on q", *q.Messages)
 	}
 	// Acks cover runs of confirms, at most a window each: one report
-	// between ProgressEvery and ProgressEvery+RedriveWindow, one at the end.
-	if len(progress) != 4 || progress[0] < ProgressEvery || progress[0] >= ProgressEvery+RedriveWindow ||
+	// between ProgressEvery and ProgressEvery+Window, one at the end.
+	if len(progress) != 4 || progress[0] < ProgressEvery || progress[0] >= ProgressEvery+Window ||
 		progress[1] != total || progress[2] != total || progress[3] != total {
 		t.Errorf("progress %v, want one report past %d of %d, then %d of %d", progress, ProgressEvery, total, total, total)
 	}
@@ -114,15 +81,16 @@ func TestRedrive_queueMistakes(t *testing.T) {
 		name     string
 		arrange  func(*brokertest.Server, *brokertest.AMQP)
 		kind     error
+		cause    Cause
 		op, says string
 		counted  bool
 	}{
-		{"no q.dead", func(s *brokertest.Server, _ *brokertest.AMQP) { s.RemoveQueue("/", "q.dead") }, ErrNotFound,
+		{"no q.dead", func(s *brokertest.Server, _ *brokertest.AMQP) { s.RemoveQueue("/", "q.dead") }, ErrNotFound, NoCause,
 			`counting the messages of "q.dead"`, `queue "q.dead" does not exist in vhost "/"`, false},
-		{"no q", func(s *brokertest.Server, _ *brokertest.AMQP) { s.RemoveQueue("/", "q") }, ErrNotFound,
+		{"no q", func(s *brokertest.Server, _ *brokertest.AMQP) { s.RemoveQueue("/", "q") }, ErrNotFound, NoCause,
 			`looking up "q"`, `queue "q" does not exist in vhost "/"`, false},
-		{"q.dead refused", func(_ *brokertest.Server, a *brokertest.AMQP) { a.Refuse("/", "q.dead") }, ErrUnauthorized,
-			`consuming from "q.dead"`, "consuming and purging need read on it", true},
+		{"q.dead refused", func(_ *brokertest.Server, a *brokertest.AMQP) { a.Refuse("/", "q.dead") }, ErrUnauthorized, QueuePermission,
+			`consuming from "q.dead"`, "ACCESS_REFUSED", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, s, a := fakeBroker(t)
@@ -133,13 +101,14 @@ func TestRedrive_queueMistakes(t *testing.T) {
 				t.Fatalf("got %v, want kind %v, %q, saying %q", err, tc.kind, tc.op, tc.says)
 			}
 			// Once q.dead is counted, a failure is a move of 0 that says all stay.
-			var ae *AMQPError
+			var ae *Error
 			var me *MoveError
 			switch {
-			case tc.counted && (!errors.As(err, &me) || me.Moved != 0 || me.Total != 1 || me.URL != a.URL()):
+			case tc.counted && (!errors.As(err, &me) || me.Moved != 0 || me.Total != 1 || me.URL != a.URL() || me.Cause != tc.cause):
 				t.Errorf("got %v, want a *MoveError: moved 0 of 1 at %s", err, a.URL())
-			case !tc.counted && (!errors.As(err, &ae) || !strings.HasPrefix(ae.Op, tc.op) || ae.URL != a.URL()):
-				t.Errorf("got %v, want an *AMQPError at %s, %q", err, a.URL(), tc.op)
+			case !tc.counted && (!errors.As(err, &ae) || !strings.HasPrefix(ae.Op, tc.op) || ae.URL != a.URL() || ae.Cause != tc.cause ||
+				ae.Connecting):
+				t.Errorf("got %v, want an *Error at %s, %q", err, a.URL(), tc.op)
 			}
 		})
 	}
@@ -185,7 +154,7 @@ func TestRedrive_neverAcksBeforeTheConfirm(t *testing.T) {
 // stops once what was delivered before is settled, saying so.
 func TestRedrive_sourceDeleted(t *testing.T) {
 	c, s, a := fakeBroker(t)
-	const total, deleted = redrivePrefetch + 10, 5
+	const total, deleted = prefetch + 10, 5
 	s.PutMessages("/", "q.dead", deadLetters(total)...)
 	a.OnPublish(atPublish(deleted, func() { s.RemoveQueue("/", "q.dead") }))
 	n, _, err := redrive(context.Background(), c, 0)
@@ -233,10 +202,10 @@ func TestRedrive_destinationDeleted(t *testing.T) {
 // move stops at once with ErrReturned, moving nothing.
 func TestRedrive_fullWindowReturned(t *testing.T) {
 	c, s, a := fakeBroker(t)
-	const total = RedriveWindow + 10
+	const total = Window + 10
 	s.PutMessages("/", "q.dead", deadLetters(total)...)
 	a.OnPublish(func(int, brokertest.Publish) brokertest.PublishFault { return brokertest.Return })
-	a.HoldConfirmsUntil(RedriveWindow)
+	a.HoldConfirmsUntil(Window)
 	start := time.Now()
 	n, _, err := redrive(context.Background(), c, 0)
 	if !errors.Is(err, ErrReturned) || n != 0 {
@@ -246,24 +215,6 @@ func TestRedrive_fullWindowReturned(t *testing.T) {
 		t.Errorf("took %s: the returns stalled the connection", took)
 	}
 	checkNoLoss(t, s, total, 0, true)
-}
-
-// checkNoLoss checks that q.dead holds, in order, every message after the
-// first moved (or, unless exact, more of the last ones), and that every
-// message is on q.dead or q.
-func checkNoLoss(t *testing.T, s *brokertest.Server, total, moved int, exact bool) {
-	t.Helper()
-	all := ids(deadLetters(total))
-	stayed := ids(s.Messages("/", "q.dead"))
-	if !slices.Equal(stayed, all[moved:]) && (exact || len(stayed) < total-moved || !slices.Equal(stayed, all[total-len(stayed):])) {
-		t.Errorf("q.dead holds %v, want %v", stayed, all[moved:])
-	}
-	copied := ids(s.Messages("/", "q"))
-	for _, id := range all {
-		if !slices.Contains(stayed, id) && !slices.Contains(copied, id) {
-			t.Errorf("message %s lost", id)
-		}
-	}
 }
 
 // A publish whose confirm never comes is never acknowledged: the move,
@@ -299,7 +250,7 @@ func TestRedrive_confirmNeverCame(t *testing.T) {
 // once, and closing the connection waits no longer than closeWait.
 func TestRedrive_brokerStopsAnswering(t *testing.T) {
 	c, s, a := fakeBroker(t)
-	c.amqp.closeWait = 100 * time.Millisecond
+	c.closeWait = 100 * time.Millisecond
 	s.PutMessages("/", "q.dead", deadLetters(3)...)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -335,7 +286,7 @@ func TestRedrive_foreignUser(t *testing.T) {
 	if got := ids(s.Messages("/", "q.dead")); !slices.Equal(got, []string{"m-2", "m-3"}) {
 		t.Fatalf("q.dead holds %v", got)
 	}
-	s.Script(brokertest.Path("whoami"), brokertest.Reply(200, `{"name":"guest","tags":"administrator, impersonator"}`))
+	c.cfg.Whoami = func(context.Context) (string, bool) { return "guest", true }
 	if n, _, err := redrive(context.Background(), c, 0); n != 2 || err != nil {
 		t.Errorf("an impersonator: moved %d, %v; want 2", n, err)
 	}
@@ -356,7 +307,7 @@ func TestRedrive_deliveriesEnded(t *testing.T) {
 		{"connection closed", false, moveConnectionClosed{Reason: "CONNECTION_FORCED"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m := &mover{r: Redrive{From: "q.dead"}, cancels: make(chan string, 1), closed: make(chan *amqp.Error, 1)}
+			m := &moveLoop{mv: Move{From: "q.dead"}, cancels: make(chan string, 1), closed: make(chan *amqp.Error, 1)}
 			if tc.cancel {
 				m.cancels <- "ctag"
 			} else {
@@ -367,25 +318,5 @@ func TestRedrive_deliveriesEnded(t *testing.T) {
 				t.Errorf("got %#v, want %#v", got, tc.want)
 			}
 		})
-	}
-}
-
-// faultAt answers the at-th publish with f and routes every other.
-func faultAt(at int, f brokertest.PublishFault) func(int, brokertest.Publish) brokertest.PublishFault {
-	return func(n int, _ brokertest.Publish) brokertest.PublishFault {
-		if n == at {
-			return f
-		}
-		return brokertest.Route
-	}
-}
-
-// atPublish does do at the at-th publish and routes every publish.
-func atPublish(at int, do func()) func(int, brokertest.Publish) brokertest.PublishFault {
-	return func(n int, _ brokertest.Publish) brokertest.PublishFault {
-		if n == at {
-			do()
-		}
-		return brokertest.Route
 	}
 }

@@ -1,9 +1,10 @@
-package broker
+package mover
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -36,7 +37,7 @@ type moveStep struct {
 type moveCase struct {
 	name           string
 	counted, limit int
-	window         int    // 0: RedriveWindow
+	window         int    // 0: Window
 	user           string // the connecting user: "me" unless anonymous
 	anonymous      bool   // the connecting user is not known
 	impersonator   bool
@@ -48,7 +49,7 @@ func newTestCore(tc moveCase) *moveCore {
 	if user == "" && !tc.anonymous {
 		user = "me"
 	}
-	c := newMoveCore(Redrive{Vhost: "v", From: "q.dead", To: "q", Limit: tc.limit}, "amqp://h:5672", tc.counted, user,
+	c := newMoveCore(Move{Vhost: "v", From: "q.dead", To: "q", Limit: tc.limit}, "amqp://h:5672", tc.counted, user,
 		tc.impersonator, moveStart)
 	if tc.window > 0 {
 		c.window = tc.window
@@ -210,7 +211,7 @@ func TestMoveCore_counts(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) { t.Parallel(); runMoveCase(t, tc) })
 	}
-	for counted, want := range map[int]int{0: 0, 1: 1, redrivePrefetch: redrivePrefetch, redrivePrefetch + 1: redrivePrefetch} {
+	for counted, want := range map[int]int{0: 0, 1: 1, prefetch: prefetch, prefetch + 1: prefetch} {
 		if got := newTestCore(moveCase{counted: counted}).Prefetch(); got != want {
 			t.Errorf("Prefetch() of a move of %d = %d, want %d", counted, got, want)
 		}
@@ -303,10 +304,10 @@ func TestMoveCore_closed(t *testing.T) {
 }
 
 // The stall bound, measured from the last delivery, confirm or ack: at
-// exactly redriveStall the move goes on, a nanosecond later it stops.
+// exactly stallBound the move goes on, a nanosecond later it stops.
 func TestMoveCore_stall(t *testing.T) {
 	t.Parallel()
-	const edge = redriveStall
+	const edge = stallBound
 	stalled := "stop NotConfirmed 0/3"
 	for _, tc := range []moveCase{
 		{name: "from the start", counted: 3, steps: []moveStep{
@@ -394,7 +395,7 @@ func TestMoveCore_progress(t *testing.T) {
 // errors.Is see its kind.
 func TestMoveError(t *testing.T) {
 	t.Parallel()
-	c := newMoveCore(Redrive{Vhost: "v", From: "q.dead", To: "q"}, "amqp://h:5672", 10, "me", false, moveStart)
+	c := newMoveCore(Move{Vhost: "v", From: "q.dead", To: "q"}, "amqp://h:5672", 10, "me", false, moveStart)
 	acts := c.Step(moveStart, dlv(1), dlv(2), ok(1))
 	acts = append(acts, c.Step(moveStart, acked, nack(2))...)
 	stop, isStop := acts[len(acts)-1].(moveStop)
@@ -403,15 +404,14 @@ func TestMoveError(t *testing.T) {
 	}
 	err := error(stop.Err)
 	wantText := `moved 1 of 10 messages from q.dead to q in vhost "v" (amqp://h:5672), then stopped: the broker nacked a ` +
-		`publish to q. The other 9 stay on q.dead: a message leaves it only once its copy on q is confirmed. Check the ` +
-		`broker's log (a full disk, a queue length limit with reject-publish)`
-	if err.Error() != wantText || !errors.Is(err, ErrNotConfirmed) {
-		t.Errorf("got %q (kind %v),\nwant %q", err, stop.Err.Kind, wantText)
+		`publish to q. The other 9 stay on q.dead: a message leaves it only once its copy on q is confirmed`
+	if err.Error() != wantText || !errors.Is(err, ErrNotConfirmed) || stop.Err.Cause != Nacked {
+		t.Errorf("got %q (kind %v, cause %v),\nwant %q", err, stop.Err.Kind, stop.Err.Cause, wantText)
 	}
-	noHint := &MoveError{Redrive: Redrive{Vhost: "v", From: "a", To: "b"}, URL: "u", Moved: 0, Total: 2, Reason: "interrupted."}
+	noHint := &MoveError{Vhost: "v", From: "a", To: "b", URL: "u", Moved: 0, Total: 2, Reason: "interrupted."}
 	if got := noHint.Error(); got != `moved 0 of 2 messages from a to b in vhost "v" (u), then stopped: interrupted. The other 2 `+
 		`stay on a: a message leaves it only once its copy on b is confirmed` {
-		t.Errorf("without a hint: %q", got)
+		t.Errorf("a reason ending in a full stop: %q", got)
 	}
 }
 
@@ -432,20 +432,42 @@ func TestOrdinal(t *testing.T) {
 // counted, with the operation, and keeps the kind of the AMQP error.
 func TestMoveCore_unstarted(t *testing.T) {
 	t.Parallel()
-	c := newMoveCore(Redrive{Vhost: "/", From: "q.dead", To: "q"}, "amqp://h:5672", 7, "", false, time.Unix(0, 0))
-	e := c.Unstarted(&AMQPError{Op: `consuming from "q.dead"`, Reason: "read tcp: i/o timeout."})
+	c := newMoveCore(Move{Vhost: "/", From: "q.dead", To: "q"}, "amqp://h:5672", 7, "", false, time.Unix(0, 0))
+	e := c.Unstarted(&Error{Op: `consuming from "q.dead"`, Reason: "read tcp: i/o timeout."})
 	want := `moved 0 of 7 messages from q.dead to q in vhost "/" (amqp://h:5672), then stopped: consuming from "q.dead" failed: ` +
 		`read tcp: i/o timeout. The other 7 stay on q.dead`
-	if !strings.HasPrefix(e.Error(), want) || !errors.Is(e, ErrConnectionLost) || c.Accepting() {
+	if !strings.HasPrefix(e.Error(), want) || !errors.Is(e, ErrConnectionLost) || e.Cause != ConnectionLost || c.Accepting() {
 		t.Errorf("Unstarted: %v (kind %v), accepting %v; want %q..., ErrConnectionLost", e, e.Kind, c.Accepting(), want)
 	}
-	e = newMoveCore(Redrive{From: "q.dead", To: "q"}, "", 7, "", false, time.Unix(0, 0)).Unstarted(
-		&AMQPError{Op: "consuming", Reason: "ACCESS_REFUSED", Kind: ErrUnauthorized, Hint: "Grant read"})
-	if !errors.Is(e, ErrUnauthorized) || e.Hint != "Grant read" || e.Moved != 0 || e.Total != 7 {
+	e = newMoveCore(Move{From: "q.dead", To: "q"}, "", 7, "", false, time.Unix(0, 0)).Unstarted(
+		&Error{Op: "consuming", Reason: "ACCESS_REFUSED", Kind: ErrUnauthorized, Cause: QueuePermission})
+	if !errors.Is(e, ErrUnauthorized) || e.Cause != QueuePermission || e.Moved != 0 || e.Total != 7 {
 		t.Errorf("Unstarted of a refusal: %+v", e)
 	}
-	e = newMoveCore(Redrive{From: "q.dead", To: "q"}, "", 7, "", false, time.Unix(0, 0)).Unstarted(errors.New("channel closed"))
+	e = newMoveCore(Move{From: "q.dead", To: "q"}, "", 7, "", false, time.Unix(0, 0)).Unstarted(errors.New("channel closed"))
 	if !strings.Contains(e.Error(), "then stopped: channel closed. The other 7") {
 		t.Errorf("Unstarted of a plain error: %v", e)
 	}
+}
+
+// The move's stall bound has its row in the Operating guide's table (the rest of the table:
+// internal/provider's TestDocsLimitsTable).
+func TestDocsStallLimit(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("../../docs/guides/operating.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const row = "| A move waiting for a delivery or a confirm |"
+	for line := range strings.Lines(string(b)) {
+		if !strings.HasPrefix(line, row) {
+			continue
+		}
+		cell := strings.Trim(strings.TrimSpace(strings.Split(line[len(row):], "|")[0]), "`")
+		if d, err := time.ParseDuration(cell); err != nil || d != stallBound {
+			t.Errorf("the table says %q, the move waits %s", cell, stallBound)
+		}
+		return
+	}
+	t.Errorf("the Operating guide's table lacks %q", row)
 }

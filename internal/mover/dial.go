@@ -1,0 +1,289 @@
+package mover
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"time"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+)
+
+// Connecting to the AMQP port: one connection per operation, closed after it.
+
+// DialTimeout bounds connecting to the AMQP port: TCP, TLS and the AMQP handshake together
+// (amqp091-go's own default is 30 s for the TCP connection and 30 s more for the handshakes).
+const DialTimeout = 15 * time.Second
+
+const (
+	heartbeat = 10 * time.Second
+	// defaultCloseWait is the default of Mover.closeWait.
+	defaultCloseWait = 5 * time.Second
+)
+
+// Config is what a Mover needs of the management client beside it: plain values and funcs.
+type Config struct {
+	// URL is the AMQP URL, amqp(s)://host:port, without credentials or path (EndpointFor).
+	URL string
+	// Derived says URL was derived from the management API's endpoint (EndpointFor).
+	Derived bool
+	// TLS is the TLS configuration of an amqps:// URL (cloned for each connection).
+	TLS *tls.Config
+	// Credentials returns the SASL PLAIN user and password of a connection made for op; a token
+	// goes as the password. Its error is returned as it is.
+	Credentials func(ctx context.Context, op string) (user, pass string, err error)
+	// TokenAuth says the password is a token (for the caller's wording of a refused login).
+	TokenAuth bool
+	// Whoami returns the user the connection authenticates as and whether it may publish any
+	// user_id (RabbitMQ's impersonator tag); "" when unknown.
+	Whoami func(ctx context.Context) (user string, impersonator bool)
+	// Wrote, when set, is called before and after each move or purge: they change what the
+	// management API's listings say.
+	Wrote func()
+}
+
+// Mover moves and purges messages over AMQP 0-9-1.
+type Mover struct {
+	cfg Config
+	// timeout is DialTimeout; closeWait bounds the closing handshake of a connection: after an
+	// interrupt, or with a broker that stopped answering, Close alone could wait for the heartbeat
+	// to time out.
+	timeout, closeWait time.Duration
+}
+
+// New returns the Mover of cfg.
+func New(cfg Config) *Mover {
+	return &Mover{cfg: cfg, timeout: DialTimeout, closeWait: defaultCloseWait}
+}
+
+// URL is the AMQP URL it connects to (no credentials).
+func (m *Mover) URL() string { return m.cfg.URL }
+
+// wrote tells the caller that messages may have changed.
+func (m *Mover) wrote() {
+	if m.cfg.Wrote != nil {
+		m.cfg.Wrote()
+	}
+}
+
+// dial opens an AMQP connection to vhost named name (shown in the management UI's connection
+// list), within the dial bound and ctx.
+func (m *Mover) dial(ctx context.Context, vhost, name string) (amqpConn, error) {
+	op := fmt.Sprintf("connecting over AMQP to vhost %q", vhost)
+	user, pass, err := m.cfg.Credentials(ctx, op)
+	if err != nil {
+		return amqpConn{}, err
+	}
+	deadline := time.Now().Add(m.timeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	var sniff amqpSniff
+	props := amqp.NewConnectionProperties()
+	props.SetClientConnectionName(name)
+	cfg := amqp.Config{
+		SASL:       []amqp.Authentication{&amqp.PlainAuth{Username: user, Password: pass}},
+		Vhost:      vhost,
+		Heartbeat:  heartbeat,
+		Properties: props,
+		Dial: func(network, addr string) (net.Conn, error) {
+			d := net.Dialer{Deadline: deadline}
+			conn, err := d.DialContext(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			// The deadline bounds the TLS and AMQP handshakes too; amqp091-go clears it once the
+			// connection is open.
+			_ = conn.SetDeadline(deadline)
+			return sniff.wrap(conn), nil
+		},
+	}
+	if m.tlsURL() {
+		cfg.TLSClientConfig = m.cfg.TLS.Clone()
+	}
+	// An interrupt ends the handshakes at once.
+	stop := context.AfterFunc(ctx, func() { sniff.abort() })
+	conn, err := amqp.DialConfig(m.cfg.URL, cfg)
+	stop()
+	if err != nil {
+		if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
+			<-ctx.Done() // ctx's deadline ended the handshake: say so
+		}
+		e := &Error{Op: op, URL: m.cfg.URL, Derived: m.cfg.Derived, Connecting: true, Reason: err.Error(),
+			User: user, TokenAuth: m.cfg.TokenAuth}
+		m.dialError(ctx, e, err, sniff.first(), !time.Now().Before(deadline))
+		return amqpConn{}, e
+	}
+	return amqpConn{Connection: conn, sniff: &sniff}, nil
+}
+
+func (m *Mover) tlsURL() bool { return strings.HasPrefix(m.cfg.URL, "amqps:") }
+
+// dialError classifies e, a failed connection: err is the library's error, first what the port
+// sent first, timedOut whether the dial bound passed.
+func (m *Mover) dialError(ctx context.Context, e *Error, err error, first []byte, timedOut bool) {
+	var ae *amqp.Error
+	var rh tls.RecordHeaderError
+	e.Kind, e.Cause = ErrUnreachable, NoAnswer
+	if ctx.Err() != nil {
+		e.Kind, e.Reason, e.Cause = ctx.Err(), "interrupted", NoCause
+		return
+	}
+	if errors.Is(err, amqp.ErrCredentials) || (errors.As(err, &ae) && ae.Code == amqp.AccessRefused) {
+		e.Kind, e.Cause, e.Reason = ErrUnauthorized, CredentialsRefused, "the broker refused the credentials ("+err.Error()+")"
+		return
+	}
+	if errors.Is(err, amqp.ErrVhost) || (errors.As(err, &ae) && ae.Code == amqp.NotAllowed) {
+		e.Kind, e.Cause = ErrUnauthorized, VhostRefused
+		return
+	}
+	if errors.As(err, &rh) {
+		first = rh.RecordHeader[:]
+	} else if certificateError(err) {
+		e.Kind, e.Cause = ErrCertificate, CertificateRefused
+		return
+	}
+	if len(first) == 0 {
+		m.unanswered(e, err, timedOut)
+		return
+	}
+	m.answered(e, first)
+}
+
+// unanswered completes e, the error of a port that sent nothing: no answer within the bound, a
+// close without a word (as a TLS port to plain bytes), or a refused connection.
+func (m *Mover) unanswered(e *Error, err error, timedOut bool) {
+	if timedOut {
+		e.Reason = fmt.Sprintf("no AMQP connection within %s (%s)", m.timeout, err)
+		return
+	}
+	if strings.Contains(err.Error(), "EOF") && !m.tlsURL() {
+		e.Reason = "the server closed the connection without answering the AMQP protocol header, as a TLS port does"
+		e.Cause = ClosedUnanswered
+	}
+}
+
+// answered completes e, the error of a port that answered first with something other than AMQP
+// over the URL's scheme.
+func (m *Mover) answered(e *Error, first []byte) {
+	if tlsRecord(first) {
+		e.Kind, e.Cause, e.Reason = ErrWrongScheme, TLSPortPlainURL, "the port speaks TLS, and the URL is amqp:// (plain)"
+		return
+	}
+	if bytes.HasPrefix(first, []byte("AMQP")) {
+		e.Kind, e.Cause, e.Reason = ErrWrongScheme, PlainPortTLSURL, "the port speaks plain AMQP, and the URL is amqps:// (TLS)"
+		return
+	}
+	e.Kind, e.Cause, e.Reason = ErrNotAMQP, OtherProtocol, fmt.Sprintf("the port does not speak AMQP: it answered %q", first)
+	if bytes.HasPrefix(first, []byte("HTTP/")) {
+		e.Reason = "the port speaks HTTP (the management API's port?), not AMQP"
+	}
+}
+
+// certificateError reports whether a TLS handshake failed over a certificate.
+func certificateError(err error) bool {
+	var verr *tls.CertificateVerificationError
+	if errors.As(err, &verr) {
+		return true
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "x509: ") || (strings.Contains(msg, "tls: ") && strings.Contains(msg, "certificate"))
+}
+
+// tlsRecord reports whether b begins like a TLS record: what a TLS port answers to plain bytes.
+func tlsRecord(b []byte) bool {
+	return len(b) >= 2 && (b[0] == 0x15 || b[0] == 0x16) && b[1] == 0x03
+}
+
+// amqpSniff keeps the first bytes the server sent on a connection, to tell after a failed
+// handshake which protocol the port speaks.
+type amqpSniff struct {
+	mu   sync.Mutex
+	conn net.Conn
+	got  []byte
+}
+
+func (s *amqpSniff) wrap(conn net.Conn) net.Conn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.conn = conn
+	return &sniffedConn{Conn: conn, s: s}
+}
+
+// abort ends the handshakes at once (an interrupt).
+func (s *amqpSniff) abort() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conn != nil {
+		_ = s.conn.SetDeadline(time.Unix(1, 0))
+	}
+}
+
+// close closes the socket.
+func (s *amqpSniff) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_ = s.conn.Close()
+}
+
+func (s *amqpSniff) first() []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.got
+}
+
+type sniffedConn struct {
+	net.Conn
+	s    *amqpSniff
+	seen bool
+}
+
+func (c *sniffedConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	// (n >= 0 would do as well: a Read that returns nothing fails, and so does the handshake, the
+	// sniffed bytes then empty either way)
+	if !c.seen && n > 0 {
+		c.seen = true
+		c.s.mu.Lock()
+		c.s.got = append([]byte(nil), p[:min(n, 16)]...)
+		c.s.mu.Unlock()
+	}
+	return n, err
+}
+
+// channelError is the *Error of a failed channel operation op on queue.
+func (m *Mover) channelError(op, vhost, queue string, err error) error {
+	e := &Error{Op: op, URL: m.cfg.URL, Derived: m.cfg.Derived, Reason: err.Error()}
+	var ae *amqp.Error
+	if errors.As(err, &ae) {
+		e.Reason = ae.Reason
+		switch ae.Code {
+		case amqp.NotFound:
+			e.Kind, e.Reason = ErrNotFound, fmt.Sprintf("queue %q does not exist in vhost %q", queue, vhost)
+		case amqp.AccessRefused:
+			e.Kind, e.Cause = ErrUnauthorized, QueuePermission
+		}
+	}
+	return e
+}
+
+// amqpConn is an open AMQP connection and the socket beneath it.
+type amqpConn struct {
+	*amqp.Connection
+	sniff *amqpSniff
+}
+
+// close closes conn, waiting at most closeWait for the broker, then closing the socket:
+// amqp091-go's heartbeater moves the read deadline that CloseDeadline sets 3 heartbeats on
+// whenever a frame arrives. A message delivered and not acknowledged goes back to its queue either
+// way.
+func (m *Mover) close(conn amqpConn) {
+	t := time.AfterFunc(m.closeWait, conn.sniff.close)
+	defer t.Stop()
+	_ = conn.CloseDeadline(time.Now().Add(m.closeWait))
+}

@@ -1,0 +1,83 @@
+package mover
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
+)
+
+// moverAt is a Mover of u as the user guest, whose whoami names guest without the impersonator
+// tag.
+func moverAt(u string) *Mover {
+	return New(Config{URL: u,
+		Credentials: func(context.Context, string) (string, string, error) { return "guest", "s3cret-pw", nil },
+		Whoami:      func(context.Context) (string, bool) { return "guest", false }})
+}
+
+// fakeBroker is a Mover on the fake broker's AMQP port, with the queues q and q.dead in "/" (the
+// fake's management API holds them).
+func fakeBroker(t *testing.T) (*Mover, *brokertest.Server, *brokertest.AMQP) {
+	t.Helper()
+	s := brokertest.New(t)
+	s.PutQueue("/", brokertest.Queue{Name: "q"})
+	s.PutQueue("/", brokertest.Queue{Name: "q.dead"})
+	a := s.ServeAMQP(t)
+	return moverAt(a.URL()), s, a
+}
+
+// deadLetters are n messages m-0, m-1, ... published by guest.
+func deadLetters(n int) []brokertest.Message {
+	msgs := make([]brokertest.Message, n)
+	for i := range msgs {
+		msgs[i] = brokertest.NewMessage(fmt.Sprintf("m-%d", i), "guest", fmt.Sprintf("body %d", i))
+	}
+	return msgs
+}
+
+func ids(msgs []brokertest.Message) []string {
+	out := make([]string, len(msgs))
+	for i, m := range msgs {
+		out[i] = m.ID()
+	}
+	return out
+}
+
+// checkNoLoss checks that q.dead holds, in order, every message after the first moved (or, unless
+// exact, more of the last ones), and that every message is on q.dead or q.
+func checkNoLoss(t *testing.T, s *brokertest.Server, total, moved int, exact bool) {
+	t.Helper()
+	all := ids(deadLetters(total))
+	stayed := ids(s.Messages("/", "q.dead"))
+	if !slices.Equal(stayed, all[moved:]) && (exact || len(stayed) < total-moved || !slices.Equal(stayed, all[total-len(stayed):])) {
+		t.Errorf("q.dead holds %v, want %v", stayed, all[moved:])
+	}
+	copied := ids(s.Messages("/", "q"))
+	for _, id := range all {
+		if !slices.Contains(stayed, id) && !slices.Contains(copied, id) {
+			t.Errorf("message %s lost", id)
+		}
+	}
+}
+
+// faultAt answers the at-th publish with f and routes every other.
+func faultAt(at int, f brokertest.PublishFault) func(int, brokertest.Publish) brokertest.PublishFault {
+	return func(n int, _ brokertest.Publish) brokertest.PublishFault {
+		if n == at {
+			return f
+		}
+		return brokertest.Route
+	}
+}
+
+// atPublish does do at the at-th publish and routes every publish.
+func atPublish(at int, do func()) func(int, brokertest.Publish) brokertest.PublishFault {
+	return func(n int, _ brokertest.Publish) brokertest.PublishFault {
+		if n == at {
+			do()
+		}
+		return brokertest.Route
+	}
+}
