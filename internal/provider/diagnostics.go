@@ -85,12 +85,14 @@ type declareError struct {
 func (e *declareError) Error() string {
 	if errors.Is(e.err, broker.ErrArgumentsConflict) {
 		return fmt.Sprintf("RabbitMQ refused to declare %q with arguments %s: a queue of that name now exists with different "+
-			"arguments (it was probably declared by someone else since it was checked). %v", e.queue.Name, e.queue.Args.JSON(), e.err)
+			"arguments (it was probably declared by someone else since it was checked). %s", e.queue.Name, e.queue.Args.JSON(), errorText(e.err))
 	}
-	return e.err.Error()
+	return errorText(e.err)
 }
 
 func (e *declareError) Unwrap() error { return e.err }
+
+func (e *declareError) causeWorded() {}
 
 // declare declares q in vhost; a failure is a *declareError.
 func declare(ctx context.Context, c interface {
@@ -126,9 +128,4 @@ func (e *vhostError) Error() string {
 
 func (e *vhostError) Unwrap() error { return e.err }
 
-func (e *vhostError) summary() string {
-	if e.missing {
-		return summaryVhostNotFound
-	}
-	return "Cannot Use Vhost"
-}
+func (e *vhostError) causeWorded() {}
