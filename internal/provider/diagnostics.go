@@ -129,3 +129,20 @@ func (e *vhostError) Error() string {
 func (e *vhostError) Unwrap() error { return e.err }
 
 func (e *vhostError) causeWorded() {}
+
+// vhostMissing is err as a *vhostError when it says that vhost is not found: a listing of the vhost,
+// or a declaration in it, answered 404. An error of the provider's own (an interrupted change) keeps
+// what it says.
+func vhostMissing(c *broker.Client, vhost string, err error) error {
+	if _, own := errors.AsType[summarized](err); !own && errors.Is(err, broker.ErrNotFound) {
+		return &vhostError{vhost: vhost, endpoint: c.Endpoint(), missing: true, err: err}
+	}
+	return err
+}
+
+func (e *vhostError) summary() string {
+	if e.missing {
+		return summaryVhostNotFound
+	}
+	return "Cannot Use Vhost"
+}
