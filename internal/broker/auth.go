@@ -74,10 +74,7 @@ func newAuthTransport(cfg Config, next http.RoundTripper, tokenBase *http.Transp
 	}
 	if len(invalid) > 0 {
 		sort.Strings(invalid)
-		if len(invalid) == 1 {
-			return nil, fmt.Errorf("headers: %s is not a valid HTTP header name", invalid[0])
-		}
-		return nil, fmt.Errorf("headers: %s are not valid HTTP header names", strings.Join(invalid, ", "))
+		return nil, &ConfigError{Problem: ConfigInvalidHeaders, Settings: []Setting{SettingHeaders}, Values: invalid}
 	}
 	t := &authTransport{
 		next: next, method: cfg.authKind(), username: cfg.Username, password: cfg.Password,
@@ -85,18 +82,21 @@ func newAuthTransport(cfg Config, next http.RoundTripper, tokenBase *http.Transp
 	}
 	if t.method == authOAuth2 {
 		o := cfg.OAuth2
-		var missing []string
-		for _, f := range []struct{ name, v string }{{"token_url", o.TokenURL}, {"client_id", o.ClientID}, {"client_secret", o.ClientSecret}} {
+		var missing []Setting
+		for _, f := range []struct {
+			s Setting
+			v string
+		}{{SettingOAuth2TokenURL, o.TokenURL}, {SettingOAuth2ClientID, o.ClientID}, {SettingOAuth2ClientSecret, o.ClientSecret}} {
 			if f.v == "" {
-				missing = append(missing, f.name)
+				missing = append(missing, f.s)
 			}
 		}
 		if len(missing) > 0 {
-			return nil, fmt.Errorf("the oauth2 block needs %s (or the RABBITMQ_OAUTH2_* environment variables)", strings.Join(missing, ", "))
+			return nil, &ConfigError{Problem: ConfigMissing, Settings: missing}
 		}
 		u, err := url.Parse(o.TokenURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("oauth2.token_url must be an http or https URL; got %q", redact(o.TokenURL))
+			return nil, &ConfigError{Problem: ConfigNotHTTP, Settings: []Setting{SettingOAuth2TokenURL}, Values: []string{redact(o.TokenURL)}}
 		}
 		t.tokens = sharedTokenFor(cfg, tokenBase)
 	}
@@ -347,7 +347,7 @@ func (s *sharedToken) tokenError(err error) *TokenError {
 
 func (e *TokenError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "getting an OAuth 2.0 token from oauth2.token_url %s failed: ", e.TokenURL)
+	fmt.Fprintf(&b, "getting an OAuth 2.0 token from the token endpoint %s failed: ", e.TokenURL)
 	if e.Status != 0 {
 		fmt.Fprintf(&b, "HTTP %d", e.Status)
 		if e.Code != "" {
@@ -362,25 +362,6 @@ func (e *TokenError) Error() string {
 		b.WriteString("no token in the answer")
 	}
 	return b.String()
-}
-
-// Hint says what to do about the failure.
-func (e *TokenError) Hint() string {
-	switch e.Code {
-	case "invalid_client":
-		return "The identity provider did not accept the client: check oauth2.client_id and oauth2.client_secret " +
-			"(or RABBITMQ_OAUTH2_CLIENT_ID and RABBITMQ_OAUTH2_CLIENT_SECRET). Not retried"
-	case "unauthorized_client":
-		return "The client may not use the client credentials grant: allow it in the identity provider (a confidential client with service accounts or client credentials enabled)"
-	case "invalid_scope":
-		return "The identity provider refused the requested scopes: check oauth2.scopes against the scopes the client may request"
-	case "invalid_request", "invalid_target":
-		return "The identity provider refused the request: check oauth2.endpoint_params (audience or resource) and oauth2.scopes"
-	}
-	if e.Status == 0 {
-		return "Check that oauth2.token_url (or RABBITMQ_OAUTH2_TOKEN_URL) is the identity provider's token endpoint and that it answers"
-	}
-	return "Check oauth2.token_url, oauth2.client_id and oauth2.client_secret"
 }
 
 // jwtExpiry reads a JWT's exp claim without verifying it (the broker verifies tokens); zero when
@@ -400,7 +381,7 @@ func jwtExpiry(tok string) time.Time {
 }
 
 // tokenTransport is the transport to the token endpoint: the management API's TLS settings, but the
-// system's CAs stay trusted beside cacert_file (identity providers have public certificates) and no
+// system's CAs stay trusted beside the CA file (identity providers have public certificates) and no
 // client certificate is sent.
 func tokenTransport(cfg Config, base *http.Transport) *http.Transport {
 	t := base.Clone()
@@ -426,41 +407,24 @@ func (c *Client) authError(op string, err error) *Error {
 	if te.Status == 0 || te.Status >= 500 {
 		kind = ErrTokenEndpoint // no answer, or a failing endpoint: no refusal
 	}
-	return &Error{Op: op, Endpoint: c.endpoint, Reason: te.Error(), Kind: kind, Hint: te.Hint()}
+	return &Error{Op: op, Endpoint: c.endpoint, Reason: te.Error(), Kind: kind, Cause: CauseTokenEndpoint, Err: te}
 }
 
-// tokenRefusalHint explains a 401 or 403 to a request that carried a bearer token.
-func (c *Client) tokenRefusalHint(reason string) string {
+// tokenRefusal completes e, a 401 or 403 to a request that carried a bearer token, with its cause.
+func (c *Client) tokenRefusal(e *Error, reason string) {
 	lower := strings.ToLower(reason)
+	e.TokenFetched = c.cfg.authKind() == authOAuth2
 	switch {
 	case strings.Contains(lower, "not management user"):
-		return "The broker accepted the token but it carries no management tag: the management API needs the scope " +
-			"`<resource_server_id>.tag:management` (with RabbitMQ's default settings and resource_server_id rabbitmq: " +
-			"`rabbitmq.tag:management`; brokers with auth_oauth2.scope_prefix set use that prefix instead), " +
-			c.grantHint()
+		e.Cause = CauseTokenNoTag
 	case strings.Contains(lower, "access refused"):
-		return "The token lacks a permission on the vhost: it needs the scopes `<resource_server_id>.configure:<vhost>/<queues>`, " +
-			"`.write:` and `.read:` for the queues, e.g. `rabbitmq.configure:*/*`, `rabbitmq.write:*/*` and `rabbitmq.read:*/*`, " +
-			c.grantHint()
-	}
-	if c.cfg.authKind() == authBearerToken {
-		if exp := jwtExpiry(c.cfg.BearerToken); !exp.IsZero() && time.Now().After(exp) {
-			return fmt.Sprintf("The bearer_token expired at %s (%s ago): get a new token and set bearer_token (or RABBITMQ_BEARER_TOKEN) again, "+
-				"or use the oauth2 block so that the provider fetches and renews tokens itself", exp.UTC().Format(time.RFC3339), time.Since(exp).Round(time.Second))
+		e.Cause = CauseTokenNoPermission
+	default:
+		e.Cause = CauseTokenRefused
+		if exp := jwtExpiry(c.cfg.BearerToken); !e.TokenFetched && !exp.IsZero() && time.Now().After(exp) {
+			e.TokenExpiry = exp
 		}
-		return "The broker did not accept the bearer_token: check that it has not expired, that its audience (aud) includes the " +
-			"broker's resource_server_id and that the broker knows the key it is signed with"
 	}
-	return "The broker did not accept a freshly fetched token: check that its audience (aud) includes the broker's " +
-		"resource_server_id (oauth2.endpoint_params audience or resource, depending on the identity provider) and that the " +
-		"broker knows the identity provider's signing keys (auth_oauth2.jwks_url or signing keys)"
-}
-
-func (c *Client) grantHint() string {
-	if c.cfg.authKind() == authOAuth2 {
-		return "granted to oauth2.client_id by the identity provider (or asked for in oauth2.scopes)"
-	}
-	return "in the bearer_token"
 }
 
 // finalAnswer gives every later request of a token fetch the first no-answer or server error at

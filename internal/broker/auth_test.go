@@ -17,6 +17,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 )
@@ -120,12 +121,15 @@ func TestAuth_staticBearerReplacesBasic(t *testing.T) {
 
 func TestAuth_expiredBearerExplained(t *testing.T) {
 	api := newAuthAPI(t)
-	tok := brokertest.UnsignedJWT(map[string]any{"exp": time.Now().Add(-time.Hour).Unix()})
+	exp := time.Now().Add(-time.Hour).Unix()
+	tok := brokertest.UnsignedJWT(map[string]any{"exp": exp})
 	api.refuse["Bearer "+tok] = "Login failed"
 	c := newAuthClient(t, Config{Endpoint: api.URL, BearerToken: tok})
 	err := get(t, c)
-	if !errors.Is(err, ErrUnauthorized) || !strings.Contains(err.Error(), "bearer_token expired at") {
-		t.Fatalf("got %v, want an error saying the bearer_token expired", err)
+	var e *Error
+	if !errors.As(err, &e) || !errors.Is(err, ErrUnauthorized) || e.Cause != CauseTokenRefused || e.TokenFetched ||
+		e.TokenExpiry.Unix() != exp {
+		t.Fatalf("got %#v, want a refused token with its expiry", err)
 	}
 	if strings.Contains(err.Error(), tok) {
 		t.Error("the error contains the token")
@@ -241,8 +245,8 @@ func TestAuth_oauth2RetryOnceWithNewToken(t *testing.T) {
 	// A refusal that a new token cannot change is not retried, and explained.
 	api.refuse["Bearer tok-2"] = "Not management user"
 	err := get(t, c)
-	if !errors.Is(err, ErrUnauthorized) || !strings.Contains(err.Error(), "rabbitmq.tag:management") {
-		t.Fatalf("got %v, want an error naming the management tag scope", err)
+	if !errors.Is(err, ErrUnauthorized) || causeOf(err) != CauseTokenNoTag {
+		t.Fatalf("got %v, want a token without the management tag", err)
 	}
 	if n := ts.Hits(); n != 2 {
 		t.Errorf("token endpoint hit %d times, want 2", n)
@@ -259,10 +263,11 @@ func TestAuth_oauth2WrongSecret(t *testing.T) {
 			t.Fatalf("got %v, want ErrUnauthorized", err)
 		}
 		msg := err.Error()
-		for _, want := range []string{"token_url " + ts.URL, `"invalid_client"`, "client_secret"} {
-			if !strings.Contains(msg, want) {
-				t.Errorf("error %q lacks %q", msg, want)
-			}
+		var e *Error
+		var te *TokenError
+		if !errors.As(err, &e) || e.Cause != CauseTokenEndpoint || !errors.As(e.Err, &te) || te.Code != "invalid_client" ||
+			te.TokenURL != ts.URL || !strings.Contains(msg, ts.URL) {
+			t.Errorf("got %v, want the token endpoint's invalid_client", err)
 		}
 		if strings.Contains(msg, "wrong-Secret-42") {
 			t.Error("the error contains the client secret")
@@ -281,16 +286,20 @@ func TestAuth_oauth2WrongSecret(t *testing.T) {
 func TestAuth_settingsRefused(t *testing.T) {
 	for _, tc := range []struct {
 		cfg  Config
-		want string
+		want ConfigError
 	}{
-		{Config{OAuth2: &OAuth2Config{ClientID: "x"}}, "token_url, client_secret"},
-		{Config{OAuth2: &OAuth2Config{TokenURL: "ftp://x", ClientID: "x", ClientSecret: "y"}}, "token_url must be an http"},
-		{Config{Headers: map[string]string{"Bad Name": "v"}}, `"Bad Name" is not a valid`},
+		{Config{OAuth2: &OAuth2Config{ClientID: "x"}},
+			ConfigError{Problem: ConfigMissing, Settings: []Setting{SettingOAuth2TokenURL, SettingOAuth2ClientSecret}}},
+		{Config{OAuth2: &OAuth2Config{TokenURL: "ftp://x", ClientID: "x", ClientSecret: "y"}},
+			ConfigError{Problem: ConfigNotHTTP, Settings: []Setting{SettingOAuth2TokenURL}, Values: []string{"ftp://x"}}},
+		{Config{Headers: map[string]string{"Bad Name": "v"}},
+			ConfigError{Problem: ConfigInvalidHeaders, Settings: []Setting{SettingHeaders}, Values: []string{`"Bad Name"`}}},
 	} {
 		tc.cfg.Endpoint = "http://127.0.0.1:1"
 		_, err := New(tc.cfg)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("New(%+v): got %v, want an error with %q", tc.cfg, err, tc.want)
+		var e *ConfigError
+		if !errors.As(err, &e) || !reflect.DeepEqual(*e, tc.want) {
+			t.Errorf("New(%+v): got %#v, want %#v", tc.cfg, err, tc.want)
 		}
 	}
 }
@@ -354,8 +363,8 @@ func TestAuth_oauth2FailingEndpointShared(t *testing.T) {
 		err := <-errs
 		if !errors.Is(err, ErrTokenEndpoint) || errors.Is(err, ErrUnauthorized) {
 			t.Errorf("got %v, want ErrTokenEndpoint", err)
-		} else if !strings.Contains(err.Error(), "HTTP 503") || !strings.Contains(err.Error(), "oauth2.token_url") {
-			t.Errorf("error %q does not name the endpoint's answer and oauth2.token_url", err)
+		} else if e := (*Error)(nil); !errors.As(err, &e) || e.Cause != CauseTokenEndpoint || !strings.Contains(err.Error(), "HTTP 503") {
+			t.Errorf("error %q does not name the token endpoint's answer", err)
 		}
 	}
 	// One budget of 1 s, pauses from 250 ms: 4 or 5 attempts. The oauth2
@@ -547,38 +556,26 @@ func TestAuth_oauth2TokenStatusFinality(t *testing.T) {
 }
 
 // The token endpoint's failure reads as its status, the OAuth 2.0 error and
-// its description (without a final dot), or the transport error; the hint
-// follows the error code, else whether the endpoint answered at all.
-func TestTokenError_messageAndHint(t *testing.T) {
+// its description (without a final dot), or the transport error. What to do
+// next is the provider's (TestBrokerNextStep).
+func TestTokenError_message(t *testing.T) {
 	t.Parallel()
-	const prefix = "getting an OAuth 2.0 token from oauth2.token_url https://idp/token failed: "
+	const prefix = "getting an OAuth 2.0 token from the token endpoint https://idp/token failed: "
 	for _, tc := range []struct {
-		name     string
-		e        TokenError
-		msg      string
-		hintHas  string
-		hintLack string
+		name string
+		e    TokenError
+		msg  string
 	}{
 		{"status, code and description", TokenError{Status: 400, Code: "invalid_scope", Description: "Bad scope."},
-			`HTTP 400, error "invalid_scope" (Bad scope)`, "oauth2.scopes", ""},
-		{"status and code", TokenError{Status: 400, Code: "invalid_request"},
-			`HTTP 400, error "invalid_request"`, "oauth2.endpoint_params", ""},
-		{"status only", TokenError{Status: 503},
-			"HTTP 503", "Check oauth2.token_url, oauth2.client_id", "that it answers"},
-		{"status and an unknown code", TokenError{Status: 401, Code: "access_denied"},
-			`HTTP 401, error "access_denied"`, "Check oauth2.token_url, oauth2.client_id", "that it answers"},
-		{"no answer", TokenError{Err: errors.New("connection refused")},
-			"connection refused", "and that it answers", ""},
-		{"no token", TokenError{},
-			"no token in the answer", "and that it answers", ""},
+			`HTTP 400, error "invalid_scope" (Bad scope)`},
+		{"status and code", TokenError{Status: 400, Code: "invalid_request"}, `HTTP 400, error "invalid_request"`},
+		{"status only", TokenError{Status: 503}, "HTTP 503"},
+		{"no answer", TokenError{Err: errors.New("connection refused")}, "connection refused"},
+		{"no token", TokenError{}, "no token in the answer"},
 	} {
 		tc.e.TokenURL = "https://idp/token"
 		if got := tc.e.Error(); got != prefix+tc.msg {
 			t.Errorf("%s: Error() = %q, want %q", tc.name, got, prefix+tc.msg)
-		}
-		hint := tc.e.Hint()
-		if !strings.Contains(hint, tc.hintHas) || (tc.hintLack != "" && strings.Contains(hint, tc.hintLack)) {
-			t.Errorf("%s: Hint() = %q, want it to say %q and not %q", tc.name, hint, tc.hintHas, tc.hintLack)
 		}
 	}
 }
@@ -630,19 +627,19 @@ func TestTokenTransport_keepsSystemCAs(t *testing.T) {
 }
 
 // A token that the broker accepted but that lacks a tag or a permission is
-// explained with where the scopes come from: the identity provider for
-// oauth2, the token itself for bearer_token.
-func TestAuth_grantHintFollowsMethod(t *testing.T) {
+// told apart, and whether it came from the oauth2 grant (the scopes come from
+// the identity provider) or is a fixed bearer token (they are in the token).
+func TestAuth_grantFollowsMethod(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name, reason string
 		oauth2       bool
-		want, lack   string
+		want         Cause
 	}{
-		{"bearer, no tag", "Not management user", false, "in the bearer_token", "oauth2.client_id"},
-		{"bearer, no permission", "Access refused.", false, "in the bearer_token", "oauth2.client_id"},
-		{"oauth2, no tag", "Not management user", true, "granted to oauth2.client_id", "in the bearer_token"},
-		{"oauth2, no permission", "Access refused.", true, "granted to oauth2.client_id", "in the bearer_token"},
+		{"bearer, no tag", "Not management user", false, CauseTokenNoTag},
+		{"bearer, no permission", "Access refused.", false, CauseTokenNoPermission},
+		{"oauth2, no tag", "Not management user", true, CauseTokenNoTag},
+		{"oauth2, no permission", "Access refused.", true, CauseTokenNoPermission},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -655,8 +652,9 @@ func TestAuth_grantHintFollowsMethod(t *testing.T) {
 				api.refuse["Bearer tok-1"] = tc.reason
 			}
 			err := get(t, newAuthClient(t, cfg))
-			if !errors.Is(err, ErrUnauthorized) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), tc.lack) {
-				t.Errorf("got %v, want ErrUnauthorized saying %q and not %q", err, tc.want, tc.lack)
+			var e *Error
+			if !errors.As(err, &e) || !errors.Is(err, ErrUnauthorized) || e.Cause != tc.want || e.TokenFetched != tc.oauth2 {
+				t.Errorf("got %#v, want ErrUnauthorized with cause %d, fetched %v", err, tc.want, tc.oauth2)
 			}
 		})
 	}

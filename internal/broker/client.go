@@ -138,18 +138,15 @@ func (c *Client) unreachable(op string, err error) error {
 	if e := c.endpointMismatch(op, err); e != nil {
 		return e
 	}
+	e := &Error{Op: op, Endpoint: c.endpoint, Reason: transportReason(err), Kind: ErrUnreachable, Cause: CauseNoAnswer,
+		Err: transportCause(err)}
 	var fc *FirstContactError
 	if errors.As(err, &fc) {
-		return &Error{Op: op, Endpoint: c.endpoint, Reason: fc.Error(), Kind: ErrUnreachable, Hint: firstContactHint(fc)}
+		e.Reason, e.Cause, e.Addr, e.Unresolved = fc.Error(), CauseFirstContact, fc.Addr, fc.Unresolved()
+	} else if certificateError(err) {
+		e.Cause = CauseCertificate
 	}
-	reason := transportReason(err)
-	hint := fmt.Sprintf("Check that the management API answers at %s (the rabbitmq_management plugin enabled, the port open), or raise request_timeout", c.endpoint)
-	if certificateError(err) {
-		hint = "The TLS handshake failed over a certificate: set cacert_file (or RABBITMQ_CACERT) to the CA that signed the " +
-			"management API's certificate (insecure = true skips that check), and clientcert_file and clientkey_file when the " +
-			"server asks for a client certificate"
-	}
-	return &Error{Op: op, Endpoint: c.endpoint, Reason: reason, Kind: ErrUnreachable, Hint: hint}
+	return e
 }
 
 // ValidateEndpoint checks a management API base URL: http or https, a host, no query or fragment.
@@ -254,14 +251,11 @@ func (c *Client) getJSON(ctx context.Context, op, path string, out any) error {
 // the metadata store could not commit: when most nodes are down, the error says so
 // (ErrUnavailable).
 func (c *Client) writeFailed(ctx context.Context, op string, err error) error {
-	var na *noAnswerError
+	var na *NoAnswerError
 	if errors.As(err, &na) && ctx.Err() == nil {
 		if down, total := c.nodesDown(ctx); total > 0 && 2*len(down) >= total {
-			return &Error{Op: op, Endpoint: c.endpoint, Reason: transportReason(err), Kind: ErrUnavailable,
-				Hint: fmt.Sprintf("%d of the cluster's %d nodes are not running (%s): without a majority the cluster's metadata store "+
-					"cannot take declarations or deletions, and this one may still take effect once the majority is back. Bring them "+
-					"back (check `rabbitmqctl cluster_status`), then try again",
-					len(down), total, strings.Join(down, ", "))}
+			return &Error{Op: op, Endpoint: c.endpoint, Reason: transportReason(err), Kind: ErrUnavailable, Cause: CauseNoMajority,
+				NodesDown: down, Nodes: total, Err: transportCause(err)}
 		}
 	}
 	return c.unreachable(op, err)
@@ -289,9 +283,14 @@ func (c *Client) nodesDown(ctx context.Context) ([]string, int) {
 
 // transportReason is a transport error's cause without net/http's method and URL.
 func transportReason(err error) string {
+	return transportCause(err).Error()
+}
+
+// transportCause is a transport error without net/http's *url.Error around it.
+func transportCause(err error) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
-		return ue.Err.Error()
+		return ue.Err
 	}
-	return err.Error()
+	return err
 }

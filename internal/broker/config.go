@@ -1,6 +1,10 @@
 package broker
 
-import "time"
+import (
+	"fmt"
+	"strings"
+	"time"
+)
 
 // Config is everything needed to reach the management API.
 type Config struct {
@@ -100,3 +104,77 @@ func (cfg Config) maxRequestTime() time.Duration {
 	}
 	return cfg.retryBudget() + timeout
 }
+
+// Setting is a setting of Config that a ConfigError is about.
+type Setting int
+
+const (
+	SettingCACertFile Setting = iota + 1
+	SettingClientCertFile
+	SettingClientKeyFile
+	SettingHeaders
+	SettingOAuth2TokenURL
+	SettingOAuth2ClientID
+	SettingOAuth2ClientSecret
+)
+
+// settingWords name the settings in ConfigError's own text.
+var settingWords = map[Setting]string{
+	SettingCACertFile: "the CA certificate file", SettingClientCertFile: "the client certificate file",
+	SettingClientKeyFile: "the client key file", SettingHeaders: "the headers",
+	SettingOAuth2TokenURL: "the OAuth 2.0 token URL", SettingOAuth2ClientID: "the OAuth 2.0 client ID",
+	SettingOAuth2ClientSecret: "the OAuth 2.0 client secret",
+}
+
+// ConfigProblem is what is wrong with the settings of a ConfigError.
+type ConfigProblem int
+
+const (
+	// ConfigUnreadable: the setting's file could not be read (Err).
+	ConfigUnreadable ConfigProblem = iota + 1
+	// ConfigKeyPair: the client certificate and key could not be loaded (Err).
+	ConfigKeyPair
+	// ConfigNoPEM: the file (Values[0]) holds no PEM certificate.
+	ConfigNoPEM
+	// ConfigHalfPair: one of a pair of settings that go together is set without the other.
+	ConfigHalfPair
+	// ConfigMissing: the OAuth 2.0 grant needs these settings, and they are empty.
+	ConfigMissing
+	// ConfigNotHTTP: the URL (Values[0], redacted) is not an http or https URL.
+	ConfigNotHTTP
+	// ConfigInvalidHeaders: the header names (Values, quoted) are not valid HTTP header names.
+	ConfigInvalidHeaders
+)
+
+// ConfigError is a Config that New refuses; no setting's secret value is in it.
+type ConfigError struct {
+	Problem  ConfigProblem
+	Settings []Setting
+	Values   []string
+	Err      error
+}
+
+func (e *ConfigError) Error() string {
+	names := make([]string, len(e.Settings))
+	for i, s := range e.Settings {
+		names[i] = settingWords[s]
+	}
+	what := strings.Join(names, " and ")
+	switch e.Problem {
+	case ConfigUnreadable:
+		return fmt.Sprintf("reading %s: %v", what, e.Err)
+	case ConfigKeyPair:
+		return fmt.Sprintf("loading %s: %v", what, e.Err)
+	case ConfigNoPEM:
+		return fmt.Sprintf("%s %s holds no PEM certificate", what, e.Values[0])
+	case ConfigHalfPair:
+		return what + " go together: set both or neither"
+	case ConfigMissing:
+		return "the OAuth 2.0 client credentials grant needs " + what
+	case ConfigNotHTTP:
+		return fmt.Sprintf("%s must be an http or https URL; got %q", what, e.Values[0])
+	}
+	return fmt.Sprintf("%s: %s are not valid HTTP header names", what, strings.Join(e.Values, ", "))
+}
+
+func (e *ConfigError) Unwrap() error { return e.Err }

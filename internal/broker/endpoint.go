@@ -11,92 +11,61 @@ import (
 	"time"
 )
 
-// Endpoint mistakes: the endpoint answers, but not as the management API. Never retried.
-var (
-	// ErrNotHTTP: the endpoint's port speaks another protocol, e.g. AMQP.
-	ErrNotHTTP = errors.New("endpoint does not speak HTTP")
-	// ErrWrongScheme: http:// to a TLS port, or https:// to a plain one.
-	ErrWrongScheme = errors.New("endpoint scheme does not match its port")
-	// ErrNotAPI: the path is not the management API's base (RabbitMQ answers 400 without a reason).
-	ErrNotAPI = errors.New("endpoint path is not the management API")
-)
-
-// managementPort is where the management API usually listens.
-const managementPort = "15672"
-
 // endpointMismatch is the *Error of a transport failure that says the endpoint is wrong, or nil.
 func (c *Client) endpointMismatch(op string, err error) *Error {
-	m := c.mismatch(err)
-	if m.kind == nil {
-		return nil
-	}
-	return &Error{Op: op, Endpoint: c.endpoint, Reason: m.reason, Kind: m.kind, Hint: m.hint}
-}
-
-// endpointProblem is what a transport error says of the endpoint: kind (nil: none), cause and fix.
-type endpointProblem struct {
-	kind         error
-	reason, hint string
-}
-
-func (c *Client) mismatch(err error) endpointProblem {
+	e := &Error{Op: op, Endpoint: c.endpoint, Err: err}
 	var pe *protocolError
 	var rh tls.RecordHeaderError
 	switch {
 	case errors.As(err, &pe) && tlsRecord(pe.got):
-		return endpointProblem{ErrWrongScheme, "the server answered plain HTTP with TLS", c.schemeHint("https")}
+		e.Reason = "the server answered plain HTTP with TLS"
+		c.wrongScheme(e, "https")
 	case errors.As(err, &pe):
-		return endpointProblem{ErrNotHTTP, pe.Error(), notHTTPHint(pe.got)}
+		e.Kind, e.Reason, e.Cause = ErrNotHTTP, pe.Error(), notHTTPCause(pe.got)
 	case errors.As(err, &rh) && strings.HasPrefix(string(rh.RecordHeader[:]), httpPrefix):
-		return endpointProblem{ErrWrongScheme, "the server answered the TLS handshake with plain HTTP", c.schemeHint("http")}
+		e.Reason = "the server answered the TLS handshake with plain HTTP"
+		c.wrongScheme(e, "http")
 	case errors.As(err, &rh):
-		return endpointProblem{ErrNotHTTP, fmt.Sprintf("the server does not speak TLS or HTTP: it answered %q", rh.RecordHeader[:]),
-			notHTTPHint(rh.RecordHeader[:])}
+		e.Kind, e.Cause = ErrNotHTTP, notHTTPCause(rh.RecordHeader[:])
+		e.Reason = fmt.Sprintf("the server does not speak TLS or HTTP: it answered %q", rh.RecordHeader[:])
+	default:
+		return nil
 	}
-	return endpointProblem{}
+	return e
 }
 
-// notHTTPHint says what the port that answered got is, and where the management API usually is.
-func notHTTPHint(got []byte) string {
-	what := "This port speaks another protocol than HTTP"
+// notHTTPCause says what the port that answered got is: RabbitMQ's AMQP port, or another.
+func notHTTPCause(got []byte) Cause {
 	if strings.HasPrefix(string(got), "AMQP") {
-		what = "This is RabbitMQ's AMQP port (it answered with the AMQP protocol header), not the management API"
+		return CauseAMQPPort
 	}
-	return what + ": set endpoint (or RABBITMQ_ENDPOINT) to the management API's URL, which is usually on port " +
-		managementPort + ", e.g. http://127.0.0.1:" + managementPort
+	return CauseNotHTTP
 }
 
-// schemeHint says to use scheme instead of the endpoint's.
-func (c *Client) schemeHint(scheme string) string {
+// wrongScheme marks e as an endpoint whose port wants scheme, suggesting the endpoint with it.
+func (c *Client) wrongScheme(e *Error, scheme string) {
 	u := c.base
-	was := u.Scheme
 	u.Scheme = scheme
+	e.Kind, e.Cause, e.SuggestedURL = ErrWrongScheme, CauseWantHTTP, u.Redacted()
 	if scheme == "https" {
-		return fmt.Sprintf("This port speaks TLS: set endpoint to %s (https://, not %s://)", u.Redacted(), was)
+		e.Cause = CauseWantHTTPS
 	}
-	return fmt.Sprintf("This port speaks plain HTTP, not TLS: set endpoint to %s (http://, not %s://), "+
-		"or enable TLS on the management listener", u.Redacted(), was)
 }
 
 // notAPI explains a 400 without a reason: a wrong path, or a TLS port that answered plain HTTP.
 func (c *Client) notAPI(ctx context.Context, e *Error) {
 	u := c.base
 	if u.Scheme == "http" && speaksTLS(ctx, u.Host, c.cfg.RequestTimeout) {
-		e.Kind, e.Hint = ErrWrongScheme, c.schemeHint("https")
+		c.wrongScheme(e, "https")
 		return
 	}
-	e.Kind = ErrNotAPI
+	e.Kind, e.Cause = ErrNotAPI, CauseNotAPI
 	p := strings.TrimRight(u.Path, "/")
 	if strings.HasSuffix(p, "/api") {
 		u.Path = strings.TrimSuffix(p, "/api")
-		e.Hint = fmt.Sprintf("The endpoint is the management API's base URL, without /api (the provider appends /api/ itself): "+
-			"set endpoint to %s", u.Redacted())
+		e.Cause, e.SuggestedURL = CauseAPISuffix, u.Redacted()
 	} else if p != "" {
-		e.Hint = fmt.Sprintf("The endpoint's path %q is not where the management API is: set endpoint to its base URL, "+
-			"e.g. %s://%s (with the path prefix only when management.path_prefix is set)", p, u.Scheme, u.Host)
-	} else {
-		e.Hint = "The server at the endpoint is not RabbitMQ's management API (it answered 400 without a reason): " +
-			"set endpoint to the management API's base URL, usually on port " + managementPort
+		e.Cause, e.Path, e.SuggestedURL = CauseAPIPath, p, u.Scheme+"://"+u.Host
 	}
 }
 

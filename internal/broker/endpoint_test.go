@@ -45,34 +45,35 @@ func TestEndpointMistakesFailFast(t *testing.T) {
 		name     string
 		endpoint string
 		kind     error
+		cause    Cause
+		url      string // the endpoint suggested instead
 		want     []string
 	}{
-		{"AMQP port over http", "http://" + amqp, ErrNotHTTP,
-			[]string{`it answered "AMQP\x00\x00\t\x01"`, "RabbitMQ's AMQP port", "usually on port 15672"}},
-		{"AMQP port over https", "https://" + amqp, ErrNotHTTP,
-			[]string{"does not speak TLS or HTTP", "RabbitMQ's AMQP port", "usually on port 15672"}},
-		{"http to a TLS port (Go's 400)", strings.Replace(tlsSrv.URL, "https://", "http://", 1), ErrWrongScheme,
-			[]string{"This port speaks TLS: set endpoint to " + tlsSrv.URL + " (https://, not http://)"}},
-		{"http to a TLS port (an alert)", "http://" + tlsAlert, ErrWrongScheme,
-			[]string{"answered plain HTTP with TLS", "set endpoint to https://" + tlsAlert}},
-		{"http to a TLS port (a handshake record)", "http://" + tlsHandshake, ErrWrongScheme,
-			[]string{"answered plain HTTP with TLS", "set endpoint to https://" + tlsHandshake}},
-		{"http to a TLS port (two bytes of a record)", "http://" + tlsShortest, ErrWrongScheme,
-			[]string{"answered plain HTTP with TLS", "set endpoint to https://" + tlsShortest}},
-		{"https to a plain port", strings.Replace(plain.URL, "http://", "https://", 1), ErrWrongScheme,
-			[]string{"answered the TLS handshake with plain HTTP", "set endpoint to " + plain.URL + " (http://, not https://)"}},
-		{"endpoint ending in /api", fake.URL + "/api", ErrNotAPI,
-			[]string{"HTTP 400", "without /api", "set endpoint to " + fake.URL}},
-		{"endpoint with another path", fake.URL + "/rabbit", ErrNotAPI,
-			[]string{"HTTP 400", `path "/rabbit" is not where the management API is`}},
+		{"AMQP port over http", "http://" + amqp, ErrNotHTTP, CauseAMQPPort, "",
+			[]string{`it answered "AMQP\x00\x00\t\x01"`}},
+		{"AMQP port over https", "https://" + amqp, ErrNotHTTP, CauseAMQPPort, "",
+			[]string{"does not speak TLS or HTTP"}},
+		{"http to a TLS port (Go's 400)", strings.Replace(tlsSrv.URL, "https://", "http://", 1), ErrWrongScheme, CauseWantHTTPS,
+			tlsSrv.URL, []string{"HTTP 400"}},
+		{"http to a TLS port (an alert)", "http://" + tlsAlert, ErrWrongScheme, CauseWantHTTPS, "https://" + tlsAlert,
+			[]string{"answered plain HTTP with TLS"}},
+		{"http to a TLS port (a handshake record)", "http://" + tlsHandshake, ErrWrongScheme, CauseWantHTTPS, "https://" + tlsHandshake,
+			[]string{"answered plain HTTP with TLS"}},
+		{"http to a TLS port (two bytes of a record)", "http://" + tlsShortest, ErrWrongScheme, CauseWantHTTPS, "https://" + tlsShortest,
+			[]string{"answered plain HTTP with TLS"}},
+		{"https to a plain port", strings.Replace(plain.URL, "http://", "https://", 1), ErrWrongScheme, CauseWantHTTP, plain.URL,
+			[]string{"answered the TLS handshake with plain HTTP"}},
+		{"endpoint ending in /api", fake.URL + "/api", ErrNotAPI, CauseAPISuffix, fake.URL, []string{"HTTP 400"}},
+		{"endpoint with another path", fake.URL + "/rabbit", ErrNotAPI, CauseAPIPath, fake.URL, []string{"HTTP 400"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := defaultClient(t, tc.endpoint)
 			start := time.Now()
 			_, err := c.GetVhost(context.Background(), "/")
 			elapsed := time.Since(start)
-			if !errors.Is(err, tc.kind) {
-				t.Fatalf("got %v, want %v", err, tc.kind)
+			var e *Error
+			if !errors.Is(err, tc.kind) || !errors.As(err, &e) || e.Cause != tc.cause || e.SuggestedURL != tc.url {
+				t.Fatalf("got %#v, want %v with cause %d suggesting %q", err, tc.kind, tc.cause, tc.url)
 			}
 			for _, w := range tc.want {
 				if !strings.Contains(err.Error(), w) {
@@ -168,8 +169,8 @@ func TestWrongPasswordRefusedOnce(t *testing.T) {
 	for _, err := range got {
 		var e *Error
 		if !errors.As(err, &e) || !e.CredentialsRefused || !errors.Is(err, ErrUnauthorized) ||
-			!strings.Contains(err.Error(), `Authentication failed for user "guest": check username and password`) {
-			t.Errorf("got %v, want ErrUnauthorized marked CredentialsRefused, saying what to fix", err)
+			e.Cause != CauseCredentials || e.User != "guest" {
+			t.Errorf("got %v, want ErrUnauthorized marked CredentialsRefused, with user \"guest\"", err)
 		}
 	}
 	if !strings.Contains(err.Error(), "not sent") {

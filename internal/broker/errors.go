@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	rabbithole "github.com/michaelklishin/rabbit-hole/v2"
 )
@@ -28,9 +29,22 @@ var (
 	ErrUnavailable = errors.New("cluster unavailable")
 	// ErrTokenEndpoint: the OAuth 2.0 token endpoint did not answer, or failed, within the budget.
 	ErrTokenEndpoint = errors.New("OAuth 2.0 token endpoint unreachable")
+	// ErrNotListed: a KeptIfListed listing that has not answered yet.
+	ErrNotListed = errors.New("the vhost's listing has not answered yet")
 )
 
-// Error is a failed management API call.
+// Endpoint mistakes: the endpoint answers, but not as the management API. Never retried.
+var (
+	// ErrNotHTTP: the endpoint's port speaks another protocol, e.g. AMQP.
+	ErrNotHTTP = errors.New("endpoint does not speak HTTP")
+	// ErrWrongScheme: http:// to a TLS port, or https:// to a plain one.
+	ErrWrongScheme = errors.New("endpoint scheme does not match its port")
+	// ErrNotAPI: the path is not the management API's base (RabbitMQ answers 400 without a reason).
+	ErrNotAPI = errors.New("endpoint path is not the management API")
+)
+
+// Error is a failed management API call. It carries the facts of the failure and its Cause; what to
+// do next is worded by the caller, which knows the names of its settings.
 type Error struct {
 	// Op says what was being done, e.g. `declaring queue "orders" in vhost "/"`.
 	Op string
@@ -42,17 +56,87 @@ type Error struct {
 	Reason string
 	// Kind is one of the Err* values, or nil.
 	Kind error
-	Hint string
+	// Cause is the kind of next step the failure calls for (CauseNone: none beyond the error).
+	Cause Cause
 	// CredentialsRefused says the broker refused the username or password.
 	CredentialsRefused bool
+
+	// User is the basic-auth username (the refusals of credentials, tags and permissions).
+	User string
+	// Vhost is the vhost the user cannot see (CauseVhostNotVisible).
+	Vhost string
+	// Addr is the host:port where nothing answered (CauseFirstContact); Unresolved says its host
+	// did not resolve.
+	Addr       string
+	Unresolved bool
+	// SuggestedURL is the endpoint to use instead (CauseWantHTTPS, CauseWantHTTP, CauseAPISuffix,
+	// CauseAPIPath: there, the scheme and host only).
+	SuggestedURL string
+	// Path is the endpoint's path that is not the management API's (CauseAPIPath).
+	Path string
+	// NodesDown and Nodes are the cluster's nodes not running and its node count (CauseNoMajority).
+	NodesDown []string
+	Nodes     int
+	// TokenFetched says the refused token came from the OAuth 2.0 grant, not a fixed bearer token;
+	// TokenExpiry is when a fixed bearer token expired (zero: not known to be expired).
+	TokenFetched bool
+	TokenExpiry  time.Time
+	// Err is the failure the Reason was read from: a *TokenError, *BudgetError, *NoAnswerError,
+	// *FirstContactError or transport error; nil for an answer. Not unwrapped: Kind is the error's
+	// kind.
+	Err error
 }
 
-// Short is the error without its hint.
-func (e *Error) Short() string {
-	c := *e
-	c.Hint = ""
-	return c.Error()
-}
+// Cause is the kind of next step a failed call calls for.
+type Cause int
+
+const (
+	CauseNone Cause = iota
+	// CauseCredentials: the broker refused the username or password.
+	CauseCredentials
+	// CauseManagementTag: the user lacks the management (or administrator) tag.
+	CauseManagementTag
+	// CauseVhostAccess: the user has no access to the vhost.
+	CauseVhostAccess
+	// CausePermissions: the user's configure permission does not cover the queue.
+	CausePermissions
+	// CauseVhostNotVisible: the vhost is missing or the user has no permissions in it (404 to both).
+	CauseVhostNotVisible
+	// CauseTokenNoTag: the broker accepted the token, which carries no management tag.
+	CauseTokenNoTag
+	// CauseTokenNoPermission: the token lacks a permission on the vhost.
+	CauseTokenNoPermission
+	// CauseTokenRefused: the broker did not accept the token (TokenFetched, TokenExpiry).
+	CauseTokenRefused
+	// CauseTokenEndpoint: getting a token failed (Err is the *TokenError).
+	CauseTokenEndpoint
+	// CauseMetadataStore: the cluster's metadata store did not answer in time.
+	CauseMetadataStore
+	// CauseNodeDown: the queue's node is down or restarting.
+	CauseNodeDown
+	// CauseNoMajority: most of the cluster's nodes are not running (NodesDown, Nodes).
+	CauseNoMajority
+	// CauseNoAnswer: no usable answer from the endpoint.
+	CauseNoAnswer
+	// CauseCertificate: the TLS handshake failed over a certificate.
+	CauseCertificate
+	// CauseFirstContact: nothing has answered at Addr recently (Unresolved: its host did not resolve).
+	CauseFirstContact
+	// CauseAMQPPort: the endpoint is RabbitMQ's AMQP port.
+	CauseAMQPPort
+	// CauseNotHTTP: the endpoint's port speaks another protocol than HTTP.
+	CauseNotHTTP
+	// CauseWantHTTPS: the port speaks TLS to an http:// endpoint (SuggestedURL).
+	CauseWantHTTPS
+	// CauseWantHTTP: the port speaks plain HTTP to an https:// endpoint (SuggestedURL).
+	CauseWantHTTP
+	// CauseAPISuffix: the endpoint ends in /api (SuggestedURL).
+	CauseAPISuffix
+	// CauseAPIPath: the endpoint's Path is not the management API's (SuggestedURL: scheme and host).
+	CauseAPIPath
+	// CauseNotAPI: the server is not RabbitMQ's management API.
+	CauseNotAPI
+)
 
 func (e *Error) Error() string {
 	var b strings.Builder
@@ -69,17 +153,13 @@ func (e *Error) Error() string {
 		b.WriteString(" failed: ")
 		b.WriteString(e.Reason)
 	}
-	if e.Hint != "" {
-		b.WriteString(". ")
-		b.WriteString(e.Hint)
-	}
 	return b.String()
 }
 
 // Unwrap lets errors.Is see the kind.
 func (e *Error) Unwrap() error { return e.Kind }
 
-// classify picks the kind and hint of an HTTP failure. A 401 or 403 is told apart by its fix
+// classify picks the kind and cause of an HTTP failure. A 401 or 403 is told apart by its fix
 // (credentials, tags, vhost access, permissions): the reason is matched against every spelling
 // RabbitMQ versions use, and an unknown one is settled by asking /api/whoami (authProblem).
 func (c *Client) classify(ctx context.Context, op string, status int, reason string) *Error {
@@ -88,11 +168,11 @@ func (c *Client) classify(ctx context.Context, op string, status int, reason str
 	if status == 401 || status == 403 {
 		e.Kind = ErrUnauthorized
 		if c.cfg.authKind() != authBasic {
-			e.Hint = c.tokenRefusalHint(reason)
+			c.tokenRefusal(e, reason)
 			return e
 		}
 		problem := c.authProblem(ctx, status, reason)
-		e.Hint = c.authHint(problem)
+		e.Cause, e.User = authCauses[problem], c.cfg.Username
 		if problem == authCredentials {
 			e.CredentialsRefused = true
 			c.credentialsRefused.Store(true)
@@ -100,15 +180,11 @@ func (c *Client) classify(ctx context.Context, op string, status int, reason str
 		return e
 	}
 	if metadataStoreTimeout(lower) {
-		e.Kind = ErrUnavailable
-		e.Hint = "The cluster's metadata store did not answer in time: most likely a majority of the cluster's nodes is down or " +
-			"cannot reach each other, and nothing can be declared or deleted until it is back (check `rabbitmqctl cluster_status`). " +
-			"The declaration may still take effect once the majority is back"
+		e.Kind, e.Cause = ErrUnavailable, CauseMetadataStore
 		return e
 	}
 	if queueProcessDown(lower) {
-		e.Kind = ErrUnavailable
-		e.Hint = "The queue's node is down or restarting: bring it back (check `rabbitmqctl cluster_status`), then try again"
+		e.Kind, e.Cause = ErrUnavailable, CauseNodeDown
 		return e
 	}
 	if status == 404 {
@@ -203,26 +279,16 @@ func readReason(r io.Reader) string {
 	return body.Message
 }
 
-func (c *Client) authHint(k authProblemKind) string {
-	u := c.cfg.Username
-	switch k {
-	case authTag:
-		return fmt.Sprintf("User %q lacks permission for this: it needs the management (or administrator) tag, "+
-			"e.g. `rabbitmqctl set_user_tags %s management`", u, u)
-	case authVhost:
-		return fmt.Sprintf("User %q lacks permission for this: it has no access to the vhost; grant it configure permission "+
-			"there on the queues it manages (`rabbitmqctl set_permissions -p VHOST %s QUEUES_PATTERN '^$' '^$'`; write and "+
-			"read are not needed)", u, u)
-	case authPermissions:
-		return fmt.Sprintf("User %q lacks permission for this: its configure permission in the vhost must match the "+
-			"queues it declares and deletes (the resource's queues_pattern); write and read are not needed", u)
-	}
-	return fmt.Sprintf("Authentication failed for user %q: check username and password (or %s and %s)",
-		u, "RABBITMQ_USERNAME", "RABBITMQ_PASSWORD")
+// authCauses are the causes of the problems a 401 or 403 to basic auth is about.
+var authCauses = map[authProblemKind]Cause{
+	authCredentials: CauseCredentials,
+	authTag:         CauseManagementTag,
+	authVhost:       CauseVhostAccess,
+	authPermissions: CausePermissions,
 }
 
 // refusedBefore is the error of a request not sent: this client's credentials were refused before.
 func (c *Client) refusedBefore(op string) *Error {
 	return &Error{Op: op, Endpoint: c.endpoint, Reason: "not sent, since an earlier request had the credentials refused",
-		Kind: ErrUnauthorized, CredentialsRefused: true, Hint: c.authHint(authCredentials)}
+		Kind: ErrUnauthorized, CredentialsRefused: true, Cause: CauseCredentials, User: c.cfg.Username}
 }

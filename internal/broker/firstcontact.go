@@ -26,8 +26,8 @@ func (e *FirstContactError) Error() string {
 
 func (e *FirstContactError) Unwrap() error { return e.Err }
 
-// unresolved reports whether the host did not resolve.
-func (e *FirstContactError) unresolved() bool {
+// Unresolved reports whether the host did not resolve.
+func (e *FirstContactError) Unresolved() bool {
 	var dns *net.DNSError
 	return errors.As(e.Err, &dns)
 }
@@ -62,15 +62,4 @@ func hostPort(u *url.URL) string {
 		}
 	}
 	return net.JoinHostPort(u.Hostname(), port)
-}
-
-// firstContactHint says what to check when nothing answered at the endpoint.
-func firstContactHint(e *FirstContactError) string {
-	check := "check that the broker is running and that its management API listens at " + e.Addr
-	if e.unresolved() {
-		check = "check the host name in endpoint (or RABBITMQ_ENDPOINT)"
-	}
-	return "The broker has not answered at this endpoint recently: " + check + " (the management plugin's port is usually " +
-		managementPort + "; 5672 is AMQP), and that the scheme is right (http://, or https:// for a TLS listener). " +
-		"A broker that is still starting: wait until its management API answers before running Terraform"
 }

@@ -2,6 +2,8 @@ package broker
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"sync/atomic"
 	"testing"
@@ -63,4 +65,29 @@ func clockedClient(t *testing.T, endpoint string, budget time.Duration, tm Timin
 	t.Helper()
 	c := timedClient(t, endpoint, budget, tm)
 	return c, withClock(c)
+}
+
+// causeOf is the Cause of err's *Error, or -1 when err holds none.
+func causeOf(err error) Cause {
+	var e *Error
+	if !errors.As(err, &e) {
+		return -1
+	}
+	return e.Cause
+}
+
+// nodesDown is what err's *Error says of the nodes down: "[a b] of 3".
+func nodesDown(err error) string {
+	var e *Error
+	if !errors.As(err, &e) {
+		return ""
+	}
+	return fmt.Sprintf("%v of %d", e.NodesDown, e.Nodes)
+}
+
+// noAnswerWithin reports whether err's last attempt got no answer within timeout.
+func noAnswerWithin(err error, timeout time.Duration) bool {
+	var e *Error
+	var na *NoAnswerError
+	return errors.As(err, &e) && errors.As(e.Err, &na) && na.Timeout == timeout
 }

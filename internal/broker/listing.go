@@ -2,7 +2,6 @@ package broker
 
 import (
 	"context"
-	"errors"
 	"time"
 )
 
@@ -39,9 +38,6 @@ const (
 	// request.
 	KeptIfListed
 )
-
-// ErrNotListed is a KeptIfListed listing that has not answered yet.
-var ErrNotListed = errors.New("the vhost's listing has not answered yet")
 
 // QueueList is the answer of a listing.
 type QueueList struct {

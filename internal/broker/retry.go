@@ -16,12 +16,12 @@ import (
 )
 
 // Retries. A request is tried again after a transient failure, one a restarting broker or node
-// gives for a few seconds: connection errors, no answer within request_timeout, 500/502/503/504, a
+// gives for a few seconds: connection errors, no answer within the request timeout, 500/502/503/504, a
 // metadata store timeout, a 404 saying the queue's process is down, and the 404s and "not empty"
 // refusals of a node that stops or starts (see next). Every other refusal, and a refused
 // certificate, is final. Pauses double from Timing.BackoffFirst up to BackoffMax, drawn from their
 // upper half so that clients do not retry in step; no attempt starts after the budget, so a request
-// ends within the budget plus request_timeout. Until the broker has answered once (here, or per a
+// ends within the budget plus one request timeout. Until the broker has answered once (here, or per a
 // contact note, contact.go), a refused connection or an unresolved host is tried within
 // Timing.FirstContact only, then reported as a *FirstContactError: most likely a wrong endpoint,
 // not a restart.
@@ -107,7 +107,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			if firstContact {
 				return nil, &FirstContactError{Addr: hostPort(req.URL), Attempts: n, Waited: t.now().Sub(start), Err: err}
 			}
-			return nil, &budgetError{attempts: n, budget: t.budget, timeout: t.timeout, last: err}
+			return nil, &BudgetError{Attempts: n, Budget: t.budget, Timeout: t.timeout, Last: err}
 		}
 		if resp != nil {
 			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, bodyPeek))
@@ -265,7 +265,7 @@ func (t *retryTransport) attempt(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		cancel()
 		if errors.Is(err, context.DeadlineExceeded) && req.Context().Err() == nil {
-			return nil, &noAnswerError{timeout: t.timeout}
+			return nil, &NoAnswerError{Timeout: t.timeout}
 		}
 		return nil, err
 	}
@@ -284,24 +284,28 @@ func (c *cancelOnClose) Close() error {
 	return err
 }
 
-type budgetError struct {
-	attempts int
-	budget   time.Duration
-	timeout  time.Duration
-	last     error
+// BudgetError is a request that got no usable answer within its retry budget.
+type BudgetError struct {
+	// Attempts were made, each bounded by Timeout, within Budget.
+	Attempts int
+	Budget   time.Duration
+	Timeout  time.Duration
+	// Last is the last attempt's failure.
+	Last error
 }
 
-func (e *budgetError) Error() string {
-	return fmt.Sprintf("no usable answer within retry_budget %s (%d attempts, request_timeout %s each): %v",
-		e.budget, e.attempts, e.timeout, e.last)
+func (e *BudgetError) Error() string {
+	return fmt.Sprintf("no usable answer within the retry budget of %s (%d attempts, each up to %s): %v",
+		e.Budget, e.Attempts, e.Timeout, e.Last)
 }
 
-func (e *budgetError) Unwrap() error { return e.last }
+func (e *BudgetError) Unwrap() error { return e.Last }
 
-type noAnswerError struct{ timeout time.Duration }
+// NoAnswerError is an attempt that got no answer within its Timeout.
+type NoAnswerError struct{ Timeout time.Duration }
 
-func (e *noAnswerError) Error() string {
-	return fmt.Sprintf("no answer within request_timeout %s", e.timeout)
+func (e *NoAnswerError) Error() string {
+	return fmt.Sprintf("no answer within %s", e.Timeout)
 }
 
 // noteAnswer writes the contact note at the first answer, then at most every contactRefresh.

@@ -237,8 +237,10 @@ func TestRetryBudgetRunsOut(t *testing.T) {
 	start := time.Now()
 	_, err := c.GetQueue(context.Background(), "v", "q", Declared)
 	took := time.Since(start)
-	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "no usable answer within retry_budget 200ms") ||
-		!strings.Contains(err.Error(), "connection refused") {
+	var e *Error
+	var be *BudgetError
+	if !errors.Is(err, ErrUnreachable) || !errors.As(err, &e) || !errors.As(e.Err, &be) || be.Budget != 200*time.Millisecond ||
+		be.Attempts != int(attempts.Load()) || causeOf(err) != CauseNoAnswer || !strings.Contains(err.Error(), "connection refused") {
 		t.Fatalf("got %v, want an unreachable error naming the budget and the cause", err)
 	}
 	if attempts.Load() < 2 {
@@ -255,8 +257,8 @@ func TestRetryBudgetRunsOut(t *testing.T) {
 		return true
 	})
 	err = fastClient(t, s2.URL, 50*time.Millisecond).DeclareQueue(context.Background(), "/", "q", nil)
-	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "majority") {
-		t.Fatalf("got %v, want ErrUnavailable about the cluster's majority", err)
+	if !errors.Is(err, ErrUnavailable) || causeOf(err) != CauseMetadataStore {
+		t.Fatalf("got %v, want ErrUnavailable about the cluster's metadata store", err)
 	}
 }
 
@@ -302,7 +304,7 @@ func TestWriteTimeoutWithoutMajority(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = c.DeclareQueue(context.Background(), "/", "q", nil)
-	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "2 of the cluster's 3 nodes are not running (b@h, c@h)") {
+	if !errors.Is(err, ErrUnavailable) || causeOf(err) != CauseNoMajority || nodesDown(err) != "[b@h c@h] of 3" {
 		t.Fatalf("got %v, want ErrUnavailable naming the nodes down", err)
 	}
 }

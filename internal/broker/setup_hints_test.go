@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,8 +19,8 @@ import (
 )
 
 // A management API whose certificate the client does not trust: the error
-// says which settings to set.
-func TestManagementCertificateHint(t *testing.T) {
+// says it is the certificate.
+func TestManagementCertificateCause(t *testing.T) {
 	srv := httptest.NewUnstartedServer(http.NotFoundHandler())
 	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
 	srv.StartTLS()
@@ -29,25 +30,36 @@ func TestManagementCertificateHint(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = c.GetQueue(context.Background(), "/", "q", Declared)
-	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "failed over a certificate: set cacert_file (or RABBITMQ_CACERT)") {
+	if !errors.Is(err, ErrUnreachable) || causeOf(err) != CauseCertificate || !strings.Contains(err.Error(), "certificate") {
 		t.Errorf("an untrusted certificate: %v", err)
 	}
 }
 
-// A CA file or client key pair that cannot be read fails the client's
-// setup, naming the setting.
+// A CA file or client key pair that cannot be read, a CA file without a
+// certificate, or half a key pair fails the client's setup, naming the
+// settings.
 func TestTLSFilesUnreadable(t *testing.T) {
-	missing := filepath.Join(t.TempDir(), "missing.pem")
+	dir := t.TempDir()
+	missing, empty := filepath.Join(dir, "missing.pem"), filepath.Join(dir, "empty.pem")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pair := []Setting{SettingClientCertFile, SettingClientKeyFile}
 	for _, tc := range []struct {
-		cfg  Config
-		want string
+		cfg      Config
+		problem  ConfigProblem
+		settings []Setting
 	}{
-		{Config{CACertFile: missing}, "reading cacert_file"},
-		{Config{ClientCertFile: missing, ClientKeyFile: missing}, "loading clientcert_file and clientkey_file"},
+		{Config{CACertFile: missing}, ConfigUnreadable, []Setting{SettingCACertFile}},
+		{Config{CACertFile: empty}, ConfigNoPEM, []Setting{SettingCACertFile}},
+		{Config{ClientCertFile: missing, ClientKeyFile: missing}, ConfigKeyPair, pair},
+		{Config{ClientCertFile: missing}, ConfigHalfPair, pair},
 	} {
 		tc.cfg.Endpoint, tc.cfg.Username, tc.cfg.Password = "https://rabbit:15671", "u", "p"
-		if _, err := New(tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%+v: %v, want %q", tc.cfg, err, tc.want)
+		_, err := New(tc.cfg)
+		var e *ConfigError
+		if !errors.As(err, &e) || e.Problem != tc.problem || !slices.Equal(e.Settings, tc.settings) {
+			t.Errorf("%+v: %v, want problem %d with %v", tc.cfg, err, tc.problem, tc.settings)
 		}
 	}
 }
@@ -62,7 +74,7 @@ func TestNotTheManagementAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = c.GetQueue(context.Background(), "/", "q", Declared)
-	if !errors.Is(err, ErrNotAPI) || !strings.Contains(err.Error(), "not RabbitMQ's management API (it answered 400 without a reason)") {
+	if !errors.Is(err, ErrNotAPI) || causeOf(err) != CauseNotAPI {
 		t.Errorf("a 400 without a reason: %v", err)
 	}
 }

@@ -19,25 +19,26 @@ const idleConnsPerHost = 64
 
 // newBaseTransport builds the TLS-aware, keep-alive HTTP transport.
 func newBaseTransport(cfg Config) (*http.Transport, error) {
-	tlsCfg := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: cfg.Insecure} //nolint:gosec // the user asked for it with insecure = true
+	tlsCfg := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: cfg.Insecure} //nolint:gosec // the user asked for it (Config.Insecure)
 	if cfg.CACertFile != "" {
 		pem, err := os.ReadFile(cfg.CACertFile)
 		if err != nil {
-			return nil, fmt.Errorf("reading cacert_file: %w", err)
+			return nil, &ConfigError{Problem: ConfigUnreadable, Settings: []Setting{SettingCACertFile}, Err: err}
 		}
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("cacert_file %s holds no PEM certificate", cfg.CACertFile)
+			return nil, &ConfigError{Problem: ConfigNoPEM, Settings: []Setting{SettingCACertFile}, Values: []string{cfg.CACertFile}}
 		}
 		tlsCfg.RootCAs = pool
 	}
+	pair := []Setting{SettingClientCertFile, SettingClientKeyFile}
 	if (cfg.ClientCertFile == "") != (cfg.ClientKeyFile == "") {
-		return nil, errors.New("clientcert_file and clientkey_file go together: set both or neither")
+		return nil, &ConfigError{Problem: ConfigHalfPair, Settings: pair}
 	}
 	if cfg.ClientCertFile != "" {
 		cert, err := tls.LoadX509KeyPair(cfg.ClientCertFile, cfg.ClientKeyFile)
 		if err != nil {
-			return nil, fmt.Errorf("loading clientcert_file and clientkey_file: %w", err)
+			return nil, &ConfigError{Problem: ConfigKeyPair, Settings: pair, Err: err}
 		}
 		tlsCfg.Certificates = []tls.Certificate{cert}
 	}

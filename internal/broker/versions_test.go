@@ -46,20 +46,20 @@ func TestClassify_authProblemsOnEveryVersion(t *testing.T) {
 		status int
 		body   string
 		whoami string // answer of /api/whoami; "" when it must not be asked
-		want   string
+		want   Cause
 	}{
-		{"wrong password 3.10", 401, brokertest.LoginFailed310, "", "check username and password"},
-		{"wrong password 4.x", 401, brokertest.LoginFailed4x, "", "check username and password"},
-		{"no management tag", 401, brokertest.NotManagement, "", "needs the management (or administrator) tag"},
-		{"no vhost access 3.10/4.0", 401, brokertest.NotVhostUser, "", "has no access to the vhost"},
-		{"pattern does not match", 401, brokertest.AccessRefused, "", "must match the queues"},
-		{"unknown reason, whoami answers", 401, `{"error":"x","reason":"Something new"}`, "200", "must match the queues"},
-		{"unknown reason, whoami refuses the login", 401, `{"error":"x","reason":"Something new"}`, "401", "check username and password"},
-		{"unknown reason, whoami refuses the tag", 401, `{"error":"x","reason":"Something new"}`, "401tag", "needs the management"},
-		{"no reason (rabbit-hole), whoami refuses", 401, ``, "401", "check username and password"},
-		{"unknown reason, whoami answers 300", 401, `{"error":"x","reason":"Something new"}`, "300", "check username and password"},
-		{"unknown 403, whoami fails", 403, `{"error":"x","reason":"Something new"}`, "400", "must match the queues"},
-		{"unknown 403, whoami refuses the tag", 403, `{"error":"x","reason":"Something new"}`, "403tag", "needs the management"},
+		{"wrong password 3.10", 401, brokertest.LoginFailed310, "", CauseCredentials},
+		{"wrong password 4.x", 401, brokertest.LoginFailed4x, "", CauseCredentials},
+		{"no management tag", 401, brokertest.NotManagement, "", CauseManagementTag},
+		{"no vhost access 3.10/4.0", 401, brokertest.NotVhostUser, "", CauseVhostAccess},
+		{"pattern does not match", 401, brokertest.AccessRefused, "", CausePermissions},
+		{"unknown reason, whoami answers", 401, `{"error":"x","reason":"Something new"}`, "200", CausePermissions},
+		{"unknown reason, whoami refuses the login", 401, `{"error":"x","reason":"Something new"}`, "401", CauseCredentials},
+		{"unknown reason, whoami refuses the tag", 401, `{"error":"x","reason":"Something new"}`, "401tag", CauseManagementTag},
+		{"no reason (rabbit-hole), whoami refuses", 401, ``, "401", CauseCredentials},
+		{"unknown reason, whoami answers 300", 401, `{"error":"x","reason":"Something new"}`, "300", CauseCredentials},
+		{"unknown 403, whoami fails", 403, `{"error":"x","reason":"Something new"}`, "400", CausePermissions},
+		{"unknown 403, whoami refuses the tag", 403, `{"error":"x","reason":"Something new"}`, "403tag", CauseManagementTag},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			vb := versionBroker{"queues/v": {tc.status, tc.body}}
@@ -82,8 +82,8 @@ func TestClassify_authProblemsOnEveryVersion(t *testing.T) {
 			if !errors.Is(err, ErrUnauthorized) {
 				t.Fatalf("got %v, want ErrUnauthorized", err)
 			}
-			if !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("got %q, want it to say %q", err, tc.want)
+			if got := causeOf(err); got != tc.want {
+				t.Errorf("got %q with cause %d, want %d", err, got, tc.want)
 			}
 			if tc.whoami == "" && len(b.RequestsMatching("GET whoami")) != 0 {
 				t.Errorf("asked /api/whoami for a known reason")
@@ -97,7 +97,7 @@ func TestConfirmNotFound(t *testing.T) {
 		name     string
 		vb       versionBroker
 		wantKind error
-		wantText string
+		want     Cause
 	}{
 		{
 			name: "administrator, vhost gone",
@@ -115,7 +115,7 @@ func TestConfirmNotFound(t *testing.T) {
 				"vhosts":   answer{200, `[{"name":"other"}]`},
 			},
 			wantKind: ErrUnauthorized,
-			wantText: `Vhost "v" is not among the vhosts user "u" can access`,
+			want:     CauseVhostNotVisible,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -124,8 +124,9 @@ func TestConfirmNotFound(t *testing.T) {
 			if !errors.Is(err, tc.wantKind) {
 				t.Fatalf("got %v, want %v", err, tc.wantKind)
 			}
-			if !strings.Contains(err.Error(), tc.wantText) {
-				t.Errorf("got %q, want it to say %q", err, tc.wantText)
+			var e *Error
+			if errors.As(err, &e); e.Cause != tc.want || (tc.want == CauseVhostNotVisible && (e.Vhost != "v" || e.User != "u")) {
+				t.Errorf("got %#v, want cause %d naming vhost \"v\" and user \"u\"", err, tc.want)
 			}
 		})
 	}

@@ -112,9 +112,7 @@ func (c *Client) confirmNotFound(ctx context.Context, vhost string, err error) e
 	}
 	if errors.Is(verr, ErrNotFound) {
 		return &Error{Op: e.Op, Endpoint: e.Endpoint, Status: e.Status, Reason: e.Reason, Kind: ErrUnauthorized,
-			Hint: fmt.Sprintf("Vhost %q is not among the vhosts user %q can access: either it does not exist, or the user has no "+
-				"permissions in it (RabbitMQ 4.3 answers 404 to both). Grant the user configure permission there on the queues it "+
-				"manages (`rabbitmqctl set_permissions -p %s %s QUEUES_PATTERN '^$' '^$'`), or create the vhost", vhost, c.cfg.Username, vhost, c.cfg.Username)}
+			Cause: CauseVhostNotVisible, Vhost: vhost, User: c.cfg.Username}
 	}
 	return verr
 }

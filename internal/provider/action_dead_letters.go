@@ -16,7 +16,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
-	"github.com/queuey/terraform-provider-queuey/internal/mover"
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
@@ -115,21 +114,6 @@ func (p progress) say(format string, args ...any) {
 	select {
 	case <-done:
 	case <-p.ctx.Done():
-	}
-}
-
-// amqpFailure reports a failed AMQP operation, naming the setting to check.
-func amqpFailure(err error, summary string, diags *diag.Diagnostics) {
-	var me *mover.Error
-	switch {
-	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
-		diags.AddError("Interrupted", moverText(err))
-	case errors.Is(err, mover.ErrNotFound):
-		diags.AddError("Queue Not Found", moverText(err)+". Nothing was moved or deleted.")
-	case errors.As(err, &me) && me.Connecting:
-		diags.AddError("Cannot Connect Over AMQP", moverText(err)+" (provider setting amqp_endpoint).")
-	default:
-		diags.AddError(summary, moverText(err))
 	}
 }
 

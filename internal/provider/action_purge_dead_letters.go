@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/action/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
@@ -69,7 +70,7 @@ func (a *purgeAction) Invoke(ctx context.Context, req action.InvokeRequest, resp
 	p := progress{ctx: ctx, send: resp.SendProgress}
 	n, err := mv.Purge(ctx, t.vhost, t.dead)
 	if err != nil {
-		amqpFailure(err, "Dead Letters Not Purged", &resp.Diagnostics)
+		a.data.addFailure(&resp.Diagnostics, path.Empty(), err, "Dead Letters Not Purged")
 		return
 	}
 	if n == 0 {

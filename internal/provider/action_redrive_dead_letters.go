@@ -98,7 +98,7 @@ func (a *redriveAction) Invoke(ctx context.Context, req action.InvokeRequest, re
 	})
 	switch {
 	case err != nil:
-		amqpFailure(err, "Dead Letters Not All Moved", &resp.Diagnostics)
+		a.data.addFailure(&resp.Diagnostics, path.Empty(), err, "Dead Letters Not All Moved")
 	case moved == 0:
 		p.say("%s holds no messages: nothing to move", t.dead)
 	default:

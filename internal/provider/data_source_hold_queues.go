@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"sort"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -122,9 +121,7 @@ func (d *holdQueuesDataSource) listHoldQueues(ctx context.Context, vhost, queue 
 	}
 	allList, err := client.ListQueues(ctx, vhost, broker.Counted, broker.Live)
 	all := allList.Queues
-	if errors.Is(err, broker.ErrNotFound) {
-		err = &vhostError{vhost: vhost, endpoint: client.Endpoint(), missing: true, err: err}
-	}
+	err = vhostMissing(client, vhost, err)
 	if err != nil {
 		d.data.addFailure(&diags, path.Root("vhost"), err, "Cannot List Queues")
 		return nil, diags

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/mover"
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
@@ -25,7 +26,15 @@ const (
 	summaryNotAuthorized = "Not Authorized By The Management API"
 	summaryWrongEndpoint = "Wrong Management API Endpoint"
 	summaryVhostNotFound = "Vhost Not Found"
+	summaryQueueNotFound = "Queue Not Found"
+	summaryAMQPConnect   = "Cannot Connect Over AMQP"
 )
+
+// connectingOverAMQP reports whether err is a failed AMQP connection (not an operation on one).
+func connectingOverAMQP(err error) bool {
+	e, ok := errors.AsType[*mover.Error](err)
+	return ok && e.Connecting
+}
 
 // summarized is an error of the provider's own that carries its summary: a refusal or an
 // interruption, whose summary says what was refused or where messages wait.
@@ -51,6 +60,10 @@ func causeSummary(err error) string {
 	switch {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return summaryInterrupted
+	case connectingOverAMQP(err):
+		return summaryAMQPConnect
+	case errors.Is(err, mover.ErrNotFound):
+		return summaryQueueNotFound
 	case errors.Is(err, broker.ErrUnavailable):
 		return summaryUnavailable
 	case errors.Is(err, broker.ErrUnreachable):
@@ -85,12 +98,14 @@ type declareError struct {
 func (e *declareError) Error() string {
 	if errors.Is(e.err, broker.ErrArgumentsConflict) {
 		return fmt.Sprintf("RabbitMQ refused to declare %q with arguments %s: a queue of that name now exists with different "+
-			"arguments (it was probably declared by someone else since it was checked). %v", e.queue.Name, e.queue.Args.JSON(), e.err)
+			"arguments (it was probably declared by someone else since it was checked). %s", e.queue.Name, e.queue.Args.JSON(), errorText(e.err))
 	}
-	return e.err.Error()
+	return errorText(e.err)
 }
 
 func (e *declareError) Unwrap() error { return e.err }
+
+func (e *declareError) causeWorded() {}
 
 // declare declares q in vhost; a failure is a *declareError.
 func declare(ctx context.Context, c interface {
@@ -125,6 +140,18 @@ func (e *vhostError) Error() string {
 }
 
 func (e *vhostError) Unwrap() error { return e.err }
+
+func (e *vhostError) causeWorded() {}
+
+// vhostMissing is err as a *vhostError when it says that vhost is not found: a listing of the vhost,
+// or a declaration in it, answered 404. An error of the provider's own (an interrupted change) keeps
+// what it says.
+func vhostMissing(c *broker.Client, vhost string, err error) error {
+	if _, own := errors.AsType[summarized](err); !own && errors.Is(err, broker.ErrNotFound) {
+		return &vhostError{vhost: vhost, endpoint: c.Endpoint(), missing: true, err: err}
+	}
+	return err
+}
 
 func (e *vhostError) summary() string {
 	if e.missing {

@@ -26,6 +26,25 @@ func moverText(err error) string {
 	return err.Error() + ". " + step
 }
 
+// amqpDetail is the detail of a failed move, purge or AMQP connection that no wrapper has worded
+// yet: moverText, then what was not done or which setting to check; false for any other error.
+func amqpDetail(err error) (string, bool) {
+	if _, worded := errors.AsType[*wordedMoverError](err); worded {
+		return "", false
+	}
+	_, isMove := errors.AsType[*mover.MoveError](err)
+	e, isErr := errors.AsType[*mover.Error](err)
+	switch {
+	case isErr && e.Connecting:
+		return moverText(err) + " (provider setting amqp_endpoint).", true
+	case errors.Is(err, mover.ErrNotFound):
+		return moverText(err) + ". Nothing was moved or deleted.", true
+	case isMove || isErr:
+		return moverText(err), true
+	}
+	return "", false
+}
+
 // wordedMoverError is a mover error whose text is moverText's; errors.Is and As see the error.
 type wordedMoverError struct{ err error }
 

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -126,9 +125,7 @@ func (r *queueListResource) listing(ctx context.Context, cfg queueListConfig) (q
 	}
 	queuesList, err := client.ListQueues(ctx, l.vhost, broker.Declared, broker.Kept)
 	queues := queuesList.Queues
-	if errors.Is(err, broker.ErrNotFound) {
-		err = &vhostError{vhost: l.vhost, endpoint: client.Endpoint(), missing: true, err: err}
-	}
+	err = vhostMissing(client, l.vhost, err)
 	if err != nil {
 		r.data.addFailure(&diags, path.Root("vhost"), err, "Cannot List Queues")
 		return queueListing{}, diags

@@ -50,13 +50,17 @@ type providerData struct {
 	credentialsExplained atomic.Bool
 }
 
-// explain is a failed call's detail; refused credentials are explained once, then pointed to.
+// explain is a failed call's detail: the error and what to do next (brokerDetail). Refused
+// credentials are explained once, then pointed to.
 func (d *providerData) explain(err error) string {
+	if text, ok := amqpDetail(err); ok {
+		return text
+	}
 	var e *broker.Error
 	if d == nil || !errors.As(err, &e) || !e.CredentialsRefused || !d.credentialsExplained.Swap(true) {
-		return err.Error()
+		return brokerDetail(err)
 	}
-	return e.Short() + ". The same credentials were refused for another resource of this run: see that error, which says what to fix"
+	return brokerShort(e) + ". The same credentials were refused for another resource of this run: see that error, which says what to fix"
 }
 
 // pureReady reports an error naming every pure setting still unknown.
@@ -114,7 +118,7 @@ func (d *providerData) brokerClient() (*broker.Client, diag.Diagnostics) {
 				missing.Setting, missing.Setting, env))
 		return nil, diags
 	case d.clientErr != nil:
-		diags.AddError("Invalid Management API Settings", d.clientErr.Error())
+		diags.AddError("Invalid Management API Settings", errorText(d.clientErr))
 		return nil, diags
 	}
 	return d.client, diags

@@ -66,10 +66,10 @@ output "arguments" {
 func TestExplainCredentialsOnce(t *testing.T) {
 	d := &providerData{}
 	refused := &broker.Error{Op: "reading vhost \"/\"", Endpoint: "http://x", Status: 401, Reason: "Login failed",
-		Kind: broker.ErrUnauthorized, CredentialsRefused: true, Hint: "Authentication failed for user \"u\": check username and password"}
-	other := &broker.Error{Op: "reading queue", Endpoint: "http://x", Status: 404, Kind: broker.ErrNotFound, Hint: "a hint"}
+		Kind: broker.ErrUnauthorized, CredentialsRefused: true, Cause: broker.CauseCredentials, User: "u"}
+	other := &broker.Error{Op: "reading queue", Endpoint: "http://x", Status: 503, Kind: broker.ErrUnavailable, Cause: broker.CauseNodeDown}
 	got := []string{d.explain(other), d.explain(refused), d.explain(refused), d.explain(other)}
-	for i, want := range []string{"a hint", "check username and password", "see that error, which says what to fix", "a hint"} {
+	for i, want := range []string{"bring it back", "check username and password", "see that error, which says what to fix", "bring it back"} {
 		if !strings.Contains(got[i], want) {
 			t.Errorf("explanation %d: %q lacks %q", i, got[i], want)
 		}

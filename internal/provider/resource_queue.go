@@ -327,7 +327,7 @@ func (r *queueResource) updateQueues(ctx context.Context, client *broker.Client,
 	vhost := plan.Vhost.ValueString()
 	if deadMissing {
 		if err := declare(ctx, client, vhost, want.dead); err != nil {
-			r.data.addFailure(&diags, path.Empty(), err, "Cannot Declare Queue")
+			r.data.addFailure(&diags, path.Empty(), vhostMissing(client, vhost, err), "Cannot Declare Queue")
 			return diags
 		}
 	}
@@ -343,7 +343,8 @@ func (r *queueResource) updateQueues(ctx context.Context, client *broker.Client,
 		err = drainHolding(ctx, brokerMover{client, mv}, t)
 	}
 	if err != nil {
-		r.data.addFailure(&diags, path.Empty(), err, "Cannot Declare Queue Again")
+		// A missing q counts as empty: a 404 here is the vhost's.
+		r.data.addFailure(&diags, path.Empty(), vhostMissing(client, vhost, err), "Cannot Declare Queue Again")
 	}
 	return diags
 }

@@ -265,10 +265,24 @@ func (t ownedQueues) deleteAll(ctx context.Context, c *broker.Client, owned []br
 // deletedThen adds to err the queues deleted before it.
 func deletedThen(done []string, err error) error {
 	if len(done) > 0 {
-		return fmt.Errorf("deleted %s, then: %w", strings.Join(done, ", "), err)
+		return &deletedThenError{done: done, err: err}
 	}
 	return err
 }
+
+// deletedThenError is a destroy that failed after deleting some of its queues.
+type deletedThenError struct {
+	done []string
+	err  error
+}
+
+func (e *deletedThenError) Error() string {
+	return "deleted " + strings.Join(e.done, ", ") + ", then: " + errorText(e.err)
+}
+
+func (e *deletedThenError) Unwrap() error { return e.err }
+
+func (e *deletedThenError) causeWorded() {}
 
 // deadHolds reports whether q.dead, among queues, holds messages.
 func (t ownedQueues) deadHolds(queues []broker.Queue) bool {

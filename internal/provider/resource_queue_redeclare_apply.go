@@ -219,8 +219,11 @@ func (e *interruptedError) Error() string {
 	return fmt.Sprintf("%s. Nothing is lost: the messages not moved back wait in %s (a refresh shows them in "+
 		"redeclaring_messages), and the next terraform apply declares %s with the new arguments if it is missing or still "+
 		"has the old ones, moves them back to %s and deletes %s. Fix the cause above, then run terraform apply again",
-		strings.TrimSuffix(e.err.Error(), "."), holding, t.queue, t.queue, holding)
+		strings.TrimSuffix(brokerDetail(e.err), "."), holding, t.queue, t.queue, holding)
 }
+
+// causeWorded: the text says what to do about the failure it wraps.
+func (e *interruptedError) causeWorded() {}
 
 func (e *interruptedError) Unwrap() error { return e.err }
 

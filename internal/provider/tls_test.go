@@ -182,7 +182,7 @@ func TestTLS_certificateRefusal(t *testing.T) {
 		case tc.wantErr != "" && err == nil:
 			t.Errorf("%s: connected, want a refusal", tc.name)
 		case tc.wantErr != "":
-			msg := err.Error()
+			msg := brokerDetail(err)
 			if !strings.Contains(msg, tc.wantErr) || !strings.Contains(msg, "set cacert_file") || !errors.Is(err, broker.ErrUnreachable) {
 				t.Errorf("%s: got %q, want %q with advice on the TLS settings", tc.name, msg, tc.wantErr)
 			}

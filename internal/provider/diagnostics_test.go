@@ -1,0 +1,265 @@
+package provider
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-jsontypes/jsontypes"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/list"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
+	"github.com/queuey/terraform-provider-queuey/internal/topology"
+)
+
+// Each cause of a failed broker call reads the same wherever it happens: the table drives every
+// cause through Create, Read, Update (the re-declaration of q), Delete, the live data source, the
+// list resource and both actions (their management API check), in process against the fake, and
+// asserts the one summary of the cause. Where a cause is no error by design, the row says what
+// happens instead.
+
+// causeSetup arranges a cause: the endpoint that meets it, the vhost to use and the request timeout
+// (0: the default).
+type causeSetup func(t *testing.T) (endpoint, vhost string, timeout time.Duration)
+
+// Outcomes that are no error by design.
+const (
+	outcomeRemoved = "removed from state"
+	outcomeNone    = "no error"
+)
+
+func TestFailureSummaries(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		cause  string
+		setup  causeSetup
+		want   string
+		except map[string]string // operation: what it does instead, by design
+	}{
+		{"unreachable", unreachableSetup, summaryUnreachable, nil},
+		{"refused login", refusingSetup(http.StatusUnauthorized, "Login failed"), summaryNotAuthorized, nil},
+		{"forbidden", refusingSetup(http.StatusForbidden, "Access refused."), summaryNotAuthorized, nil},
+		{"not found", missingVhostSetup, summaryVhostNotFound, map[string]string{
+			// A refresh of a queue whose vhost is gone removes it, and a destroy counts it deleted.
+			"read": outcomeRemoved, "delete": outcomeNone,
+			// An action names the queue it did not find, and moves nothing.
+			"redrive": "Queue Not Found", "purge": "Queue Not Found",
+		}},
+		{"timeout", timeoutSetup, summaryUnreachable, nil},
+		{"TLS refused", untrustedSetup, summaryUnreachable, nil},
+	} {
+		t.Run(tc.cause, func(t *testing.T) {
+			t.Parallel()
+			for op, run := range causeOperations {
+				endpoint, vhost, timeout := tc.setup(t)
+				data := causeData(t, endpoint, timeout)
+				want := tc.want
+				if w, ok := tc.except[op]; ok {
+					want = w
+				}
+				if got := run(t, data, vhost); got != want {
+					t.Errorf("%s: %q, want %q", op, got, want)
+				}
+			}
+		})
+	}
+}
+
+// causeOperations run one operation on queue q and say how it ended: the summary of its one error,
+// or an outcome.
+var causeOperations = map[string]func(t *testing.T, data *providerData, vhost string) string{
+	"create": func(t *testing.T, data *providerData, vhost string) string {
+		r, s := causeResource(data)
+		resp := resource.CreateResponse{State: tfsdk.State{Schema: s}}
+		r.Create(context.Background(), resource.CreateRequest{Plan: tfsdk.Plan(queueState(t, s, vhost, "1m"))}, &resp)
+		return outcome(t, resp.Diagnostics, false)
+	},
+	"read": func(t *testing.T, data *providerData, vhost string) string {
+		r, s := causeResource(data)
+		st := queueState(t, s, vhost, "1m")
+		resp := resource.ReadResponse{State: st}
+		r.Read(context.Background(), resource.ReadRequest{State: st}, &resp)
+		return outcome(t, resp.Diagnostics, resp.State.Raw.IsNull())
+	},
+	"update": func(t *testing.T, data *providerData, vhost string) string {
+		r, s := causeResource(data)
+		st := queueState(t, s, vhost, "1m")
+		resp := resource.UpdateResponse{State: st}
+		r.Update(context.Background(), resource.UpdateRequest{State: st, Plan: tfsdk.Plan(queueState(t, s, vhost, "2m"))}, &resp)
+		return outcome(t, resp.Diagnostics, false)
+	},
+	"delete": func(t *testing.T, data *providerData, vhost string) string {
+		r, s := causeResource(data)
+		st := queueState(t, s, vhost, "1m")
+		resp := resource.DeleteResponse{State: st}
+		r.Delete(context.Background(), resource.DeleteRequest{State: st}, &resp)
+		return outcome(t, resp.Diagnostics, false)
+	},
+	"hold queues": func(t *testing.T, data *providerData, vhost string) string {
+		return outcome(t, readHoldQueues(t, data, vhost), false)
+	},
+	"list": func(t *testing.T, data *providerData, vhost string) string {
+		return outcome(t, listQueueResults(t, data, vhost), false)
+	},
+	"redrive": func(t *testing.T, data *providerData, vhost string) string {
+		d, _ := invokeDiags(t, NewRedriveDeadLettersAction(), data, map[string]tftypes.Value{"queue": str("q"), "vhost": str(vhost)})
+		return outcome(t, d, false)
+	},
+	"purge": func(t *testing.T, data *providerData, vhost string) string {
+		d, _ := invokeDiags(t, NewPurgeDeadLettersAction(), data, map[string]tftypes.Value{"queue": str("q"), "vhost": str(vhost)})
+		return outcome(t, d, false)
+	},
+}
+
+// outcome is the summary of the one error of diags, else outcomeRemoved or outcomeNone.
+func outcome(t *testing.T, diags diag.Diagnostics, removed bool) string {
+	t.Helper()
+	errs := diags.Errors()
+	switch {
+	case len(errs) > 1:
+		t.Errorf("%d errors, want one: %s", len(errs), diagText(diags))
+	case len(errs) == 1:
+		return errs[0].Summary()
+	case removed:
+		return outcomeRemoved
+	}
+	return outcomeNone
+}
+
+func unreachableSetup(t *testing.T) (string, string, time.Duration) {
+	return "http://" + brokertest.ClosedAddr(t), "/", 0
+}
+
+// refusingSetup is a fake that answers every request with status and reason.
+func refusingSetup(status int, reason string) causeSetup {
+	return func(t *testing.T) (string, string, time.Duration) {
+		s := brokertest.New(t)
+		s.Intercept(func(w http.ResponseWriter, _ *http.Request) bool {
+			brokertest.ErrorBody(w, status, "not_authorised", reason)
+			return true
+		})
+		return s.URL, "/", 0
+	}
+}
+
+func missingVhostSetup(t *testing.T) (string, string, time.Duration) {
+	return brokertest.New(t).URL, "missing", 0
+}
+
+// timeoutSetup is a fake that holds every request until the test ends, past a request timeout of
+// 50ms: each attempt ends at its own timeout, whatever the machine's speed.
+func timeoutSetup(t *testing.T) (string, string, time.Duration) {
+	s := brokertest.New(t)
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	s.Intercept(func(http.ResponseWriter, *http.Request) bool {
+		<-release
+		return true
+	})
+	return s.URL, "/", 50 * time.Millisecond
+}
+
+// untrustedSetup is an https fake whose certificate the client does not trust.
+func untrustedSetup(t *testing.T) (string, string, time.Duration) {
+	return brokertest.NewTLS(t, nil).URL, "/", 0
+}
+
+// causeData is the provider data of a provider configured for endpoint, without retries.
+func causeData(t *testing.T, endpoint string, timeout time.Duration) *providerData {
+	return &providerData{
+		suffixes: topology.DefaultSuffixes(), vhost: "/", endpointSet: true,
+		brokerConfig: broker.Config{Endpoint: endpoint, Username: "u", Password: "p", RetryBudget: -1, RequestTimeout: timeout},
+		amqpEndpoint: "amqp://" + brokertest.ClosedAddr(t),
+	}
+}
+
+// causeResource is queuey_queue configured with data, and its schema.
+func causeResource(data *providerData) (*queueResource, rschema.Schema) {
+	var sr resource.SchemaResponse
+	r := &queueResource{data: data}
+	r.Schema(context.Background(), resource.SchemaRequest{}, &sr)
+	return r, sr.Schema
+}
+
+// queueState is the state (or plan) of queue q in vhost with message_ttl ttl, as an apply writes it.
+func queueState(t *testing.T, s rschema.Schema, vhost, ttl string) tfsdk.State {
+	t.Helper()
+	m := queueModel{
+		ID: types.StringValue(queueID(vhost, "q")), Name: types.StringValue("q"), Vhost: types.StringValue(vhost),
+		MessageTTL: types.StringValue(ttl), MaxPriority: types.Int64Null(), ForceDestroy: types.BoolValue(false),
+		KeepMessages: types.BoolValue(false), Redeclaring: types.Int64Null(), DeadQueue: types.StringValue("q.dead"),
+		HoldQueuePrefix: types.StringNull(), HoldQueuePattern: types.StringNull(), QueuesPattern: types.StringNull(),
+		WritePattern: types.StringNull(),
+	}
+	want, d := wantedWith(m, topology.DefaultSuffixes())
+	if d.HasError() {
+		t.Fatal(d)
+	}
+	m.ArgumentsJSON = jsontypes.NewNormalizedValue(want.main.Args.JSON())
+	st := tfsdk.State{Schema: s}
+	if d := st.Set(context.Background(), &m); d.HasError() {
+		t.Fatal(d)
+	}
+	return st
+}
+
+// readHoldQueues reads queuey_hold_queues of q in vhost.
+func readHoldQueues(t *testing.T, data *providerData, vhost string) diag.Diagnostics {
+	t.Helper()
+	ctx := context.Background()
+	ds := NewHoldQueuesDataSource()
+	ds.(datasource.DataSourceWithConfigure).Configure(ctx, datasource.ConfigureRequest{ProviderData: data}, &datasource.ConfigureResponse{})
+	var sr datasource.SchemaResponse
+	ds.Schema(ctx, datasource.SchemaRequest{}, &sr)
+	cfg := configOf(t, sr.Schema.Type().TerraformType(ctx), map[string]tftypes.Value{"queue": str("q"), "vhost": str(vhost)})
+	resp := datasource.ReadResponse{State: tfsdk.State{Schema: sr.Schema}}
+	ds.Read(ctx, datasource.ReadRequest{Config: tfsdk.Config{Schema: sr.Schema, Raw: cfg}}, &resp)
+	return resp.Diagnostics
+}
+
+// listQueueResults lists the queues of vhost with the list resource queuey_queue, and returns the
+// diagnostics of what it streamed.
+func listQueueResults(t *testing.T, data *providerData, vhost string) diag.Diagnostics {
+	t.Helper()
+	ctx := context.Background()
+	r := &queueListResource{data: data}
+	var sr list.ListResourceSchemaResponse
+	r.ListResourceConfigSchema(ctx, list.ListResourceSchemaRequest{}, &sr)
+	cfg := configOf(t, sr.Schema.Type().TerraformType(ctx), map[string]tftypes.Value{"vhost": str(vhost)})
+	var stream list.ListResultsStream
+	r.List(ctx, list.ListRequest{Config: tfsdk.Config{Schema: sr.Schema, Raw: cfg}, Limit: 10}, &stream)
+	var diags diag.Diagnostics
+	if stream.Results == nil {
+		return diags
+	}
+	for res := range stream.Results {
+		diags.Append(res.Diagnostics...)
+	}
+	return diags
+}
+
+// configOf is a configuration of type typ with these attribute values (the others null).
+func configOf(t *testing.T, typ tftypes.Type, vals map[string]tftypes.Value) tftypes.Value {
+	t.Helper()
+	obj, ok := typ.(tftypes.Object)
+	if !ok {
+		t.Fatal("a schema that is not an object")
+	}
+	all := map[string]tftypes.Value{}
+	for name, at := range obj.AttributeTypes {
+		all[name] = tftypes.NewValue(at, nil)
+		if v, ok := vals[name]; ok {
+			all[name] = v
+		}
+	}
+	return tftypes.NewValue(obj, all)
+}
