@@ -124,7 +124,7 @@ func (c *Client) policyListing(ctx context.Context, vhost, path, what string) ([
 	}
 	out := make([]Policy, 0, len(raw))
 	for _, r := range raw {
-		p := Policy{Name: r.Name, Pattern: r.Pattern, ApplyTo: r.ApplyTo, Priority: r.Priority, Definition: r.Definition}
+		p := Policy(r)
 		if p.ApplyTo == "" {
 			p.ApplyTo = "all"
 		}

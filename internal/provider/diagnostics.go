@@ -45,7 +45,11 @@ type summarized interface {
 
 // failureSummary is the summary of a failed call: how the broker was reached (connection,
 // credentials, endpoint), else the provider's own refusal, else fallback, which names the operation.
+// One state comes before the cause: a change interrupted with messages aside says where they wait.
 func failureSummary(err error, fallback string) string {
+	if s, ok := errors.AsType[*interruptedError](err); ok {
+		return s.summary()
+	}
 	if s := causeSummary(err); s != "" {
 		return s
 	}

@@ -216,8 +216,8 @@ func queueState(t *testing.T, s rschema.Schema, vhost, ttl string) tfsdk.State {
 func readHoldQueues(t *testing.T, data *providerData, vhost string) diag.Diagnostics {
 	t.Helper()
 	ctx := context.Background()
-	ds := NewHoldQueuesDataSource()
-	ds.(datasource.DataSourceWithConfigure).Configure(ctx, datasource.ConfigureRequest{ProviderData: data}, &datasource.ConfigureResponse{})
+	ds := &holdQueuesDataSource{}
+	ds.Configure(ctx, datasource.ConfigureRequest{ProviderData: data}, &datasource.ConfigureResponse{})
 	var sr datasource.SchemaResponse
 	ds.Schema(ctx, datasource.SchemaRequest{}, &sr)
 	cfg := configOf(t, sr.Schema.Type().TerraformType(ctx), map[string]tftypes.Value{"queue": str("q"), "vhost": str(vhost)})
