@@ -308,6 +308,7 @@ func (p *queueyProvider) Functions(_ context.Context) []func() function.Function
 		NewDeadQueueNameFunction,
 		NewDeferredTTLMsFunction,
 		NewHoldQueueArgumentsFunction,
+		NewPolicyPatternExcludingFunction,
 	}
 }
 

@@ -191,7 +191,7 @@ func TestPureDescriptions(t *testing.T) {
 		sentence("data source", resp.Schema.MarkdownDescription)
 		walk("", resp.Schema.Attributes)
 	}
-	for _, newFn := range []func() function.Function{NewHoldQueueNameFunction, NewDeadQueueNameFunction, NewDeferredTTLMsFunction, NewHoldQueueArgumentsFunction} {
+	for _, newFn := range []func() function.Function{NewHoldQueueNameFunction, NewDeadQueueNameFunction, NewDeferredTTLMsFunction, NewHoldQueueArgumentsFunction, NewPolicyPatternExcludingFunction} {
 		var meta function.MetadataResponse
 		f := newFn()
 		f.Metadata(ctx, function.MetadataRequest{}, &meta)
