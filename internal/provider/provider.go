@@ -299,6 +299,7 @@ func (p *queueyProvider) DataSources(_ context.Context) []func() datasource.Data
 		NewHoldQueueDataSource,
 		NewTopologyDataSource,
 		NewHoldQueuesDataSource,
+		NewPolicyEffectsDataSource,
 	}
 }
 

@@ -185,7 +185,7 @@ func TestPureDescriptions(t *testing.T) {
 			}
 		}
 	}
-	for _, newDS := range []func() datasource.DataSource{NewHoldQueueDataSource, NewTopologyDataSource} {
+	for _, newDS := range []func() datasource.DataSource{NewHoldQueueDataSource, NewTopologyDataSource, NewPolicyEffectsDataSource} {
 		var resp datasource.SchemaResponse
 		newDS().Schema(ctx, datasource.SchemaRequest{}, &resp)
 		sentence("data source", resp.Schema.MarkdownDescription)
