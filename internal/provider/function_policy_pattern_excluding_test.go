@@ -19,6 +19,9 @@ func TestPolicyPatternExcludingFunction(t *testing.T) {
 			`^(?!(?:jobs\.a(?:\.dead|\.deferred\.[0-9]+|\.redeclaring)?|jobs\.b(?:\.dead|\.deferred\.[0-9]+|\.redeclaring)?)\z)[\s\S]*?(?:^jobs\.)`},
 		{"suffixes", `policy_pattern_excluding("x", ["orders"], { dead_suffix = "-dlq", deferred_suffix = "-wait-" })`,
 			`^(?!(?:orders(?:\-dlq|\-wait\-[0-9]+|\.redeclaring)?)\z)[\s\S]*?(?:x)`},
+		// The value the guide "Policies and the topology" shows.
+		{"guide", `policy_pattern_excluding(".*", ["orders", "billing"])`,
+			`^(?!(?:orders(?:\.dead|\.deferred\.[0-9]+|\.redeclaring)?|billing(?:\.dead|\.deferred\.[0-9]+|\.redeclaring)?)\z)[\s\S]*?(?:.*)`},
 		// The value examples/functions/policy_pattern_excluding/function.tf states.
 		{"example", `policy_pattern_excluding("^jobs\\.", ["jobs.orders"], { dead_suffix = "-dlq" })`,
 			`^(?!(?:jobs\.orders(?:\-dlq|\.deferred\.[0-9]+|\.redeclaring)?)\z)[\s\S]*?(?:^jobs\.)`},
