@@ -14,6 +14,7 @@ import (
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
 	"github.com/queuey/terraform-provider-queuey/internal/mover"
+	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
 // The documentation against the code: each table that states what the code
@@ -387,5 +388,23 @@ func TestDocsLimitsTable(t *testing.T) {
 		if !seen[name] {
 			t.Errorf("the table lacks the limit %q", name)
 		}
+	}
+}
+
+// The policy guide's list of harmless keys is topology.HarmlessPolicyKeys, in its order.
+func TestDocsPolicyGuide(t *testing.T) {
+	text := readRepoFile(t, "docs/guides/policies.md")
+	marker := "Harmless on every queue: "
+	i := strings.Index(text, marker)
+	if i < 0 {
+		t.Fatalf("docs/guides/policies.md has no %q", marker)
+	}
+	line, _, _ := strings.Cut(text[i+len(marker):], "\n")
+	var keys []string
+	for _, m := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(line, -1) {
+		keys = append(keys, m[1])
+	}
+	if strings.Join(keys, " ") != strings.Join(topology.HarmlessPolicyKeys, " ") {
+		t.Errorf("the guide lists the harmless keys\n%v\nthe code has\n%v", keys, topology.HarmlessPolicyKeys)
 	}
 }
