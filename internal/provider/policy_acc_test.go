@@ -497,7 +497,7 @@ func TestAccPolicy_redriveRefusedIntoMaxLength(t *testing.T) {
 		t.Errorf("the redrive into a q with max-length 1 passed:\n%s", out)
 	}
 	wantSaid(t, "the refused redrive", out, "Move Refused: A Policy Would Lose Messages", "Nothing was moved",
-		`Policy "cap"`, "max-length = 1")
+		`the policy "cap"`, "max-length = 1")
 	if n := messagesIn(t, vhost, name+".dead"); n != 5 {
 		t.Errorf("%s.dead holds %d messages after the refused redrive, want 5", name, n)
 	}
@@ -531,7 +531,7 @@ func TestAccPolicy_redeclareRefusedUnderMessageTTL(t *testing.T) {
 	}
 	holding := topology.RedeclaringQueueName(name)
 	wantSaid(t, "the refused re-declaration", out, "Move Refused: A Policy Would Lose Messages", "Nothing was moved",
-		`Policy "day"`, "message-ttl = 86400000", holding)
+		`the policy "day"`, "message-ttl = 86400000", holding+", the holding queue")
 	if got := messagesIn(t, vhost, name); got != n {
 		t.Errorf("%s holds %d messages after the refused change, want %d", name, got, n)
 	}
