@@ -86,13 +86,9 @@ func (d *holdQueuesDataSource) Read(ctx context.Context, req datasource.ReadRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if m.Vhost.IsNull() {
-		if d.data.vhostUnknown {
-			resp.Diagnostics.AddAttributeError(path.Root("vhost"), "Vhost Unknown",
-				"The provider's vhost is not known until apply, so this data source cannot tell where to look. Set `vhost` here, or give the provider a known vhost.")
-			return
-		}
-		m.Vhost = types.StringValue(d.data.vhost)
+	m.Vhost = dataSourceVhost(d.data, m.Vhost, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
 	}
 	holds, diags := d.listHoldQueues(ctx, m.Vhost.ValueString(), queue)
 	resp.Diagnostics.Append(diags...)

@@ -32,6 +32,11 @@ func addPolicyFindings(diags *diag.Diagnostics, f policyFindings, mode policyChe
 	}
 }
 
+// policyReadPermissions says what lets a user read a vhost's policies and operator policies.
+const policyReadPermissions = "Reading them needs the management tag (or monitoring, policymaker, administrator) and " +
+	"access to the vhost (`rabbitmqctl set_user_tags USER management`, `rabbitmqctl set_permissions -p VHOST USER ...`); " +
+	"with OAuth 2.0, a token with the scope `rabbitmq.tag:management` and a read scope on the vhost."
+
 // addPolicyCheckFailed says that the check could not run and what would let it.
 func addPolicyCheckFailed(diags *diag.Diagnostics, vhost, queue string, err error, mode policyCheckMode) {
 	add := diags.AddWarning
@@ -40,9 +45,7 @@ func addPolicyCheckFailed(diags *diag.Diagnostics, vhost, queue string, err erro
 	}
 	next := "It runs again at the next plan."
 	if errors.Is(err, broker.ErrUnauthorized) {
-		next = "Reading them needs the management tag (or monitoring, policymaker, administrator) and access to the vhost " +
-			"(`rabbitmqctl set_user_tags USER management`, `rabbitmqctl set_permissions -p VHOST USER ...`); with OAuth 2.0, " +
-			"a token with the scope `rabbitmq.tag:management` and a read scope on the vhost."
+		next = policyReadPermissions
 	}
 	add("Policy Check Could Not Run", fmt.Sprintf("The policies and operator policies of vhost %q could not be read, so this "+
 		"plan cannot say whether one of them expires, drops or deletes the messages of %s's queues: %v. %s Set "+

@@ -299,6 +299,7 @@ func (p *queueyProvider) DataSources(_ context.Context) []func() datasource.Data
 		NewHoldQueueDataSource,
 		NewTopologyDataSource,
 		NewHoldQueuesDataSource,
+		NewPolicyEffectsDataSource,
 	}
 }
 
@@ -308,6 +309,7 @@ func (p *queueyProvider) Functions(_ context.Context) []func() function.Function
 		NewDeadQueueNameFunction,
 		NewDeferredTTLMsFunction,
 		NewHoldQueueArgumentsFunction,
+		NewPolicyPatternExcludingFunction,
 	}
 }
 

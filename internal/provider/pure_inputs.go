@@ -4,6 +4,7 @@ package provider
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -48,6 +49,11 @@ func optionsParameter() function.MapParameter {
 
 // parseFunctionOptions turns the options arguments into settings; first is their position.
 func parseFunctionOptions(opts []map[string]*string, first int64) (functionOptions, *function.FuncError) {
+	return parseOptions(opts, first, optionKeys)
+}
+
+// parseOptions is parseFunctionOptions for a function that accepts only the keys in keys.
+func parseOptions(opts []map[string]*string, first int64, keys []string) (functionOptions, *function.FuncError) {
 	o := functionOptions{suffixes: topology.DefaultSuffixes(), granularity: topology.DefaultGranularity}
 	if len(opts) == 0 {
 		return o, nil
@@ -55,19 +61,19 @@ func parseFunctionOptions(opts []map[string]*string, first int64) (functionOptio
 	if len(opts) > 1 {
 		return o, function.NewArgumentFuncError(first+1, fmt.Sprintf(
 			"options may be given at most once, but the call passes %d options maps; merge them into one map with the keys %s",
-			len(opts), strings.Join(optionKeys, ", ")))
+			len(opts), strings.Join(keys, ", ")))
 	}
 	m := opts[0]
 	var unknown []string
 	for k := range m {
-		if !isOptionKey(k) {
+		if !slices.Contains(keys, k) {
 			unknown = append(unknown, fmt.Sprintf("%q", k))
 		}
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
 		return o, function.NewArgumentFuncError(first, fmt.Sprintf(
-			"options has the unknown key(s) %s; the keys accepted are %s", strings.Join(unknown, ", "), strings.Join(optionKeys, ", ")))
+			"options has the unknown key(s) %s; the keys accepted are %s", strings.Join(unknown, ", "), strings.Join(keys, ", ")))
 	}
 	if v := m[optionDeadSuffix]; v != nil {
 		o.suffixes.Dead = *v
@@ -86,15 +92,6 @@ func parseFunctionOptions(opts []map[string]*string, first int64) (functionOptio
 		o.granularity = g
 	}
 	return o, nil
-}
-
-func isOptionKey(k string) bool {
-	for _, known := range optionKeys {
-		if k == known {
-			return true
-		}
-	}
-	return false
 }
 
 // parseDuration parses a Go duration; name is reported, rangeText states the values it may take.

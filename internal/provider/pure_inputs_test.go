@@ -185,13 +185,13 @@ func TestPureDescriptions(t *testing.T) {
 			}
 		}
 	}
-	for _, newDS := range []func() datasource.DataSource{NewHoldQueueDataSource, NewTopologyDataSource} {
+	for _, newDS := range []func() datasource.DataSource{NewHoldQueueDataSource, NewTopologyDataSource, NewPolicyEffectsDataSource} {
 		var resp datasource.SchemaResponse
 		newDS().Schema(ctx, datasource.SchemaRequest{}, &resp)
 		sentence("data source", resp.Schema.MarkdownDescription)
 		walk("", resp.Schema.Attributes)
 	}
-	for _, newFn := range []func() function.Function{NewHoldQueueNameFunction, NewDeadQueueNameFunction, NewDeferredTTLMsFunction, NewHoldQueueArgumentsFunction} {
+	for _, newFn := range []func() function.Function{NewHoldQueueNameFunction, NewDeadQueueNameFunction, NewDeferredTTLMsFunction, NewHoldQueueArgumentsFunction, NewPolicyPatternExcludingFunction} {
 		var meta function.MetadataResponse
 		f := newFn()
 		f.Metadata(ctx, function.MetadataRequest{}, &meta)
