@@ -269,27 +269,21 @@ func TestAccPolicy_applyingAgreesWithBroker(t *testing.T) {
 	v, full := accBrokerVersion(t)
 	knowsQueueTypes := v.Major > 3 || (v.Major == 3 && v.Minor >= 12) // classic_queues, quorum_queues
 
-	def := func(kv ...any) map[string]any {
-		m := map[string]any{}
-		for i := 0; i < len(kv); i += 2 {
-			m[kv[i].(string)] = kv[i+1]
-		}
-		return m
-	}
+	type def = map[string]any
 	user := []brokertest.Policy{
-		{Name: "prio-low", Pattern: `^prio\.`, Priority: 1, Definition: def("message-ttl", 60000)},
-		{Name: "prio-high", Pattern: `^prio\.high$`, Priority: 5, Definition: def("max-length", 100)},
-		{Name: "tie-a", Pattern: `^tie\.`, Priority: 3, Definition: def("max-length", 10)},
-		{Name: "tie-b", Pattern: `^tie\.`, Priority: 3, Definition: def("max-length", 20)},
-		{Name: "quorum-key", Pattern: `^unsupported\.`, Priority: 10, Definition: def("delivery-limit", 5)},
-		{Name: "fallback", Pattern: `^unsupported\.`, Priority: 1, Definition: def("expires", 3600000)},
-		{Name: "exchanges-only", Pattern: `^applyto\.`, ApplyTo: "exchanges", Priority: 9, Definition: def("max-length", 1)},
-		{Name: "queues", Pattern: `^applyto\.`, ApplyTo: "queues", Priority: 1, Definition: def("max-length", 50)},
-		{Name: "limits", Pattern: `^merged\.`, Priority: 1, Definition: def("max-length", 100, "message-ttl", 1000, "expires", 3600000)},
+		{Name: "prio-low", Pattern: `^prio\.`, Priority: 1, Definition: def{"message-ttl": 60000}},
+		{Name: "prio-high", Pattern: `^prio\.high$`, Priority: 5, Definition: def{"max-length": 100}},
+		{Name: "tie-a", Pattern: `^tie\.`, Priority: 3, Definition: def{"max-length": 10}},
+		{Name: "tie-b", Pattern: `^tie\.`, Priority: 3, Definition: def{"max-length": 20}},
+		{Name: "quorum-key", Pattern: `^unsupported\.`, Priority: 10, Definition: def{"delivery-limit": 5}},
+		{Name: "fallback", Pattern: `^unsupported\.`, Priority: 1, Definition: def{"expires": 3600000}},
+		{Name: "exchanges-only", Pattern: `^applyto\.`, ApplyTo: "exchanges", Priority: 9, Definition: def{"max-length": 1}},
+		{Name: "queues", Pattern: `^applyto\.`, ApplyTo: "queues", Priority: 1, Definition: def{"max-length": 50}},
+		{Name: "limits", Pattern: `^merged\.`, Priority: 1, Definition: def{"max-length": 100, "message-ttl": 1000, "expires": 3600000}},
 	}
 	operator := []brokertest.Policy{
-		{Name: "op-limits", Pattern: `^merged\.`, ApplyTo: "queues", Definition: def("max-length", 10, "message-ttl", 5000)},
-		{Name: "op-quorum-key", Pattern: `^merged\.`, ApplyTo: "queues", Priority: 5, Definition: def("delivery-limit", 3)},
+		{Name: "op-limits", Pattern: `^merged\.`, ApplyTo: "queues", Definition: def{"max-length": 10, "message-ttl": 5000}},
+		{Name: "op-quorum-key", Pattern: `^merged\.`, ApplyTo: "queues", Priority: 5, Definition: def{"delivery-limit": 3}},
 	}
 	// The names of the user and operator policies each queue must get: more than one is a tie.
 	want := map[string][2][]string{
@@ -304,8 +298,8 @@ func TestAccPolicy_applyingAgreesWithBroker(t *testing.T) {
 	}
 	if knowsQueueTypes {
 		user = append(user,
-			brokertest.Policy{Name: "classic-only", Pattern: `^applyto\.classic$`, ApplyTo: "classic_queues", Priority: 7, Definition: def("max-length", 70)},
-			brokertest.Policy{Name: "quorum-only", Pattern: `^applyto\.`, ApplyTo: "quorum_queues", Priority: 8, Definition: def("max-length", 80)})
+			brokertest.Policy{Name: "classic-only", Pattern: `^applyto\.classic$`, ApplyTo: "classic_queues", Priority: 7, Definition: def{"max-length": 70}},
+			brokertest.Policy{Name: "quorum-only", Pattern: `^applyto\.`, ApplyTo: "quorum_queues", Priority: 8, Definition: def{"max-length": 80}})
 		want["applyto.classic"] = [2][]string{{"classic-only"}, nil}
 	}
 	for _, p := range user {
