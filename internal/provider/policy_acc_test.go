@@ -1,0 +1,553 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
+	"github.com/queuey/terraform-provider-queuey/internal/topology"
+)
+
+// The policy check on real brokers. A policy applies to a whole vhost and the acceptance tests run
+// in parallel against shared brokers, so every test here puts its policies in a vhost of its own,
+// deleted at cleanup with its policies and queues; none touches "/".
+
+// policyVhost makes a vhost for one test (see createVhost) and returns its name.
+func policyVhost(t *testing.T, prefix string) string {
+	t.Helper()
+	vhost := uniqueName(prefix)
+	createVhost(t, vhost, "")
+	return vhost
+}
+
+// putPolicy puts a user policy in vhost, deleted at cleanup.
+func putPolicy(t *testing.T, vhost string, p brokertest.Policy) {
+	t.Helper()
+	a := accAdmin(t)
+	if err := a.PutPolicy(context.Background(), vhost, p); err != nil {
+		t.Fatalf("putting policy %q %v: %v", p.Name, p.Definition, err)
+	}
+	t.Cleanup(func() { _ = a.DeletePolicy(context.Background(), vhost, p.Name) })
+}
+
+// putOperatorPolicy puts an operator policy in vhost, deleted at cleanup.
+func putOperatorPolicy(t *testing.T, vhost string, p brokertest.Policy) {
+	t.Helper()
+	a := accAdmin(t)
+	if err := a.PutOperatorPolicy(context.Background(), vhost, p); err != nil {
+		t.Fatalf("putting operator policy %q %v: %v", p.Name, p.Definition, err)
+	}
+	t.Cleanup(func() { _ = a.DeleteOperatorPolicy(context.Background(), vhost, p.Name) })
+}
+
+// policyCLI is a working directory whose configuration is the provider, in vhost and with the
+// settings of extra (lines of the provider block), and body.
+func policyCLI(t *testing.T, vhost, extra, body string) *terraformCLI {
+	t.Helper()
+	return newTerraformCLI(t, policyConfig(vhost, extra, body))
+}
+
+func policyConfig(vhost, extra, body string) string {
+	return requiredQueuey + fmt.Sprintf("\nprovider \"queuey\" {\n  vhost = %q\n%s}\n\n", vhost, extra) + body
+}
+
+// reconfigure replaces the configuration of tf's working directory, whose state stays.
+func reconfigure(tf *terraformCLI, config string) {
+	tf.t.Helper()
+	if err := os.WriteFile(filepath.Join(tf.dir, "main.tf"), []byte(config), 0o600); err != nil {
+		tf.t.Fatal(err)
+	}
+}
+
+// queueBlock is a queuey_queue named name, with more lines of extra.
+func queueBlock(name, extra string) string {
+	return fmt.Sprintf("resource \"queuey_queue\" \"q\" {\n  name = %q\n%s}\n", name, extra)
+}
+
+// declareIn declares queue in vhost through the management API with args.
+func declareIn(t *testing.T, vhost, queue string, args map[string]any) {
+	t.Helper()
+	if err := accClient(t).DeclareQueue(context.Background(), vhost, queue, args); err != nil {
+		t.Fatalf("declaring %q in vhost %q: %v", queue, vhost, err)
+	}
+}
+
+// declareHoldIn declares the hold queue of queue for ttlMs in vhost with the arguments the backend
+// gives it, so that the plan finds an existing hold queue, and returns its name.
+func declareHoldIn(t *testing.T, vhost, queue string, ttlMs int64) string {
+	t.Helper()
+	args, err := topology.HoldQueueArgs(queue, ttlMs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := topology.HoldQueueName(queue, ttlMs, topology.DefaultSuffixes())
+	declareIn(t, vhost, name, args.Map())
+	return name
+}
+
+// exactly is a policy pattern matching name alone.
+func exactly(name string) string { return "^" + topology.QuotePCRE(name) + "$" }
+
+// wantSaid fails the test for each phrase out does not hold, whatever the line wrapping.
+func wantSaid(t *testing.T, what, out string, phrases ...string) {
+	t.Helper()
+	for _, p := range phrases {
+		if !strings.Contains(flatten(out), p) {
+			t.Errorf("%s does not say %q:\n%s", what, p, out)
+		}
+	}
+}
+
+// A message-ttl policy on q.dead's name: the plan warns, naming the policy, the queue, the key and
+// value and what it does; under policy_check = "error" the plan fails and nothing is declared.
+func TestAccPolicy_deadQueueMessageTTL(t *testing.T) {
+	testAccPreCheck(t)
+	needsCLI(t)
+	t.Parallel()
+	vhost := policyVhost(t, "pol-dead")
+	name := uniqueName("dead")
+	putPolicy(t, vhost, brokertest.Policy{Name: "dead-ttl", Pattern: exactly(name + ".dead"), Priority: 1,
+		Definition: map[string]any{"message-ttl": 2000}})
+
+	out := policyCLI(t, vhost, "", queueBlock(name, "")).mustRun("plan")
+	wantSaid(t, "the plan", out,
+		`Warning: Policy "dead-ttl" Breaks Queue `+name+`.dead`,
+		`message-ttl = 2000: expires messages on `+name+`.dead after 2000 ms`,
+		`policy_pattern_excluding`)
+	if n := strings.Count(out, "Breaks Queue"); n != 1 {
+		t.Errorf("the plan names %d broken queues, want 1 (%s.dead):\n%s", n, name, out)
+	}
+
+	out, err := policyCLI(t, vhost, "  policy_check = \"error\"\n", queueBlock(name, "")).run("apply", "-auto-approve")
+	if err == nil {
+		t.Fatalf("policy_check = \"error\": the apply passed:\n%s", out)
+	}
+	wantSaid(t, "the failed plan", out, `Error: Policy "dead-ttl" Breaks Queue `+name+`.dead`)
+	for _, q := range []string{name, name + ".dead"} {
+		if queueExists(t, vhost, q) {
+			t.Errorf("policy_check = \"error\" declared %s", q)
+		}
+	}
+}
+
+// An operator policy with max-length on the name of an existing hold queue: the plan warns, and
+// says that only the cluster's operator can change it.
+func TestAccPolicy_operatorMaxLengthOnHoldQueue(t *testing.T) {
+	testAccPreCheck(t)
+	needsCLI(t)
+	t.Parallel()
+	vhost := policyVhost(t, "pol-op")
+	name := uniqueName("ophold")
+	hold := declareHoldIn(t, vhost, name, 600000)
+	// Operator policies accept only some keys (3.10: message-ttl, expires, max-length,
+	// max-length-bytes, max-in-memory-*, delivery-limit); max-length is one on every version.
+	putOperatorPolicy(t, vhost, brokertest.Policy{Name: "cap", Pattern: exactly(hold), ApplyTo: "queues",
+		Definition: map[string]any{"max-length": 5}})
+
+	out := policyCLI(t, vhost, "", queueBlock(name, "")).mustRun("plan")
+	wantSaid(t, "the plan", out,
+		`Warning: Operator Policy "cap" Breaks Queue `+hold,
+		`max-length = 5: limits `+hold+` to 5`,
+		`ask the cluster's operator`)
+	if n := strings.Count(out, "Breaks Queue"); n != 1 {
+		t.Errorf("the plan names %d broken queues, want 1 (%s):\n%s", n, hold, out)
+	}
+}
+
+// An expires policy on an existing hold queue's name: at the hold queue's ttl_ms it is deleted no
+// later than the wait it owes, so the plan warns; at ttl_ms + 1 it outlives it, and the plan says
+// nothing. The pattern matches that hold queue alone, not the longest one the plan also checks.
+func TestAccPolicy_expiresOnHoldQueueEdge(t *testing.T) {
+	testAccPreCheck(t)
+	needsCLI(t)
+	t.Parallel()
+	const ttl = 600000
+	vhost := policyVhost(t, "pol-exp")
+	name := uniqueName("exphold")
+	hold := declareHoldIn(t, vhost, name, ttl)
+	tf := policyCLI(t, vhost, "", queueBlock(name, ""))
+
+	putPolicy(t, vhost, brokertest.Policy{Name: "expiry", Pattern: exactly(hold), Definition: map[string]any{"expires": ttl}})
+	out := tf.mustRun("plan")
+	wantSaid(t, "the plan at ttl_ms", out,
+		`Warning: Policy "expiry" Breaks Queue `+hold,
+		fmt.Sprintf(`expires = %d: deletes %s %d ms after its last use`, ttl, hold, ttl))
+
+	putPolicy(t, vhost, brokertest.Policy{Name: "expiry", Pattern: exactly(hold), Definition: map[string]any{"expires": ttl + 1}})
+	if out := tf.mustRun("plan"); strings.Contains(out, "Breaks Queue") || strings.Contains(out, "Policy Check") {
+		t.Errorf("expires = ttl_ms + 1 warned:\n%s", out)
+	}
+	if !managementHas(t, vhost, hold) {
+		t.Fatalf("%s is gone: the plan at ttl_ms + 1 had no hold queue to check", hold)
+	}
+}
+
+// A harmless policy on every name of the vhost gives no warning, at the create plan nor at the
+// plan after the apply; a breaking one put after the apply is found by the plan without changes.
+func TestAccPolicy_harmlessSaysNothing(t *testing.T) {
+	testAccPreCheck(t)
+	needsCLI(t)
+	t.Parallel()
+	vhost := policyVhost(t, "pol-harmless")
+	name := uniqueName("harmless")
+	putPolicy(t, vhost, brokertest.Policy{Name: "version", Pattern: ".*", Definition: map[string]any{"queue-version": 2}})
+	tf := policyCLI(t, vhost, "", queueBlock(name, ""))
+	quiet := func(what, out string) {
+		t.Helper()
+		if strings.Contains(out, "Breaks Queue") || strings.Contains(out, `"version"`) || strings.Contains(out, "Policy Check") {
+			t.Errorf("%s warned of a harmless policy:\n%s", what, out)
+		}
+	}
+	quiet("the create plan", tf.mustRun("plan"))
+	quiet("the apply", tf.mustRun("apply", "-auto-approve"))
+	out := tf.mustRun("plan")
+	quiet("the plan after the apply", out)
+	wantSaid(t, "the plan after the apply", out, "No changes.")
+
+	putPolicy(t, vhost, brokertest.Policy{Name: "limits", Pattern: ".*", Priority: 5, Definition: map[string]any{"max-length": 1000}})
+	out = tf.mustRun("plan")
+	wantSaid(t, "the plan without changes", out, "No changes.",
+		`Warning: Policy "limits" Breaks Queue `+name,
+		`Warning: Policy "limits" Breaks Queue `+name+`.dead`)
+}
+
+// accBrokerVersion is the test broker's version, from the management API's overview.
+func accBrokerVersion(t *testing.T) (topology.BrokerVersion, string) {
+	t.Helper()
+	ov, err := accAdmin(t).Overview(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.SplitN(ov.RabbitMQVersion, ".", 3)
+	if len(f) < 2 {
+		t.Fatalf("RabbitMQ version %q: want MAJOR.MINOR[.PATCH]", ov.RabbitMQVersion)
+	}
+	major, err1 := strconv.Atoi(f[0])
+	minor, err2 := strconv.Atoi(f[1])
+	if err1 != nil || err2 != nil {
+		t.Fatalf("RabbitMQ version %q: want MAJOR.MINOR[.PATCH]", ov.RabbitMQVersion)
+	}
+	return topology.BrokerVersion{Major: major, Minor: minor}, ov.RabbitMQVersion
+}
+
+// policyDeadline bounds the wait for a queue's policy fields to show what a test arranged: they are
+// statistics, emitted periodically, so they lag a declaration and a change of policy.
+const policyDeadline = 90 * time.Second
+
+// canonicalJSON encodes a definition with its keys in order and numbers as they read.
+func canonicalJSON(m map[string]any) string {
+	if m == nil {
+		m = map[string]any{}
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Sprintf("(unencodable %v: %v)", m, err)
+	}
+	return string(b)
+}
+
+// Which policies apply to a queue, as the provider computes it from the vhost's listings, agrees
+// with the broker's own answer for existing queues: the highest priority wins; of a tie the
+// broker picks one of the tied; a policy with a key classic queues do not support is skipped for
+// the next-highest; apply-to exchanges (and quorum_queues) leaves classic queues out, classic_queues
+// (3.12+) covers them; an operator policy merges with the user policy by the minimum.
+func TestAccPolicy_applyingAgreesWithBroker(t *testing.T) {
+	testAccPreCheck(t)
+	t.Parallel()
+	ctx := context.Background()
+	vhost := policyVhost(t, "pol-match")
+	v, full := accBrokerVersion(t)
+	knowsQueueTypes := v.Major > 3 || (v.Major == 3 && v.Minor >= 12) // classic_queues, quorum_queues
+
+	type def = map[string]any
+	user := []brokertest.Policy{
+		{Name: "prio-low", Pattern: `^prio\.`, Priority: 1, Definition: def{"message-ttl": 60000}},
+		{Name: "prio-high", Pattern: `^prio\.high$`, Priority: 5, Definition: def{"max-length": 100}},
+		{Name: "tie-a", Pattern: `^tie\.`, Priority: 3, Definition: def{"max-length": 10}},
+		{Name: "tie-b", Pattern: `^tie\.`, Priority: 3, Definition: def{"max-length": 20}},
+		{Name: "quorum-key", Pattern: `^unsupported\.`, Priority: 10, Definition: def{"delivery-limit": 5}},
+		{Name: "fallback", Pattern: `^unsupported\.`, Priority: 1, Definition: def{"expires": 3600000}},
+		{Name: "exchanges-only", Pattern: `^applyto\.`, ApplyTo: "exchanges", Priority: 9, Definition: def{"max-length": 1}},
+		{Name: "queues", Pattern: `^applyto\.`, ApplyTo: "queues", Priority: 1, Definition: def{"max-length": 50}},
+		{Name: "limits", Pattern: `^merged\.`, Priority: 1, Definition: def{"max-length": 100, "message-ttl": 1000, "expires": 3600000}},
+	}
+	operator := []brokertest.Policy{
+		{Name: "op-limits", Pattern: `^merged\.`, ApplyTo: "queues", Definition: def{"max-length": 10, "message-ttl": 5000}},
+		{Name: "op-quorum-key", Pattern: `^merged\.`, ApplyTo: "queues", Priority: 5, Definition: def{"delivery-limit": 3}},
+	}
+	// The names of the user and operator policies each queue must get: more than one is a tie.
+	want := map[string][2][]string{
+		"prio.low":        {{"prio-low"}, nil},
+		"prio.high":       {{"prio-high"}, nil},
+		"tie.one":         {{"tie-a", "tie-b"}, nil},
+		"unsupported.one": {{"fallback"}, nil},
+		"applyto.plain":   {{"queues"}, nil},
+		"applyto.classic": {{"queues"}, nil},
+		"merged.one":      {{"limits"}, {"op-limits"}},
+		"none":            {nil, nil},
+	}
+	if knowsQueueTypes {
+		user = append(user,
+			brokertest.Policy{Name: "classic-only", Pattern: `^applyto\.classic$`, ApplyTo: "classic_queues", Priority: 7, Definition: def{"max-length": 70}},
+			brokertest.Policy{Name: "quorum-only", Pattern: `^applyto\.`, ApplyTo: "quorum_queues", Priority: 8, Definition: def{"max-length": 80}})
+		want["applyto.classic"] = [2][]string{{"classic-only"}, nil}
+	}
+	for _, p := range user {
+		putPolicy(t, vhost, p)
+	}
+	for _, p := range operator {
+		putOperatorPolicy(t, vhost, p)
+	}
+	pols, err := accClient(t).Policies(ctx, vhost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tu, to := topologyPolicies(pols.User), topologyPolicies(pols.Operator)
+	byName := func(list []topology.Policy, name string) map[string]any {
+		for _, p := range list {
+			if p.Name == name {
+				return p.Definition
+			}
+		}
+		return nil
+	}
+	names := func(chosen *topology.Policy, tied []topology.Policy) []string {
+		if chosen == nil {
+			return nil
+		}
+		out := []string{chosen.Name}
+		for _, p := range tied {
+			out = append(out, p.Name)
+		}
+		slices.Sort(out)
+		return out
+	}
+
+	for q := range want {
+		declareIn(t, vhost, q, nil)
+	}
+	for q, w := range want {
+		applied := topology.ApplyingPoliciesOn(v, q, tu, to)
+		if len(applied.Unevaluable) > 0 {
+			t.Errorf("%s: patterns not evaluated: %v", q, applied.Unevaluable)
+		}
+		gotUser, gotOp := names(applied.User, applied.TiedUser), names(applied.Operator, applied.TiedOperator)
+		if !slices.Equal(gotUser, w[0]) || !slices.Equal(gotOp, w[1]) {
+			t.Errorf("RabbitMQ %s, %s: computed policies %v and operator policies %v, want %v and %v", full, q, gotUser, gotOp, w[0], w[1])
+			continue
+		}
+		// The broker's answer: polled until it shows one of the computed policies with the merged
+		// definition, or the deadline passes.
+		deadline := time.Now().Add(policyDeadline)
+		var last string
+		for {
+			pol, op, eff, err := accAdmin(t).QueuePolicy(ctx, vhost, q)
+			switch {
+			case errors.Is(err, brokertest.ErrPolicyNotReported):
+				last = "no policy fields yet"
+			case err != nil:
+				t.Fatalf("%s: %v", q, err)
+			default:
+				ok := (pol == "" && len(w[0]) == 0 || slices.Contains(w[0], pol)) &&
+					(op == "" && len(w[1]) == 0 || slices.Contains(w[1], op))
+				merged := canonicalJSON(topology.MergedPolicyDefinition(byName(tu, pol), byName(to, op)))
+				if ok && merged == canonicalJSON(eff) {
+					t.Logf("RabbitMQ %s, %s: policy %q, operator policy %q, effective %s", full, q, pol, op, canonicalJSON(eff))
+					last = ""
+				} else {
+					last = fmt.Sprintf("policy %q, operator policy %q, effective %s; computed %v, %v, effective %s",
+						pol, op, canonicalJSON(eff), w[0], w[1], merged)
+				}
+			}
+			if last == "" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("RabbitMQ %s, %s: the broker answers %s", full, q, last)
+				break
+			}
+			time.Sleep(500 * time.Millisecond)
+		}
+	}
+}
+
+// A read of the policies the broker refuses (a user with the management tag and no permissions in
+// the vhost: 401 on 3.10 and 4.0, 404 on 4.3, which the client tells from a missing vhost) says
+// that the check could not run and what would let it; the plan itself goes on, and under
+// policy_check = "error" it fails saying the same.
+func TestAccPolicy_refusedReadSaysCheckCouldNotRun(t *testing.T) {
+	testAccPreCheck(t)
+	needsCLI(t)
+	t.Parallel()
+	ctx := context.Background()
+	vhost := policyVhost(t, "pol-refused")
+	putPolicy(t, vhost, brokertest.Policy{Name: "dead-ttl", Pattern: `\.dead$`, Definition: map[string]any{"message-ttl": 2000}})
+	user, password := uniqueName("noaccess"), "pw-"+uniqueName("p")
+	a := accAdmin(t)
+	if err := a.PutUser(ctx, user, password, "management"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.DeleteUser(context.Background(), user) })
+	creds := fmt.Sprintf("  username = %q\n  password = %q\n", user, password)
+	name := uniqueName("refused")
+
+	out := policyCLI(t, vhost, creds, queueBlock(name, "")).mustRun("plan")
+	wantSaid(t, "the plan", out, "Warning: Policy Check Could Not Run", fmt.Sprintf("of vhost %q could not be read", vhost),
+		"management tag", "access to the vhost")
+	if strings.Contains(out, "Breaks Queue") {
+		t.Errorf("the plan judged policies it could not read:\n%s", out)
+	}
+	out, err := policyCLI(t, vhost, creds+"  policy_check = \"error\"\n", queueBlock(name, "")).run("plan")
+	if err == nil {
+		t.Errorf("policy_check = \"error\": the plan passed:\n%s", out)
+	}
+	wantSaid(t, "the plan under policy_check = \"error\"", out, "Error: Policy Check Could Not Run")
+}
+
+// A pattern that provider::queuey::policy_pattern_excluding turns to leave out a topology, put as
+// a policy on each broker, applies to other queues and to none of the topology's queues (q, q.dead,
+// a hold queue, the holding queue), by the broker's own answer.
+func TestAccPolicy_exclusionPattern(t *testing.T) {
+	testAccPreCheck(t)
+	needsCLI(t, featureFunctions)
+	t.Parallel()
+	vhost := policyVhost(t, "pol-excl")
+	name := uniqueName("orders-x")
+	tf := policyCLI(t, vhost, "", fmt.Sprintf("output \"pattern\" {\n  value = provider::queuey::policy_pattern_excluding(\".*\", [%q])\n}\n", name))
+	tf.mustRun("apply", "-auto-approve")
+	var outputs map[string]struct {
+		Value string `json:"value"`
+	}
+	if out := tf.mustRun("output", "-json"); json.Unmarshal([]byte(out), &outputs) != nil {
+		t.Fatalf("terraform output -json:\n%s", out)
+	}
+	pattern := outputs["pattern"].Value
+	if want, err := topology.ExcludeTopologies(".*", []string{name}, topology.DefaultSuffixes()); err != nil || pattern != want {
+		t.Fatalf("the function gives %q, want %q (%v)", pattern, want, err)
+	}
+	putPolicy(t, vhost, brokertest.Policy{Name: "everything-else", Pattern: pattern, Definition: map[string]any{"max-length": 1000}})
+	checkExclusion(t, vhost, name, "everything-else")
+}
+
+// checkExclusion declares the topology of name and other queues in vhost and checks, by the
+// broker's answer, that policy applies to each other queue and to none of the topology's.
+func checkExclusion(t *testing.T, vhost, name, policy string) {
+	t.Helper()
+	ctx := context.Background()
+	topo := []string{name, name + ".dead", topology.HoldQueueName(name, 5000, topology.DefaultSuffixes()),
+		topology.RedeclaringQueueName(name)}
+	// Others: a name that starts like the topology's, one that holds it, and an unrelated one.
+	others := []string{name + "-other", "pre-" + name, "unrelated"}
+	for _, q := range append(slices.Clone(topo), others...) {
+		declareIn(t, vhost, q, nil)
+	}
+	// The others first: once they show the policy, the broker has it in force, and a topology queue
+	// without it is left out, not late.
+	for _, q := range append(slices.Clone(others), topo...) {
+		want := ""
+		if slices.Contains(others, q) {
+			want = policy
+		}
+		deadline := time.Now().Add(policyDeadline)
+		for {
+			got, _, _, err := accAdmin(t).QueuePolicy(ctx, vhost, q)
+			if err != nil && !errors.Is(err, brokertest.ErrPolicyNotReported) {
+				t.Fatalf("%s: %v", q, err)
+			}
+			if err == nil && got == want {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("%s: the broker applies policy %q (%v), want %q", q, got, err, want)
+				break
+			}
+			time.Sleep(500 * time.Millisecond)
+		}
+	}
+}
+
+// policyTopology declares the backend's q (message TTL 1 h) and q.dead in vhost, as the
+// redrive tests do in "/".
+func policyTopology(t *testing.T, vhost, name string) {
+	t.Helper()
+	declareIn(t, vhost, name+".dead", nil)
+	declareIn(t, vhost, name, map[string]any{"x-message-ttl": 3600000, "x-max-priority": 10})
+}
+
+// A redrive into a q under a max-length (drop-head) policy is refused before anything moves:
+// every dead letter is still on q.dead, q holds none.
+func TestAccPolicy_redriveRefusedIntoMaxLength(t *testing.T) {
+	testAccPreCheck(t)
+	needsCLI(t, featureActions)
+	t.Parallel()
+	vhost := policyVhost(t, "pol-redrive")
+	name := uniqueName("redrive")
+	policyTopology(t, vhost, name)
+	putPolicy(t, vhost, brokertest.Policy{Name: "cap", Pattern: exactly(name), Definition: map[string]any{"max-length": 1}})
+	publishDeadOn(t, amqpChannel(t, vhost), name, 5, nil)
+
+	tf := policyCLI(t, vhost, "", redriveBlock(name, ""))
+	out, err := tf.run("apply", "-auto-approve", "-invoke=action.queuey_redrive_dead_letters.r")
+	if err == nil {
+		t.Errorf("the redrive into a q with max-length 1 passed:\n%s", out)
+	}
+	wantSaid(t, "the refused redrive", out, "Move Refused: A Policy Would Lose Messages", "Nothing was moved",
+		`the policy "cap"`, "max-length = 1")
+	if n := messagesIn(t, vhost, name+".dead"); n != 5 {
+		t.Errorf("%s.dead holds %d messages after the refused redrive, want 5", name, n)
+	}
+	if n := messagesIn(t, vhost, name); n != 0 {
+		t.Errorf("%s holds %d messages after the refused redrive, want 0", name, n)
+	}
+}
+
+// A re-declaration that keeps q's messages, under a message-ttl policy on every name of the vhost
+// (which would expire what waits in the holding queue), is refused with nothing changed: q keeps
+// its messages and its arguments, and no holding queue is made.
+func TestAccPolicy_redeclareRefusedUnderMessageTTL(t *testing.T) {
+	testAccPreCheck(t)
+	needsCLI(t)
+	t.Parallel()
+	const n = 20
+	vhost := policyVhost(t, "pol-redeclare")
+	name := uniqueName("redeclare")
+	keep := "  keep_messages_on_change = true\n"
+	tf := policyCLI(t, vhost, "", queueBlock(name, "  message_ttl = \"1h\"\n"+keep))
+	tf.mustRun("apply", "-auto-approve")
+	publishOn(t, amqpChannel(t, vhost), name, n)
+	// A day: above q's own TTL before and after the change, so that only the holding queue is at
+	// risk, and the messages published before the policy stay anyway.
+	putPolicy(t, vhost, brokertest.Policy{Name: "day", Pattern: ".*", Definition: map[string]any{"message-ttl": 86400000}})
+
+	reconfigure(tf, policyConfig(vhost, "", queueBlock(name, "  message_ttl = \"2h\"\n"+keep)))
+	out, err := tf.run("apply", "-auto-approve")
+	if err == nil {
+		t.Errorf("the re-declaration under a message-ttl policy passed:\n%s", out)
+	}
+	holding := topology.RedeclaringQueueName(name)
+	wantSaid(t, "the refused re-declaration", out, "Move Refused: A Policy Would Lose Messages", "Nothing was moved",
+		`the policy "day"`, "message-ttl = 86400000", holding+", the holding queue")
+	if got := messagesIn(t, vhost, name); got != n {
+		t.Errorf("%s holds %d messages after the refused change, want %d", name, got, n)
+	}
+	q, err := accClient(t).GetQueue(context.Background(), vhost, name, broker.Declared)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(q.Arguments["x-message-ttl"]); got != "3600000" {
+		t.Errorf("%s has x-message-ttl %s after the refused change, want 3600000", name, got)
+	}
+	if managementHas(t, vhost, holding) {
+		t.Errorf("the refused change made %s", holding)
+	}
+}
