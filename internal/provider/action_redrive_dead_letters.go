@@ -38,7 +38,8 @@ func (a *redriveAction) Schema(_ context.Context, _ action.SchemaRequest, resp *
 		MarkdownDescription: "Moves the messages of a logical queue's dead-letter queue `q.dead` back to `q` over AMQP 0-9-1, " +
 			"for after the bug that dead-lettered them is fixed. It counts what `q.dead` holds ready when it begins and moves " +
 			"at most that many (or `limit`): each is published to the default exchange with routing key `q`, its body, " +
-			"properties and headers unchanged (`x-death` included), under publisher confirms, and removed from `q.dead` only " +
+			"properties and headers kept (`x-death` included; a property set to its zero value, such as priority 0, comes " +
+			"back absent, which a classic queue reads the same), under publisher confirms, and removed from `q.dead` only " +
 			"once its copy on `q` is confirmed. Any failure stops it, saying how many moved and how many stay; nothing is " +
 			"lost (at worst a message is on `q` twice). Needs Terraform 1.14 or later; see the Dead letters guide.",
 		Attributes: deadLetterAttributes("Logical queue name `q`: the messages of `q.dead` (the provider's `dead_suffix`) move to `q`.", map[string]schema.Attribute{

@@ -29,7 +29,7 @@ func keepMessagesAttribute() schema.BoolAttribute {
 			"arguments or flags out of band) declares it again: the apply moves them to a holding queue `" +
 			"{name}" + topology.RedeclaringSuffix + "` (durable, no arguments), deletes `q` (only if empty and unused) " +
 			"and declares it with the new arguments, then moves every message back, over AMQP (`amqp_endpoint`) with " +
-			"the guarantee of the `queuey_redrive_dead_letters` action: body, properties and headers unchanged, order " +
+			"the guarantee of the `queuey_redrive_dead_letters` action: body, properties and headers kept (priority 0 comes back absent, which a classic queue reads the same), order " +
 			"kept, each message removed only after its copy is confirmed. An interrupted change loses nothing: the " +
 			"messages wait in the holding queue (see `redeclaring_messages`) and the next apply moves them back. " +
 			"Defaults to `false`, when such a change is refused while `q` holds messages. It wins over " +
