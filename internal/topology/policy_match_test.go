@@ -258,3 +258,17 @@ func TestCompilePolicyPattern_cache(t *testing.T) {
 		}
 	}
 }
+
+// The cache keeps patterns up to its limit and compiles the others each time.
+func TestPatternCache_limit(t *testing.T) {
+	t.Parallel()
+	c := &patternCache{limit: 2, m: map[string]compiled{}}
+	for _, p := range []string{"a", "(", "b", "a"} {
+		if _, err := c.compile(p); (err != nil) != (p == "(") {
+			t.Errorf("%q: %v", p, err)
+		}
+	}
+	if _, a := c.m["a"]; !a || len(c.m) != 2 || c.m["("].err == nil {
+		t.Errorf("cache holds %v", c.m)
+	}
+}
