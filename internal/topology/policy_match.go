@@ -238,13 +238,14 @@ const pcreEscapes = "hHvVRKNXCgQEo"
 // pcreOnly names the first PCRE-only construct in pattern, or returns "".
 func pcreOnly(pattern string) string {
 	for i := 0; i < len(pattern); i++ {
-		switch {
-		case pattern[i] == '\\' && i+1 < len(pattern):
+		if pattern[i] == '\\' && i+1 < len(pattern) {
 			if strings.IndexByte(pcreEscapes, pattern[i+1]) >= 0 {
 				return fmt.Sprintf("the PCRE escape \\%c has no equal in the engine", pattern[i+1])
 			}
 			i++
-		case strings.HasPrefix(pattern[i:], "{,") && isUpperOnly(pattern[i+2:]):
+			continue
+		}
+		if strings.HasPrefix(pattern[i:], "{,") && isUpperOnly(pattern[i+2:]) {
 			return "{,n} is a quantifier in PCRE2 and a literal in PCRE"
 		}
 	}

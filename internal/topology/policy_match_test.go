@@ -70,6 +70,7 @@ func TestMatchPolicyPattern_unevaluable(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct{ pattern, name, reason string }{
 		{`(`, "q", "("},
+		{`a\`, "q", "illegal"},
 		{`(*UTF8)q`, "q", "repetition"},
 		{`\h`, "q", `\h`},
 		{`[\v]`, "q", `\v`},
