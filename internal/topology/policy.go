@@ -75,7 +75,7 @@ func (r Role) String() string {
 // effective_policy_definition does (rabbit_policy:merge_operator_definitions/2): the lower value
 // of the min keys, the operator's overflow, queue-version and booleans, else the user's value.
 func MergedPolicyDefinition(user, operator map[string]any) map[string]any {
-	out := make(map[string]any, len(user)+len(operator))
+	out := map[string]any{}
 	for k, v := range operator {
 		out[k] = v
 	}
@@ -110,10 +110,7 @@ func operatorWins(k string, user, op any) bool {
 func erlangMin(a, b any) any {
 	ai, aok := asInt(a)
 	bi, bok := asInt(b)
-	switch {
-	case aok && bok && bi < ai:
-		return b
-	case !aok && bok:
+	if bok && (!aok || bi < ai) {
 		return b
 	}
 	return a

@@ -80,16 +80,20 @@ func validateExclusion(pattern string, queues []string, s Suffixes) error {
 func QuotePCRE(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '_' || isDigit(c) || (c|0x20 >= 'a' && c|0x20 <= 'z'):
-			b.WriteByte(c)
-		case c > ' ' && c < 0x7f:
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		default:
-			fmt.Fprintf(&b, `\x%02x`, c)
-		}
+		quoteByte(&b, s[i])
 	}
 	return b.String()
+}
+
+func quoteByte(b *strings.Builder, c byte) {
+	if c == '_' || isDigit(c) || (c|0x20 >= 'a' && c|0x20 <= 'z') {
+		b.WriteByte(c)
+		return
+	}
+	if c > ' ' && c < 0x7f {
+		b.WriteByte('\\')
+		b.WriteByte(c)
+		return
+	}
+	fmt.Fprintf(b, `\x%02x`, c)
 }

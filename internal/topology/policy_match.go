@@ -153,24 +153,43 @@ func pick(v BrokerVersion, name string, policies []Policy, operator bool) (*Poli
 // policyMatchTimeout bounds one match, so that a catastrophic pattern cannot hang a plan.
 const policyMatchTimeout = 200 * time.Millisecond
 
-// maxCachedPatterns bounds the compiled-pattern cache; past it patterns are compiled each time.
-const maxCachedPatterns = 4096
-
 type compiled struct {
 	re  *regexp2.Regexp
 	err error
 }
 
-var patternCache = struct {
-	sync.Mutex
-	m map[string]compiled
-}{m: map[string]compiled{}}
+// patternCache keeps each pattern's compilation, up to limit patterns (past it they are compiled
+// each time); safe for concurrent use.
+type patternCache struct {
+	mu    sync.Mutex
+	limit int
+	m     map[string]compiled
+}
+
+var policyPatterns = &patternCache{limit: 4096, m: map[string]compiled{}}
+
+func (c *patternCache) compile(pattern string) (*regexp2.Regexp, error) {
+	c.mu.Lock()
+	got, ok := c.m[pattern]
+	c.mu.Unlock()
+	if ok {
+		return got.re, got.err
+	}
+	got.re, got.err = compileUncached(pattern)
+	c.mu.Lock()
+	if len(c.m) < c.limit {
+		c.m[pattern] = got
+	}
+	c.mu.Unlock()
+	return got.re, got.err
+}
 
 // MatchPolicyPattern reports whether pattern finds a match anywhere in name, as RabbitMQ's
 // re:run does: bytes, not characters (both are read as Latin-1), \d \w \s ASCII only. An error
-// (a *PatternError, Policy unset) means the engine cannot tell: a pattern it cannot compile, a PCRE construct it reads otherwise
-// (\h \v \R \K \Q... and {,n}), a $ or \Z against a name ending in a newline (PCRE's match before
-// it, the engine's does not), or a match that runs past its time bound.
+// (a *PatternError, Policy unset) means the engine cannot tell: a pattern it cannot compile, a
+// PCRE construct it reads otherwise (\h \v \R \K \Q... and {,n}), a $ or \Z against a name
+// ending in a newline (PCRE's match before it, the engine's does not), or a match that runs past
+// its time bound.
 // Known disagreement, not detected: (?i) folds non-ASCII bytes here (Latin-1), not in PCRE.
 func MatchPolicyPattern(pattern, name string) (bool, error) {
 	re, err := compilePolicyPattern(pattern)
@@ -188,19 +207,7 @@ func MatchPolicyPattern(pattern, name string) (bool, error) {
 }
 
 func compilePolicyPattern(pattern string) (*regexp2.Regexp, error) {
-	patternCache.Lock()
-	c, ok := patternCache.m[pattern]
-	patternCache.Unlock()
-	if ok {
-		return c.re, c.err
-	}
-	c.re, c.err = compileUncached(pattern)
-	patternCache.Lock()
-	if len(patternCache.m) < maxCachedPatterns {
-		patternCache.m[pattern] = c
-	}
-	patternCache.Unlock()
-	return c.re, c.err
+	return policyPatterns.compile(pattern)
 }
 
 func compileUncached(pattern string) (*regexp2.Regexp, error) {
@@ -231,13 +238,14 @@ const pcreEscapes = "hHvVRKNXCgQEo"
 // pcreOnly names the first PCRE-only construct in pattern, or returns "".
 func pcreOnly(pattern string) string {
 	for i := 0; i < len(pattern); i++ {
-		switch {
-		case pattern[i] == '\\' && i+1 < len(pattern):
+		if pattern[i] == '\\' && i+1 < len(pattern) {
 			if strings.IndexByte(pcreEscapes, pattern[i+1]) >= 0 {
 				return fmt.Sprintf("the PCRE escape \\%c has no equal in the engine", pattern[i+1])
 			}
 			i++
-		case strings.HasPrefix(pattern[i:], "{,") && isUpperOnly(pattern[i+2:]):
+			continue
+		}
+		if strings.HasPrefix(pattern[i:], "{,") && isUpperOnly(pattern[i+2:]) {
 			return "{,n} is a quantifier in PCRE2 and a literal in PCRE"
 		}
 	}

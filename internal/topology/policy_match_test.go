@@ -70,6 +70,7 @@ func TestMatchPolicyPattern_unevaluable(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct{ pattern, name, reason string }{
 		{`(`, "q", "("},
+		{`a\`, "q", "illegal"},
 		{`(*UTF8)q`, "q", "repetition"},
 		{`\h`, "q", `\h`},
 		{`[\v]`, "q", `\v`},
@@ -256,5 +257,19 @@ func TestCompilePolicyPattern_cache(t *testing.T) {
 		if _, err := MatchPolicyPattern(`cache-probe(`, "x"); err == nil {
 			t.Fatal("a bad pattern matched from the cache")
 		}
+	}
+}
+
+// The cache keeps patterns up to its limit and compiles the others each time.
+func TestPatternCache_limit(t *testing.T) {
+	t.Parallel()
+	c := &patternCache{limit: 2, m: map[string]compiled{}}
+	for _, p := range []string{"a", "(", "b", "a"} {
+		if _, err := c.compile(p); (err != nil) != (p == "(") {
+			t.Errorf("%q: %v", p, err)
+		}
+	}
+	if _, a := c.m["a"]; !a || len(c.m) != 2 || c.m["("].err == nil {
+		t.Errorf("cache holds %v", c.m)
 	}
 }

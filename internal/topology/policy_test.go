@@ -44,6 +44,8 @@ func TestEffectiveDefinition(t *testing.T) {
 		{"user other", nil, map[string]any{"ha-mode": "all"}, map[string]any{"ha-mode": "exactly"}, map[string]any{"ha-mode": "all"}},
 		{"user boolean over string", nil, map[string]any{"flag": true}, map[string]any{"flag": "x"}, map[string]any{"flag": true}},
 		{"policy keys", nil, map[string]any{"queue-mode": "lazy"}, map[string]any{"delivery-limit": n("3")}, map[string]any{"queue-mode": "lazy", "delivery-limit": n("3")}},
+		{"equal keeps the policy's", map[string]any{"x-message-ttl": int64(5000)}, map[string]any{"message-ttl": n("5000")}, nil, map[string]any{"message-ttl": n("5000")}},
+		{"equal keeps the user's", nil, map[string]any{"expires": n("9")}, map[string]any{"expires": 9}, map[string]any{"expires": n("9")}},
 		{"number beats string", map[string]any{"x-message-ttl": "x"}, map[string]any{"message-ttl": n("7")}, nil, map[string]any{"message-ttl": n("7")}},
 		{"string loses to number", map[string]any{"x-message-ttl": int64(7)}, map[string]any{"message-ttl": "x"}, nil, map[string]any{"message-ttl": int64(7)}},
 	} {
