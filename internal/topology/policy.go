@@ -294,6 +294,9 @@ func ttlText(q CheckedQueue, val string) string {
 
 func lengthText(q CheckedQueue, k, val, overflow string) string {
 	limit := val + " messages"
+	if val == "1" {
+		limit = "1 message"
+	}
 	if k == PolicyMaxLengthBytes {
 		limit = val + " bytes of message bodies"
 	}

@@ -207,6 +207,7 @@ func TestPolicyEffects_text(t *testing.T) {
 		{main, map[string]any{"message-ttl": 2000}, "expires messages on q after 2000 ms, before a worker takes them: they are lost"},
 		{dead, map[string]any{"message-ttl": 2000}, "expires messages on q.dead after 2000 ms: they are lost before anyone consumes or moves them"},
 		{dead, map[string]any{"max-length": 3}, "limits q.dead to 3 messages and then drops the oldest messages: they are lost (drop-head)"},
+		{dead, map[string]any{"max-length": 1}, "limits q.dead to 1 message and then drops the oldest messages: they are lost (drop-head)"},
 		{hold(30000), map[string]any{"max-length-bytes": 3}, "limits q.deferred.30000 to 3 bytes of message bodies and then sends the oldest waits back to their queue early (drop-head)"},
 		{main, map[string]any{"max-length": 3, "overflow": "reject-publish"}, "limits q to 3 messages and then refuses the application's publishes (reject-publish)"},
 		{dead, map[string]any{"max-length": 3, "overflow": "reject-publish-dlx"}, "limits q.dead to 3 messages and then refuses dead letters (reject-publish-dlx)"},
