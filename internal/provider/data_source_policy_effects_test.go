@@ -11,17 +11,17 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
-// policyEffectsOnFake returns what the data source reports for queue in vhost of the fake, one
+// policyEffectsOnFake returns what the data source reports for queue orders in vhost of the fake, one
 // line per queue ("name role policy/operator_policy definition" then "  - effect" lines), then
 // "ok" or "not ok"; or the first error as "Summary: detail".
-func policyEffectsOnFake(t *testing.T, fake *brokertest.Server, vhost, queue string) string {
+func policyEffectsOnFake(t *testing.T, fake *brokertest.Server, vhost string) string {
 	t.Helper()
 	d := &policyEffectsDataSource{configuredDataSource{data: &providerData{
 		suffixes: topology.DefaultSuffixes(), vhost: "/", endpointSet: true,
 		brokerConfig: broker.Config{Endpoint: fake.URL, Username: "u", Password: "p", RetryBudget: -1},
 	}}}
 	ctx := context.Background()
-	f, diags := d.findings(ctx, vhost, queue)
+	f, diags := d.findings(ctx, vhost, "orders")
 	if diags.HasError() {
 		return diags[0].Summary() + ": " + diags[0].Detail()
 	}
@@ -68,7 +68,7 @@ func TestPolicyEffectsDataSource_effects(t *testing.T) {
 	fake.SetPolicy("/", brokertest.Policy{Name: "limits", Pattern: `\.dead$`, Priority: 1, Definition: map[string]any{"message-ttl": 2000}})
 	fake.SetPolicy("/", brokertest.Policy{Name: "version", Pattern: ".*", Definition: map[string]any{"queue-version": 2}})
 	fake.SetOperatorPolicy("/", brokertest.Policy{Name: "ops", Pattern: `deferred\.1000$`, Definition: map[string]any{"max-length": 3}})
-	got := policyEffectsOnFake(t, fake, "/", "orders")
+	got := policyEffectsOnFake(t, fake, "/")
 	want := `orders main version/- {"message-ttl":60000,"queue-version":2}
 orders.dead dead limits/- {"message-ttl":2000}
   - message-ttl = 2000 (policy "limits"): expires messages on orders.dead after 2000 ms: they are lost before anyone consumes or moves them
@@ -84,7 +84,7 @@ not ok`
 	// Without the breaking policies the contract holds: ok, no effects.
 	fake.RemovePolicy("/", "limits")
 	fake.RemoveOperatorPolicy("/", "ops")
-	if got := policyEffectsOnFake(t, fake, "/", "orders"); !strings.HasSuffix(got, "\nok") || strings.Contains(got, "  - ") {
+	if got := policyEffectsOnFake(t, fake, "/"); !strings.HasSuffix(got, "\nok") || strings.Contains(got, "  - ") {
 		t.Errorf("with only a harmless policy:\n%s", got)
 	}
 }
@@ -98,7 +98,7 @@ func TestPolicyEffectsDataSource_tiesAndUnevaluable(t *testing.T) {
 	fake.SetPolicy("/", brokertest.Policy{Name: "a", Pattern: `^orders$`, Priority: 5, Definition: map[string]any{"queue-mode": "lazy"}})
 	fake.SetPolicy("/", brokertest.Policy{Name: "b", Pattern: `^orders$`, Priority: 5, Definition: map[string]any{"message-ttl": 100}})
 	fake.SetPolicy("/", brokertest.Policy{Name: "odd", Pattern: `\h\.dead`, Priority: 9, Definition: map[string]any{"expires": 1000}})
-	got := policyEffectsOnFake(t, fake, "/", "orders")
+	got := policyEffectsOnFake(t, fake, "/")
 	want := `orders main a/- {"queue-mode":"lazy"}
   - message-ttl = 100 (policy "b", tied in priority with "a": RabbitMQ applies either): expires messages on orders after 100 ms, before a worker takes them: they are lost
   - the pattern "\\h\\.dead" of policy "odd" cannot be evaluated: the PCRE escape \h has no equal in the engine: whether it applies to orders, and what it does there, is unknown
@@ -115,13 +115,13 @@ not ok`
 func TestPolicyEffectsDataSource_errors(t *testing.T) {
 	t.Parallel()
 	fake := brokertest.New(t)
-	if got := policyEffectsOnFake(t, fake, "nope", "orders"); !strings.HasPrefix(got, `Vhost Not Found: vhost "nope" does not exist`) {
+	if got := policyEffectsOnFake(t, fake, "nope"); !strings.HasPrefix(got, `Vhost Not Found: vhost "nope" does not exist`) {
 		t.Errorf("a missing vhost: %s", got)
 	}
 	for _, path := range []string{"operator-policies/%2F", "policies/%2F"} {
 		fake := brokertest.New(t)
 		fake.Script(brokertest.Path(path), brokertest.Reply(403, `{"error":"forbidden","reason":"Access refused."}`))
-		got := policyEffectsOnFake(t, fake, "/", "orders")
+		got := policyEffectsOnFake(t, fake, "/")
 		for _, want := range []string{"Not Authorized By The Management API: ", `The policies and operator policies of vhost "/" could not be read`, "management tag", "rabbitmq.tag:management"} {
 			if !strings.Contains(got, want) {
 				t.Errorf("%s refused: %q lacks %q", path, got, want)
