@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-
-	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
 // Queue is what the management API reports of a queue.
@@ -133,9 +131,10 @@ func (c *Client) fetchQueue(ctx context.Context, vhost, name, query string) (Que
 	return q, nil
 }
 
-// DeclareQueue declares a queue with the backend's flags (topology.Declared) and exactly these
-// arguments, as an application does: no x-queue-type is added. It fails with ErrArgumentsConflict
-// or ErrNotFound (no vhost).
+// DeclareQueue declares a durable queue, not auto-delete (the only queues this client declares:
+// the backend's, whose flags internal/topology states and TestDeclaredFlags ties to these), with
+// exactly these arguments, as an application does: no x-queue-type is added. It fails with
+// ErrArgumentsConflict or ErrNotFound (no vhost).
 func (c *Client) DeclareQueue(ctx context.Context, vhost, name string, args map[string]any) error {
 	if args == nil {
 		args = map[string]any{}
@@ -144,7 +143,7 @@ func (c *Client) DeclareQueue(ctx context.Context, vhost, name string, args map[
 		Durable    bool           `json:"durable"`
 		AutoDelete bool           `json:"auto_delete"`
 		Arguments  map[string]any `json:"arguments"`
-	}{Durable: topology.Declared.Durable, AutoDelete: topology.Declared.AutoDelete, Arguments: args}
+	}{Durable: true, AutoDelete: false, Arguments: args}
 	op := fmt.Sprintf("declaring queue %q in vhost %q", name, vhost)
 	return c.do(ctx, op, http.MethodPut, "queues/"+url.PathEscape(vhost)+"/"+url.PathEscape(name), body, nil)
 }

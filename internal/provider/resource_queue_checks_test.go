@@ -7,7 +7,21 @@ import (
 	"testing"
 
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
+	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
+
+// The broker client declares the flags the backend declares (topology.Declared), which it holds
+// as constants of its own so that it imports no rule of the topology.
+func TestDeclaredFlags(t *testing.T) {
+	s := brokertest.New(t)
+	if err := declare(context.Background(), fakeBrokerClient(t, s), "/", topology.Queue{Name: "orders", Args: topology.Arguments{}}); err != nil {
+		t.Fatal(err)
+	}
+	q, _ := s.Queue("/", "orders")
+	if got := (topology.Flags{Durable: q.Durable, AutoDelete: q.AutoDelete, Exclusive: q.Exclusive}); got != topology.Declared {
+		t.Errorf("declared with flags %+v, the backend declares %+v", got, topology.Declared)
+	}
+}
 
 // checkVhost accepts a vhost that makes classic queues and refuses one that
 // is missing or makes other queues, saying where that default comes from:
