@@ -31,6 +31,7 @@ type Client struct {
 	consumers flight[map[string]int64] // consumer counts by queue
 	vhosts    flight[Vhost]
 	policies  flight[policyRead] // a vhost's policies, read once (policies.go)
+	version   flight[string]     // the broker's version, read once (version.go)
 	// lastWrite is when (Unix ns) this client last wrote anything but a queue delete.
 	lastWrite atomic.Int64
 

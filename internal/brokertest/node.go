@@ -16,6 +16,10 @@ func (s *Server) node(w http.ResponseWriter, r *http.Request, path string) bool 
 		}
 		writeJSON(w, who)
 	case "overview":
+		if r.URL.Query().Get("columns") == "rabbitmq_version" {
+			writeJSON(w, map[string]any{"rabbitmq_version": s.version.release()})
+			return true
+		}
 		if !s.is4x() {
 			w.Header().Set("Content-Type", "application/json")
 			_, _ = w.Write([]byte(Overview310))

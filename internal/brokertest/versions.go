@@ -48,6 +48,11 @@ const (
 	V43  Version = "4.3"
 )
 
+// release is the full version the fake reports for v, as /api/overview does.
+func (v Version) release() string {
+	return map[Version]string{V310: "3.10.8", V40: "4.0.5", V43: "4.3.6"}[v]
+}
+
 // DefaultVersion is what a new fake answers as, so that no mode goes unchecked by the contract.
 const DefaultVersion = V43
 

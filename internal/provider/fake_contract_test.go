@@ -160,6 +160,8 @@ var contractRows = []contractRow{
 	{name: "node default queue type", method: "GET", path: "overview?columns=default_queue_type", by: on310(
 		shape{status: 200, body: bodyList, length: 0},
 		shape{status: 200, body: bodyObject, only: true, fields: fields{"default_queue_type": `="classic"`}})},
+	{name: "broker version", method: "GET", path: "overview?columns=rabbitmq_version",
+		want: shape{status: 200, body: bodyObject, only: true, fields: fields{"rabbitmq_version": "string"}}},
 	{name: "whoami", method: "GET", path: "whoami", by: on310(
 		shape{status: 200, body: bodyObject, only: true, fields: fields{"name": `="{user}"`, "tags": "array"}},
 		shape{status: 200, body: bodyObject, only: true, fields: fields{"name": `="{user}"`, "tags": "array", "is_internal_user": "bool"}})},

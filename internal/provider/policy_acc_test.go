@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -228,16 +227,11 @@ func accBrokerVersion(t *testing.T) (topology.BrokerVersion, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := strings.SplitN(ov.RabbitMQVersion, ".", 3)
-	if len(f) < 2 {
-		t.Fatalf("RabbitMQ version %q: want MAJOR.MINOR[.PATCH]", ov.RabbitMQVersion)
+	v, err := topology.ParseBrokerVersion(ov.RabbitMQVersion)
+	if err != nil {
+		t.Fatal(err)
 	}
-	major, err1 := strconv.Atoi(f[0])
-	minor, err2 := strconv.Atoi(f[1])
-	if err1 != nil || err2 != nil {
-		t.Fatalf("RabbitMQ version %q: want MAJOR.MINOR[.PATCH]", ov.RabbitMQVersion)
-	}
-	return topology.BrokerVersion{Major: major, Minor: minor}, ov.RabbitMQVersion
+	return v, ov.RabbitMQVersion
 }
 
 // policyDeadline bounds the wait for a queue's policy fields to show what a test arranged: they are

@@ -80,8 +80,20 @@ func holdToCheck(queue, name string, ttl int64) topology.CheckedQueue {
 	return topology.CheckedQueue{Name: name, Role: topology.RoleHold, TTLMs: ttl, Args: args.Map()}
 }
 
-// findPolicyEffects works out which policies apply to each queue and what they do there.
-func findPolicyEffects(pols broker.Policies, queues []topology.CheckedQueue) policyFindings {
+// brokerVersion is the broker's version for picking policies; the newest known when it cannot be
+// read (a read that fails here fails for the policies too, and says so there).
+func brokerVersion(ctx context.Context, c *broker.Client) topology.BrokerVersion {
+	s, err := c.Version(ctx)
+	if err != nil {
+		return topology.BrokerVersion{}
+	}
+	v, _ := topology.ParseBrokerVersion(s) // the zero value, the newest, for a version not understood
+	return v
+}
+
+// findPolicyEffects works out which policies apply to each queue, as broker version v picks them,
+// and what they do there.
+func findPolicyEffects(v topology.BrokerVersion, pols broker.Policies, queues []topology.CheckedQueue) policyFindings {
 	user, op := topologyPolicies(pols.User), topologyPolicies(pols.Operator)
 	f := policyFindings{queues: queues, applied: map[string]topology.Applied{}, policies: map[policyKey]topology.Policy{}}
 	for _, p := range user {
@@ -92,7 +104,7 @@ func findPolicyEffects(pols broker.Policies, queues []topology.CheckedQueue) pol
 	}
 	seen := map[policyKey]bool{}
 	for _, q := range queues {
-		applied := topology.ApplyingPolicies(q.Name, user, op)
+		applied := topology.ApplyingPoliciesOn(v, q.Name, user, op)
 		f.applied[q.Name] = applied
 		f.effects = append(f.effects, topology.PolicyEffects(q, applied)...)
 		for _, pe := range applied.Unevaluable {
@@ -118,7 +130,7 @@ func readPolicyFindings(ctx context.Context, c *broker.Client, vhost, queue stri
 		return policyFindings{}, err
 	}
 	queues, probeName := queuesToCheck(queue, s, mainArgs, list.Queues, probe)
-	f := findPolicyEffects(pols, queues)
+	f := findPolicyEffects(brokerVersion(ctx, c), pols, queues)
 	f.vhost, f.queue, f.suffixes, f.probe = vhost, queue, s, probeName
 	return f, perr // nil, or the *broker.PartialError of a listing refused: f holds what the other gave
 }

@@ -44,7 +44,7 @@ func refuseLossyMove(ctx context.Context, c *broker.Client, vhost, queue string,
 		return fmt.Errorf("nothing was moved: %s needs the policies of vhost %q, to be sure that none would expire or drop "+
 			"the messages it moves, and reading them failed: %w", what, vhost, err)
 	}
-	f := findPolicyEffects(pols, dests)
+	f := findPolicyEffects(brokerVersion(ctx, c), pols, dests)
 	f.vhost, f.queue, f.suffixes = vhost, queue, s
 	var losses []topology.Effect
 	for _, q := range dests {

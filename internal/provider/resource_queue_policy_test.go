@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"regexp"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
+	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
 // A plan of queuey_queue warns of each policy that breaks one of its queues, naming the policy,
@@ -53,4 +55,20 @@ const requiredQueuey = "terraform {\n  required_providers {\n    queuey = { sour
 // flatten joins Terraform's wrapped lines, so a phrase matches across a line break.
 func flatten(out string) string {
 	return strings.Join(strings.Fields(out), " ")
+}
+
+// Which policies apply is picked as the broker's version picks them: a policy with
+// max-in-memory-length applies to classic queues on 3.10 (so its message-ttl breaks q.dead) and
+// on no classic queue from 3.13 on.
+func TestPolicyFindings_brokerVersion(t *testing.T) {
+	for v, want := range map[brokertest.Version]int{brokertest.V310: 1, brokertest.V43: 0} {
+		s := brokertest.New(t)
+		s.AnswerAs(v)
+		s.SetPolicy("/", brokertest.Policy{Name: "mem", Pattern: `\.dead$`,
+			Definition: map[string]any{"max-in-memory-length": 100, "message-ttl": 2000}})
+		f, err := readPolicyFindings(context.Background(), fakeBrokerClient(t, s), "/", "orders", topology.DefaultSuffixes(), map[string]any{}, false)
+		if err != nil || len(f.effects) != want {
+			t.Errorf("%s: %d effects (%v), want %d", v, len(f.effects), err, want)
+		}
+	}
 }

@@ -3,6 +3,7 @@ package topology
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -49,6 +50,19 @@ func (e *PatternError) Error() string {
 // BrokerVersion is a RabbitMQ major and minor version; the zero value stands for the newest known.
 type BrokerVersion struct{ Major, Minor int }
 
+// ParseBrokerVersion reads a RabbitMQ version such as "3.10.8" or "4.3.0-rc.1": its major and minor.
+func ParseBrokerVersion(s string) (BrokerVersion, error) {
+	f := strings.SplitN(s, ".", 3)
+	if len(f) >= 2 {
+		major, err1 := strconv.Atoi(f[0])
+		minor, err2 := strconv.Atoi(f[1])
+		if err1 == nil && err2 == nil && major > 0 && minor >= 0 {
+			return BrokerVersion{Major: major, Minor: minor}, nil
+		}
+	}
+	return BrokerVersion{}, fmt.Errorf("RabbitMQ version %q is not MAJOR.MINOR[.PATCH]", s)
+}
+
 func (v BrokerVersion) atLeast(major, minor int) bool {
 	if v == (BrokerVersion{}) {
 		return true
@@ -94,13 +108,8 @@ func applicable(v BrokerVersion, def map[string]any) bool {
 	return true
 }
 
-// ApplyingPolicies returns the user and operator policies RabbitMQ (newest known version) applies
-// to a classic queue named name.
-func ApplyingPolicies(name string, user, operator []Policy) Applied {
-	return ApplyingPoliciesOn(BrokerVersion{}, name, user, operator)
-}
-
-// ApplyingPoliciesOn is ApplyingPolicies as broker version v picks them (rabbit_policy:match_all/3:
+// ApplyingPoliciesOn returns the user and operator policies that apply to a classic queue named
+// name as broker version v (the zero value: the newest known) picks them (rabbit_policy:match_all/3:
 // apply-to, applicability, then the pattern; the highest priority first).
 func ApplyingPoliciesOn(v BrokerVersion, name string, user, operator []Policy) Applied {
 	var a Applied

@@ -155,11 +155,11 @@ func TestApplyingPolicies(t *testing.T) {
 		{"quorum_queues", []Policy{{Name: "a", Pattern: "q", ApplyTo: "quorum_queues", Definition: ttl}}, "-", ""},
 		{"streams", []Policy{{Name: "a", Pattern: "q", ApplyTo: "streams", Definition: ttl}}, "-", ""},
 	} {
-		a := ApplyingPolicies("q", c.policies, nil)
+		a := ApplyingPoliciesOn(BrokerVersion{}, "q", c.policies, nil)
 		if nameOf(a.User) != c.want || names(a.TiedUser) != c.tied || a.Operator != nil {
 			t.Errorf("%s: user %s tied %q; want %s tied %q", c.name, nameOf(a.User), names(a.TiedUser), c.want, c.tied)
 		}
-		o := ApplyingPolicies("q", nil, c.policies)
+		o := ApplyingPoliciesOn(BrokerVersion{}, "q", nil, c.policies)
 		if nameOf(o.Operator) != c.want || names(o.TiedOperator) != c.tied || o.User != nil {
 			t.Errorf("%s as operator policies: %s tied %q", c.name, nameOf(o.Operator), names(o.TiedOperator))
 		}
@@ -169,7 +169,7 @@ func TestApplyingPolicies(t *testing.T) {
 // User and operator policies are picked each among their own.
 func TestApplyingPolicies_both(t *testing.T) {
 	t.Parallel()
-	a := ApplyingPolicies("q.dead", []Policy{pol("u", `\.dead$`, 0, nil)}, []Policy{pol("o", `^q`, 0, nil), pol("o2", `^x`, 9, nil)})
+	a := ApplyingPoliciesOn(BrokerVersion{}, "q.dead", []Policy{pol("u", `\.dead$`, 0, nil)}, []Policy{pol("o", `^q`, 0, nil), pol("o2", `^x`, 9, nil)})
 	if nameOf(a.User) != "u" || nameOf(a.Operator) != "o" || len(a.Unevaluable) != 0 {
 		t.Errorf("got %+v", a)
 	}
@@ -229,10 +229,10 @@ func TestApplyingPolicies_unevaluable(t *testing.T) {
 		var a Applied
 		chosen := func() *Policy { return a.User }
 		if c.operators {
-			a = ApplyingPolicies("q", nil, c.policies)
+			a = ApplyingPoliciesOn(BrokerVersion{}, "q", nil, c.policies)
 			chosen = func() *Policy { return a.Operator }
 		} else {
-			a = ApplyingPolicies("q", c.policies, nil)
+			a = ApplyingPoliciesOn(BrokerVersion{}, "q", c.policies, nil)
 		}
 		var got []string
 		for _, u := range a.Unevaluable {
@@ -271,5 +271,20 @@ func TestPatternCache_limit(t *testing.T) {
 	}
 	if _, a := c.m["a"]; !a || len(c.m) != 2 || c.m["("].err == nil {
 		t.Errorf("cache holds %v", c.m)
+	}
+}
+
+func TestParseBrokerVersion(t *testing.T) {
+	for in, want := range map[string]BrokerVersion{
+		"3.10.8": {3, 10}, "4.3.6": {4, 3}, "4.0": {4, 0}, "4.3.0-rc.1": {4, 3}, "3.13.7+1.g123": {3, 13},
+	} {
+		if got, err := ParseBrokerVersion(in); err != nil || got != want {
+			t.Errorf("%q: %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "4", "x.1", "4.x", "0.9.1", "-1.2", "4.-1"} {
+		if got, err := ParseBrokerVersion(in); err == nil {
+			t.Errorf("%q: %v, want an error", in, got)
+		}
 	}
 }
