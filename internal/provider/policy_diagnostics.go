@@ -93,6 +93,6 @@ func (f policyFindings) fix(g policyGroup) string {
 		return "the policy's pattern cannot be rewritten to leave these queues out (" + err.Error() + "); " + higher
 	}
 	return fmt.Sprintf("change the policy's pattern to %s, which matches the same names except the queues of %s "+
-		"(in Terraform: provider::queuey::policy_pattern_excluding(%s, [%s])); or %s", strconv.Quote(excluded), f.queue,
-		strconv.Quote(p.Pattern), strconv.Quote(f.queue), higher)
+		"(in Terraform: provider::queuey::policy_pattern_excluding(%s, [%s])), or delete the policy if it was meant for "+
+		"these queues alone; or %s", strconv.Quote(excluded), f.queue, strconv.Quote(p.Pattern), strconv.Quote(f.queue), higher)
 }
