@@ -3,6 +3,7 @@ package broker
 import (
 	"context"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -163,5 +164,20 @@ func TestContactNote_writeLeavesNoFileOpen(t *testing.T) {
 		if target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); err == nil && target == note.path {
 			t.Errorf("file descriptor %s is still open on the note", fd.Name())
 		}
+	}
+}
+
+// The contact notes live in the user's cache folder, else in a folder of
+// the user's own in the temporary folder.
+func TestDefaultContactNotes(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", "/var/cache/u")
+	if got, want := DefaultContactNotes(), "/var/cache/u/terraform-provider-queuey/contact"; got != want {
+		t.Errorf("with a cache folder: %s, want %s", got, want)
+	}
+	t.Setenv("XDG_CACHE_HOME", "")
+	t.Setenv("HOME", "")
+	want := filepath.Join(os.TempDir(), "terraform-provider-queuey-"+strconv.Itoa(os.Getuid()))
+	if got := DefaultContactNotes(); got != want {
+		t.Errorf("without one: %s, want %s", got, want)
 	}
 }
