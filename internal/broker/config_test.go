@@ -1,25 +1,27 @@
 package broker
 
 import (
+	"os"
+	"strings"
 	"testing"
 	"time"
 )
 
-// Zero (or negative) fields of Timing mean the defaults, field by field.
+// Zero (or negative) fields of timing mean the defaults, field by field.
 func TestTimingDefaults(t *testing.T) {
 	t.Parallel()
-	want := Timing{BackoffFirst: 250 * time.Millisecond, BackoffMax: 5 * time.Second, ConfirmPause: 250 * time.Millisecond,
-		RecoveryWindow: 10 * time.Second, RestartMemory: 2 * time.Minute, FirstContact: 10 * time.Second,
-		ContactMemory: 15 * time.Minute, CheckAge: 10 * time.Second}
-	if got := (Timing{}).withDefaults(); got != want {
-		t.Errorf("zero Timing: %+v, want %+v", got, want)
+	want := timing{backoffFirst: 250 * time.Millisecond, backoffMax: 5 * time.Second, confirmPause: 250 * time.Millisecond,
+		recoveryWindow: 10 * time.Second, restartMemory: 2 * time.Minute, firstContact: 10 * time.Second,
+		contactMemory: 15 * time.Minute, checkAge: 10 * time.Second}
+	if got := (timing{}).withDefaults(); got != want {
+		t.Errorf("zero timing: %+v, want %+v", got, want)
 	}
-	if got := (Timing{BackoffFirst: -1, RecoveryWindow: -time.Second}).withDefaults(); got != want {
-		t.Errorf("negative Timing: %+v, want %+v", got, want)
+	if got := (timing{backoffFirst: -1, recoveryWindow: -time.Second}).withDefaults(); got != want {
+		t.Errorf("negative timing: %+v, want %+v", got, want)
 	}
-	set := Timing{BackoffFirst: 1, BackoffMax: 2, ConfirmPause: 3, RecoveryWindow: 4, RestartMemory: 5, FirstContact: 6, ContactMemory: 7, CheckAge: 8}
+	set := timing{backoffFirst: 1, backoffMax: 2, confirmPause: 3, recoveryWindow: 4, restartMemory: 5, firstContact: 6, contactMemory: 7, checkAge: 8}
 	if got := set.withDefaults(); got != set {
-		t.Errorf("Timing set: %+v, want it kept", got)
+		t.Errorf("timing set: %+v, want it kept", got)
 	}
 }
 
@@ -34,6 +36,40 @@ func TestMaxRequestTime(t *testing.T) {
 	} {
 		if got := tc.cfg.maxRequestTime(); got != tc.want {
 			t.Errorf("%+v: maxRequestTime %s, want %s", tc.cfg, got, tc.want)
+		}
+	}
+}
+
+// The retry transport's defaults have their rows in the Operating guide's
+// table (the rest of the table: internal/provider's TestDocsLimitsTable).
+func TestDocsRetryLimits(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("../../docs/guides/operating.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for row, want := range map[string]time.Duration{
+		"Trying a request again":                defaultRetryBudget,
+		"Nothing answering at first contact":    defaultFirstContact,
+		"Remembering that an endpoint answered": defaultContactMemory,
+		"Remembering a restart":                 defaultRestartMemory,
+		"Recovery window after a restart":       defaultRecoveryWindow,
+		"Confirming a `404`":                    defaultConfirmPause,
+	} {
+		prefix := "| " + row + " |"
+		found := false
+		for line := range strings.Lines(string(b)) {
+			if !strings.HasPrefix(line, prefix) {
+				continue
+			}
+			found = true
+			cell := strings.Trim(strings.TrimSpace(strings.Split(line[len(prefix):], "|")[0]), "`")
+			if d, err := time.ParseDuration(cell); err != nil || d != want {
+				t.Errorf("%s: the table says %q, the code waits %s", row, cell, want)
+			}
+		}
+		if !found {
+			t.Errorf("the Operating guide's table lacks %q", prefix)
 		}
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// FirstContactError says nothing answered at Addr before Timing.FirstContact ran out.
+// FirstContactError says nothing answered at Addr before timing.firstContact ran out.
 type FirstContactError struct {
 	// Addr is the host:port tried.
 	Addr string

@@ -16,7 +16,7 @@ import (
 func TestTiming_firstContactUnresolved(t *testing.T) {
 	t.Parallel()
 	tm := fastTiming
-	tm.FirstContact = 50 * time.Millisecond
+	tm.firstContact = 50 * time.Millisecond
 	c := timedClient(t, "http://rabbit.invalid:15672", time.Minute, tm)
 	c.transport.base = roundTripFunc(func(*http.Request) (*http.Response, error) {
 		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "rabbit.invalid", IsNotFound: true}}

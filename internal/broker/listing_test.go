@@ -9,7 +9,7 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 )
 
-// A listing counts as recent from its start for Timing.CheckAge, and not
+// A listing counts as recent from its start for timing.checkAge, and not
 // once this client wrote after it began.
 func TestCountsAsRecent(t *testing.T) {
 	c, err := New(Config{Endpoint: "http://rabbit:15672", Username: "u", Password: "p"})
@@ -17,7 +17,7 @@ func TestCountsAsRecent(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.lastWrite.Store(time.Now().Add(-time.Hour).UnixNano())
-	age := c.transport.tm.CheckAge
+	age := c.transport.tm.checkAge
 	for _, tc := range []struct {
 		began time.Time
 		want  bool
@@ -39,7 +39,7 @@ func TestCountsAsRecent(t *testing.T) {
 }
 
 // The listing the checks before a destroy find their queues in is taken from
-// a request that began at most Timing.CheckAge before the call, across queue
+// a request that began at most timing.checkAge before the call, across queue
 // deletes, never across a declaration; consumers are counted by a request of
 // the call's own.
 func TestReads_recentQueuesWithinCheckAge(t *testing.T) {
@@ -56,7 +56,7 @@ func TestReads_recentQueuesWithinCheckAge(t *testing.T) {
 		b.AddVhost("v", "")
 		b.StampListings()
 		b.PutQueue("v", brokertest.Queue{Name: "gone", Messages: brokertest.Count(0)})
-		c, err := New(Config{Endpoint: b.URL, Username: "u", Password: "p", RetryBudget: -1, Timing: Timing{CheckAge: tc.age}})
+		c, err := New(Config{Endpoint: b.URL, Username: "u", Password: "p", RetryBudget: -1, timing: timing{checkAge: tc.age}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +106,7 @@ func TestReads_markWrittenEndsRecentListings(t *testing.T) {
 	b := brokertest.New(t)
 	b.AddVhost("v", "")
 	b.StampListings()
-	c, err := New(Config{Endpoint: b.URL, Username: "u", Password: "p", RetryBudget: -1, Timing: Timing{CheckAge: time.Hour}})
+	c, err := New(Config{Endpoint: b.URL, Username: "u", Password: "p", RetryBudget: -1, timing: timing{checkAge: time.Hour}})
 	if err != nil {
 		t.Fatal(err)
 	}

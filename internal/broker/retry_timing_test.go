@@ -15,7 +15,7 @@ import (
 
 // Each timing rule of the retry transport, at both edges: just inside
 // (the rule still applies) and just outside (it no longer does). Each client
-// has its own settings (Config.Timing) and a fake clock (withClock) that its
+// has its own settings (Config.timing) and a fake clock (withClock) that its
 // pauses move: the rules are decided at the times the test sets, not by how
 // long a pause or an answer took on a busy machine.
 
@@ -47,13 +47,13 @@ func seeRestart(t *testing.T, c *Client, s *brokertest.Server) time.Time {
 	return c.transport.now()
 }
 
-// A 404 with no restart seen is repeated once, ConfirmPause later: not
+// A 404 with no restart seen is repeated once, confirmPause later: not
 // sooner, and not after a longer pause.
 func TestTiming_confirmPause(t *testing.T) {
 	t.Parallel()
 	tm := fastTiming
-	tm.ConfirmPause = 200 * time.Millisecond
-	tm.RecoveryWindow = 2 * time.Second
+	tm.confirmPause = 200 * time.Millisecond
+	tm.recoveryWindow = 2 * time.Second
 	s := brokertest.New(t)
 	c, _ := clockedClient(t, s.URL, time.Minute, tm)
 	times := attemptTimes(c)
@@ -64,12 +64,12 @@ func TestTiming_confirmPause(t *testing.T) {
 	if len(at) != 2 {
 		t.Fatalf("%d attempts, want 2 (the 404 confirmed once)", len(at))
 	}
-	if gap := at[1].Sub(at[0]); gap < tm.ConfirmPause || gap >= tm.ConfirmPause*3/2 {
-		t.Errorf("the 404 was repeated after %s, want ConfirmPause %s", gap, tm.ConfirmPause)
+	if gap := at[1].Sub(at[0]); gap < tm.confirmPause || gap >= tm.confirmPause*3/2 {
+		t.Errorf("the 404 was repeated after %s, want confirmPause %s", gap, tm.confirmPause)
 	}
 }
 
-// After a restart was seen, a 404 is tried again for RecoveryWindow from the
+// After a restart was seen, a 404 is tried again for recoveryWindow from the
 // request's first 404: a vhost that recovers just inside the window is
 // found; one that does not is "not found" just after it.
 func TestTiming_recoveryWindow(t *testing.T) {
@@ -86,7 +86,7 @@ func TestTiming_recoveryWindow(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			tm := fastTiming
-			tm.BackoffFirst, tm.BackoffMax, tm.RecoveryWindow = 5*time.Millisecond, 5*time.Millisecond, window
+			tm.backoffFirst, tm.backoffMax, tm.recoveryWindow = 5*time.Millisecond, 5*time.Millisecond, window
 			s := brokertest.New(t)
 			c, clock := clockedClient(t, s.URL, time.Minute, tm)
 			seeRestart(t, c, s)
@@ -118,7 +118,7 @@ func TestTiming_recoveryWindow(t *testing.T) {
 func TestTiming_lastPauseEndsWithRecoveryWindow(t *testing.T) {
 	t.Parallel()
 	tm := fastTiming
-	tm.BackoffFirst, tm.BackoffMax, tm.RecoveryWindow = 800*time.Millisecond, 800*time.Millisecond, 150*time.Millisecond
+	tm.backoffFirst, tm.backoffMax, tm.recoveryWindow = 800*time.Millisecond, 800*time.Millisecond, 150*time.Millisecond
 	s := brokertest.New(t)
 	c, clock := clockedClient(t, s.URL, time.Minute, tm)
 	seeRestart(t, c, s)
@@ -126,12 +126,12 @@ func TestTiming_lastPauseEndsWithRecoveryWindow(t *testing.T) {
 	if err := c.DeleteQueue(context.Background(), "/", "gone", true); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("got %v, want ErrNotFound", err)
 	}
-	if took := clock.since(start); took < tm.RecoveryWindow || took >= 2*tm.RecoveryWindow {
-		t.Errorf("took %s, want the recovery window of %s: pauses of 400-800ms must end with it", took, tm.RecoveryWindow)
+	if took := clock.since(start); took < tm.recoveryWindow || took >= 2*tm.recoveryWindow {
+		t.Errorf("took %s, want the recovery window of %s: pauses of 400-800ms must end with it", took, tm.recoveryWindow)
 	}
 }
 
-// A restart is remembered for RestartMemory: a 404 just inside it is tried
+// A restart is remembered for restartMemory: a 404 just inside it is tried
 // again for the recovery window; one just outside is confirmed once only.
 func TestTiming_restartMemory(t *testing.T) {
 	t.Parallel()
@@ -147,7 +147,7 @@ func TestTiming_restartMemory(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			tm := fastTiming
-			tm.RestartMemory, tm.RecoveryWindow = memory, 60*time.Millisecond
+			tm.restartMemory, tm.recoveryWindow = memory, 60*time.Millisecond
 			s := brokertest.New(t)
 			c, clock := clockedClient(t, s.URL, time.Minute, tm)
 			seen := seeRestart(t, c, s)
@@ -164,7 +164,7 @@ func TestTiming_restartMemory(t *testing.T) {
 }
 
 // Before the broker has answered, a refused connection is tried again for
-// FirstContact (or the retry budget, when shorter), then reported naming
+// firstContact (or the retry budget, when shorter), then reported naming
 // host:port and what to check.
 func TestTiming_firstContact(t *testing.T) {
 	t.Parallel()
@@ -180,7 +180,7 @@ func TestTiming_firstContact(t *testing.T) {
 			t.Parallel()
 			addr := brokertest.ClosedAddr(t)
 			tm := fastTiming
-			tm.BackoffFirst, tm.BackoffMax, tm.FirstContact = 10*time.Millisecond, 10*time.Millisecond, tc.window
+			tm.backoffFirst, tm.backoffMax, tm.firstContact = 10*time.Millisecond, 10*time.Millisecond, tc.window
 			c, clock := clockedClient(t, "http://"+addr, tc.budget, tm)
 			times := attemptTimes(c)
 			start := clock.now()
@@ -224,8 +224,8 @@ func TestTiming_firstContactDefault(t *testing.T) {
 	_, err := c.GetVhost(context.Background(), "/")
 	took := clock.since(start)
 	checkFirstContact(t, err, addr)
-	if took > 15*time.Second || took < DefaultFirstContact {
-		t.Errorf("took %s, want from %s to 15s", took, DefaultFirstContact)
+	if took > 15*time.Second || took < defaultFirstContact {
+		t.Errorf("took %s, want from %s to 15s", took, defaultFirstContact)
 	}
 	t.Logf("after %s: %v", took.Round(time.Millisecond), err)
 }
