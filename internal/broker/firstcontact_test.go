@@ -61,7 +61,7 @@ func TestDialFailed(t *testing.T) {
 // The first-contact error, word for word (the docs quote it).
 func TestFirstContactErrorText(t *testing.T) {
 	t.Parallel()
-	e := &FirstContactError{Addr: "127.0.0.1:15672", Attempts: 12, Waited: 10_040 * time.Millisecond,
+	e := &firstContactError{Addr: "127.0.0.1:15672", Attempts: 12, Waited: 10_040 * time.Millisecond,
 		Err: &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}}
 	if got, want := e.Error(), "nothing answered at 127.0.0.1:15672 in 10s (12 attempts): connection refused"; got != want {
 		t.Errorf("got  %q\nwant %q", got, want)

@@ -23,7 +23,7 @@ import (
 // upper half so that clients do not retry in step; no attempt starts after the budget, so a request
 // ends within the budget plus one request timeout. Until the broker has answered once (here, or per a
 // contact note, contact.go), a refused connection or an unresolved host is tried within
-// timing.firstContact only, then reported as a *FirstContactError: most likely a wrong endpoint,
+// timing.firstContact only, then reported as a *firstContactError: most likely a wrong endpoint,
 // not a restart.
 
 // bodyPeek is the most of an answer read beside decoding it.
@@ -105,7 +105,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 				return resp, nil
 			}
 			if firstContact {
-				return nil, &FirstContactError{Addr: hostPort(req.URL), Attempts: n, Waited: t.now().Sub(start), Err: err}
+				return nil, &firstContactError{Addr: hostPort(req.URL), Attempts: n, Waited: t.now().Sub(start), Err: err}
 			}
 			return nil, &BudgetError{Attempts: n, Budget: t.budget, Timeout: t.timeout, Last: err}
 		}
