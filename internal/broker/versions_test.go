@@ -10,7 +10,8 @@ import (
 )
 
 // versionBroker maps a path (below /api/) to the answer a RabbitMQ version
-// gives there.
+// gives there. The tests' answers are those recorded from RabbitMQ 3.10.8,
+// 4.0.5 and 4.3.6 (brokertest/versions.go).
 type versionBroker map[string]answer
 
 type answer = struct {
@@ -34,6 +35,3 @@ func (vb versionBroker) client(t *testing.T) (*Client, *brokertest.Server) {
 	})
 	return fakeClient(t, b, 5*time.Second), b
 }
-
-// The answers are those recorded from RabbitMQ 3.10.8, 4.0.5 and 4.3.6
-// (brokertest/versions.go).
