@@ -219,7 +219,7 @@ func sharedTokenFor(cfg Config, tokenBase *http.Transport) *sharedToken {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	parts := []string{o.TokenURL, o.ClientID, o.ClientSecret, strings.Join(o.Scopes, " "), fmt.Sprint(cfg.Insecure), cfg.CACertFile, cfg.RequestTimeout.String(), cfg.retryBudget().String(), fmt.Sprint(cfg.Timing)}
+	parts := []string{o.TokenURL, o.ClientID, o.ClientSecret, strings.Join(o.Scopes, " "), fmt.Sprint(cfg.Insecure), cfg.CACertFile, cfg.RequestTimeout.String(), cfg.retryBudget().String(), fmt.Sprint(cfg.timing)}
 	for _, k := range keys {
 		parts = append(parts, k+"="+o.EndpointParams[k])
 	}

@@ -141,7 +141,7 @@ func (c *Client) unreachable(op string, err error) error {
 	}
 	e := &Error{Op: op, Endpoint: c.endpoint, Reason: transportReason(err), Kind: ErrUnreachable, Cause: CauseNoAnswer,
 		Err: transportCause(err)}
-	var fc *FirstContactError
+	var fc *firstContactError
 	if errors.As(err, &fc) {
 		e.Reason, e.Cause, e.Addr, e.Unresolved = fc.Error(), CauseFirstContact, fc.Addr, fc.Unresolved()
 	} else if certificateError(err) {

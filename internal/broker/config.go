@@ -28,50 +28,51 @@ type Config struct {
 	RequestTimeout time.Duration
 	// RetryBudget is how long a request may be retried: zero means the default, negative none.
 	RetryBudget time.Duration
-	// Timing is the retry transport's clock; zero means the defaults (unit tests set milliseconds).
-	Timing Timing
+	// timing is the retry transport's clock; zero means the defaults. Only this package's tests set
+	// it (pauses of milliseconds), so no caller outside can shorten a pause users wait.
+	timing timing
 	// ContactNotes is the folder of the contact notes (contact.go); empty: none.
 	ContactNotes string
 }
 
-// Timing holds the retry transport's pauses and windows (retry.go); a zero field means its default.
-type Timing struct {
-	// BackoffFirst is the ceiling of the first pause; each later one doubles, up to BackoffMax.
-	BackoffFirst time.Duration
-	BackoffMax   time.Duration
-	// ConfirmPause is the pause before a 404 seen with no restart is repeated once.
-	ConfirmPause time.Duration
-	// RecoveryWindow bounds the retries of a recovering node's 404s and "not empty" refusals.
-	RecoveryWindow time.Duration
-	RestartMemory  time.Duration
-	// FirstContact bounds the retries of a refused connection before the broker ever answered.
-	FirstContact time.Duration
-	// ContactMemory is how long a contact note makes a refused connection a restart.
-	ContactMemory time.Duration
-	// CheckAge is how old the listing a destroy's checks take may be (reads.go).
-	CheckAge time.Duration
+// timing holds the retry transport's pauses and windows (retry.go); a zero field means its default.
+type timing struct {
+	// backoffFirst is the ceiling of the first pause; each later one doubles, up to backoffMax.
+	backoffFirst time.Duration
+	backoffMax   time.Duration
+	// confirmPause is the pause before a 404 seen with no restart is repeated once.
+	confirmPause time.Duration
+	// recoveryWindow bounds the retries of a recovering node's 404s and "not empty" refusals.
+	recoveryWindow time.Duration
+	restartMemory  time.Duration
+	// firstContact bounds the retries of a refused connection before the broker ever answered.
+	firstContact time.Duration
+	// contactMemory is how long a contact note makes a refused connection a restart.
+	contactMemory time.Duration
+	// checkAge is how old the listing a destroy's checks take may be (reads.go).
+	checkAge time.Duration
 }
 
 const (
 	defaultBackoffFirst   = 250 * time.Millisecond
 	defaultBackoffMax     = 5 * time.Second
-	DefaultConfirmPause   = 250 * time.Millisecond
-	DefaultRecoveryWindow = 10 * time.Second
-	DefaultRestartMemory  = 2 * time.Minute
-	DefaultFirstContact   = 10 * time.Second
-	DefaultContactMemory  = 15 * time.Minute
+	defaultConfirmPause   = 250 * time.Millisecond
+	defaultRecoveryWindow = 10 * time.Second
+	defaultRestartMemory  = 2 * time.Minute
+	defaultFirstContact   = 10 * time.Second
+	defaultContactMemory  = 15 * time.Minute
 	defaultCheckAge       = 10 * time.Second
 )
 
-func (tm Timing) withDefaults() Timing {
+func (tm timing) withDefaults() timing {
 	for _, f := range []struct {
 		v   *time.Duration
 		def time.Duration
 	}{
-		{&tm.BackoffFirst, defaultBackoffFirst}, {&tm.BackoffMax, defaultBackoffMax},
-		{&tm.ConfirmPause, DefaultConfirmPause}, {&tm.RecoveryWindow, DefaultRecoveryWindow},
-		{&tm.RestartMemory, DefaultRestartMemory}, {&tm.FirstContact, DefaultFirstContact},
-		{&tm.ContactMemory, DefaultContactMemory}, {&tm.CheckAge, defaultCheckAge},
+		{&tm.backoffFirst, defaultBackoffFirst}, {&tm.backoffMax, defaultBackoffMax},
+		{&tm.confirmPause, defaultConfirmPause}, {&tm.recoveryWindow, defaultRecoveryWindow},
+		{&tm.restartMemory, defaultRestartMemory}, {&tm.firstContact, defaultFirstContact},
+		{&tm.contactMemory, defaultContactMemory}, {&tm.checkAge, defaultCheckAge},
 	} {
 		if *f.v <= 0 {
 			*f.v = f.def
@@ -82,7 +83,7 @@ func (tm Timing) withDefaults() Timing {
 
 const (
 	DefaultRequestTimeout = 30 * time.Second
-	DefaultRetryBudget    = 60 * time.Second
+	defaultRetryBudget    = 60 * time.Second
 	MaxRetryBudget        = time.Hour
 )
 
@@ -91,7 +92,7 @@ func (cfg Config) retryBudget() time.Duration {
 		return 0
 	}
 	if cfg.RetryBudget == 0 {
-		return DefaultRetryBudget
+		return defaultRetryBudget
 	}
 	return cfg.RetryBudget
 }

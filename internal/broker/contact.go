@@ -13,7 +13,7 @@ import (
 // Contact notes carry "the broker has answered" across provider processes. Terraform starts a
 // process per walk of a run, so a process with no answer yet may meet a broker restarting mid-run,
 // where the first-contact rule (retry.go) would report a wrong endpoint. A note per endpoint,
-// written at a process's first answer, makes a refused connection within Timing.ContactMemory a
+// written at a process's first answer, makes a refused connection within timing.contactMemory a
 // restart, retried within the budget. A note is an empty file named by a hash of the endpoint (no
 // host, user or secret); only its modification time counts, and failures to read or write it are
 // ignored.

@@ -3,6 +3,7 @@ package broker
 import (
 	"context"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,9 +19,9 @@ import (
 func noteClient(t *testing.T, endpoint, dir string, memory time.Duration) (*Client, *fakeClock) {
 	t.Helper()
 	tm := fastTiming
-	tm.BackoffFirst, tm.BackoffMax, tm.FirstContact, tm.ContactMemory = 10*time.Millisecond, 10*time.Millisecond, 50*time.Millisecond, memory
+	tm.backoffFirst, tm.backoffMax, tm.firstContact, tm.contactMemory = 10*time.Millisecond, 10*time.Millisecond, 50*time.Millisecond, memory
 	c, err := New(Config{Endpoint: endpoint, Username: "u", Password: "p", RequestTimeout: time.Second,
-		RetryBudget: noteBudget, Timing: tm, ContactNotes: dir})
+		RetryBudget: noteBudget, timing: tm, ContactNotes: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +31,7 @@ func noteClient(t *testing.T, endpoint, dir string, memory time.Duration) (*Clie
 const noteBudget = 400 * time.Millisecond
 
 // A broker that answered one provider process and then stopped is a restart
-// to the next process of the run, for ContactMemory: its refused connection
+// to the next process of the run, for contactMemory: its refused connection
 // is retried within the budget, not reported as a first contact. Just outside
 // the memory, and with no notes at all, it is a first contact again.
 func TestContactNote_restartSpansProcesses(t *testing.T) {
@@ -93,9 +94,9 @@ func TestContactNote_tokenEndpointIsNotTheBroker(t *testing.T) {
 	te := brokertest.NewTokenEndpoint(t, "s")
 	endpoint := "http://" + brokertest.ClosedAddr(t)
 	tm := fastTiming
-	tm.BackoffFirst, tm.BackoffMax, tm.FirstContact = 10*time.Millisecond, 10*time.Millisecond, 50*time.Millisecond
+	tm.backoffFirst, tm.backoffMax, tm.firstContact = 10*time.Millisecond, 10*time.Millisecond, 50*time.Millisecond
 	c, err := New(Config{Endpoint: endpoint, OAuth2: &OAuth2Config{TokenURL: te.URL, ClientID: "terraform", ClientSecret: "s"},
-		RequestTimeout: time.Second, RetryBudget: 2 * time.Second, Timing: tm, ContactNotes: dir})
+		RequestTimeout: time.Second, RetryBudget: 2 * time.Second, timing: tm, ContactNotes: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,5 +164,20 @@ func TestContactNote_writeLeavesNoFileOpen(t *testing.T) {
 		if target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); err == nil && target == note.path {
 			t.Errorf("file descriptor %s is still open on the note", fd.Name())
 		}
+	}
+}
+
+// The contact notes live in the user's cache folder, else in a folder of
+// the user's own in the temporary folder.
+func TestDefaultContactNotes(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", "/var/cache/u")
+	if got, want := DefaultContactNotes(), "/var/cache/u/terraform-provider-queuey/contact"; got != want {
+		t.Errorf("with a cache folder: %s, want %s", got, want)
+	}
+	t.Setenv("XDG_CACHE_HOME", "")
+	t.Setenv("HOME", "")
+	want := filepath.Join(os.TempDir(), "terraform-provider-queuey-"+strconv.Itoa(os.Getuid()))
+	if got := DefaultContactNotes(); got != want {
+		t.Errorf("without one: %s, want %s", got, want)
 	}
 }

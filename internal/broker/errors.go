@@ -82,7 +82,7 @@ type Error struct {
 	TokenFetched bool
 	TokenExpiry  time.Time
 	// Err is the failure the Reason was read from: a *TokenError, *BudgetError, *NoAnswerError,
-	// *FirstContactError or transport error; nil for an answer. Not unwrapped: Kind is the error's
+	// *firstContactError or transport error; nil for an answer. Not unwrapped: Kind is the error's
 	// kind.
 	Err error
 }

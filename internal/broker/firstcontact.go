@@ -8,8 +8,8 @@ import (
 	"time"
 )
 
-// FirstContactError says nothing answered at Addr before Timing.FirstContact ran out.
-type FirstContactError struct {
+// firstContactError says nothing answered at Addr before timing.firstContact ran out.
+type firstContactError struct {
 	// Addr is the host:port tried.
 	Addr string
 	// Attempts and Waited say how often and how long it was tried.
@@ -19,15 +19,15 @@ type FirstContactError struct {
 	Err error
 }
 
-func (e *FirstContactError) Error() string {
+func (e *firstContactError) Error() string {
 	return fmt.Sprintf("nothing answered at %s in %s (%d attempts): %s", e.Addr, e.Waited.Round(100*time.Millisecond),
 		e.Attempts, dialCause(e.Err))
 }
 
-func (e *FirstContactError) Unwrap() error { return e.Err }
+func (e *firstContactError) Unwrap() error { return e.Err }
 
 // Unresolved reports whether the host did not resolve.
-func (e *FirstContactError) Unresolved() bool {
+func (e *firstContactError) Unresolved() bool {
 	var dns *net.DNSError
 	return errors.As(e.Err, &dns)
 }

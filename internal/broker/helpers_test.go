@@ -61,7 +61,7 @@ func withClock(c *Client) *fakeClock {
 }
 
 // clockedClient is timedClient on a fake clock.
-func clockedClient(t *testing.T, endpoint string, budget time.Duration, tm Timing) (*Client, *fakeClock) {
+func clockedClient(t *testing.T, endpoint string, budget time.Duration, tm timing) (*Client, *fakeClock) {
 	t.Helper()
 	c := timedClient(t, endpoint, budget, tm)
 	return c, withClock(c)

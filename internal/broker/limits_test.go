@@ -35,14 +35,14 @@ func TestLimitDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.transport.timeout != DefaultRequestTimeout || c.transport.budget != DefaultRetryBudget {
+	if c.transport.timeout != DefaultRequestTimeout || c.transport.budget != defaultRetryBudget {
 		t.Errorf("request_timeout %s, retry_budget %s; want %s and %s", c.transport.timeout, c.transport.budget,
-			DefaultRequestTimeout, DefaultRetryBudget)
+			DefaultRequestTimeout, defaultRetryBudget)
 	}
-	if c.transport.tm != (Timing{}).withDefaults() {
+	if c.transport.tm != (timing{}).withDefaults() {
 		t.Errorf("timing %+v, want the defaults (TestTimingDefaults)", c.transport.tm)
 	}
-	if want := DefaultRetryBudget + 2*DefaultRequestTimeout; c.http.Timeout != want {
+	if want := defaultRetryBudget + 2*DefaultRequestTimeout; c.http.Timeout != want {
 		t.Errorf("backstop %s, want %s: retry_budget + request_timeout, and one more request_timeout", c.http.Timeout, want)
 	}
 }
@@ -68,7 +68,7 @@ func TestLimit_retryBudget(t *testing.T) {
 			s := brokertest.New(t)
 			s.AddVhost("v", "classic")
 			tm := fastTiming
-			tm.BackoffFirst, tm.BackoffMax = 5*time.Millisecond, 5*time.Millisecond
+			tm.backoffFirst, tm.backoffMax = 5*time.Millisecond, 5*time.Millisecond
 			c, clock := clockedClient(t, s.URL, budget, tm)
 			start := clock.now()
 			var n atomic.Int64
@@ -140,7 +140,7 @@ func TestLimit_requestTimeout(t *testing.T) {
 				}
 				return false
 			})
-			c, err := New(Config{Endpoint: s.URL, Username: "u", Password: "p", RequestTimeout: timeout, RetryBudget: tc.budget, Timing: fastTiming})
+			c, err := New(Config{Endpoint: s.URL, Username: "u", Password: "p", RequestTimeout: timeout, RetryBudget: tc.budget, timing: fastTiming})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -162,7 +162,7 @@ func TestLimit_requestTimeout(t *testing.T) {
 }
 
 // Before the broker has ever answered, a refused connection is tried again
-// for FirstContact from the request's start: a broker that starts listening
+// for firstContact from the request's start: a broker that starts listening
 // just inside it is read, one that starts just after it is reported as a
 // first contact. The first attempt is refused only after slowFirst (a dial
 // that takes a while), so a window counted from the first failure, or from
@@ -183,7 +183,7 @@ func TestLimit_firstContact(t *testing.T) {
 			s := brokertest.New(t)
 			s.AddVhost("v", "classic")
 			tm := fastTiming
-			tm.BackoffFirst, tm.BackoffMax, tm.FirstContact = 5*time.Millisecond, 5*time.Millisecond, window
+			tm.backoffFirst, tm.backoffMax, tm.firstContact = 5*time.Millisecond, 5*time.Millisecond, window
 			c, clock := clockedClient(t, s.URL, time.Minute, tm)
 			start := clock.now()
 			open := c.transport.base
@@ -208,15 +208,15 @@ func TestLimit_firstContact(t *testing.T) {
 	}
 }
 
-// A restart is remembered for RestartMemory from its last sign, not its
-// first: a 404 that comes later than RestartMemory after the first sign but
+// A restart is remembered for restartMemory from its last sign, not its
+// first: a 404 that comes later than restartMemory after the first sign but
 // within it after a second one is still tried again for the recovery window.
 // (TestTiming_restartMemory holds both edges from one sign.)
 func TestLimit_restartMemoryFromLastSign(t *testing.T) {
 	t.Parallel()
 	const memory = 800 * time.Millisecond
 	tm := fastTiming
-	tm.RestartMemory, tm.RecoveryWindow = memory, 60*time.Millisecond
+	tm.restartMemory, tm.recoveryWindow = memory, 60*time.Millisecond
 	s := brokertest.New(t)
 	c, clock := clockedClient(t, s.URL, time.Minute, tm)
 	// sign has c meet a 503 (a restarting broker) while reading vhost

@@ -30,7 +30,7 @@ type Freshness int
 const (
 	// Live: only a request in flight when the call began, else a new one.
 	Live Freshness = iota
-	// Recent: the answer of a request begun at most Timing.CheckAge before the call.
+	// Recent: the answer of a request begun at most timing.checkAge before the call.
 	Recent
 	// Kept: any answer since this client's last write.
 	Kept
@@ -95,18 +95,18 @@ func (c *Client) GetQueue(ctx context.Context, vhost, name string, what Detail) 
 }
 
 // CountsAsRecent reports whether a listing begun at began may answer a Recent read: at most
-// Timing.CheckAge ago, with no write since but queue deletes. For a listing another provider
+// timing.checkAge ago, with no write since but queue deletes. For a listing another provider
 // process made (the plan's).
 func (c *Client) CountsAsRecent(began time.Time) bool {
 	age := time.Since(began)
-	return age >= 0 && age <= c.transport.tm.CheckAge && c.lastWrite.Load() < began.UnixNano()
+	return age >= 0 && age <= c.transport.tm.checkAge && c.lastWrite.Load() < began.UnixNano()
 }
 
 // age is the flight freshness of fresh.
 func (c *Client) age(fresh Freshness) freshness {
 	switch fresh {
 	case Recent:
-		return freshness(c.transport.tm.CheckAge)
+		return freshness(c.transport.tm.checkAge)
 	case Kept, KeptIfListed:
 		return kept
 	}

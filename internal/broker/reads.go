@@ -12,8 +12,8 @@ import (
 //   - Live (the live data source, the actions) joins only a request in flight: every answer is at
 //     most one request old.
 //   - Recent (the listing a destroy checks) takes the answer of a request begun at most
-//     Timing.CheckAge before the call, so a destroy run lists a crowded vhost about once per
-//     CheckAge, not once per round of -parallelism. What a destroy deletes is confirmed queue by
+//     timing.checkAge before the call, so a destroy run lists a crowded vhost about once per
+//     checkAge, not once per round of -parallelism. What a destroy deletes is confirmed queue by
 //     queue, and the guarded DELETE is the broker's own check.
 //   - Kept (Read in plan and refresh, the plan warning) also takes a finished answer of any age, so
 //     a plan of N queues lists each vhost once.

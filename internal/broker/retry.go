@@ -19,23 +19,23 @@ import (
 // gives for a few seconds: connection errors, no answer within the request timeout, 500/502/503/504, a
 // metadata store timeout, a 404 saying the queue's process is down, and the 404s and "not empty"
 // refusals of a node that stops or starts (see next). Every other refusal, and a refused
-// certificate, is final. Pauses double from Timing.BackoffFirst up to BackoffMax, drawn from their
+// certificate, is final. Pauses double from timing.backoffFirst up to backoffMax, drawn from their
 // upper half so that clients do not retry in step; no attempt starts after the budget, so a request
 // ends within the budget plus one request timeout. Until the broker has answered once (here, or per a
 // contact note, contact.go), a refused connection or an unresolved host is tried within
-// Timing.FirstContact only, then reported as a *FirstContactError: most likely a wrong endpoint,
+// timing.firstContact only, then reported as a *firstContactError: most likely a wrong endpoint,
 // not a restart.
 
 // bodyPeek is the most of an answer read beside decoding it.
 const bodyPeek = 64 << 10
 
-// backoff returns the pause before retry n (1-based), its ceiling doubling up to BackoffMax.
-func (tm Timing) backoff(n int) time.Duration {
-	d := tm.BackoffFirst
-	for i := 1; i < n && d < tm.BackoffMax; i++ {
+// backoff returns the pause before retry n (1-based), its ceiling doubling up to backoffMax.
+func (tm timing) backoff(n int) time.Duration {
+	d := tm.backoffFirst
+	for i := 1; i < n && d < tm.backoffMax; i++ {
 		d *= 2
 	}
-	d = min(d, tm.BackoffMax)
+	d = min(d, tm.backoffMax)
 	return d/2 + rand.N(d/2+1) //nolint:gosec // jitter needs no cryptographic randomness
 }
 
@@ -44,7 +44,7 @@ type retryTransport struct {
 	base      http.RoundTripper
 	timeout   time.Duration
 	budget    time.Duration
-	tm        Timing // with defaults filled in
+	tm        timing // with defaults filled in
 	onAttempt func(*http.Request)
 	// now and pause are the clock the rules are decided by (a unit test's sets it).
 	now   func() time.Time
@@ -58,7 +58,7 @@ type retryTransport struct {
 }
 
 func newRetryTransport(base http.RoundTripper, cfg Config) *retryTransport {
-	return &retryTransport{base: base, timeout: cfg.RequestTimeout, budget: cfg.retryBudget(), tm: cfg.Timing.withDefaults(),
+	return &retryTransport{base: base, timeout: cfg.RequestTimeout, budget: cfg.retryBudget(), tm: cfg.timing.withDefaults(),
 		note: newContactNote(cfg.ContactNotes, cfg.Endpoint), now: time.Now, pause: sleepContext}
 }
 
@@ -73,10 +73,10 @@ func sleepContext(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// restartSeen reports a restarting broker's failure within RestartMemory (see next).
+// restartSeen reports a restarting broker's failure within restartMemory (see next).
 func (t *retryTransport) restartSeen() bool {
 	at := t.troubleAt.Load()
-	return at != 0 && t.now().Sub(time.Unix(0, at)) < t.tm.RestartMemory
+	return at != 0 && t.now().Sub(time.Unix(0, at)) < t.tm.restartMemory
 }
 
 func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -95,9 +95,9 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return resp, nil // a 404 or a refusal that means what it says
 		}
 		end := deadline
-		firstContact := f.kind == noContact && !t.answered.Load() && !t.note.recent(t.tm.ContactMemory)
-		if firstContact && t.tm.FirstContact < t.budget {
-			end = start.Add(t.tm.FirstContact)
+		firstContact := f.kind == noContact && !t.answered.Load() && !t.note.recent(t.tm.contactMemory)
+		if firstContact && t.tm.firstContact < t.budget {
+			end = start.Add(t.tm.firstContact)
 		}
 		if wait = min(wait, end.Sub(t.now())); wait < 0 {
 			// Out of time: the last answer, or why there was none.
@@ -105,7 +105,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 				return resp, nil
 			}
 			if firstContact {
-				return nil, &FirstContactError{Addr: hostPort(req.URL), Attempts: n, Waited: t.now().Sub(start), Err: err}
+				return nil, &firstContactError{Addr: hostPort(req.URL), Attempts: n, Waited: t.now().Sub(start), Err: err}
 			}
 			return nil, &BudgetError{Attempts: n, Budget: t.budget, Timeout: t.timeout, Last: err}
 		}
@@ -129,9 +129,9 @@ type notFoundClock struct {
 }
 
 // next decides what follows a failed attempt: the pause before the next one, or final. A 404 or
-// "not empty" that a stopping or starting node may give is retried for RecoveryWindow from the
+// "not empty" that a stopping or starting node may give is retried for recoveryWindow from the
 // request's first such answer after a restart was seen. Otherwise "not empty" is final, and a 404
-// is repeated once after ConfirmPause: a stopping node answers 404 on open connections for a few
+// is repeated once after confirmPause: a stopping node answers 404 on open connections for a few
 // milliseconds before closing them, and the repeat meets the closed port.
 func (t *retryTransport) next(kind failureKind, pause time.Duration, nf *notFoundClock) (time.Duration, bool) {
 	if kind == restarting || kind == noContact {
@@ -142,12 +142,12 @@ func (t *retryTransport) next(kind failureKind, pause time.Duration, nf *notFoun
 		if nf.first.IsZero() {
 			nf.first = t.now()
 		}
-		left := t.tm.RecoveryWindow - t.now().Sub(nf.first)
+		left := t.tm.recoveryWindow - t.now().Sub(nf.first)
 		return min(pause, left), left <= 0
 	}
 	if kind == maybeNotFound && !nf.repeated {
 		nf.repeated = true
-		return t.tm.ConfirmPause, false
+		return t.tm.confirmPause, false
 	}
 	return 0, true
 }
@@ -217,9 +217,9 @@ const recovering = ": not found (the node may be stopping or recovering its vhos
 // stillStarting is logged for 4.3's "not empty" to an empty queue just after it starts.
 const stillStarting = ": not empty (the queue may still be starting)"
 
-// Timing.RecoveryWindow is counted from a request's first such answer after a restart was seen, so
+// timing.recoveryWindow is counted from a request's first such answer after a restart was seen, so
 // a request that waited out a restart gets the whole window, and a real 404 still ends.
-// Timing.ConfirmPause: a stopping node's 404s end within milliseconds. Timing.RestartMemory: how
+// timing.confirmPause: a stopping node's 404s end within milliseconds. timing.restartMemory: how
 // long after the last sign of a restart a 404 or "not empty" may still come from a recovering node.
 
 // vhostWide reports whether a 404 to req can come from a starting vhost.

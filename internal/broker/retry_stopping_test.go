@@ -68,15 +68,15 @@ func TestRetryStoppingAndStartingNode(t *testing.T) {
 func TestRecoveryWindowOpensAfterTheRestart(t *testing.T) {
 	t.Parallel()
 	tm := fastTiming
-	tm.RecoveryWindow = 100 * time.Millisecond
-	down := tm.ConfirmPause + 3*tm.RecoveryWindow
+	tm.recoveryWindow = 100 * time.Millisecond
+	down := tm.confirmPause + 3*tm.recoveryWindow
 	var n atomic.Int64
 	s := brokertest.New(t)
 	c, clock := clockedClient(t, s.URL, time.Minute, tm)
 	start := clock.now()
 	s.Intercept(func(w http.ResponseWriter, _ *http.Request) bool {
 		switch since := clock.since(start); {
-		case n.Add(1) == 1, since >= down && since < down+tm.RecoveryWindow/2:
+		case n.Add(1) == 1, since >= down && since < down+tm.recoveryWindow/2:
 			// stopping, on an open connection; then recovering its vhosts
 			brokertest.ErrorBody(w, http.StatusNotFound, "Object Not Found", "Not Found")
 		case since < down:
@@ -109,7 +109,7 @@ func TestNotFoundBetweenFaultsEnds(t *testing.T) {
 	if !errors.Is(err, ErrNotFound) {
 		t.Fatalf("got %v, want ErrNotFound", err)
 	}
-	if elapsed := clock.since(start); elapsed >= 2*fastTiming.RecoveryWindow {
-		t.Errorf("took %s, want about the recovery window of %s", elapsed, fastTiming.RecoveryWindow)
+	if elapsed := clock.since(start); elapsed >= 2*fastTiming.recoveryWindow {
+		t.Errorf("took %s, want about the recovery window of %s", elapsed, fastTiming.recoveryWindow)
 	}
 }

@@ -18,16 +18,16 @@ import (
 
 func TestBackoffBounds(t *testing.T) {
 	t.Parallel()
-	for _, tm := range []Timing{
-		Timing{}.withDefaults(),
-		{BackoffFirst: 3 * time.Millisecond, BackoffMax: 20 * time.Millisecond},
+	for _, tm := range []timing{
+		timing{}.withDefaults(),
+		{backoffFirst: 3 * time.Millisecond, backoffMax: 20 * time.Millisecond},
 	} {
-		// The ceiling of pause n: BackoffFirst doubled n-1 times, at most
-		// BackoffMax; written out for the defaults.
+		// The ceiling of pause n: backoffFirst doubled n-1 times, at most
+		// backoffMax; written out for the defaults.
 		ceiling := func(n int) time.Duration {
-			d := tm.BackoffFirst
+			d := tm.backoffFirst
 			for range n - 1 {
-				d = min(2*d, tm.BackoffMax)
+				d = min(2*d, tm.backoffMax)
 			}
 			return d
 		}
@@ -40,7 +40,7 @@ func TestBackoffBounds(t *testing.T) {
 			}
 		}
 	}
-	def := Timing{}.withDefaults()
+	def := timing{}.withDefaults()
 	for n, want := range map[int]time.Duration{1: 250 * time.Millisecond, 2: 500 * time.Millisecond, 5: 4 * time.Second, 6: 5 * time.Second, 100: 5 * time.Second} {
 		var top time.Duration
 		for range 200 {
@@ -48,39 +48,6 @@ func TestBackoffBounds(t *testing.T) {
 		}
 		if top > want || top < want*3/4 {
 			t.Errorf("default backoff(%d): longest of 200 draws %s, want up to %s", n, top, want)
-		}
-	}
-}
-
-// Zero (or negative) fields of Timing mean the defaults, field by field.
-func TestTimingDefaults(t *testing.T) {
-	t.Parallel()
-	want := Timing{BackoffFirst: 250 * time.Millisecond, BackoffMax: 5 * time.Second, ConfirmPause: 250 * time.Millisecond,
-		RecoveryWindow: 10 * time.Second, RestartMemory: 2 * time.Minute, FirstContact: 10 * time.Second,
-		ContactMemory: 15 * time.Minute, CheckAge: 10 * time.Second}
-	if got := (Timing{}).withDefaults(); got != want {
-		t.Errorf("zero Timing: %+v, want %+v", got, want)
-	}
-	if got := (Timing{BackoffFirst: -1, RecoveryWindow: -time.Second}).withDefaults(); got != want {
-		t.Errorf("negative Timing: %+v, want %+v", got, want)
-	}
-	set := Timing{BackoffFirst: 1, BackoffMax: 2, ConfirmPause: 3, RecoveryWindow: 4, RestartMemory: 5, FirstContact: 6, ContactMemory: 7, CheckAge: 8}
-	if got := set.withDefaults(); got != set {
-		t.Errorf("Timing set: %+v, want it kept", got)
-	}
-}
-
-func TestMaxRequestTime(t *testing.T) {
-	for _, tc := range []struct {
-		cfg  Config
-		want time.Duration
-	}{
-		{Config{}, 90 * time.Second},
-		{Config{RequestTimeout: time.Second, RetryBudget: 2 * time.Second}, 3 * time.Second},
-		{Config{RequestTimeout: time.Second, RetryBudget: -1}, time.Second},
-	} {
-		if got := tc.cfg.maxRequestTime(); got != tc.want {
-			t.Errorf("%+v: maxRequestTime %s, want %s", tc.cfg, got, tc.want)
 		}
 	}
 }
@@ -140,17 +107,17 @@ func TestTransientClassification(t *testing.T) {
 
 // fastTiming is a clock for tests that do not test it: pauses of a
 // millisecond.
-var fastTiming = Timing{BackoffFirst: time.Millisecond, BackoffMax: time.Millisecond, ConfirmPause: time.Millisecond,
-	RecoveryWindow: 500 * time.Millisecond, RestartMemory: time.Minute, FirstContact: time.Second}
+var fastTiming = timing{backoffFirst: time.Millisecond, backoffMax: time.Millisecond, confirmPause: time.Millisecond,
+	recoveryWindow: 500 * time.Millisecond, restartMemory: time.Minute, firstContact: time.Second}
 
 func fastClient(t *testing.T, endpoint string, budget time.Duration) *Client {
 	t.Helper()
 	return timedClient(t, endpoint, budget, fastTiming)
 }
 
-func timedClient(t *testing.T, endpoint string, budget time.Duration, tm Timing) *Client {
+func timedClient(t *testing.T, endpoint string, budget time.Duration, tm timing) *Client {
 	t.Helper()
-	c, err := New(Config{Endpoint: endpoint, Username: "u", Password: "p", RequestTimeout: 5 * time.Second, RetryBudget: budget, Timing: tm})
+	c, err := New(Config{Endpoint: endpoint, Username: "u", Password: "p", RequestTimeout: 5 * time.Second, RetryBudget: budget, timing: tm})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +192,7 @@ func TestRetryBudgetRunsOut(t *testing.T) {
 	s := brokertest.New(t)
 	s.AddVhost("v", "classic")
 	tm := fastTiming
-	tm.FirstContact = 20 * time.Millisecond
+	tm.firstContact = 20 * time.Millisecond
 	const budget = 200 * time.Millisecond
 	c := timedClient(t, s.URL, budget, tm)
 	if _, err := c.GetVhost(context.Background(), "v"); err != nil {
@@ -269,7 +236,7 @@ func TestRetryHonoursCancellation(t *testing.T) {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		return true
 	})
-	c := timedClient(t, s.URL, time.Hour, Timing{})
+	c := timedClient(t, s.URL, time.Hour, timing{})
 	var attempts atomic.Int64
 	ctx, cancel := context.WithCancel(context.Background())
 	c.observeAttempts(func(*http.Request) {
@@ -315,7 +282,7 @@ func TestWriteTimeoutWithoutMajority(t *testing.T) {
 func TestBackoff_endsIncluded(t *testing.T) {
 	t.Parallel()
 	for _, ceiling := range []time.Duration{1, 4, 8} {
-		tm := Timing{BackoffFirst: ceiling, BackoffMax: ceiling}
+		tm := timing{backoffFirst: ceiling, backoffMax: ceiling}
 		seen := map[time.Duration]bool{}
 		for range 300 {
 			d := tm.backoff(1)
@@ -337,7 +304,7 @@ func TestRetry_zeroPauseRetries(t *testing.T) {
 	s := brokertest.New(t)
 	s.Script(brokertest.Path("vhosts/%2F"), brokertest.Reply(http.StatusServiceUnavailable, ""), brokertest.Reply(http.StatusServiceUnavailable, ""))
 	tm := fastTiming
-	tm.BackoffFirst, tm.BackoffMax = time.Nanosecond, time.Nanosecond
+	tm.backoffFirst, tm.backoffMax = time.Nanosecond, time.Nanosecond
 	c := timedClient(t, s.URL, time.Second, tm)
 	var attempts atomic.Int64
 	c.observeAttempts(func(*http.Request) { attempts.Add(1) })

@@ -3,12 +3,10 @@ package broker
 import (
 	"context"
 	"errors"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -17,7 +15,7 @@ import (
 
 // Each timing rule of the retry transport, at both edges: just inside
 // (the rule still applies) and just outside (it no longer does). Each client
-// has its own settings (Config.Timing) and a fake clock (withClock) that its
+// has its own settings (Config.timing) and a fake clock (withClock) that its
 // pauses move: the rules are decided at the times the test sets, not by how
 // long a pause or an answer took on a busy machine.
 
@@ -49,13 +47,13 @@ func seeRestart(t *testing.T, c *Client, s *brokertest.Server) time.Time {
 	return c.transport.now()
 }
 
-// A 404 with no restart seen is repeated once, ConfirmPause later: not
+// A 404 with no restart seen is repeated once, confirmPause later: not
 // sooner, and not after a longer pause.
 func TestTiming_confirmPause(t *testing.T) {
 	t.Parallel()
 	tm := fastTiming
-	tm.ConfirmPause = 200 * time.Millisecond
-	tm.RecoveryWindow = 2 * time.Second
+	tm.confirmPause = 200 * time.Millisecond
+	tm.recoveryWindow = 2 * time.Second
 	s := brokertest.New(t)
 	c, _ := clockedClient(t, s.URL, time.Minute, tm)
 	times := attemptTimes(c)
@@ -66,12 +64,12 @@ func TestTiming_confirmPause(t *testing.T) {
 	if len(at) != 2 {
 		t.Fatalf("%d attempts, want 2 (the 404 confirmed once)", len(at))
 	}
-	if gap := at[1].Sub(at[0]); gap < tm.ConfirmPause || gap >= tm.ConfirmPause*3/2 {
-		t.Errorf("the 404 was repeated after %s, want ConfirmPause %s", gap, tm.ConfirmPause)
+	if gap := at[1].Sub(at[0]); gap < tm.confirmPause || gap >= tm.confirmPause*3/2 {
+		t.Errorf("the 404 was repeated after %s, want confirmPause %s", gap, tm.confirmPause)
 	}
 }
 
-// After a restart was seen, a 404 is tried again for RecoveryWindow from the
+// After a restart was seen, a 404 is tried again for recoveryWindow from the
 // request's first 404: a vhost that recovers just inside the window is
 // found; one that does not is "not found" just after it.
 func TestTiming_recoveryWindow(t *testing.T) {
@@ -88,7 +86,7 @@ func TestTiming_recoveryWindow(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			tm := fastTiming
-			tm.BackoffFirst, tm.BackoffMax, tm.RecoveryWindow = 5*time.Millisecond, 5*time.Millisecond, window
+			tm.backoffFirst, tm.backoffMax, tm.recoveryWindow = 5*time.Millisecond, 5*time.Millisecond, window
 			s := brokertest.New(t)
 			c, clock := clockedClient(t, s.URL, time.Minute, tm)
 			seeRestart(t, c, s)
@@ -120,7 +118,7 @@ func TestTiming_recoveryWindow(t *testing.T) {
 func TestTiming_lastPauseEndsWithRecoveryWindow(t *testing.T) {
 	t.Parallel()
 	tm := fastTiming
-	tm.BackoffFirst, tm.BackoffMax, tm.RecoveryWindow = 800*time.Millisecond, 800*time.Millisecond, 150*time.Millisecond
+	tm.backoffFirst, tm.backoffMax, tm.recoveryWindow = 800*time.Millisecond, 800*time.Millisecond, 150*time.Millisecond
 	s := brokertest.New(t)
 	c, clock := clockedClient(t, s.URL, time.Minute, tm)
 	seeRestart(t, c, s)
@@ -128,12 +126,12 @@ func TestTiming_lastPauseEndsWithRecoveryWindow(t *testing.T) {
 	if err := c.DeleteQueue(context.Background(), "/", "gone", true); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("got %v, want ErrNotFound", err)
 	}
-	if took := clock.since(start); took < tm.RecoveryWindow || took >= 2*tm.RecoveryWindow {
-		t.Errorf("took %s, want the recovery window of %s: pauses of 400-800ms must end with it", took, tm.RecoveryWindow)
+	if took := clock.since(start); took < tm.recoveryWindow || took >= 2*tm.recoveryWindow {
+		t.Errorf("took %s, want the recovery window of %s: pauses of 400-800ms must end with it", took, tm.recoveryWindow)
 	}
 }
 
-// A restart is remembered for RestartMemory: a 404 just inside it is tried
+// A restart is remembered for restartMemory: a 404 just inside it is tried
 // again for the recovery window; one just outside is confirmed once only.
 func TestTiming_restartMemory(t *testing.T) {
 	t.Parallel()
@@ -149,7 +147,7 @@ func TestTiming_restartMemory(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			tm := fastTiming
-			tm.RestartMemory, tm.RecoveryWindow = memory, 60*time.Millisecond
+			tm.restartMemory, tm.recoveryWindow = memory, 60*time.Millisecond
 			s := brokertest.New(t)
 			c, clock := clockedClient(t, s.URL, time.Minute, tm)
 			seen := seeRestart(t, c, s)
@@ -166,7 +164,7 @@ func TestTiming_restartMemory(t *testing.T) {
 }
 
 // Before the broker has answered, a refused connection is tried again for
-// FirstContact (or the retry budget, when shorter), then reported naming
+// firstContact (or the retry budget, when shorter), then reported naming
 // host:port and what to check.
 func TestTiming_firstContact(t *testing.T) {
 	t.Parallel()
@@ -182,7 +180,7 @@ func TestTiming_firstContact(t *testing.T) {
 			t.Parallel()
 			addr := brokertest.ClosedAddr(t)
 			tm := fastTiming
-			tm.BackoffFirst, tm.BackoffMax, tm.FirstContact = 10*time.Millisecond, 10*time.Millisecond, tc.window
+			tm.backoffFirst, tm.backoffMax, tm.firstContact = 10*time.Millisecond, 10*time.Millisecond, tc.window
 			c, clock := clockedClient(t, "http://"+addr, tc.budget, tm)
 			times := attemptTimes(c)
 			start := clock.now()
@@ -226,74 +224,17 @@ func TestTiming_firstContactDefault(t *testing.T) {
 	_, err := c.GetVhost(context.Background(), "/")
 	took := clock.since(start)
 	checkFirstContact(t, err, addr)
-	if took > 15*time.Second || took < DefaultFirstContact {
-		t.Errorf("took %s, want from %s to 15s", took, DefaultFirstContact)
+	if took > 15*time.Second || took < defaultFirstContact {
+		t.Errorf("took %s, want from %s to 15s", took, defaultFirstContact)
 	}
 	t.Logf("after %s: %v", took.Round(time.Millisecond), err)
-}
-
-// A host that does not resolve counts as no contact too, and the error says
-// to check the host name.
-func TestTiming_firstContactUnresolved(t *testing.T) {
-	t.Parallel()
-	tm := fastTiming
-	tm.FirstContact = 50 * time.Millisecond
-	c := timedClient(t, "http://rabbit.invalid:15672", time.Minute, tm)
-	c.transport.base = roundTripFunc(func(*http.Request) (*http.Response, error) {
-		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "rabbit.invalid", IsNotFound: true}}
-	})
-	_, err := c.GetVhost(context.Background(), "/")
-	for _, want := range []string{"nothing answered at rabbit.invalid:15672", "lookup rabbit.invalid: no such host"} {
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("error %v lacks %q", err, want)
-		}
-	}
-	if e := (*Error)(nil); !errors.As(err, &e) || e.Cause != CauseFirstContact || !e.Unresolved {
-		t.Errorf("got %#v, want first contact with an unresolved host", err)
-	}
 }
 
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-func TestDialFailed(t *testing.T) {
-	t.Parallel()
-	timeout := &net.OpError{Op: "dial", Net: "tcp", Err: &timeoutErr{}}
-	for _, tc := range []struct {
-		err  error
-		want bool
-	}{
-		{&net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}, true},
-		{&net.OpError{Op: "dial", Net: "tcp", Err: syscall.EHOSTUNREACH}, true},
-		{&net.DNSError{Err: "no such host", Name: "x", IsNotFound: true}, true},
-		{timeout, false},
-		{&net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}, false},
-		{errors.New("EOF"), false},
-	} {
-		if got := dialFailed(tc.err); got != tc.want {
-			t.Errorf("dialFailed(%v) = %v, want %v", tc.err, got, tc.want)
-		}
-	}
-	for u, want := range map[string]string{"http://h": "h:80", "https://h": "h:443", "http://h:15672": "h:15672", "https://[::1]:1": "[::1]:1"} {
-		r, _ := http.NewRequest(http.MethodGet, u, nil)
-		if got := hostPort(r.URL); got != want {
-			t.Errorf("hostPort(%s) = %s, want %s", u, got, want)
-		}
-	}
-}
-
 type timeoutErr struct{}
 
 func (*timeoutErr) Error() string { return "i/o timeout" }
 func (*timeoutErr) Timeout() bool { return true }
-
-// The first-contact error, word for word (the docs quote it).
-func TestFirstContactErrorText(t *testing.T) {
-	t.Parallel()
-	e := &FirstContactError{Addr: "127.0.0.1:15672", Attempts: 12, Waited: 10_040 * time.Millisecond,
-		Err: &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}}
-	if got, want := e.Error(), "nothing answered at 127.0.0.1:15672 in 10s (12 attempts): connection refused"; got != want {
-		t.Errorf("got  %q\nwant %q", got, want)
-	}
-}

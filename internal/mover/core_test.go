@@ -391,30 +391,6 @@ func TestMoveCore_progress(t *testing.T) {
 	}
 }
 
-// The error says how many moved, how many stay and where, and lets
-// errors.Is see its kind.
-func TestMoveError(t *testing.T) {
-	t.Parallel()
-	c := newMoveCore(Move{Vhost: "v", From: "q.dead", To: "q"}, "amqp://h:5672", 10, "me", false, moveStart)
-	acts := c.Step(moveStart, dlv(1), dlv(2), ok(1))
-	acts = append(acts, c.Step(moveStart, acked, nack(2))...)
-	stop, isStop := acts[len(acts)-1].(moveStop)
-	if !isStop {
-		t.Fatalf("a nack did not stop the move: %q", acts)
-	}
-	err := error(stop.Err)
-	wantText := `moved 1 of 10 messages from q.dead to q in vhost "v" (amqp://h:5672), then stopped: the broker nacked a ` +
-		`publish to q. The other 9 stay on q.dead: a message leaves it only once its copy on q is confirmed`
-	if err.Error() != wantText || !errors.Is(err, ErrNotConfirmed) || stop.Err.Cause != Nacked {
-		t.Errorf("got %q (kind %v, cause %v),\nwant %q", err, stop.Err.Kind, stop.Err.Cause, wantText)
-	}
-	noHint := &MoveError{Vhost: "v", From: "a", To: "b", URL: "u", Moved: 0, Total: 2, Reason: "interrupted."}
-	if got := noHint.Error(); got != `moved 0 of 2 messages from a to b in vhost "v" (u), then stopped: interrupted. The other 2 `+
-		`stay on a: a message leaves it only once its copy on b is confirmed` {
-		t.Errorf("a reason ending in a full stop: %q", got)
-	}
-}
-
 func TestOrdinal(t *testing.T) {
 	t.Parallel()
 	for n, want := range map[int]string{1: "1st", 2: "2nd", 3: "3rd", 4: "4th", 11: "11th", 12: "12th", 13: "13th",

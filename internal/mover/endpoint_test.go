@@ -64,25 +64,6 @@ func TestValidateEndpoint(t *testing.T) {
 	}
 }
 
-// The error of each problem says what is wrong and which value.
-func TestEndpointErrorText(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		e    EndpointError
-		want string
-	}{
-		{EndpointError{Value: "x", Problem: Unparsable}, `"x" does not parse`},
-		{EndpointError{Value: "http://h", Scheme: "http", Problem: NotAMQPScheme}, `"http://h" has scheme "http"`},
-		{EndpointError{Value: "amqp://", Problem: NoHost}, `"amqp://" has no host`},
-		{EndpointError{Value: "amqp://u:xxxxx@h", Problem: HasCredentials}, `without credentials; "amqp://u:xxxxx@h" has some`},
-		{EndpointError{Value: "amqp://h/v", Problem: HasPath}, `without a path or query; got "amqp://h/v"`},
-	} {
-		if got := tc.e.Error(); !strings.HasPrefix(got, "an AMQP endpoint must be an amqp or amqps URL") || !strings.HasSuffix(got, tc.want) {
-			t.Errorf("%v: %q, want ...%q", tc.e.Problem, got, tc.want)
-		}
-	}
-}
-
 // redact hides a password, also in what does not parse as a URL.
 func TestRedact(t *testing.T) {
 	t.Parallel()

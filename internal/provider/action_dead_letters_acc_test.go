@@ -61,28 +61,13 @@ func publishDead(t *testing.T, queue string, n int, edit func(i int, p *amqp.Pub
 // publishDeadOn is publishDead through ch.
 func publishDeadOn(t *testing.T, ch *amqp.Channel, queue string, n int, edit func(i int, p *amqp.Publishing)) {
 	t.Helper()
-	if err := ch.Confirm(false); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	pending := make([]*amqp.DeferredConfirmation, 0, n)
-	for i := range n {
+	publishConfirmed(t, ch, queue+".dead", n, func(i int) amqp.Publishing {
 		p := deadLetter(queue, i)
 		if edit != nil {
 			edit(i, &p)
 		}
-		dc, err := ch.PublishWithDeferredConfirmWithContext(ctx, "", queue+".dead", true, false, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pending = append(pending, dc)
-	}
-	for _, dc := range pending {
-		if ok, err := dc.WaitContext(ctx); !ok || err != nil {
-			t.Fatalf("publish not confirmed: %v", err)
-		}
-	}
+		return p
+	})
 }
 
 // readBack takes every ready message of queue (acking them) and returns

@@ -200,6 +200,31 @@ func publishOn(t *testing.T, ch *amqp.Channel, queue string, n int) {
 	}
 }
 
+// publishConfirmed sends msg(0) to msg(n-1) to queue through ch and the
+// default exchange, all before waiting for the broker's confirms (so many
+// messages are sent at once), within two minutes in all.
+func publishConfirmed(t *testing.T, ch *amqp.Channel, queue string, n int, msg func(i int) amqp.Publishing) {
+	t.Helper()
+	if err := ch.Confirm(false); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	pending := make([]*amqp.DeferredConfirmation, 0, n)
+	for i := range n {
+		dc, err := ch.PublishWithDeferredConfirmWithContext(ctx, "", queue, true, false, msg(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pending = append(pending, dc)
+	}
+	for _, dc := range pending {
+		if ok, err := dc.WaitContext(ctx); !ok || err != nil {
+			t.Fatalf("publish not confirmed: %v", err)
+		}
+	}
+}
+
 // messageCount returns the exact number of ready messages in queue, asked over
 // AMQP (a passive declare), so it does not lag like the management API.
 func messageCount(t *testing.T, queue string) int {

@@ -174,7 +174,8 @@ func TestBrokerReason(t *testing.T) {
 		{broker.Error{Reason: "x", Err: &broker.BudgetError{Attempts: 1, Timeout: time.Second, Last: refused}},
 			"no usable answer within retry_budget 0s (1 attempts, request_timeout 1s each): connect: connection refused"},
 		{broker.Error{Reason: refused.Error(), Err: refused}, "connect: connection refused"},
-		{broker.Error{Reason: "nothing answered", Err: &broker.FirstContactError{Err: refused}}, "nothing answered"},
+		{broker.Error{Reason: "nothing answered", Cause: broker.CauseFirstContact, Err: fmt.Errorf("nothing answered: %w", refused)},
+			"nothing answered"},
 	} {
 		if got := brokerReason(&tc.e); got != tc.want {
 			t.Errorf("got %q, want %q", got, tc.want)

@@ -342,17 +342,18 @@ func declares(t *testing.T, dir, name string) bool {
 
 // The Operating guide's table of limits against the code: each row's default
 // is the value the code waits, and a row with a setting names a provider
-// attribute whose description gives that default. The move's stall limit is
-// unexported; internal/broker's TestDocsStallLimit checks its row.
+// attribute whose description gives that default. The move's stall limit and
+// the retry transport's defaults are unexported; internal/mover's
+// TestDocsStallLimit and internal/broker's TestDocsRetryLimits check their rows.
 func TestDocsLimitsTable(t *testing.T) {
 	limits := map[string]time.Duration{
 		"One attempt of a request":                       broker.DefaultRequestTimeout,
-		"Trying a request again":                         broker.DefaultRetryBudget,
-		"Nothing answering at first contact":             broker.DefaultFirstContact,
-		"Remembering that an endpoint answered":          broker.DefaultContactMemory,
-		"Remembering a restart":                          broker.DefaultRestartMemory,
-		"Recovery window after a restart":                broker.DefaultRecoveryWindow,
-		"Confirming a `404`":                             broker.DefaultConfirmPause,
+		"Trying a request again":                         -1, // see TestDocsRetryLimits
+		"Nothing answering at first contact":             -1, // see TestDocsRetryLimits
+		"Remembering that an endpoint answered":          -1, // see TestDocsRetryLimits
+		"Remembering a restart":                          -1, // see TestDocsRetryLimits
+		"Recovery window after a restart":                -1, // see TestDocsRetryLimits
+		"Confirming a `404`":                             -1, // see TestDocsRetryLimits
 		"The plan's message check":                       warnTimeout,
 		"Destroy waiting for counts and running queues":  countWait,
 		"An AMQP connection":                             mover.DialTimeout,

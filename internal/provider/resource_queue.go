@@ -363,7 +363,7 @@ func (r *queueResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	t := r.ownedQueuesOf(state)
 	force, replacing := destroyIntent(ctx, req.Private, state)
 	t.replacing = replacing
-	t.noted, _ = notedListing(ctx, req.Private, t, client)
+	t.noted, _ = notedListing(ctx, req.Private, t, client.CountsAsRecent)
 	if err := destroyTopology(ctx, client, t, force); err != nil {
 		r.data.addFailure(&resp.Diagnostics, path.Empty(), err, "Cannot Delete Queue")
 	}

@@ -93,7 +93,7 @@ func nextSteps(t ownedQueues, partial bool, fix, force string) string {
 // deletes nothing while any is not running, holds a message or has a consumer (see confirmDeletable), checks
 // each state again just before its delete, and guards each delete with if-empty and if-unused. The
 // hold queues are found in a listing of the vhost, the one read whose cost grows with it: one begun
-// up to broker.Timing.CheckAge before, or the plan's (t.noted), so that many destroys list a
+// recently enough (broker.Client.CountsAsRecent), or the plan's (t.noted), so that many destroys list a
 // crowded vhost about once.
 func destroyTopology(ctx context.Context, c *broker.Client, t ownedQueues, force bool) error {
 	listing := t.noted

@@ -57,14 +57,15 @@ func noteListing(ctx context.Context, private privateKeys, t ownedQueues, listin
 	return private.SetKey(ctx, listingKey, b)
 }
 
-// notedListing returns the plan's noted listing of t's queues when c may take it.
-func notedListing(ctx context.Context, private privateKeys, t ownedQueues, c *broker.Client) (map[string]broker.Queue, bool) {
+// notedListing returns the plan's noted listing of t's queues when the destroy may take it: recent
+// is the destroy's client's CountsAsRecent, whether a listing begun then could answer it.
+func notedListing(ctx context.Context, private privateKeys, t ownedQueues, recent func(began time.Time) bool) (map[string]broker.Queue, bool) {
 	b, diags := private.GetKey(ctx, listingKey)
 	var note listingNote
 	if diags.HasError() || len(b) == 0 || json.Unmarshal(b, &note) != nil || note.Of != t.noteOf() {
 		return nil, false
 	}
-	if host, err := os.Hostname(); err != nil || note.Host != host || !c.CountsAsRecent(note.Began) {
+	if host, err := os.Hostname(); err != nil || note.Host != host || !recent(note.Began) {
 		return nil, false
 	}
 	listing := make(map[string]broker.Queue, len(note.Queues))

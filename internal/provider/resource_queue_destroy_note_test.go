@@ -15,14 +15,15 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 )
 
+// noteCheckAge is the age a listing may have in TestNotedListing's stand-in
+// of the broker's rule (the rule itself: internal/broker's TestCountsAsRecent),
+// shorter than the client's own so that both sides of it can be tested.
 const noteCheckAge = 2 * time.Second
 
-// noteClient is a client of its own, as the destroy's provider process has,
-// with a CheckAge short enough to test both sides of.
+// noteClient is a client of its own, as the destroy's provider process has.
 func noteClient(t *testing.T, s *brokertest.Server) *broker.Client {
 	t.Helper()
-	c, err := broker.New(broker.Config{Endpoint: s.URL, Username: "u", Password: "p", RetryBudget: -1,
-		Timing: broker.Timing{CheckAge: noteCheckAge}})
+	c, err := broker.New(broker.Config{Endpoint: s.URL, Username: "u", Password: "p", RetryBudget: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +67,7 @@ func TestDestroyTakesThePlansListing(t *testing.T) {
 		c := noteClient(t, s)
 		target := ordersTarget
 		var ok bool
-		if target.noted, ok = notedListing(context.Background(), private, target, c); !ok {
+		if target.noted, ok = notedListing(context.Background(), private, target, c.CountsAsRecent); !ok {
 			t.Fatal("a plan's listing of a moment ago was not taken")
 		}
 		err := destroyTopology(context.Background(), c, target, false)
@@ -148,7 +149,13 @@ func TestNotedListing(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			listing, ok := notedListing(context.Background(), private, ordersTarget, c)
+			// The client's own rule (no write since the listing began), with an age
+			// limit of noteCheckAge: the note's Began must reach it unchanged.
+			recent := func(began time.Time) bool {
+				age := time.Since(began)
+				return c.CountsAsRecent(began) && age >= 0 && age <= noteCheckAge
+			}
+			listing, ok := notedListing(context.Background(), private, ordersTarget, recent)
 			if ok != tc.want {
 				t.Fatalf("taken = %v, want %v", ok, tc.want)
 			}
@@ -157,7 +164,7 @@ func TestNotedListing(t *testing.T) {
 			}
 		})
 	}
-	if _, ok := notedListing(context.Background(), memPrivate{listingKey: []byte("{")}, ordersTarget, fakeBrokerClient(t, brokertest.New(t))); ok {
+	if _, ok := notedListing(context.Background(), memPrivate{listingKey: []byte("{")}, ordersTarget, fakeBrokerClient(t, brokertest.New(t)).CountsAsRecent); ok {
 		t.Error("an unreadable note was taken")
 	}
 }

@@ -65,24 +65,7 @@ func publishJobs(t *testing.T, queue string, n int) {
 // publishJobsOn is publishJobs through ch.
 func publishJobsOn(t *testing.T, ch *amqp.Channel, queue string, n int) {
 	t.Helper()
-	if err := ch.Confirm(false); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	pending := make([]*amqp.DeferredConfirmation, 0, n)
-	for i := range n {
-		dc, err := ch.PublishWithDeferredConfirmWithContext(ctx, "", queue, true, false, jobMessage(i))
-		if err != nil {
-			t.Fatal(err)
-		}
-		pending = append(pending, dc)
-	}
-	for _, dc := range pending {
-		if ok, err := dc.WaitContext(ctx); !ok || err != nil {
-			t.Fatalf("publish not confirmed: %v", err)
-		}
-	}
+	publishConfirmed(t, ch, queue, n, jobMessage)
 }
 
 // checkJobs checks that ds are the n jobMessages, each once, in order of id
