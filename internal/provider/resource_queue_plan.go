@@ -88,11 +88,24 @@ func (r *queueResource) checkPolicies(ctx context.Context, plan queueModel, diag
 		return // a vhost not made yet has no policies
 	case errors.Is(err, broker.ErrPartial):
 		addPolicyCheckFailed(diags, vhost, name, err, mode)
+	case err != nil && ctx.Err() == nil && causeSummary(err) != "" && !policyReadRefused(err):
+		// Unreachable, credentials refused, not the management API: the apply would fail alike, so the
+		// plan says so now.
+		r.data.addFailure(diags, path.Empty(), err, "Cannot Read Policies")
+		return
 	case err != nil:
 		addPolicyCheckFailed(diags, vhost, name, err, mode)
 		return
 	}
 	addPolicyFindings(diags, f, mode)
+}
+
+// policyReadRefused reports whether err is a read of policies refused to a user or token that the
+// broker knows (no access to the vhost, no tag, a token without the scope): the check cannot run,
+// but declaring may still be allowed.
+func policyReadRefused(err error) bool {
+	e, ok := errors.AsType[*broker.Error](err)
+	return errors.Is(err, broker.ErrUnauthorized) && !(ok && e.CredentialsRefused)
 }
 
 // planValues fills in plan's vhost and computed values and checks the name; false after an error.
