@@ -21,6 +21,8 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
+
+	"github.com/queuey/terraform-provider-queuey/internal/redact"
 )
 
 // OAuth2Config is the client-credentials grant whose tokens are sent to the management API.
@@ -96,7 +98,7 @@ func newAuthTransport(cfg Config, next http.RoundTripper, tokenBase *http.Transp
 		}
 		u, err := url.Parse(o.TokenURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, &ConfigError{Problem: ConfigNotHTTP, Settings: []Setting{SettingOAuth2TokenURL}, Values: []string{redact(o.TokenURL)}}
+			return nil, &ConfigError{Problem: ConfigNotHTTP, Settings: []Setting{SettingOAuth2TokenURL}, Values: []string{redact.URL(o.TokenURL)}}
 		}
 		t.tokens = sharedTokenFor(cfg, tokenBase)
 	}
@@ -247,7 +249,7 @@ func sharedTokenFor(cfg Config, tokenBase *http.Transport) *sharedToken {
 			Transport: newRetryTransport(tokenBase, tokenConfig(cfg)),
 			Timeout:   cfg.maxRequestTime() + cfg.RequestTimeout,
 		},
-		tokenURL: redact(o.TokenURL),
+		tokenURL: redact.URL(o.TokenURL),
 	}
 	sharedTokens.m[key] = s
 	return s

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/queuey/terraform-provider-queuey/internal/redact"
 )
 
 // Client talks to one management API.
@@ -113,25 +115,6 @@ func New(cfg Config) (*Client, error) {
 // Endpoint returns the normalised management API base URL, without credentials.
 func (c *Client) Endpoint() string { return c.endpoint }
 
-// redact hides the password of s's user info, also when s does not parse as a URL with one.
-func redact(s string) string {
-	if u, err := url.Parse(s); err == nil && strings.Contains(s, "://") {
-		return u.Redacted()
-	}
-	rest := s
-	if i := strings.Index(rest, "://"); i >= 0 {
-		rest = rest[i+3:]
-	}
-	auth := rest
-	if i := strings.IndexAny(auth, "/?#"); i >= 0 {
-		auth = auth[:i]
-	}
-	if i := strings.LastIndex(auth, "@"); i >= 0 {
-		return strings.Replace(s, auth[:i], "xxxxx", 1)
-	}
-	return s
-}
-
 func (c *Client) unreachable(op string, err error) error {
 	if e := c.authError(op, err); e != nil {
 		return e
@@ -156,19 +139,19 @@ func ValidateEndpoint(raw string) (*url.URL, error) {
 	u, err := url.Parse(s)
 	if !strings.Contains(raw, "://") {
 		return nil, fmt.Errorf("the endpoint must be an http or https URL such as http://127.0.0.1:15672; %q has no scheme: "+
-			"write it as http://%s (or https:// for a TLS listener)", redact(s), redact(s))
+			"write it as http://%s (or https:// for a TLS listener)", redact.URL(s), redact.URL(s))
 	}
 	if err != nil {
-		return nil, fmt.Errorf("the endpoint must be an http or https URL such as http://127.0.0.1:15672; %q does not parse", redact(s))
+		return nil, fmt.Errorf("the endpoint must be an http or https URL such as http://127.0.0.1:15672; %q does not parse", redact.URL(s))
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("the endpoint must be an http or https URL such as http://127.0.0.1:15672; %q has scheme %q", redact(s), u.Scheme)
+		return nil, fmt.Errorf("the endpoint must be an http or https URL such as http://127.0.0.1:15672; %q has scheme %q", redact.URL(s), u.Scheme)
 	}
 	if u.Host == "" {
-		return nil, fmt.Errorf("the endpoint must be an http or https URL such as http://127.0.0.1:15672; %q has no host", redact(s))
+		return nil, fmt.Errorf("the endpoint must be an http or https URL such as http://127.0.0.1:15672; %q has no host", redact.URL(s))
 	}
 	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
-		return nil, fmt.Errorf("the endpoint must be a base URL without a query or fragment; got %q", redact(s))
+		return nil, fmt.Errorf("the endpoint must be a base URL without a query or fragment; got %q", redact.URL(s))
 	}
 	return u, nil
 }

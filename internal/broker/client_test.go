@@ -196,31 +196,6 @@ func TestDeleteQueue_inUse(t *testing.T) {
 	}
 }
 
-// redact hides what stands before the last "@" of the authority, whatever
-// the shape of the string: the password of a URL, the user info of a
-// string without a scheme or with an empty one (even when empty, so the
-// output never tells), never an "@" in the path.
-func TestRedact(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[string]string{
-		"http://u:secret@h:15672":        "http://u:xxxxx@h:15672",
-		"http://h:15672":                 "http://h:15672",
-		"u:secret@rabbit:15672":          "xxxxx@rabbit:15672",
-		"http://u:secret@rabbit:15672:1": "http://xxxxx@rabbit:15672:1",
-		"://u:secret@h":                  "://xxxxx@h",
-		"://h/p@x":                       "://h/p@x",
-		"h/p@x":                          "h/p@x",
-		"/p@x":                           "/p@x",
-		"h?q=a@b":                        "h?q=a@b",
-		"@h":                             "xxxxx@h",
-		"rabbit:15672":                   "rabbit:15672",
-	} {
-		if got := redact(in); got != want {
-			t.Errorf("redact(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // A request with a body says it is JSON; one without a body says nothing
 // of its content type.
 func TestRequests_contentTypeOnlyWithBody(t *testing.T) {

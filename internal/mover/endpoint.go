@@ -4,6 +4,8 @@ import (
 	"net"
 	"net/url"
 	"strings"
+
+	"github.com/queuey/terraform-provider-queuey/internal/redact"
 )
 
 // The AMQP listener's usual ports.
@@ -25,7 +27,7 @@ func EndpointFor(endpoint, management string) (u string, derived bool, err error
 	}
 	mgmt, err := url.Parse(management)
 	if err != nil {
-		return "", false, &EndpointError{Value: redact(management), Problem: Unparsable}
+		return "", false, &EndpointError{Value: redact.URL(management), Problem: Unparsable}
 	}
 	if mgmt.Scheme == "https" {
 		return "amqps://" + net.JoinHostPort(mgmt.Hostname(), amqpsPort), true, nil
@@ -40,19 +42,19 @@ func ValidateEndpoint(raw string) (*url.URL, error) {
 	s := strings.TrimRight(strings.TrimSpace(raw), "/")
 	u, err := url.Parse(s)
 	if err != nil {
-		return nil, &EndpointError{Value: redact(s), Problem: Unparsable}
+		return nil, &EndpointError{Value: redact.URL(s), Problem: Unparsable}
 	}
 	if u.Scheme != "amqp" && u.Scheme != "amqps" {
-		return nil, &EndpointError{Value: redact(s), Scheme: u.Scheme, Problem: NotAMQPScheme}
+		return nil, &EndpointError{Value: redact.URL(s), Scheme: u.Scheme, Problem: NotAMQPScheme}
 	}
 	if u.Host == "" {
-		return nil, &EndpointError{Value: redact(s), Problem: NoHost}
+		return nil, &EndpointError{Value: redact.URL(s), Problem: NoHost}
 	}
 	if u.User != nil {
-		return nil, &EndpointError{Value: redact(s), Problem: HasCredentials}
+		return nil, &EndpointError{Value: redact.URL(s), Problem: HasCredentials}
 	}
 	if u.Path != "" || u.RawQuery != "" || u.Fragment != "" {
-		return nil, &EndpointError{Value: redact(s), Problem: HasPath}
+		return nil, &EndpointError{Value: redact.URL(s), Problem: HasPath}
 	}
 	if u.Port() == "" {
 		port := amqpPort
@@ -62,23 +64,4 @@ func ValidateEndpoint(raw string) (*url.URL, error) {
 		u.Host = net.JoinHostPort(u.Hostname(), port)
 	}
 	return u, nil
-}
-
-// redact hides the password of s's user info, also when s does not parse as a URL with one.
-func redact(s string) string {
-	if u, err := url.Parse(s); err == nil && strings.Contains(s, "://") {
-		return u.Redacted()
-	}
-	rest := s
-	if i := strings.Index(rest, "://"); i >= 0 {
-		rest = rest[i+3:]
-	}
-	auth := rest
-	if i := strings.IndexAny(auth, "/?#"); i >= 0 {
-		auth = auth[:i]
-	}
-	if i := strings.LastIndex(auth, "@"); i >= 0 {
-		return strings.Replace(s, auth[:i], "xxxxx", 1)
-	}
-	return s
 }

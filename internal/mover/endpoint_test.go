@@ -63,19 +63,3 @@ func TestValidateEndpoint(t *testing.T) {
 		}
 	}
 }
-
-// redact hides a password, also in what does not parse as a URL.
-func TestRedact(t *testing.T) {
-	t.Parallel()
-	for raw, want := range map[string]string{
-		"amqp://u:pw@h:5672":     "amqp://u:xxxxx@h:5672",
-		"amqp://u:p%zz@h/x":      "amqp://xxxxx@h/x",
-		"u:pw@h:5672":            "xxxxx@h:5672",
-		"amqp://h:5672":          "amqp://h:5672",
-		"amqp://u:p w@h?x=@y#a@": "amqp://xxxxx@h?x=@y#a@",
-	} {
-		if got := redact(raw); got != want {
-			t.Errorf("redact(%q) = %q, want %q", raw, got, want)
-		}
-	}
-}
