@@ -31,6 +31,8 @@ var (
 	ErrTokenEndpoint = errors.New("OAuth 2.0 token endpoint unreachable")
 	// ErrNotListed: a KeptIfListed listing that has not answered yet.
 	ErrNotListed = errors.New("the vhost's listing has not answered yet")
+	// ErrPartial: one of a vhost's two policy listings was refused while the other answered.
+	ErrPartial = errors.New("policies read in part")
 )
 
 // Endpoint mistakes: the endpoint answers, but not as the management API. Never retried.

@@ -31,9 +31,6 @@ type Policies struct {
 	Operator []Policy
 }
 
-// ErrPartial: one of a vhost's two policy listings was refused while the other answered.
-var ErrPartial = errors.New("policies read in part")
-
 // PartialError is a policy read of which one listing was refused (Err, an *Error of kind
 // ErrUnauthorized) while the other answered: the Policies returned with it hold the listing that
 // answered, and nothing of the refused one. errors.Is finds both ErrPartial and ErrUnauthorized.

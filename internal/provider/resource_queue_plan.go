@@ -105,7 +105,7 @@ func (r *queueResource) checkPolicies(ctx context.Context, plan queueModel, diag
 // but declaring may still be allowed.
 func policyReadRefused(err error) bool {
 	e, ok := errors.AsType[*broker.Error](err)
-	return errors.Is(err, broker.ErrUnauthorized) && !(ok && e.CredentialsRefused)
+	return errors.Is(err, broker.ErrUnauthorized) && (!ok || !e.CredentialsRefused)
 }
 
 // planValues fills in plan's vhost and computed values and checks the name; false after an error.
