@@ -79,8 +79,8 @@ func (r *queueResource) checkPolicies(ctx context.Context, plan queueModel, diag
 	if d.HasError() || dw.HasError() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, warnTimeout)
-	defer cancel()
+	// No bound of its own: the reads fail within the client's retry budget like every other call,
+	// so what the plan says does not depend on which of two clocks runs out first.
 	vhost, name := plan.Vhost.ValueString(), plan.Name.ValueString()
 	f, err := readPolicyFindings(ctx, client, vhost, name, r.data.suffixes, want.main.Args.Map(), true)
 	switch {
@@ -88,7 +88,7 @@ func (r *queueResource) checkPolicies(ctx context.Context, plan queueModel, diag
 		return // a vhost not made yet has no policies
 	case errors.Is(err, broker.ErrPartial):
 		addPolicyCheckFailed(diags, vhost, name, err, mode)
-	case err != nil && ctx.Err() == nil && causeSummary(err) != "" && !policyReadRefused(err):
+	case err != nil && causeSummary(err) != "" && !policyReadRefused(err):
 		// Unreachable, credentials refused, not the management API: the apply would fail alike, so the
 		// plan says so now.
 		r.data.addFailure(diags, path.Empty(), err, "Cannot Read Policies")
