@@ -21,18 +21,6 @@ func RawListener(t testing.TB, answer string) string {
 	})
 }
 
-// ClosedAddr is a loopback host:port nothing listens on.
-func ClosedAddr(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	_ = l.Close()
-	return addr
-}
-
 // SilentListener accepts connections on a loopback port and never answers; it returns host:port.
 func SilentListener(t testing.TB) string {
 	t.Helper()
