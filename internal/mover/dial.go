@@ -16,9 +16,9 @@ import (
 
 // Connecting to the AMQP port: one connection per operation, closed after it.
 
-// DialTimeout bounds connecting to the AMQP port: TCP, TLS and the AMQP handshake together
+// dialTimeout bounds connecting to the AMQP port: TCP, TLS and the AMQP handshake together
 // (amqp091-go's own default is 30 s for the TCP connection and 30 s more for the handshakes).
-const DialTimeout = 15 * time.Second
+const dialTimeout = 15 * time.Second
 
 const (
 	heartbeat = 10 * time.Second
@@ -50,7 +50,7 @@ type Config struct {
 // Mover moves and purges messages over AMQP 0-9-1.
 type Mover struct {
 	cfg Config
-	// timeout is DialTimeout; closeWait bounds the closing handshake of a connection: after an
+	// timeout is dialTimeout; closeWait bounds the closing handshake of a connection: after an
 	// interrupt, or with a broker that stopped answering, Close alone could wait for the heartbeat
 	// to time out.
 	timeout, closeWait time.Duration
@@ -58,7 +58,7 @@ type Mover struct {
 
 // New returns the Mover of cfg.
 func New(cfg Config) *Mover {
-	return &Mover{cfg: cfg, timeout: DialTimeout, closeWait: defaultCloseWait}
+	return &Mover{cfg: cfg, timeout: dialTimeout, closeWait: defaultCloseWait}
 }
 
 // URL is the AMQP URL it connects to (no credentials).
@@ -131,7 +131,7 @@ func (m *Mover) dialError(ctx context.Context, e *Error, err error, first []byte
 	var rh tls.RecordHeaderError
 	e.Kind, e.Cause = ErrUnreachable, NoAnswer
 	if ctx.Err() != nil {
-		e.Kind, e.Reason, e.Cause = ctx.Err(), "interrupted", NoCause
+		e.Kind, e.Reason, e.Cause = ctx.Err(), "interrupted", noCause
 		return
 	}
 	if errors.Is(err, amqp.ErrCredentials) || (errors.As(err, &ae) && ae.Code == amqp.AccessRefused) {
@@ -145,7 +145,7 @@ func (m *Mover) dialError(ctx context.Context, e *Error, err error, first []byte
 	if errors.As(err, &rh) {
 		first = rh.RecordHeader[:]
 	} else if certificateError(err) {
-		e.Kind, e.Cause = ErrCertificate, CertificateRefused
+		e.Kind, e.Cause = errCertificate, CertificateRefused
 		return
 	}
 	if len(first) == 0 {
@@ -179,7 +179,7 @@ func (m *Mover) answered(e *Error, first []byte) {
 		e.Kind, e.Cause, e.Reason = ErrWrongScheme, PlainPortTLSURL, "the port speaks plain AMQP, and the URL is amqps:// (TLS)"
 		return
 	}
-	e.Kind, e.Cause, e.Reason = ErrNotAMQP, OtherProtocol, fmt.Sprintf("the port does not speak AMQP: it answered %q", first)
+	e.Kind, e.Cause, e.Reason = errNotAMQP, OtherProtocol, fmt.Sprintf("the port does not speak AMQP: it answered %q", first)
 	if bytes.HasPrefix(first, []byte("HTTP/")) {
 		e.Reason = "the port speaks HTTP (the management API's port?), not AMQP"
 	}

@@ -78,7 +78,7 @@ func TestLogin_noCredentials(t *testing.T) {
 	}
 }
 
-// A TLS port whose certificate the client does not trust is ErrCertificate (an ErrUnreachable)
+// A TLS port whose certificate the client does not trust is errCertificate (an ErrUnreachable)
 // with cause CertificateRefused; a URL derived from the management endpoint says so in Derived.
 func TestDialCertificate(t *testing.T) {
 	tlsSrv := httptest.NewUnstartedServer(http.NotFoundHandler())
@@ -90,7 +90,7 @@ func TestDialCertificate(t *testing.T) {
 		m.cfg.Derived = derived
 		_, err := m.Purge(context.Background(), "/", "q")
 		var e *Error
-		if !errors.As(err, &e) || !errors.Is(err, ErrCertificate) || !errors.Is(err, ErrUnreachable) ||
+		if !errors.As(err, &e) || !errors.Is(err, errCertificate) || !errors.Is(err, ErrUnreachable) ||
 			e.Cause != CertificateRefused || e.Derived != derived {
 			t.Errorf("an untrusted certificate (derived %v): %#v", derived, err)
 		}
