@@ -6,9 +6,11 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
@@ -116,7 +118,7 @@ func (m *Mover) dial(ctx context.Context, vhost, name string) (amqpConn, error) 
 		}
 		e := &Error{Op: op, URL: m.cfg.URL, Derived: m.cfg.Derived, Connecting: true, Reason: err.Error(),
 			User: user, TokenAuth: m.cfg.TokenAuth}
-		m.dialError(ctx, e, err, sniff.first(), !time.Now().Before(deadline))
+		m.dialError(ctx, e, err, &sniff, !time.Now().Before(deadline))
 		return amqpConn{}, e
 	}
 	return amqpConn{Connection: conn, sniff: &sniff}, nil
@@ -124,9 +126,9 @@ func (m *Mover) dial(ctx context.Context, vhost, name string) (amqpConn, error) 
 
 func (m *Mover) tlsURL() bool { return strings.HasPrefix(m.cfg.URL, "amqps:") }
 
-// dialError classifies e, a failed connection: err is the library's error, first what the port
-// sent first, timedOut whether the dial bound passed.
-func (m *Mover) dialError(ctx context.Context, e *Error, err error, first []byte, timedOut bool) {
+// dialError classifies e, a failed connection: err is the library's error, sniff what the socket
+// saw, timedOut whether the dial bound passed.
+func (m *Mover) dialError(ctx context.Context, e *Error, err error, sniff *amqpSniff, timedOut bool) {
 	var ae *amqp.Error
 	var rh tls.RecordHeaderError
 	e.Kind, e.Cause = ErrUnreachable, NoAnswer
@@ -142,6 +144,7 @@ func (m *Mover) dialError(ctx context.Context, e *Error, err error, first []byte
 		e.Kind, e.Cause = ErrUnauthorized, VhostRefused
 		return
 	}
+	first := sniff.first()
 	if errors.As(err, &rh) {
 		first = rh.RecordHeader[:]
 	} else if certificateError(err) {
@@ -149,20 +152,20 @@ func (m *Mover) dialError(ctx context.Context, e *Error, err error, first []byte
 		return
 	}
 	if len(first) == 0 {
-		m.unanswered(e, err, timedOut)
+		m.unanswered(e, err, sniff.closedSilent(), timedOut)
 		return
 	}
 	m.answered(e, first)
 }
 
 // unanswered completes e, the error of a port that sent nothing: no answer within the bound, a
-// close without a word (as a TLS port to plain bytes), or a refused connection.
-func (m *Mover) unanswered(e *Error, err error, timedOut bool) {
+// close without a word (silent: as a TLS port to plain bytes), or a refused connection.
+func (m *Mover) unanswered(e *Error, err error, silent, timedOut bool) {
 	if timedOut {
 		e.Reason = fmt.Sprintf("no AMQP connection within %s (%s)", m.timeout, err)
 		return
 	}
-	if strings.Contains(err.Error(), "EOF") && !m.tlsURL() {
+	if silent && !m.tlsURL() {
 		e.Reason = "the server closed the connection without answering the AMQP protocol header, as a TLS port does"
 		e.Cause = ClosedUnanswered
 	}
@@ -200,12 +203,14 @@ func tlsRecord(b []byte) bool {
 	return len(b) >= 2 && (b[0] == 0x15 || b[0] == 0x16) && b[1] == 0x03
 }
 
-// amqpSniff keeps the first bytes the server sent on a connection, to tell after a failed
-// handshake which protocol the port speaks.
+// amqpSniff keeps what the server sent first on a connection, to tell after a failed handshake
+// which protocol the port speaks.
 type amqpSniff struct {
 	mu   sync.Mutex
 	conn net.Conn
 	got  []byte
+	// silent: the server closed the connection (an end of file or a reset) before sending a byte.
+	silent bool
 }
 
 func (s *amqpSniff) wrap(conn net.Conn) net.Conn {
@@ -237,6 +242,13 @@ func (s *amqpSniff) first() []byte {
 	return s.got
 }
 
+func (s *amqpSniff) closedSilent() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.silent
+}
+
+// sniffedConn is the socket, its first bytes and an early close recorded.
 type sniffedConn struct {
 	net.Conn
 	s    *amqpSniff
@@ -251,6 +263,11 @@ func (c *sniffedConn) Read(p []byte) (int, error) {
 		c.seen = true
 		c.s.mu.Lock()
 		c.s.got = append([]byte(nil), p[:min(n, 16)]...)
+		c.s.mu.Unlock()
+	}
+	if !c.seen && (errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)) {
+		c.s.mu.Lock()
+		c.s.silent = true
 		c.s.mu.Unlock()
 	}
 	return n, err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -29,6 +30,7 @@ func TestDialMistakes(t *testing.T) {
 	tlsSrv.StartTLS()
 	t.Cleanup(tlsSrv.Close)
 	plainAMQP := brokertest.RawListener(t, brokertest.AMQPGreeting)
+	resets := resettingListener(t)
 	for _, tc := range []struct {
 		name, url string
 		kind      error
@@ -41,6 +43,7 @@ func TestDialMistakes(t *testing.T) {
 		{"silent TLS port, amqp://", "amqp://" + strings.TrimPrefix(tlsSrv.URL, "https://"), ErrUnreachable, ClosedUnanswered,
 			"closed the connection without answering"},
 		{"plain port, amqps://", "amqps://" + plainAMQP, ErrWrongScheme, PlainPortTLSURL, "the port speaks plain AMQP"},
+		{"reset without a word, amqp://", "amqp://" + resets, ErrUnreachable, ClosedUnanswered, "closed the connection without answering"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := moverAt(tc.url)
@@ -158,4 +161,26 @@ func TestLimit_dial(t *testing.T) {
 			}
 		})
 	}
+}
+
+// resettingListener is a port that reads what it is sent and resets the connection without a word.
+func resettingListener(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			_, _ = c.Read(make([]byte, 8))
+			_ = c.(*net.TCPConn).SetLinger(0)
+			_ = c.Close()
+		}
+	}()
+	return ln.Addr().String()
 }
