@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"net/url"
+	"reflect"
 	"strings"
 	"sync"
 	"syscall"
@@ -102,15 +105,16 @@ func (m *Mover) dial(ctx context.Context, vhost, name string) (amqpConn, error) 
 			// The deadline bounds the TLS and AMQP handshakes too; amqp091-go clears it once the
 			// connection is open.
 			_ = conn.SetDeadline(deadline)
-			return sniff.wrap(conn), nil
+			raw := sniff.wrap(conn)
+			if !m.tlsURL() {
+				return raw, nil
+			}
+			return sniff.handshake(raw, m.tlsConfig())
 		},
-	}
-	if m.tlsURL() {
-		cfg.TLSClientConfig = m.cfg.TLS.Clone()
 	}
 	// An interrupt ends the handshakes at once.
 	stop := context.AfterFunc(ctx, func() { sniff.abort() })
-	conn, err := amqp.DialConfig(m.cfg.URL, cfg)
+	conn, err := amqp.DialConfig(m.libraryURL(), cfg)
 	stop()
 	if err != nil {
 		if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
@@ -125,6 +129,36 @@ func (m *Mover) dial(ctx context.Context, vhost, name string) (amqpConn, error) 
 }
 
 func (m *Mover) tlsURL() bool { return strings.HasPrefix(m.cfg.URL, "amqps:") }
+
+// libraryURL is the URL amqp091-go dials: an amqps:// URL goes as amqp:// to the same host and
+// port, for the mover runs the TLS handshake itself (sniff.handshake) and so keeps its typed errors,
+// which amqp091-go flattens to text once the connection is handed over.
+func (m *Mover) libraryURL() string {
+	u, err := url.Parse(m.cfg.URL)
+	if err != nil || u.Scheme != "amqps" {
+		return m.cfg.URL // a URL that does not parse fails in amqp091-go as it is
+	}
+	if u.Port() == "" {
+		u.Host = net.JoinHostPort(u.Hostname(), amqpsPort)
+	}
+	u.Scheme = "amqp"
+	return u.String()
+}
+
+// tlsConfig is the TLS configuration of one connection: a clone of the Config's, its server name
+// the URL's host when it names none (as amqp091-go does).
+func (m *Mover) tlsConfig() *tls.Config {
+	c := &tls.Config{MinVersion: tls.VersionTLS12}
+	if m.cfg.TLS != nil {
+		c = m.cfg.TLS.Clone()
+	}
+	if c.ServerName == "" {
+		if u, err := url.Parse(m.cfg.URL); err == nil {
+			c.ServerName = u.Hostname()
+		}
+	}
+	return c
+}
 
 // dialError classifies e, a failed connection: err is the library's error, sniff what the socket
 // saw, timedOut whether the dial bound passed.
@@ -144,11 +178,14 @@ func (m *Mover) dialError(ctx context.Context, e *Error, err error, sniff *amqpS
 		e.Kind, e.Cause = ErrUnauthorized, VhostRefused
 		return
 	}
-	first := sniff.first()
+	first, tlsErr := sniff.first(), sniff.tlsError()
 	if errors.As(err, &rh) {
 		first = rh.RecordHeader[:]
-	} else if certificateError(err) {
+	} else if certificateError(err) || certificateError(tlsErr) {
 		e.Kind, e.Cause = errCertificate, CertificateRefused
+		if tlsErr != nil {
+			e.Reason = tlsErr.Error() // not amqp091-go's frame error that carries its text
+		}
 		return
 	}
 	if len(first) == 0 {
@@ -188,14 +225,63 @@ func (m *Mover) answered(e *Error, first []byte) {
 	}
 }
 
-// certificateError reports whether a TLS handshake failed over a certificate.
+// certificateError reports whether err is a TLS handshake that failed over a certificate: ours
+// (the server's certificate not verified) or the server's (an alert over the client's).
 func certificateError(err error) bool {
-	var verr *tls.CertificateVerificationError
-	if errors.As(err, &verr) {
+	if err == nil {
+		return false
+	}
+	var (
+		verr     *tls.CertificateVerificationError
+		unknown  x509.UnknownAuthorityError
+		hostname x509.HostnameError
+		invalid  x509.CertificateInvalidError
+		alert    tls.AlertError
+	)
+	if errors.As(err, &verr) || errors.As(err, &unknown) || errors.As(err, &hostname) || errors.As(err, &invalid) {
 		return true
 	}
-	msg := err.Error()
-	return strings.Contains(msg, "x509: ") || (strings.Contains(msg, "tls: ") && strings.Contains(msg, "certificate"))
+	if errors.As(err, &alert) {
+		return certificateAlert(alert)
+	}
+	a, ok := receivedAlert(err)
+	return ok && certificateAlert(a)
+}
+
+// TLS alerts about a certificate (RFC 8446 section 6.2).
+const (
+	alertBadCertificate         tls.AlertError = 42
+	alertUnsupportedCertificate tls.AlertError = 43
+	alertCertificateRevoked     tls.AlertError = 44
+	alertCertificateExpired     tls.AlertError = 45
+	alertCertificateUnknown     tls.AlertError = 46
+	alertUnknownCA              tls.AlertError = 48
+	alertCertificateRequired    tls.AlertError = 116
+)
+
+// certificateAlert reports whether a is an alert about a certificate.
+func certificateAlert(a tls.AlertError) bool {
+	switch a {
+	case alertBadCertificate, alertUnsupportedCertificate, alertCertificateRevoked, alertCertificateExpired,
+		alertCertificateUnknown, alertUnknownCA, alertCertificateRequired:
+		return true
+	}
+	return false
+}
+
+// receivedAlert is the alert in err, an alert the server sent: crypto/tls returns it (over TCP;
+// tls.AlertError is QUIC's) as a *net.OpError whose Err is crypto/tls's unexported alert type, a
+// uint8, so its code is read by its type, never by its text.
+func receivedAlert(err error) (tls.AlertError, bool) {
+	var oe *net.OpError
+	if !errors.As(err, &oe) || oe.Err == nil {
+		return 0, false
+	}
+	v := reflect.ValueOf(oe.Err)
+	if v.Kind() != reflect.Uint8 || v.Type().PkgPath() != "crypto/tls" {
+		return 0, false
+	}
+	return tls.AlertError(v.Uint()), true
 }
 
 // tlsRecord reports whether b begins like a TLS record: what a TLS port answers to plain bytes.
@@ -204,13 +290,16 @@ func tlsRecord(b []byte) bool {
 }
 
 // amqpSniff keeps what the server sent first on a connection, to tell after a failed handshake
-// which protocol the port speaks.
+// which protocol the port speaks, and the typed errors of the TLS beneath the AMQP handshake.
 type amqpSniff struct {
 	mu   sync.Mutex
 	conn net.Conn
 	got  []byte
 	// silent: the server closed the connection (an end of file or a reset) before sending a byte.
 	silent bool
+	// tlsErr is the TLS handshake's error, else the first failed read over TLS (in TLS 1.3 a
+	// server refuses the client's certificate after the client's handshake ended).
+	tlsErr error
 }
 
 func (s *amqpSniff) wrap(conn net.Conn) net.Conn {
@@ -218,6 +307,25 @@ func (s *amqpSniff) wrap(conn net.Conn) net.Conn {
 	defer s.mu.Unlock()
 	s.conn = conn
 	return &sniffedConn{Conn: conn, s: s}
+}
+
+// handshake runs the TLS handshake over raw and returns the TLS connection, its reads watched.
+func (s *amqpSniff) handshake(raw net.Conn, cfg *tls.Config) (net.Conn, error) {
+	c := tls.Client(raw, cfg)
+	if err := c.Handshake(); err != nil {
+		_ = raw.Close()
+		s.setTLSError(err)
+		return nil, err
+	}
+	return &tlsConn{Conn: c, s: s}, nil
+}
+
+func (s *amqpSniff) setTLSError(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.tlsErr == nil {
+		s.tlsErr = err
+	}
 }
 
 // abort ends the handshakes at once (an interrupt).
@@ -248,6 +356,12 @@ func (s *amqpSniff) closedSilent() bool {
 	return s.silent
 }
 
+func (s *amqpSniff) tlsError() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.tlsErr
+}
+
 // sniffedConn is the socket, its first bytes and an early close recorded.
 type sniffedConn struct {
 	net.Conn
@@ -269,6 +383,21 @@ func (c *sniffedConn) Read(p []byte) (int, error) {
 		c.s.mu.Lock()
 		c.s.silent = true
 		c.s.mu.Unlock()
+	}
+	return n, err
+}
+
+// tlsConn is the TLS connection handed to amqp091-go, its first failed read recorded: amqp091-go
+// keeps only the text of a read's error.
+type tlsConn struct {
+	*tls.Conn
+	s *amqpSniff
+}
+
+func (c *tlsConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if err != nil {
+		c.s.setTLSError(err)
 	}
 	return n, err
 }
