@@ -209,8 +209,14 @@ func (m *Mover) unanswered(e *Error, err error, silent, timedOut bool) {
 }
 
 // answered completes e, the error of a port that answered first with something other than AMQP
-// over the URL's scheme.
+// over the URL's scheme, or, over amqps://, with TLS and then refused the handshake for another
+// reason than a certificate (a TLS 1.2 server that wants a client certificate and gets none sends
+// handshake_failure, as it does for no common cipher).
 func (m *Mover) answered(e *Error, first []byte) {
+	if tlsRecord(first) && m.tlsURL() {
+		e.Cause, e.Reason = noCause, "the TLS handshake failed: "+e.Reason
+		return
+	}
 	if tlsRecord(first) {
 		e.Kind, e.Cause, e.Reason = ErrWrongScheme, TLSPortPlainURL, "the port speaks TLS, and the URL is amqp:// (plain)"
 		return

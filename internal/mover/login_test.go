@@ -153,6 +153,26 @@ func TestDialCertificateRefused(t *testing.T) {
 	}
 }
 
+// A TLS 1.2 port that wants a client certificate and gets none sends handshake_failure, as it does
+// for no common cipher: not a certificate's cause, and not a wrong scheme either (the port speaks
+// TLS, as the URL says).
+func TestDialHandshakeRefused(t *testing.T) {
+	t.Parallel()
+	srv := tlsServer(t, &tls.Config{ClientAuth: tls.RequireAnyClientCert, MaxVersion: tls.VersionTLS12})
+	m := moverAt("amqps://" + strings.TrimPrefix(srv.URL, "https://"))
+	pool := x509.NewCertPool()
+	pool.AddCert(srv.Certificate())
+	m.cfg.TLS = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	_, err := m.Purge(context.Background(), "/", "q")
+	var e *Error
+	if !errors.As(err, &e) || !errors.Is(err, ErrUnreachable) || errors.Is(err, errCertificate) || e.Cause != noCause || !e.Connecting {
+		t.Fatalf("got %#v, want an ErrUnreachable without a cause", err)
+	}
+	if want := "the TLS handshake failed: remote error: tls: handshake failure"; !strings.Contains(err.Error(), want) {
+		t.Errorf("the error does not say %q: %v", want, err)
+	}
+}
+
 // tlsServer is a TLS server with cfg (its certificate httptest's).
 func tlsServer(t *testing.T, cfg *tls.Config) *httptest.Server {
 	t.Helper()
