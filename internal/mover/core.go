@@ -15,7 +15,7 @@ type Move struct {
 	// the move begins.
 	Limit int
 	// Progress, when set, is told how many were moved out of how many, at
-	// least every ProgressEvery messages and every ProgressInterval, and once
+	// least every progressEvery messages and every progressInterval, and once
 	// at the end; never after ctx is done.
 	Progress func(moved, total int)
 }
@@ -25,9 +25,9 @@ type Move struct {
 const (
 	Window   = 512
 	prefetch = 2 * Window
-	// ProgressEvery and ProgressInterval space the progress reports.
-	ProgressEvery    = 1000
-	ProgressInterval = 4 * time.Second
+	// progressEvery and progressInterval space the progress reports.
+	progressEvery    = 1000
+	progressInterval = 4 * time.Second
 	// stallBound bounds how long a move waits for a delivery or a confirm.
 	stallBound = 15 * time.Second
 )
@@ -197,7 +197,7 @@ func (c *moveCore) Step(now time.Time, evs ...moveEvent) []moveAction {
 		case moveConnectionClosed:
 			return append(acts, c.stop(c.lost("the AMQP connection closed: "+ev.Reason)))
 		case moveCancelled:
-			return append(acts, c.stop(c.fail(ev.Err, NoCause, "interrupted")))
+			return append(acts, c.stop(c.fail(ev.Err, noCause, "interrupted")))
 		case moveTick:
 			acts = append(acts, c.tick(now)...)
 		}
@@ -259,7 +259,7 @@ func (c *moveCore) settle() []moveAction {
 		head = c.pending[0].state
 	}
 	if head == nacked {
-		return []moveAction{c.stop(c.fail(ErrNotConfirmed, Nacked, "the broker nacked a publish to "+c.mv.To))}
+		return []moveAction{c.stop(c.fail(errNotConfirmed, Nacked, "the broker nacked a publish to "+c.mv.To))}
 	}
 	if head == confirmedLate || len(c.pending) == 0 && c.returned != nil {
 		return []moveAction{c.stop(c.returnedError())}
@@ -287,7 +287,7 @@ func (c *moveCore) acked(now time.Time) []moveAction {
 		c.over = true
 		return []moveAction{c.report(now), moveDone{Moved: c.moved}}
 	}
-	if c.moved-c.reported >= ProgressEvery || now.Sub(c.reportedAt) >= ProgressInterval {
+	if c.moved-c.reported >= progressEvery || now.Sub(c.reportedAt) >= progressInterval {
 		return []moveAction{c.report(now)}
 	}
 	return nil
@@ -299,7 +299,7 @@ func (c *moveCore) tick(now time.Time) []moveAction {
 	if now.Sub(c.activeAt) > c.stall {
 		return []moveAction{c.stop(c.stalled())}
 	}
-	if now.Sub(c.reportedAt) >= ProgressInterval {
+	if now.Sub(c.reportedAt) >= progressInterval {
 		return []moveAction{c.report(now)}
 	}
 	return nil
@@ -318,10 +318,10 @@ func (c *moveCore) stalled() *MoveError {
 		}
 	}
 	if waiting > 0 {
-		return c.fail(ErrNotConfirmed, ConfirmsStalled, fmt.Sprintf("no confirm for %s of the messages published to %s (%d awaiting one)",
+		return c.fail(errNotConfirmed, ConfirmsStalled, fmt.Sprintf("no confirm for %s of the messages published to %s (%d awaiting one)",
 			c.stall, c.mv.To, waiting))
 	}
-	return c.fail(ErrNotConfirmed, DeliveriesStalled, fmt.Sprintf("no delivery from %s and no confirm for %s", c.mv.From, c.stall))
+	return c.fail(errNotConfirmed, DeliveriesStalled, fmt.Sprintf("no delivery from %s and no confirm for %s", c.mv.From, c.stall))
 }
 
 func (c *moveCore) report(now time.Time) moveAction {
@@ -345,21 +345,21 @@ func (c *moveCore) foreignUser(d moveDelivery) *MoveError {
 	if c.user != "" {
 		who = fmt.Sprintf("the connecting user %q", c.user)
 	}
-	return c.fail(ErrForeignUser, ForeignUserID, fmt.Sprintf("message %s (the %s on %s) has user_id %q, and RabbitMQ refuses to publish a "+
+	return c.fail(errForeignUser, ForeignUserID, fmt.Sprintf("message %s (the %s on %s) has user_id %q, and RabbitMQ refuses to publish a "+
 		"user_id other than %s unless that user has the impersonator tag; it was not published",
 		messageID(d.MessageID), ordinal(c.published+1), c.mv.From, d.UserID, who))
 }
 
 func (c *moveCore) returnedError() *MoveError {
 	ret := c.returned
-	return c.fail(ErrReturned, DestinationGone, fmt.Sprintf("the broker returned message %s as unroutable (%d %s): queue %q is gone",
+	return c.fail(errReturned, DestinationGone, fmt.Sprintf("the broker returned message %s as unroutable (%d %s): queue %q is gone",
 		messageID(ret.MessageID), ret.Code, ret.Text, c.mv.To))
 }
 
 // Unstarted is the error of a move that counted its messages but failed
 // before its first delivery (enabling the confirms, the prefetch or the
 // consumer), err an *Error: none moved, all stay on From. Its kind and
-// cause are err's, else ErrConnectionLost.
+// cause are err's, else errConnectionLost.
 func (c *moveCore) Unstarted(err error) *MoveError {
 	var ae *Error
 	if !errors.As(err, &ae) {
@@ -390,7 +390,7 @@ func (c *moveCore) closedReason(why string) string {
 }
 
 func (c *moveCore) lost(reason string) *MoveError {
-	return c.fail(ErrConnectionLost, ConnectionLost, reason)
+	return c.fail(errConnectionLost, ConnectionLost, reason)
 }
 
 func (c *moveCore) fail(kind error, cause Cause, reason string) *MoveError {

@@ -70,8 +70,8 @@ func actionText(a moveAction) string {
 	case moveDone:
 		return fmt.Sprintf("done %d", a.Moved)
 	case moveStop:
-		kinds := map[error]string{ErrReturned: "Returned", ErrNotConfirmed: "NotConfirmed", ErrConnectionLost: "ConnectionLost",
-			ErrForeignUser: "ForeignUser", context.Canceled: "Canceled"}
+		kinds := map[error]string{errReturned: "Returned", errNotConfirmed: "NotConfirmed", errConnectionLost: "ConnectionLost",
+			errForeignUser: "ForeignUser", context.Canceled: "Canceled"}
 		return fmt.Sprintf("stop %s %d/%d", kinds[a.Err.Kind], a.Err.Moved, a.Err.Total)
 	}
 	return fmt.Sprintf("%#v", a)
@@ -342,7 +342,7 @@ func TestMoveCore_stall(t *testing.T) {
 	}
 }
 
-// Progress: every ProgressEvery messages acked or ProgressInterval since
+// Progress: every progressEvery messages acked or progressInterval since
 // the last report, whichever comes first, and at the end.
 func TestMoveCore_progress(t *testing.T) {
 	t.Parallel()
@@ -362,9 +362,9 @@ func TestMoveCore_progress(t *testing.T) {
 	}
 	d := func(tag uint64) moveEvent { return dlv(tag) }
 	o := func(tag uint64) moveEvent { return ok(tag) }
-	const every = ProgressEvery
+	const every = progressEvery
 	for _, tc := range []moveCase{
-		{name: "every ProgressEvery acked", counted: 3 * every, window: 3 * every, steps: []moveStep{
+		{name: "every progressEvery acked", counted: 3 * every, window: 3 * every, steps: []moveStep{
 			{evs: many(1, every, d), want: published(1, every)},
 			{evs: many(1, every-1, o), want: want(fmt.Sprintf("ack %d", every-1))},
 			{evs: evs(acked), want: want()},
@@ -377,14 +377,14 @@ func TestMoveCore_progress(t *testing.T) {
 			{evs: evs(ok(2 * every)), want: want(fmt.Sprintf("ack %d", 2*every))},
 			{evs: evs(acked), want: want(fmt.Sprintf("progress %d/%d", 2*every, 3*every))},
 		}},
-		{name: "every ProgressInterval, on a tick or an ack", counted: 3, steps: []moveStep{
-			{at: ProgressInterval - 1, evs: evs(moveTick{}), want: want()},
-			{at: ProgressInterval, evs: evs(moveTick{}), want: want("progress 0/3")},
-			{at: ProgressInterval + 1, evs: evs(dlv(1), ok(1)), want: want("publish 1", "ack 1")},
-			{at: 2*ProgressInterval - 1, evs: evs(acked), want: want()},
-			{at: 2 * ProgressInterval, evs: evs(dlv(2), ok(2)), want: want("publish 2", "ack 2")},
-			{at: 2 * ProgressInterval, evs: evs(acked), want: want("progress 2/3")},
-			{at: 3*ProgressInterval - 1, evs: evs(moveTick{}), want: want()},
+		{name: "every progressInterval, on a tick or an ack", counted: 3, steps: []moveStep{
+			{at: progressInterval - 1, evs: evs(moveTick{}), want: want()},
+			{at: progressInterval, evs: evs(moveTick{}), want: want("progress 0/3")},
+			{at: progressInterval + 1, evs: evs(dlv(1), ok(1)), want: want("publish 1", "ack 1")},
+			{at: 2*progressInterval - 1, evs: evs(acked), want: want()},
+			{at: 2 * progressInterval, evs: evs(dlv(2), ok(2)), want: want("publish 2", "ack 2")},
+			{at: 2 * progressInterval, evs: evs(acked), want: want("progress 2/3")},
+			{at: 3*progressInterval - 1, evs: evs(moveTick{}), want: want()},
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { t.Parallel(); runMoveCase(t, tc) })
@@ -412,8 +412,8 @@ func TestMoveCore_unstarted(t *testing.T) {
 	e := c.Unstarted(&Error{Op: `consuming from "q.dead"`, Reason: "read tcp: i/o timeout."})
 	want := `moved 0 of 7 messages from q.dead to q in vhost "/" (amqp://h:5672), then stopped: consuming from "q.dead" failed: ` +
 		`read tcp: i/o timeout. The other 7 stay on q.dead`
-	if !strings.HasPrefix(e.Error(), want) || !errors.Is(e, ErrConnectionLost) || e.Cause != ConnectionLost || c.Accepting() {
-		t.Errorf("Unstarted: %v (kind %v), accepting %v; want %q..., ErrConnectionLost", e, e.Kind, c.Accepting(), want)
+	if !strings.HasPrefix(e.Error(), want) || !errors.Is(e, errConnectionLost) || e.Cause != ConnectionLost || c.Accepting() {
+		t.Errorf("Unstarted: %v (kind %v), accepting %v; want %q..., errConnectionLost", e, e.Kind, c.Accepting(), want)
 	}
 	e = newMoveCore(Move{From: "q.dead", To: "q"}, "", 7, "", false, time.Unix(0, 0)).Unstarted(
 		&Error{Op: "consuming", Reason: "ACCESS_REFUSED", Kind: ErrUnauthorized, Cause: QueuePermission})
@@ -430,20 +430,30 @@ func TestMoveCore_unstarted(t *testing.T) {
 // internal/provider's TestDocsLimitsTable).
 func TestDocsStallLimit(t *testing.T) {
 	t.Parallel()
+	if d := operatingLimit(t, "A move waiting for a delivery or a confirm"); d != stallBound {
+		t.Errorf("the table says %s, the move waits %s", d, stallBound)
+	}
+}
+
+// operatingLimit is the default of the row named name in the Operating guide's table of limits.
+func operatingLimit(t *testing.T, name string) time.Duration {
+	t.Helper()
 	b, err := os.ReadFile("../../docs/guides/operating.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	const row = "| A move waiting for a delivery or a confirm |"
+	row := "| " + name + " |"
 	for line := range strings.Lines(string(b)) {
 		if !strings.HasPrefix(line, row) {
 			continue
 		}
 		cell := strings.Trim(strings.TrimSpace(strings.Split(line[len(row):], "|")[0]), "`")
-		if d, err := time.ParseDuration(cell); err != nil || d != stallBound {
-			t.Errorf("the table says %q, the move waits %s", cell, stallBound)
+		d, err := time.ParseDuration(cell)
+		if err != nil {
+			t.Fatalf("%s: the table says %q, not a duration", name, cell)
 		}
-		return
+		return d
 	}
-	t.Errorf("the Operating guide's table lacks %q", row)
+	t.Fatalf("the Operating guide's table lacks %q", row)
+	return 0
 }

@@ -4,11 +4,16 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"net/url"
+	"reflect"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
@@ -16,9 +21,9 @@ import (
 
 // Connecting to the AMQP port: one connection per operation, closed after it.
 
-// DialTimeout bounds connecting to the AMQP port: TCP, TLS and the AMQP handshake together
+// dialTimeout bounds connecting to the AMQP port: TCP, TLS and the AMQP handshake together
 // (amqp091-go's own default is 30 s for the TCP connection and 30 s more for the handshakes).
-const DialTimeout = 15 * time.Second
+const dialTimeout = 15 * time.Second
 
 const (
 	heartbeat = 10 * time.Second
@@ -50,7 +55,7 @@ type Config struct {
 // Mover moves and purges messages over AMQP 0-9-1.
 type Mover struct {
 	cfg Config
-	// timeout is DialTimeout; closeWait bounds the closing handshake of a connection: after an
+	// timeout is dialTimeout; closeWait bounds the closing handshake of a connection: after an
 	// interrupt, or with a broker that stopped answering, Close alone could wait for the heartbeat
 	// to time out.
 	timeout, closeWait time.Duration
@@ -58,7 +63,7 @@ type Mover struct {
 
 // New returns the Mover of cfg.
 func New(cfg Config) *Mover {
-	return &Mover{cfg: cfg, timeout: DialTimeout, closeWait: defaultCloseWait}
+	return &Mover{cfg: cfg, timeout: dialTimeout, closeWait: defaultCloseWait}
 }
 
 // URL is the AMQP URL it connects to (no credentials).
@@ -100,15 +105,16 @@ func (m *Mover) dial(ctx context.Context, vhost, name string) (amqpConn, error) 
 			// The deadline bounds the TLS and AMQP handshakes too; amqp091-go clears it once the
 			// connection is open.
 			_ = conn.SetDeadline(deadline)
-			return sniff.wrap(conn), nil
+			raw := sniff.wrap(conn)
+			if !m.tlsURL() {
+				return raw, nil
+			}
+			return sniff.handshake(raw, m.tlsConfig())
 		},
-	}
-	if m.tlsURL() {
-		cfg.TLSClientConfig = m.cfg.TLS.Clone()
 	}
 	// An interrupt ends the handshakes at once.
 	stop := context.AfterFunc(ctx, func() { sniff.abort() })
-	conn, err := amqp.DialConfig(m.cfg.URL, cfg)
+	conn, err := amqp.DialConfig(m.libraryURL(), cfg)
 	stop()
 	if err != nil {
 		if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
@@ -116,7 +122,7 @@ func (m *Mover) dial(ctx context.Context, vhost, name string) (amqpConn, error) 
 		}
 		e := &Error{Op: op, URL: m.cfg.URL, Derived: m.cfg.Derived, Connecting: true, Reason: err.Error(),
 			User: user, TokenAuth: m.cfg.TokenAuth}
-		m.dialError(ctx, e, err, sniff.first(), !time.Now().Before(deadline))
+		m.dialError(ctx, e, err, &sniff, !time.Now().Before(deadline))
 		return amqpConn{}, e
 	}
 	return amqpConn{Connection: conn, sniff: &sniff}, nil
@@ -124,14 +130,44 @@ func (m *Mover) dial(ctx context.Context, vhost, name string) (amqpConn, error) 
 
 func (m *Mover) tlsURL() bool { return strings.HasPrefix(m.cfg.URL, "amqps:") }
 
-// dialError classifies e, a failed connection: err is the library's error, first what the port
-// sent first, timedOut whether the dial bound passed.
-func (m *Mover) dialError(ctx context.Context, e *Error, err error, first []byte, timedOut bool) {
+// libraryURL is the URL amqp091-go dials: an amqps:// URL goes as amqp:// to the same host and
+// port, for the mover runs the TLS handshake itself (sniff.handshake) and so keeps its typed errors,
+// which amqp091-go flattens to text once the connection is handed over.
+func (m *Mover) libraryURL() string {
+	u, err := url.Parse(m.cfg.URL)
+	if err != nil || u.Scheme != "amqps" {
+		return m.cfg.URL // a URL that does not parse fails in amqp091-go as it is
+	}
+	if u.Port() == "" {
+		u.Host = net.JoinHostPort(u.Hostname(), amqpsPort)
+	}
+	u.Scheme = "amqp"
+	return u.String()
+}
+
+// tlsConfig is the TLS configuration of one connection: a clone of the Config's, its server name
+// the URL's host when it names none (as amqp091-go does).
+func (m *Mover) tlsConfig() *tls.Config {
+	c := &tls.Config{MinVersion: tls.VersionTLS12}
+	if m.cfg.TLS != nil {
+		c = m.cfg.TLS.Clone()
+	}
+	if c.ServerName == "" {
+		if u, err := url.Parse(m.cfg.URL); err == nil {
+			c.ServerName = u.Hostname()
+		}
+	}
+	return c
+}
+
+// dialError classifies e, a failed connection: err is the library's error, sniff what the socket
+// saw, timedOut whether the dial bound passed.
+func (m *Mover) dialError(ctx context.Context, e *Error, err error, sniff *amqpSniff, timedOut bool) {
 	var ae *amqp.Error
 	var rh tls.RecordHeaderError
 	e.Kind, e.Cause = ErrUnreachable, NoAnswer
 	if ctx.Err() != nil {
-		e.Kind, e.Reason, e.Cause = ctx.Err(), "interrupted", NoCause
+		e.Kind, e.Reason, e.Cause = ctx.Err(), "interrupted", noCause
 		return
 	}
 	if errors.Is(err, amqp.ErrCredentials) || (errors.As(err, &ae) && ae.Code == amqp.AccessRefused) {
@@ -142,35 +178,45 @@ func (m *Mover) dialError(ctx context.Context, e *Error, err error, first []byte
 		e.Kind, e.Cause = ErrUnauthorized, VhostRefused
 		return
 	}
+	first, tlsErr := sniff.first(), sniff.tlsError()
 	if errors.As(err, &rh) {
 		first = rh.RecordHeader[:]
-	} else if certificateError(err) {
-		e.Kind, e.Cause = ErrCertificate, CertificateRefused
+	} else if certificateError(err) || certificateError(tlsErr) {
+		e.Kind, e.Cause = errCertificate, CertificateRefused
+		if tlsErr != nil {
+			e.Reason = tlsErr.Error() // not amqp091-go's frame error that carries its text
+		}
 		return
 	}
 	if len(first) == 0 {
-		m.unanswered(e, err, timedOut)
+		m.unanswered(e, err, sniff.closedSilent(), timedOut)
 		return
 	}
 	m.answered(e, first)
 }
 
 // unanswered completes e, the error of a port that sent nothing: no answer within the bound, a
-// close without a word (as a TLS port to plain bytes), or a refused connection.
-func (m *Mover) unanswered(e *Error, err error, timedOut bool) {
+// close without a word (silent: as a TLS port to plain bytes), or a refused connection.
+func (m *Mover) unanswered(e *Error, err error, silent, timedOut bool) {
 	if timedOut {
 		e.Reason = fmt.Sprintf("no AMQP connection within %s (%s)", m.timeout, err)
 		return
 	}
-	if strings.Contains(err.Error(), "EOF") && !m.tlsURL() {
+	if silent && !m.tlsURL() {
 		e.Reason = "the server closed the connection without answering the AMQP protocol header, as a TLS port does"
 		e.Cause = ClosedUnanswered
 	}
 }
 
 // answered completes e, the error of a port that answered first with something other than AMQP
-// over the URL's scheme.
+// over the URL's scheme, or, over amqps://, with TLS and then refused the handshake for another
+// reason than a certificate (a TLS 1.2 server that wants a client certificate and gets none sends
+// handshake_failure, as it does for no common cipher).
 func (m *Mover) answered(e *Error, first []byte) {
+	if tlsRecord(first) && m.tlsURL() {
+		e.Cause, e.Reason = noCause, "the TLS handshake failed: "+e.Reason
+		return
+	}
 	if tlsRecord(first) {
 		e.Kind, e.Cause, e.Reason = ErrWrongScheme, TLSPortPlainURL, "the port speaks TLS, and the URL is amqp:// (plain)"
 		return
@@ -179,20 +225,69 @@ func (m *Mover) answered(e *Error, first []byte) {
 		e.Kind, e.Cause, e.Reason = ErrWrongScheme, PlainPortTLSURL, "the port speaks plain AMQP, and the URL is amqps:// (TLS)"
 		return
 	}
-	e.Kind, e.Cause, e.Reason = ErrNotAMQP, OtherProtocol, fmt.Sprintf("the port does not speak AMQP: it answered %q", first)
+	e.Kind, e.Cause, e.Reason = errNotAMQP, OtherProtocol, fmt.Sprintf("the port does not speak AMQP: it answered %q", first)
 	if bytes.HasPrefix(first, []byte("HTTP/")) {
 		e.Reason = "the port speaks HTTP (the management API's port?), not AMQP"
 	}
 }
 
-// certificateError reports whether a TLS handshake failed over a certificate.
+// certificateError reports whether err is a TLS handshake that failed over a certificate: ours
+// (the server's certificate not verified) or the server's (an alert over the client's).
 func certificateError(err error) bool {
-	var verr *tls.CertificateVerificationError
-	if errors.As(err, &verr) {
+	if err == nil {
+		return false
+	}
+	var (
+		verr     *tls.CertificateVerificationError
+		unknown  x509.UnknownAuthorityError
+		hostname x509.HostnameError
+		invalid  x509.CertificateInvalidError
+		alert    tls.AlertError
+	)
+	if errors.As(err, &verr) || errors.As(err, &unknown) || errors.As(err, &hostname) || errors.As(err, &invalid) {
 		return true
 	}
-	msg := err.Error()
-	return strings.Contains(msg, "x509: ") || (strings.Contains(msg, "tls: ") && strings.Contains(msg, "certificate"))
+	if errors.As(err, &alert) {
+		return certificateAlert(alert)
+	}
+	a, ok := receivedAlert(err)
+	return ok && certificateAlert(a)
+}
+
+// TLS alerts about a certificate (RFC 8446 section 6.2).
+const (
+	alertBadCertificate         tls.AlertError = 42
+	alertUnsupportedCertificate tls.AlertError = 43
+	alertCertificateRevoked     tls.AlertError = 44
+	alertCertificateExpired     tls.AlertError = 45
+	alertCertificateUnknown     tls.AlertError = 46
+	alertUnknownCA              tls.AlertError = 48
+	alertCertificateRequired    tls.AlertError = 116
+)
+
+// certificateAlert reports whether a is an alert about a certificate.
+func certificateAlert(a tls.AlertError) bool {
+	switch a {
+	case alertBadCertificate, alertUnsupportedCertificate, alertCertificateRevoked, alertCertificateExpired,
+		alertCertificateUnknown, alertUnknownCA, alertCertificateRequired:
+		return true
+	}
+	return false
+}
+
+// receivedAlert is the alert in err, an alert the server sent: crypto/tls returns it (over TCP;
+// tls.AlertError is QUIC's) as a *net.OpError whose Err is crypto/tls's unexported alert type, a
+// uint8, so its code is read by its type, never by its text.
+func receivedAlert(err error) (tls.AlertError, bool) {
+	var oe *net.OpError
+	if !errors.As(err, &oe) || oe.Err == nil {
+		return 0, false
+	}
+	v := reflect.ValueOf(oe.Err)
+	if v.Kind() != reflect.Uint8 || v.Type().PkgPath() != "crypto/tls" {
+		return 0, false
+	}
+	return tls.AlertError(v.Uint()), true
 }
 
 // tlsRecord reports whether b begins like a TLS record: what a TLS port answers to plain bytes.
@@ -200,12 +295,17 @@ func tlsRecord(b []byte) bool {
 	return len(b) >= 2 && (b[0] == 0x15 || b[0] == 0x16) && b[1] == 0x03
 }
 
-// amqpSniff keeps the first bytes the server sent on a connection, to tell after a failed
-// handshake which protocol the port speaks.
+// amqpSniff keeps what the server sent first on a connection, to tell after a failed handshake
+// which protocol the port speaks, and the typed errors of the TLS beneath the AMQP handshake.
 type amqpSniff struct {
 	mu   sync.Mutex
 	conn net.Conn
 	got  []byte
+	// silent: the server closed the connection (an end of file or a reset) before sending a byte.
+	silent bool
+	// tlsErr is the TLS handshake's error, else the first failed read over TLS (in TLS 1.3 a
+	// server refuses the client's certificate after the client's handshake ended).
+	tlsErr error
 }
 
 func (s *amqpSniff) wrap(conn net.Conn) net.Conn {
@@ -213,6 +313,25 @@ func (s *amqpSniff) wrap(conn net.Conn) net.Conn {
 	defer s.mu.Unlock()
 	s.conn = conn
 	return &sniffedConn{Conn: conn, s: s}
+}
+
+// handshake runs the TLS handshake over raw and returns the TLS connection, its reads watched.
+func (s *amqpSniff) handshake(raw net.Conn, cfg *tls.Config) (net.Conn, error) {
+	c := tls.Client(raw, cfg)
+	if err := c.Handshake(); err != nil {
+		_ = raw.Close()
+		s.setTLSError(err)
+		return nil, err
+	}
+	return &tlsConn{Conn: c, s: s}, nil
+}
+
+func (s *amqpSniff) setTLSError(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.tlsErr == nil {
+		s.tlsErr = err
+	}
 }
 
 // abort ends the handshakes at once (an interrupt).
@@ -237,6 +356,19 @@ func (s *amqpSniff) first() []byte {
 	return s.got
 }
 
+func (s *amqpSniff) closedSilent() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.silent
+}
+
+func (s *amqpSniff) tlsError() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.tlsErr
+}
+
+// sniffedConn is the socket, its first bytes and an early close recorded.
 type sniffedConn struct {
 	net.Conn
 	s    *amqpSniff
@@ -252,6 +384,26 @@ func (c *sniffedConn) Read(p []byte) (int, error) {
 		c.s.mu.Lock()
 		c.s.got = append([]byte(nil), p[:min(n, 16)]...)
 		c.s.mu.Unlock()
+	}
+	if !c.seen && (errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)) {
+		c.s.mu.Lock()
+		c.s.silent = true
+		c.s.mu.Unlock()
+	}
+	return n, err
+}
+
+// tlsConn is the TLS connection handed to amqp091-go, its first failed read recorded: amqp091-go
+// keeps only the text of a read's error.
+type tlsConn struct {
+	*tls.Conn
+	s *amqpSniff
+}
+
+func (c *tlsConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if err != nil {
+		c.s.setTLSError(err)
 	}
 	return n, err
 }

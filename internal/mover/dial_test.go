@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -29,6 +30,7 @@ func TestDialMistakes(t *testing.T) {
 	tlsSrv.StartTLS()
 	t.Cleanup(tlsSrv.Close)
 	plainAMQP := brokertest.RawListener(t, brokertest.AMQPGreeting)
+	resets := resettingListener(t)
 	for _, tc := range []struct {
 		name, url string
 		kind      error
@@ -36,11 +38,12 @@ func TestDialMistakes(t *testing.T) {
 		says      string
 	}{
 		{"closed port", "amqp://" + closed, ErrUnreachable, NoAnswer, "connection refused"},
-		{"HTTP port", "amqp://" + httpPort, ErrNotAMQP, OtherProtocol, "speaks HTTP"},
+		{"HTTP port", "amqp://" + httpPort, errNotAMQP, OtherProtocol, "speaks HTTP"},
 		{"TLS port, amqp://", "amqp://" + tlsAlert, ErrWrongScheme, TLSPortPlainURL, "the port speaks TLS"},
 		{"silent TLS port, amqp://", "amqp://" + strings.TrimPrefix(tlsSrv.URL, "https://"), ErrUnreachable, ClosedUnanswered,
 			"closed the connection without answering"},
 		{"plain port, amqps://", "amqps://" + plainAMQP, ErrWrongScheme, PlainPortTLSURL, "the port speaks plain AMQP"},
+		{"reset without a word, amqp://", "amqp://" + resets, ErrUnreachable, ClosedUnanswered, "closed the connection without answering"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := moverAt(tc.url)
@@ -71,8 +74,8 @@ func TestDialMistakes(t *testing.T) {
 // wait at once.
 func TestDialTimeout(t *testing.T) {
 	t.Parallel()
-	if DialTimeout != 15*time.Second {
-		t.Errorf("DialTimeout = %s, want 15s", DialTimeout)
+	if dialTimeout != 15*time.Second {
+		t.Errorf("dialTimeout = %s, want 15s", dialTimeout)
 	}
 	silent := brokertest.SilentListener(t)
 	c := moverAt("amqp://" + silent)
@@ -113,12 +116,21 @@ func TestDialCancelled(t *testing.T) {
 	}
 }
 
-// A Mover's bounds are the defaults: DialTimeout for connecting, defaultCloseWait for closing.
+// The dial bound has its row in the Operating guide's table (the rest of the table:
+// internal/provider's TestDocsLimitsTable).
+func TestDocsDialLimit(t *testing.T) {
+	t.Parallel()
+	if d := operatingLimit(t, "An AMQP connection"); d != dialTimeout {
+		t.Errorf("the table says %s, a connection waits %s", d, dialTimeout)
+	}
+}
+
+// A Mover's bounds are the defaults: dialTimeout for connecting, defaultCloseWait for closing.
 func TestDialDefaults(t *testing.T) {
 	t.Parallel()
 	m := New(Config{})
-	if m.timeout != DialTimeout || m.closeWait != defaultCloseWait {
-		t.Errorf("dial bound %s, close wait %s; want %s and %s", m.timeout, m.closeWait, DialTimeout, defaultCloseWait)
+	if m.timeout != dialTimeout || m.closeWait != defaultCloseWait {
+		t.Errorf("dial bound %s, close wait %s; want %s and %s", m.timeout, m.closeWait, dialTimeout, defaultCloseWait)
 	}
 }
 
@@ -133,7 +145,7 @@ func TestLimit_dial(t *testing.T) {
 		answers time.Duration
 		want    error
 	}{
-		{"answers just inside", bound * 7 / 10, ErrNotAMQP},
+		{"answers just inside", bound * 7 / 10, errNotAMQP},
 		{"answers just outside", bound * 14 / 10, ErrUnreachable},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -149,4 +161,26 @@ func TestLimit_dial(t *testing.T) {
 			}
 		})
 	}
+}
+
+// resettingListener is a port that reads what it is sent and resets the connection without a word.
+func resettingListener(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			_, _ = c.Read(make([]byte, 8))
+			_ = c.(*net.TCPConn).SetLinger(0)
+			_ = c.Close()
+		}
+	}()
+	return ln.Addr().String()
 }

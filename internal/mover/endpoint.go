@@ -27,7 +27,7 @@ func EndpointFor(endpoint, management string) (u string, derived bool, err error
 	}
 	mgmt, err := url.Parse(management)
 	if err != nil {
-		return "", false, &EndpointError{Value: redact.URL(management), Problem: Unparsable}
+		return "", false, &EndpointError{Value: redact.URL(management), Problem: unparsable}
 	}
 	if mgmt.Scheme == "https" {
 		return "amqps://" + net.JoinHostPort(mgmt.Hostname(), amqpsPort), true, nil
@@ -42,7 +42,7 @@ func ValidateEndpoint(raw string) (*url.URL, error) {
 	s := strings.TrimRight(strings.TrimSpace(raw), "/")
 	u, err := url.Parse(s)
 	if err != nil {
-		return nil, &EndpointError{Value: redact.URL(s), Problem: Unparsable}
+		return nil, &EndpointError{Value: redact.URL(s), Problem: unparsable}
 	}
 	if u.Scheme != "amqp" && u.Scheme != "amqps" {
 		return nil, &EndpointError{Value: redact.URL(s), Scheme: u.Scheme, Problem: NotAMQPScheme}

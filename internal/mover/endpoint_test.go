@@ -42,9 +42,9 @@ func TestValidateEndpoint(t *testing.T) {
 	t.Parallel()
 	for raw, want := range map[string]EndpointProblem{
 		"http://127.0.0.1:5672":       NotAMQPScheme,
-		"127.0.0.1:5672":              Unparsable,
+		"127.0.0.1:5672":              unparsable,
 		"mq.example.com":              NotAMQPScheme,
-		"amqp://h:5672/%zz":           Unparsable,
+		"amqp://h:5672/%zz":           unparsable,
 		"amqp://":                     NoHost,
 		"amqp://guest:secret@h:5672":  HasCredentials,
 		"amqp://h:5672/%2F":           HasPath,

@@ -6,14 +6,16 @@ import (
 	"strings"
 )
 
-// Kinds of failure, tested with errors.Is: every sentinel of the package is here.
+// Kinds of failure, tested with errors.Is: every sentinel of the package is here. The exported
+// ones are those a caller decides on; the others are told apart by Cause, and reach a caller
+// in the error's text and as an ErrUnreachable where they are one.
 var (
-	// ErrUnreachable: no AMQP connection within DialTimeout.
+	// ErrUnreachable: no AMQP connection within the dial bound (dialTimeout).
 	ErrUnreachable = errors.New("AMQP endpoint unreachable")
-	// ErrCertificate: the TLS handshake failed over a certificate; also an ErrUnreachable.
-	ErrCertificate = fmt.Errorf("TLS certificate not accepted: %w", ErrUnreachable)
-	// ErrNotAMQP: the port answered with another protocol (e.g. HTTP).
-	ErrNotAMQP = errors.New("endpoint does not speak AMQP")
+	// errCertificate: the TLS handshake failed over a certificate; also an ErrUnreachable.
+	errCertificate = fmt.Errorf("TLS certificate not accepted: %w", ErrUnreachable)
+	// errNotAMQP: the port answered with another protocol (e.g. HTTP).
+	errNotAMQP = errors.New("endpoint does not speak AMQP")
 	// ErrWrongScheme: the port speaks TLS and the URL is amqp://, or the other way round (Cause).
 	ErrWrongScheme = errors.New("wrong URL scheme for the port")
 	// ErrNotFound: the queue does not exist.
@@ -23,24 +25,25 @@ var (
 
 	// Why a move stopped (MoveError.Kind), besides the kinds above and the context's errors.
 
-	// ErrReturned: the broker returned a publish as unroutable (To is gone).
-	ErrReturned = errors.New("message returned unroutable")
-	// ErrNotConfirmed: a publish was nacked, or its channel closed before its confirm came, or no
+	// errReturned: the broker returned a publish as unroutable (To is gone).
+	errReturned = errors.New("message returned unroutable")
+	// errNotConfirmed: a publish was nacked, or its channel closed before its confirm came, or no
 	// confirm came in time.
-	ErrNotConfirmed = errors.New("publish not confirmed")
-	// ErrConnectionLost: the AMQP connection or a channel closed.
-	ErrConnectionLost = errors.New("AMQP connection lost")
-	// ErrForeignUser: a message carries a user_id other than the connecting user's, which
+	errNotConfirmed = errors.New("publish not confirmed")
+	// errConnectionLost: the AMQP connection or a channel closed.
+	errConnectionLost = errors.New("AMQP connection lost")
+	// errForeignUser: a message carries a user_id other than the connecting user's, which
 	// RabbitMQ refuses to publish without the impersonator tag.
-	ErrForeignUser = errors.New("message published by another user")
+	errForeignUser = errors.New("message published by another user")
 )
 
-// Cause says what went wrong, for the caller to say what to do next.
+// Cause says what went wrong, for the caller to say what to do next; the zero Cause says nothing
+// more than the kind.
 type Cause int
 
 const (
-	// NoCause: nothing more to say than the kind (an interrupt, a missing queue).
-	NoCause Cause = iota
+	// noCause: nothing more to say than the kind (an interrupt, a missing queue).
+	noCause Cause = iota
 	// CredentialsRefused: the broker refused the user and password (or token) at login.
 	CredentialsRefused
 	// VhostRefused: the user may not open a connection to the vhost.
@@ -59,7 +62,7 @@ const (
 	TLSPortPlainURL
 	// PlainPortTLSURL: the port speaks plain AMQP and the URL is amqps:// (ErrWrongScheme).
 	PlainPortTLSURL
-	// OtherProtocol: the port speaks another protocol (ErrNotAMQP).
+	// OtherProtocol: the port speaks another protocol (errNotAMQP).
 	OtherProtocol
 
 	// Causes of a MoveError.
@@ -70,11 +73,11 @@ const (
 	ConfirmsStalled
 	// DeliveriesStalled: no delivery and no confirm came within the stall bound.
 	DeliveriesStalled
-	// ForeignUserID: a message's user_id is another user's (ErrForeignUser).
+	// ForeignUserID: a message's user_id is another user's (errForeignUser).
 	ForeignUserID
-	// DestinationGone: a publish was returned unroutable (ErrReturned).
+	// DestinationGone: a publish was returned unroutable (errReturned).
 	DestinationGone
-	// ConnectionLost: the connection or a channel closed (ErrConnectionLost).
+	// ConnectionLost: the connection or a channel closed (errConnectionLost).
 	ConnectionLost
 )
 
@@ -88,7 +91,8 @@ type Error struct {
 	Derived bool
 	// Connecting says the connection was not opened (Op is the connection's).
 	Connecting bool
-	// Kind is one of the Err* values, the context's error, or nil.
+	// Kind is one of the package's sentinels (errCertificate is also an ErrUnreachable), the
+	// context's error, or nil.
 	Kind   error
 	Reason string
 	Cause  Cause
@@ -131,8 +135,8 @@ func (e *MoveError) Unwrap() error { return e.Kind }
 type EndpointProblem int
 
 const (
-	// Unparsable: not a URL.
-	Unparsable EndpointProblem = iota + 1
+	// unparsable: not a URL.
+	unparsable EndpointProblem = iota + 1
 	// NotAMQPScheme: a scheme other than amqp or amqps.
 	NotAMQPScheme
 	// NoHost: no host.

@@ -20,7 +20,7 @@ func TestMoveError(t *testing.T) {
 	err := error(stop.Err)
 	wantText := `moved 1 of 10 messages from q.dead to q in vhost "v" (amqp://h:5672), then stopped: the broker nacked a ` +
 		`publish to q. The other 9 stay on q.dead: a message leaves it only once its copy on q is confirmed`
-	if err.Error() != wantText || !errors.Is(err, ErrNotConfirmed) || stop.Err.Cause != Nacked {
+	if err.Error() != wantText || !errors.Is(err, errNotConfirmed) || stop.Err.Cause != Nacked {
 		t.Errorf("got %q (kind %v, cause %v),\nwant %q", err, stop.Err.Kind, stop.Err.Cause, wantText)
 	}
 	noHint := &MoveError{Vhost: "v", From: "a", To: "b", URL: "u", Moved: 0, Total: 2, Reason: "interrupted."}
@@ -37,7 +37,7 @@ func TestEndpointErrorText(t *testing.T) {
 		e    EndpointError
 		want string
 	}{
-		{EndpointError{Value: "x", Problem: Unparsable}, `"x" does not parse`},
+		{EndpointError{Value: "x", Problem: unparsable}, `"x" does not parse`},
 		{EndpointError{Value: "http://h", Scheme: "http", Problem: NotAMQPScheme}, `"http://h" has scheme "http"`},
 		{EndpointError{Value: "amqp://", Problem: NoHost}, `"amqp://" has no host`},
 		{EndpointError{Value: "amqp://u:xxxxx@h", Problem: HasCredentials}, `without credentials; "amqp://u:xxxxx@h" has some`},

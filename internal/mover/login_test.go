@@ -2,13 +2,19 @@ package mover
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
+	"fmt"
 	"io"
 	"log"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
+
+	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 )
@@ -78,7 +84,7 @@ func TestLogin_noCredentials(t *testing.T) {
 	}
 }
 
-// A TLS port whose certificate the client does not trust is ErrCertificate (an ErrUnreachable)
+// A TLS port whose certificate the client does not trust is errCertificate (an ErrUnreachable)
 // with cause CertificateRefused; a URL derived from the management endpoint says so in Derived.
 func TestDialCertificate(t *testing.T) {
 	tlsSrv := httptest.NewUnstartedServer(http.NotFoundHandler())
@@ -90,7 +96,7 @@ func TestDialCertificate(t *testing.T) {
 		m.cfg.Derived = derived
 		_, err := m.Purge(context.Background(), "/", "q")
 		var e *Error
-		if !errors.As(err, &e) || !errors.Is(err, ErrCertificate) || !errors.Is(err, ErrUnreachable) ||
+		if !errors.As(err, &e) || !errors.Is(err, errCertificate) || !errors.Is(err, ErrUnreachable) ||
 			e.Cause != CertificateRefused || e.Derived != derived {
 			t.Errorf("an untrusted certificate (derived %v): %#v", derived, err)
 		}
@@ -101,5 +107,106 @@ func TestDialCertificate(t *testing.T) {
 	var e *Error
 	if !errors.As(err, &e) || !errors.Is(err, ErrUnreachable) || e.Cause != NoAnswer || !e.Derived {
 		t.Errorf("a derived URL: %#v", err)
+	}
+}
+
+// Every way a TLS handshake fails over a certificate is CertificateRefused, decided on the typed
+// errors of crypto/tls and crypto/x509: the server's certificate for another name or expired (the
+// client's check), and a server that wants a client certificate, which refuses with an alert
+// during the handshake (TLS 1.2) or after the client's handshake ended (TLS 1.3, where amqp091-go
+// alone would keep only the text of the read that failed).
+func TestDialCertificateRefused(t *testing.T) {
+	t.Parallel()
+	plain := tlsServer(t, nil)
+	refusing := tlsServer(t, &tls.Config{ClientAuth: tls.RequireAndVerifyClientCert, ClientCAs: x509.NewCertPool(),
+		MaxVersion: tls.VersionTLS12})
+	for _, tc := range []struct {
+		name   string
+		srv    *httptest.Server
+		client func(*tls.Config)
+		says   string
+	}{
+		{"another host name", plain, func(c *tls.Config) { c.ServerName = "other.example" }, "other.example"},
+		{"expired", plain, func(c *tls.Config) { c.Time = func() time.Time { return time.Now().AddDate(200, 0, 0) } }, "expired"},
+		{"client certificate refused, TLS 1.2", refusing, func(c *tls.Config) { c.Certificates = refusing.TLS.Certificates }, "unknown certificate authority"},
+		{"client certificate wanted, TLS 1.3", tlsServer(t, &tls.Config{ClientAuth: tls.RequireAnyClientCert, MinVersion: tls.VersionTLS13}),
+			nil, "certificate required"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			m := moverAt("amqps://" + strings.TrimPrefix(tc.srv.URL, "https://"))
+			pool := x509.NewCertPool()
+			pool.AddCert(tc.srv.Certificate())
+			m.cfg.TLS = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+			if tc.client != nil {
+				tc.client(m.cfg.TLS)
+			}
+			_, err := m.Purge(context.Background(), "/", "q")
+			var e *Error
+			if !errors.As(err, &e) || !errors.Is(err, errCertificate) || e.Cause != CertificateRefused || !e.Connecting {
+				t.Fatalf("got %#v, want an *Error of cause CertificateRefused", err)
+			}
+			if !strings.Contains(err.Error(), tc.says) {
+				t.Errorf("the error does not say %q: %v", tc.says, err)
+			}
+		})
+	}
+}
+
+// A TLS 1.2 port that wants a client certificate and gets none sends handshake_failure, as it does
+// for no common cipher: not a certificate's cause, and not a wrong scheme either (the port speaks
+// TLS, as the URL says).
+func TestDialHandshakeRefused(t *testing.T) {
+	t.Parallel()
+	srv := tlsServer(t, &tls.Config{ClientAuth: tls.RequireAnyClientCert, MaxVersion: tls.VersionTLS12})
+	m := moverAt("amqps://" + strings.TrimPrefix(srv.URL, "https://"))
+	pool := x509.NewCertPool()
+	pool.AddCert(srv.Certificate())
+	m.cfg.TLS = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	_, err := m.Purge(context.Background(), "/", "q")
+	var e *Error
+	if !errors.As(err, &e) || !errors.Is(err, ErrUnreachable) || errors.Is(err, errCertificate) || e.Cause != noCause || !e.Connecting {
+		t.Fatalf("got %#v, want an ErrUnreachable without a cause", err)
+	}
+	if want := "the TLS handshake failed: remote error: tls: handshake failure"; !strings.Contains(err.Error(), want) {
+		t.Errorf("the error does not say %q: %v", want, err)
+	}
+}
+
+// tlsServer is a TLS server with cfg (its certificate httptest's).
+func tlsServer(t *testing.T, cfg *tls.Config) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewUnstartedServer(http.NotFoundHandler())
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	srv.TLS = cfg
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// An error's text decides nothing: text that reads like a certificate's failure is not one, an
+// alert about something else than a certificate is not one.
+func TestCertificateErrorTyped(t *testing.T) {
+	t.Parallel()
+	for _, err := range []error{
+		nil,
+		errors.New("x509: certificate signed by unknown authority"),
+		errors.New("remote error: tls: bad certificate"),
+		&amqp.Error{Code: amqp.FrameError, Reason: "remote error: tls: certificate required"},
+		tls.AlertError(40), // handshake_failure
+	} {
+		if certificateError(err) {
+			t.Errorf("%#v is a certificate error", err)
+		}
+	}
+	for _, err := range []error{
+		&tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}},
+		fmt.Errorf("dial: %w", x509.HostnameError{Host: "h"}),
+		x509.CertificateInvalidError{Reason: x509.Expired},
+		tls.AlertError(116), // certificate_required, as QUIC returns it
+	} {
+		if !certificateError(err) {
+			t.Errorf("%#v is not a certificate error", err)
+		}
 	}
 }

@@ -26,7 +26,7 @@ func redrive(ctx context.Context, c *Mover, limit int) (int, []int, error) {
 // way and at the end; the management API counts them on q.
 func TestRedrive_movesEveryMessageUnchanged(t *testing.T) {
 	c, s, _ := fakeBroker(t)
-	const total = 2*Window + ProgressEvery/2
+	const total = 2*Window + progressEvery/2
 	sent := deadLetters(total)
 	s.PutMessages("/", "q.dead", sent...)
 	n, progress, err := redrive(context.Background(), c, 0)
@@ -46,10 +46,10 @@ func TestRedrive_movesEveryMessageUnchanged(t *testing.T) {
 		t.Errorf("the management API counts %d on q", *q.Messages)
 	}
 	// Acks cover runs of confirms, at most a window each: one report
-	// between ProgressEvery and ProgressEvery+Window, one at the end.
-	if len(progress) != 4 || progress[0] < ProgressEvery || progress[0] >= ProgressEvery+Window ||
+	// between progressEvery and progressEvery+Window, one at the end.
+	if len(progress) != 4 || progress[0] < progressEvery || progress[0] >= progressEvery+Window ||
 		progress[1] != total || progress[2] != total || progress[3] != total {
-		t.Errorf("progress %v, want one report past %d of %d, then %d of %d", progress, ProgressEvery, total, total, total)
+		t.Errorf("progress %v, want one report past %d of %d, then %d of %d", progress, progressEvery, total, total, total)
 	}
 }
 
@@ -85,9 +85,9 @@ func TestRedrive_queueMistakes(t *testing.T) {
 		op, says string
 		counted  bool
 	}{
-		{"no q.dead", func(s *brokertest.Server, _ *brokertest.AMQP) { s.RemoveQueue("/", "q.dead") }, ErrNotFound, NoCause,
+		{"no q.dead", func(s *brokertest.Server, _ *brokertest.AMQP) { s.RemoveQueue("/", "q.dead") }, ErrNotFound, noCause,
 			`counting the messages of "q.dead"`, `queue "q.dead" does not exist in vhost "/"`, false},
-		{"no q", func(s *brokertest.Server, _ *brokertest.AMQP) { s.RemoveQueue("/", "q") }, ErrNotFound, NoCause,
+		{"no q", func(s *brokertest.Server, _ *brokertest.AMQP) { s.RemoveQueue("/", "q") }, ErrNotFound, noCause,
 			`looking up "q"`, `queue "q" does not exist in vhost "/"`, false},
 		{"q.dead refused", func(_ *brokertest.Server, a *brokertest.AMQP) { a.Refuse("/", "q.dead") }, ErrUnauthorized, QueuePermission,
 			`consuming from "q.dead"`, "ACCESS_REFUSED", true},
@@ -129,9 +129,9 @@ func TestRedrive_neverAcksBeforeTheConfirm(t *testing.T) {
 		exact bool
 		says  string
 	}{
-		{brokertest.Nack, ErrNotConfirmed, true, "the broker nacked a publish to q"},
-		{brokertest.Return, ErrReturned, false, `the broker returned message "m-6" as unroutable (312 NO_ROUTE)`},
-		{brokertest.CloseConnection, ErrConnectionLost, false, "the AMQP connection closed: CONNECTION_FORCED"},
+		{brokertest.Nack, errNotConfirmed, true, "the broker nacked a publish to q"},
+		{brokertest.Return, errReturned, false, `the broker returned message "m-6" as unroutable (312 NO_ROUTE)`},
+		{brokertest.CloseConnection, errConnectionLost, false, "the AMQP connection closed: CONNECTION_FORCED"},
 	} {
 		t.Run(tc.kind.Error(), func(t *testing.T) {
 			c, s, a := fakeBroker(t)
@@ -158,8 +158,8 @@ func TestRedrive_sourceDeleted(t *testing.T) {
 	s.PutMessages("/", "q.dead", deadLetters(total)...)
 	a.OnPublish(atPublish(deleted, func() { s.RemoveQueue("/", "q.dead") }))
 	n, _, err := redrive(context.Background(), c, 0)
-	if !errors.Is(err, ErrConnectionLost) || !strings.Contains(err.Error(), "RabbitMQ cancelled the consumer of q.dead") {
-		t.Fatalf("moved %d, %v; want ErrConnectionLost saying the consumer was cancelled", n, err)
+	if !errors.Is(err, errConnectionLost) || !strings.Contains(err.Error(), "RabbitMQ cancelled the consumer of q.dead") {
+		t.Fatalf("moved %d, %v; want errConnectionLost saying the consumer was cancelled", n, err)
 	}
 	if copied := ids(s.Messages("/", "q")); !slices.Equal(copied, ids(deadLetters(total))[:len(copied)]) || n > len(copied) {
 		t.Errorf("moved %d, and q holds %d out of order", n, len(copied))
@@ -174,8 +174,8 @@ func TestRedrive_channelClosed(t *testing.T) {
 	s.PutMessages("/", "q.dead", deadLetters(total)...)
 	a.OnPublish(faultAt(failing, brokertest.CloseChannel))
 	n, _, err := redrive(context.Background(), c, 0)
-	if !errors.Is(err, ErrConnectionLost) || n > failing-1 {
-		t.Fatalf("moved %d, %v; want at most %d and ErrConnectionLost", n, err, failing-1)
+	if !errors.Is(err, errConnectionLost) || n > failing-1 {
+		t.Fatalf("moved %d, %v; want at most %d and errConnectionLost", n, err, failing-1)
 	}
 	checkNoLoss(t, s, total, n, false)
 }
@@ -188,8 +188,8 @@ func TestRedrive_destinationDeleted(t *testing.T) {
 	s.PutMessages("/", "q.dead", deadLetters(total)...)
 	a.OnPublish(atPublish(deleted, func() { s.RemoveQueue("/", "q") }))
 	n, _, err := redrive(context.Background(), c, 0)
-	if !errors.Is(err, ErrReturned) || !strings.Contains(err.Error(), `queue "q" is gone`) || n > deleted-1 {
-		t.Fatalf("moved %d, %v; want at most %d and ErrReturned", n, err, deleted-1)
+	if !errors.Is(err, errReturned) || !strings.Contains(err.Error(), `queue "q" is gone`) || n > deleted-1 {
+		t.Fatalf("moved %d, %v; want at most %d and errReturned", n, err, deleted-1)
 	}
 	if stayed := ids(s.Messages("/", "q.dead")); !slices.Equal(stayed, ids(deadLetters(total))[n:]) {
 		t.Errorf("moved %d, and q.dead holds %v", n, stayed)
@@ -199,7 +199,7 @@ func TestRedrive_destinationDeleted(t *testing.T) {
 // A full window of publishes returned, their confirms only after the last
 // return: the returns never stall the connection's reader (amqp091-go
 // waits 5 s on a full notification channel, then drops the return), and the
-// move stops at once with ErrReturned, moving nothing.
+// move stops at once with errReturned, moving nothing.
 func TestRedrive_fullWindowReturned(t *testing.T) {
 	c, s, a := fakeBroker(t)
 	const total = Window + 10
@@ -208,8 +208,8 @@ func TestRedrive_fullWindowReturned(t *testing.T) {
 	a.HoldConfirmsUntil(Window)
 	start := time.Now()
 	n, _, err := redrive(context.Background(), c, 0)
-	if !errors.Is(err, ErrReturned) || n != 0 {
-		t.Fatalf("moved %d, %v; want 0 and ErrReturned", n, err)
+	if !errors.Is(err, errReturned) || n != 0 {
+		t.Fatalf("moved %d, %v; want 0 and errReturned", n, err)
 	}
 	if took := time.Since(start); took > 3*time.Second {
 		t.Errorf("took %s: the returns stalled the connection", took)
@@ -279,9 +279,9 @@ func TestRedrive_foreignUser(t *testing.T) {
 	msgs := append(deadLetters(2), brokertest.NewMessage("m-2", "mallory", ""), brokertest.NewMessage("m-3", "", ""))
 	s.PutMessages("/", "q.dead", msgs...)
 	n, _, err := redrive(context.Background(), c, 0)
-	if !errors.Is(err, ErrForeignUser) || n != 2 || !strings.Contains(err.Error(), `user_id "mallory"`) ||
+	if !errors.Is(err, errForeignUser) || n != 2 || !strings.Contains(err.Error(), `user_id "mallory"`) ||
 		!strings.Contains(err.Error(), `the connecting user "guest"`) {
-		t.Fatalf("moved %d, %v; want 2 and ErrForeignUser", n, err)
+		t.Fatalf("moved %d, %v; want 2 and errForeignUser", n, err)
 	}
 	if got := ids(s.Messages("/", "q.dead")); !slices.Equal(got, []string{"m-2", "m-3"}) {
 		t.Fatalf("q.dead holds %v", got)

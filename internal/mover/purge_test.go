@@ -29,7 +29,7 @@ func TestPurgeQueue(t *testing.T) {
 		cause Cause
 		says  string
 	}{
-		{"gone", ErrNotFound, NoCause, `looking up "gone" at ` + a.URL() + ` failed: queue "gone" does not exist in vhost "/"`},
+		{"gone", ErrNotFound, noCause, `looking up "gone" at ` + a.URL() + ` failed: queue "gone" does not exist in vhost "/"`},
 		{"q", ErrUnauthorized, QueuePermission, `purging "q" at ` + a.URL() + " failed: ACCESS_REFUSED"},
 	} {
 		s.PutMessages("/", "q", deadLetters(2)...)
@@ -57,10 +57,10 @@ func TestChannelError(t *testing.T) {
 		reason string
 		cause  Cause
 	}{
-		{&amqp.Error{Code: 404, Reason: "NOT_FOUND - no queue 'q'"}, ErrNotFound, `queue "q" does not exist in vhost "v"`, NoCause},
+		{&amqp.Error{Code: 404, Reason: "NOT_FOUND - no queue 'q'"}, ErrNotFound, `queue "q" does not exist in vhost "v"`, noCause},
 		{&amqp.Error{Code: 403, Reason: "ACCESS_REFUSED - access to queue 'q'"}, ErrUnauthorized, "ACCESS_REFUSED - access to queue 'q'", QueuePermission},
-		{&amqp.Error{Code: 406, Reason: "PRECONDITION_FAILED - x"}, nil, "PRECONDITION_FAILED - x", NoCause},
-		{errors.New("channel/connection is not open"), nil, "channel/connection is not open", NoCause},
+		{&amqp.Error{Code: 406, Reason: "PRECONDITION_FAILED - x"}, nil, "PRECONDITION_FAILED - x", noCause},
+		{errors.New("channel/connection is not open"), nil, "channel/connection is not open", noCause},
 	} {
 		err := c.channelError("purging", "v", "q", tc.err)
 		var ae *Error

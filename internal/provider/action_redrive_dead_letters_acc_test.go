@@ -132,7 +132,7 @@ func TestAccAction_redriveIntoVanishedQueue(t *testing.T) {
 				deleteOutOfBand(t, mid)
 			}
 		}})
-	if !errors.Is(err, mover.ErrReturned) || moved >= n {
+	if me, ok := errors.AsType[*mover.MoveError](err); !ok || me.Cause != mover.DestinationGone || moved >= n {
 		t.Fatalf("redrive into a queue deleted mid-move: moved %d, %v", moved, err)
 	}
 	t.Logf("stopped: %v", err)
@@ -177,7 +177,7 @@ func TestAccAction_redriveConnectionClosedMidMove(t *testing.T) {
 			}
 		}})
 	var me *mover.MoveError
-	if !errors.As(err, &me) || !errors.Is(err, mover.ErrConnectionLost) || moved >= n {
+	if !errors.As(err, &me) || me.Cause != mover.ConnectionLost || moved >= n {
 		t.Fatalf("redrive with its connection closed: moved %d, %v", moved, err)
 	}
 	if !strings.Contains(err.Error(), fmt.Sprintf("moved %d of %d messages", moved, n)) {

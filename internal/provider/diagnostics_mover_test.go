@@ -55,7 +55,7 @@ func TestMoveNextStep(t *testing.T) {
 		cause mover.Cause
 		want  string
 	}{
-		{mover.NoCause, ""},
+		{0, ""}, // no cause
 		{mover.Nacked, "Check the broker's log (a full disk, a queue length limit with reject-publish)"},
 		{mover.ConfirmsStalled, "The broker stopped answering: the network to it may be down without the connection closing, or " +
 			"the broker is blocked (a memory or disk alarm). " + again},

@@ -13,7 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
-	"github.com/queuey/terraform-provider-queuey/internal/mover"
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
@@ -342,9 +341,10 @@ func declares(t *testing.T, dir, name string) bool {
 
 // The Operating guide's table of limits against the code: each row's default
 // is the value the code waits, and a row with a setting names a provider
-// attribute whose description gives that default. The move's stall limit and
-// the retry transport's defaults are unexported; internal/mover's
-// TestDocsStallLimit and internal/broker's TestDocsRetryLimits check their rows.
+// attribute whose description gives that default. The mover's dial bound and
+// stall limit and the retry transport's defaults are unexported; internal/mover's
+// TestDocsDialLimit and TestDocsStallLimit and internal/broker's TestDocsRetryLimits
+// check their rows.
 func TestDocsLimitsTable(t *testing.T) {
 	limits := map[string]time.Duration{
 		"One attempt of a request":                       broker.DefaultRequestTimeout,
@@ -356,7 +356,7 @@ func TestDocsLimitsTable(t *testing.T) {
 		"Confirming a `404`":                             -1, // see TestDocsRetryLimits
 		"The plan's message check":                       warnTimeout,
 		"Destroy waiting for counts and running queues":  countWait,
-		"An AMQP connection":                             mover.DialTimeout,
+		"An AMQP connection":                             -1, // see TestDocsDialLimit
 		"A purge waiting for the management API's count": purgeWait,
 		"A move waiting for a delivery or a confirm":     -1, // see TestDocsStallLimit
 	}
