@@ -25,35 +25,6 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/redact"
 )
 
-// OAuth2Config is the client-credentials grant whose tokens are sent to the management API.
-type OAuth2Config struct {
-	TokenURL string
-	ClientID string
-	// ClientSecret is never written to an error or a log.
-	ClientSecret string
-	Scopes       []string
-	// EndpointParams are extra form values of the token request, e.g. audience or resource.
-	EndpointParams map[string]string
-}
-
-type authMethod int
-
-const (
-	authBasic authMethod = iota
-	authBearerToken
-	authOAuth2
-)
-
-func (cfg Config) authKind() authMethod {
-	if cfg.OAuth2 != nil {
-		return authOAuth2
-	}
-	if cfg.BearerToken != "" {
-		return authBearerToken
-	}
-	return authBasic
-}
-
 // authTransport sets the Authorization header and the extra headers on every request. With OAuth
 // 2.0, a 401 saying the token was not accepted drops the cached token and tries once more with a
 // new one.
