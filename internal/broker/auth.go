@@ -175,3 +175,32 @@ func (c *Client) tokenRefusal(e *Error, reason string) {
 		}
 	}
 }
+
+// MissingCredentialError says that basic auth lacks its username or password.
+type MissingCredentialError struct {
+	// Setting is "username" or "password".
+	Setting string
+}
+
+func (e *MissingCredentialError) Error() string {
+	return fmt.Sprintf("the management API needs a %s (basic auth), and none is set", e.Setting)
+}
+
+// checkCredentials returns a *MissingCredentialError, unless headers carry an Authorization header.
+func checkCredentials(cfg Config) error {
+	if cfg.authKind() != authBasic {
+		return nil
+	}
+	for name := range cfg.Headers {
+		if http.CanonicalHeaderKey(name) == "Authorization" {
+			return nil
+		}
+	}
+	if cfg.Username == "" {
+		return &MissingCredentialError{Setting: "username"}
+	}
+	if cfg.Password == "" {
+		return &MissingCredentialError{Setting: "password"}
+	}
+	return nil
+}

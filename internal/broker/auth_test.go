@@ -310,3 +310,30 @@ func TestAuth_grantFollowsMethod(t *testing.T) {
 		})
 	}
 }
+
+// Basic auth without a username or password is refused before any request.
+func TestMissingCredentials(t *testing.T) {
+	for _, tc := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{Endpoint: "http://127.0.0.1:15672", Password: "p"}, "username"},
+		{Config{Endpoint: "http://127.0.0.1:15672", Username: "u"}, "password"},
+		{Config{Endpoint: "http://u@127.0.0.1:15672"}, "password"},
+	} {
+		_, err := New(tc.cfg)
+		var mc *MissingCredentialError
+		if !errors.As(err, &mc) || mc.Setting != tc.want {
+			t.Errorf("New(%s): got %v, want a MissingCredentialError for %s", tc.cfg.Endpoint, err, tc.want)
+		}
+	}
+	for _, cfg := range []Config{
+		{Endpoint: "http://u:p@127.0.0.1:15672"},
+		{Endpoint: "http://127.0.0.1:15672", Headers: map[string]string{"authorization": "Basic dTpw"}},
+		{Endpoint: "http://127.0.0.1:15672", BearerToken: "t"},
+	} {
+		if _, err := New(cfg); err != nil {
+			t.Errorf("New(%s, %d headers): %v", cfg.Endpoint, len(cfg.Headers), err)
+		}
+	}
+}
