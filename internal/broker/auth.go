@@ -3,14 +3,12 @@ package broker
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/queuey/terraform-provider-queuey/internal/redact"
 )
@@ -135,6 +133,35 @@ func tokenRefused(body string) bool {
 	return false
 }
 
+// authProblemKind is what a refusal of the credentials is about (refusals.go).
+type authProblemKind int
+
+const (
+	authCredentials authProblemKind = iota // wrong username or password
+	authTag                                // no management (or administrator) tag
+	authVhost                              // no access to the vhost
+	authPermissions                        // configure/write/read patterns do not cover the queue
+)
+
+// Reasons RabbitMQ gives, lower case, by meaning (4.3 answers 404 for no vhost access).
+var authReasons = []struct {
+	substr string
+	kind   authProblemKind
+}{
+	{"login failed", authCredentials},
+	{"not_authorized", authCredentials},
+	{"invalid credentials", authCredentials},
+	{"bad credentials", authCredentials},
+	{"not management user", authTag},
+	{"not administrator user", authTag},
+	{"not monitor user", authTag},
+	{"not policymaker user", authTag},
+	{"virtual host", authVhost},
+	{"vhost", authVhost},
+	{"access refused", authPermissions},
+	{"access_refused", authPermissions},
+}
+
 func validHeaderName(name string) bool {
 	if name == "" {
 		return false
@@ -145,35 +172,6 @@ func validHeaderName(name string) bool {
 		}
 	}
 	return true
-}
-
-func (c *Client) authError(op string, err error) *Error {
-	var te *TokenError
-	if !errors.As(err, &te) {
-		return nil
-	}
-	kind := ErrUnauthorized
-	if te.Status == 0 || te.Status >= 500 {
-		kind = ErrTokenEndpoint // no answer, or a failing endpoint: no refusal
-	}
-	return &Error{Op: op, Endpoint: c.endpoint, Reason: te.Error(), Kind: kind, Cause: CauseTokenEndpoint, Err: te}
-}
-
-// tokenRefusal completes e, a 401 or 403 to a request that carried a bearer token, with its cause.
-func (c *Client) tokenRefusal(e *Error, reason string) {
-	lower := strings.ToLower(reason)
-	e.TokenFetched = c.cfg.authKind() == authOAuth2
-	switch {
-	case strings.Contains(lower, "not management user"):
-		e.Cause = CauseTokenNoTag
-	case strings.Contains(lower, "access refused"):
-		e.Cause = CauseTokenNoPermission
-	default:
-		e.Cause = CauseTokenRefused
-		if exp := jwtExpiry(c.cfg.BearerToken); !e.TokenFetched && !exp.IsZero() && time.Now().After(exp) {
-			e.TokenExpiry = exp
-		}
-	}
 }
 
 // MissingCredentialError says that basic auth lacks its username or password.

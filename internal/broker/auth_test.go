@@ -6,7 +6,6 @@ import (
 	"errors"
 	"net/http"
 	"reflect"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -108,23 +107,6 @@ func TestAuth_staticBearerReplacesBasic(t *testing.T) {
 		if a != "Bearer static-token" {
 			t.Errorf("request %d: Authorization %q, want the bearer token only", i, a)
 		}
-	}
-}
-
-func TestAuth_expiredBearerExplained(t *testing.T) {
-	api := newAuthAPI(t)
-	exp := time.Now().Add(-time.Hour).Unix()
-	tok := brokertest.UnsignedJWT(map[string]any{"exp": exp})
-	api.refuse["Bearer "+tok] = "Login failed"
-	c := newAuthClient(t, Config{Endpoint: api.URL, BearerToken: tok})
-	err := get(t, c)
-	var e *Error
-	if !errors.As(err, &e) || !errors.Is(err, ErrUnauthorized) || e.Cause != CauseTokenRefused || e.TokenFetched ||
-		e.TokenExpiry.Unix() != exp {
-		t.Fatalf("got %#v, want a refused token with its expiry", err)
-	}
-	if strings.Contains(err.Error(), tok) {
-		t.Error("the error contains the token")
 	}
 }
 
@@ -274,40 +256,6 @@ func TestValidHeaderName(t *testing.T) {
 		if got := validHeaderName(name); got != want {
 			t.Errorf("validHeaderName(%q) = %v, want %v", name, got, want)
 		}
-	}
-}
-
-// A token that the broker accepted but that lacks a tag or a permission is
-// told apart, and whether it came from the oauth2 grant (the scopes come from
-// the identity provider) or is a fixed bearer token (they are in the token).
-func TestAuth_grantFollowsMethod(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		name, reason string
-		oauth2       bool
-		want         Cause
-	}{
-		{"bearer, no tag", "Not management user", false, CauseTokenNoTag},
-		{"bearer, no permission", "Access refused.", false, CauseTokenNoPermission},
-		{"oauth2, no tag", "Not management user", true, CauseTokenNoTag},
-		{"oauth2, no permission", "Access refused.", true, CauseTokenNoPermission},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			api := newAuthAPI(t)
-			cfg := Config{Endpoint: api.URL, BearerToken: "static"}
-			api.refuse["Bearer static"] = tc.reason
-			if tc.oauth2 {
-				ts := newTokenServer(t, "s3cret")
-				cfg.OAuth2 = &OAuth2Config{TokenURL: ts.URL, ClientID: "terraform", ClientSecret: "s3cret"}
-				api.refuse["Bearer tok-1"] = tc.reason
-			}
-			err := get(t, newAuthClient(t, cfg))
-			var e *Error
-			if !errors.As(err, &e) || !errors.Is(err, ErrUnauthorized) || e.Cause != tc.want || e.TokenFetched != tc.oauth2 {
-				t.Errorf("got %#v, want ErrUnauthorized with cause %d, fetched %v", err, tc.want, tc.oauth2)
-			}
-		})
 	}
 }
 
