@@ -11,6 +11,10 @@ import (
 	"time"
 )
 
+// The one request path, and how each of its failures becomes an *Error with a kind and a cause
+// (errors.go): the refusals of the credentials are told apart in refusals.go, a wrong endpoint in
+// endpoint.go.
+
 // do is the one path of every management API call: it sends method on path (below /api/, escaped by
 // the caller) with body as JSON, honours ctx through every attempt and pause, and decodes a success
 // into out. Failures come back as *Error, classified once, with RabbitMQ's reason.
@@ -65,6 +69,7 @@ func (c *Client) send(ctx context.Context, op, method, path string, body, out an
 	return nil
 }
 
+// getJSON reads path into out through do.
 func (c *Client) getJSON(ctx context.Context, op, path string, out any) error {
 	return c.do(ctx, op, http.MethodGet, path, nil, out)
 }
