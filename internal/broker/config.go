@@ -35,6 +35,39 @@ type Config struct {
 	ContactNotes string
 }
 
+// OAuth2Config is the client-credentials grant whose tokens are sent to the management API.
+type OAuth2Config struct {
+	TokenURL string
+	ClientID string
+	// ClientSecret is never written to an error or a log.
+	ClientSecret string
+	Scopes       []string
+	// EndpointParams are extra form values of the token request, e.g. audience or resource.
+	EndpointParams map[string]string
+}
+
+// authMethod is how the client authenticates: basic auth, a fixed bearer token, or tokens of the
+// OAuth 2.0 grant.
+type authMethod int
+
+const (
+	authBasic authMethod = iota
+	authBearerToken
+	authOAuth2
+)
+
+// authKind is the method the settings ask for: OAuth2 wins over BearerToken, which wins over basic
+// auth.
+func (cfg Config) authKind() authMethod {
+	if cfg.OAuth2 != nil {
+		return authOAuth2
+	}
+	if cfg.BearerToken != "" {
+		return authBearerToken
+	}
+	return authBasic
+}
+
 // timing holds the retry transport's pauses and windows (retry.go); a zero field means its default.
 type timing struct {
 	// backoffFirst is the ceiling of the first pause; each later one doubles, up to backoffMax.

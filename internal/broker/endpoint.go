@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"strings"
 	"time"
 )
@@ -86,39 +85,3 @@ func speaksTLS(ctx context.Context, host string, timeout time.Duration) bool {
 }
 
 const probeTimeout = 2 * time.Second
-
-// MissingCredentialError says that basic auth lacks its username or password.
-type MissingCredentialError struct {
-	// Setting is "username" or "password".
-	Setting string
-}
-
-func (e *MissingCredentialError) Error() string {
-	return fmt.Sprintf("the management API needs a %s (basic auth), and none is set", e.Setting)
-}
-
-// checkCredentials returns a *MissingCredentialError, unless headers carry an Authorization header.
-func checkCredentials(cfg Config) error {
-	if cfg.authKind() != authBasic {
-		return nil
-	}
-	for name := range cfg.Headers {
-		if http.CanonicalHeaderKey(name) == "Authorization" {
-			return nil
-		}
-	}
-	if cfg.Username == "" {
-		return &MissingCredentialError{Setting: "username"}
-	}
-	if cfg.Password == "" {
-		return &MissingCredentialError{Setting: "password"}
-	}
-	return nil
-}
-
-// wrongEndpoint reports whether a transport error says the endpoint is wrong: final.
-func wrongEndpoint(err error) bool {
-	var pe *protocolError
-	var rh tls.RecordHeaderError
-	return errors.As(err, &pe) || errors.As(err, &rh)
-}

@@ -3,8 +3,6 @@ package broker
 import (
 	"context"
 	"errors"
-	"fmt"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -87,93 +85,17 @@ func TestEndpointMistakesFailFast(t *testing.T) {
 	}
 }
 
-// Basic auth without a username or password is refused before any request.
-func TestMissingCredentials(t *testing.T) {
-	for _, tc := range []struct {
-		cfg  Config
-		want string
-	}{
-		{Config{Endpoint: "http://127.0.0.1:15672", Password: "p"}, "username"},
-		{Config{Endpoint: "http://127.0.0.1:15672", Username: "u"}, "password"},
-		{Config{Endpoint: "http://u@127.0.0.1:15672"}, "password"},
-	} {
-		_, err := New(tc.cfg)
-		var mc *MissingCredentialError
-		if !errors.As(err, &mc) || mc.Setting != tc.want {
-			t.Errorf("New(%s): got %v, want a MissingCredentialError for %s", tc.cfg.Endpoint, err, tc.want)
-		}
+// A 400 without a reason at the management API's own root (no path) is a
+// port that is not the management API.
+func TestNotTheManagementAPI(t *testing.T) {
+	s := brokertest.New(t)
+	s.Script(nil, brokertest.Reply(400, ""))
+	c, err := New(Config{Endpoint: s.URL, Username: "u", Password: "p", RetryBudget: -1})
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, cfg := range []Config{
-		{Endpoint: "http://u:p@127.0.0.1:15672"},
-		{Endpoint: "http://127.0.0.1:15672", Headers: map[string]string{"authorization": "Basic dTpw"}},
-		{Endpoint: "http://127.0.0.1:15672", BearerToken: "t"},
-	} {
-		if _, err := New(cfg); err != nil {
-			t.Errorf("New(%s, %d headers): %v", cfg.Endpoint, len(cfg.Headers), err)
-		}
-	}
-}
-
-// A 404 is "not there" at once, with the default retry budget, unless the
-// client has just seen the broker fail as a restarting one does.
-func TestNotFoundIsFinalWithDefaultBudget(t *testing.T) {
-	fake := brokertest.New(t)
-	fake.AddVhost("gone", "")
-	for _, tc := range []struct {
-		name string
-		call func(*Client) error
-	}{
-		{"missing vhost", func(c *Client) error { _, err := c.GetVhost(context.Background(), "nope"); return err }},
-		{"missing queue's delete", func(c *Client) error { return c.DeleteQueue(context.Background(), "/", "nope", true) }},
-		{"deleted vhost's listing", func(c *Client) error {
-			fake.RemoveVhost("gone")
-			_, err := c.ListQueues(context.Background(), "gone", Counted, Live)
-			return err
-		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			c := defaultClient(t, fake.URL)
-			start := time.Now()
-			err := tc.call(c)
-			if !errors.Is(err, ErrNotFound) {
-				t.Fatalf("got %v, want ErrNotFound", err)
-			}
-			if elapsed := time.Since(start); elapsed > time.Second {
-				t.Errorf("took %s, want under 1s", elapsed)
-			}
-		})
-	}
-}
-
-// A wrong password is refused once per client (the provider's process):
-// every error says so and what to fix, is marked CredentialsRefused (the
-// provider explains it once), and requests after the refusal are not sent.
-func TestWrongPasswordRefusedOnce(t *testing.T) {
-	fake := brokertest.New(t)
-	fake.Intercept(func(w http.ResponseWriter, _ *http.Request) bool {
-		brokertest.ErrorBody(w, http.StatusUnauthorized, "not_authorised", "Login failed")
-		return true
-	})
-	c := defaultClient(t, fake.URL)
-	errs := make(chan error, 3)
-	for i := range 3 {
-		go func() { _, err := c.GetVhost(context.Background(), fmt.Sprint("v", i)); errs <- err }()
-	}
-	got := []error{<-errs, <-errs, <-errs}
-	sent := len(fake.Requests())
-	_, err := c.GetQueue(context.Background(), "/", "q", Declared)
-	got = append(got, err)
-	if n := len(fake.Requests()); n != sent {
-		t.Errorf("%d requests sent after the refusal, want none", n-sent)
-	}
-	for _, err := range got {
-		var e *Error
-		if !errors.As(err, &e) || !e.CredentialsRefused || !errors.Is(err, ErrUnauthorized) ||
-			e.Cause != CauseCredentials || e.User != "guest" {
-			t.Errorf("got %v, want ErrUnauthorized marked CredentialsRefused, with user \"guest\"", err)
-		}
-	}
-	if !strings.Contains(err.Error(), "not sent") {
-		t.Errorf("the request after the refusal: %v, want \"not sent\"", err)
+	_, err = c.GetQueue(context.Background(), "/", "q", Declared)
+	if !errors.Is(err, ErrNotAPI) || causeOf(err) != CauseNotAPI {
+		t.Errorf("a 400 without a reason: %v", err)
 	}
 }

@@ -5,47 +5,8 @@ import (
 	"time"
 )
 
-// Reading queues: ListQueues lists a vhost by Detail and Freshness (reads.go); GetQueue reads one.
-
-// Detail is what a read reports of each queue.
-type Detail int
-
-const (
-	// Declared: type, flags, arguments, state and node; no counts. The cheapest listing.
-	Declared Detail = iota
-	// Counted: Declared plus the live message count (GetQueue: where 4.x reports it; nil on 3.10).
-	Counted
-	// Checked: counts from two listings at once, a queue missing from the counted one with nil
-	// count.
-	Checked
-	// CheckedWithConsumers: Checked, plus each queue's consumer count.
-	CheckedWithConsumers
-	// Consumers: only queues with consumers; its cost grows with the vhost's consumers, not queues.
-	Consumers
-)
-
-// Freshness says which earlier answer of the same listing a call may take.
-type Freshness int
-
-const (
-	// Live: only a request in flight when the call began, else a new one.
-	Live Freshness = iota
-	// Recent: the answer of a request begun at most timing.checkAge before the call.
-	Recent
-	// Kept: any answer since this client's last write.
-	Kept
-	// KeptIfListed: Kept, but without an answer it returns ErrNotListed at once, starting a
-	// request.
-	KeptIfListed
-)
-
-// QueueList is the answer of a listing.
-type QueueList struct {
-	// Queues by name, shared with every caller: do not modify.
-	Queues map[string]Queue
-	// Began is when the request that answered began.
-	Began time.Time
-}
+// Reading queues: ListQueues lists a vhost by Detail and Freshness (types.go), sharing its listings
+// (reads.go); GetQueue reads one.
 
 // ListQueues lists every queue of vhost; an error wraps ErrNotFound for a missing vhost.
 func (c *Client) ListQueues(ctx context.Context, vhost string, what Detail, fresh Freshness) (QueueList, error) {

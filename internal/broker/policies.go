@@ -11,26 +11,6 @@ import (
 // Reading the policies of a vhost, which change what its queues do without changing a declaration
 // (the rule of what they change is internal/topology's).
 
-// Policy is a user policy or an operator policy as the broker lists it.
-type Policy struct {
-	Name    string
-	Pattern string
-	// ApplyTo is the broker's apply-to ("all", "queues", "exchanges", "classic_queues", ...); "all"
-	// when the broker reports none.
-	ApplyTo  string
-	Priority int
-	// Definition holds the keys as the broker reports them, shared with every caller: do not modify.
-	// Numbers are json.Number, exact whatever their size (topology.AsInt reads them); strings,
-	// booleans, lists and objects decode as encoding/json does.
-	Definition map[string]any
-}
-
-// Policies are a vhost's user policies and operator policies, each sorted by name.
-type Policies struct {
-	User     []Policy
-	Operator []Policy
-}
-
 // PartialError is a policy read of which one listing was refused (Err, an *Error of kind
 // ErrUnauthorized) while the other answered: the Policies returned with it hold the listing that
 // answered, and nothing of the refused one. errors.Is finds both ErrPartial and ErrUnauthorized.
@@ -45,12 +25,6 @@ func (e *PartialError) Error() string {
 }
 
 func (e *PartialError) Unwrap() []error { return []error{ErrPartial, e.Err} }
-
-// policyRead is a vhost's shared answer; a refusal is kept in it as an answer (see Policies).
-type policyRead struct {
-	p   Policies
-	err error
-}
 
 // Policies returns the user policies and operator policies of vhost (GET /api/policies/{vhost} and
 // /api/operator-policies/{vhost}; the management tag and access to the vhost suffice). They are

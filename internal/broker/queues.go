@@ -8,37 +8,6 @@ import (
 	"net/url"
 )
 
-// Queue is what the management API reports of a queue.
-type Queue struct {
-	Name       string
-	Vhost      string
-	Type       string
-	Durable    bool
-	AutoDelete bool
-	Exclusive  bool
-	// Arguments as decoded from JSON: numbers are json.Number.
-	Arguments map[string]any
-	// Messages (ready plus unacked) is nil while the broker has not reported it.
-	Messages *int64
-	// Consumers is set only by the listings CheckedWithConsumers and Consumers.
-	Consumers *int64
-	// State is the queue's process state: "running", "live", "idle" or "flow" while it works;
-	// "down", "stopped" and the like while its node is down (listings and GETs may word it
-	// differently).
-	State string
-	// Node is the cluster node that hosts the queue, e.g. rabbit@host-2.
-	Node string
-}
-
-// Running reports whether the queue's process works, or its state is not reported.
-func (q Queue) Running() bool {
-	switch q.State {
-	case "", "running", "live", "idle", "flow":
-		return true
-	}
-	return false
-}
-
 // Listings ask only for the fields their callers read, without statistics or sorting. Their cost
 // grows with the vhost's queues, and more with live message totals (statistics-based counts lag by
 // seconds), so a listing carries counts only when a caller needs them.

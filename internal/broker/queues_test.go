@@ -194,28 +194,3 @@ func TestListQueues_consumers(t *testing.T) {
 		t.Error("a failed consumer listing gave a consumer check")
 	}
 }
-
-// The question to /api/whoami that settles an unknown refusal is asked
-// under the caller's context: an interrupt or deadline ends it too.
-func TestWhoamiHonoursContext(t *testing.T) {
-	t.Parallel()
-	s := brokertest.New(t)
-	release := make(chan struct{})
-	t.Cleanup(func() { close(release) })
-	s.Script(brokertest.Path("queues/%2F/q"), brokertest.Reply(401, `{"error":"x","reason":"Something new"}`))
-	s.Intercept(func(_ http.ResponseWriter, r *http.Request) bool {
-		if r.URL.Path == "/api/whoami" {
-			<-release // never answers
-			return true
-		}
-		return false
-	})
-	c := fakeClient(t, s, 10*time.Second)
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	_, err := c.GetQueue(ctx, "/", "q", Declared)
-	if took := time.Since(start); took > 3*time.Second || !errors.Is(err, ErrUnauthorized) {
-		t.Errorf("got %v after %s, want ErrUnauthorized once the deadline passed", err, took)
-	}
-}

@@ -342,3 +342,34 @@ func TestVhostWide(t *testing.T) {
 		}
 	}
 }
+
+// A 404 is "not there" at once, with the default retry budget, unless the
+// client has just seen the broker fail as a restarting one does.
+func TestNotFoundIsFinalWithDefaultBudget(t *testing.T) {
+	fake := brokertest.New(t)
+	fake.AddVhost("gone", "")
+	for _, tc := range []struct {
+		name string
+		call func(*Client) error
+	}{
+		{"missing vhost", func(c *Client) error { _, err := c.GetVhost(context.Background(), "nope"); return err }},
+		{"missing queue's delete", func(c *Client) error { return c.DeleteQueue(context.Background(), "/", "nope", true) }},
+		{"deleted vhost's listing", func(c *Client) error {
+			fake.RemoveVhost("gone")
+			_, err := c.ListQueues(context.Background(), "gone", Counted, Live)
+			return err
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := defaultClient(t, fake.URL)
+			start := time.Now()
+			err := tc.call(c)
+			if !errors.Is(err, ErrNotFound) {
+				t.Fatalf("got %v, want ErrNotFound", err)
+			}
+			if elapsed := time.Since(start); elapsed > time.Second {
+				t.Errorf("took %s, want under 1s", elapsed)
+			}
+		})
+	}
+}

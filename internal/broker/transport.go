@@ -133,6 +133,13 @@ func tlsRecord(b []byte) bool {
 	return len(b) >= 2 && (b[0] == 0x15 || b[0] == 0x16) && b[1] == 0x03
 }
 
+// wrongEndpoint reports whether a transport error says the endpoint is wrong: final.
+func wrongEndpoint(err error) bool {
+	var pe *protocolError
+	var rh tls.RecordHeaderError
+	return errors.As(err, &pe) || errors.As(err, &rh)
+}
+
 // handshakeError is a failed TLS handshake.
 type handshakeError struct{ err error }
 

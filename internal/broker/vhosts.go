@@ -9,20 +9,6 @@ import (
 	"strings"
 )
 
-// Vhost is what the provider needs to know of a virtual host.
-type Vhost struct {
-	Name string
-	// DefaultQueueType is "classic", "quorum", "stream", or "" (classic) when none is set.
-	DefaultQueueType string
-	// FromNode: the vhost sets none and DefaultQueueType is the node's.
-	FromNode bool
-}
-
-// IsClassic reports whether queues declared without x-queue-type are classic in this vhost.
-func (v Vhost) IsClassic() bool {
-	return v.DefaultQueueType == "" || v.DefaultQueueType == "classic"
-}
-
 // GetVhost returns the vhost, or an error wrapping ErrNotFound. Only administrators may read one
 // vhost, so for a management user it is found in the list of its vhosts. The answer is kept for the
 // process: the client never writes a vhost.
