@@ -155,7 +155,7 @@ func (r *queueResource) Create(ctx context.Context, req resource.CreateRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	want, diags := r.wanted(plan)
+	want, diags := wantedWith(plan, r.data.suffixes)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -178,7 +178,7 @@ func (r *queueResource) Create(ctx context.Context, req resource.CreateRequest, 
 		if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 			return
 		}
-		if err := drainHolding(ctx, brokerMover{client, mv}, r.ownedQueuesOf(plan)); err != nil {
+		if err := drainHolding(ctx, brokerMover{client, mv}, ownedQueuesOf(plan, r.data.suffixes)); err != nil {
 			r.data.addFailure(&resp.Diagnostics, path.Empty(), err, "Cannot Move Messages Back")
 			return
 		}
@@ -265,7 +265,7 @@ func (r *queueResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	suffixes := r.suffixesFor(state)
+	suffixes := suffixesFor(state, r.data.suffixes)
 	found, err := readTopology(ctx, client, vhost, name, suffixes)
 	if err != nil {
 		r.data.addFailure(&resp.Diagnostics, path.Empty(), err, "Cannot Read Queue")
@@ -295,7 +295,7 @@ func (r *queueResource) Update(ctx context.Context, req resource.UpdateRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	want, diags := r.wanted(plan)
+	want, diags := wantedWith(plan, r.data.suffixes)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -331,7 +331,7 @@ func (r *queueResource) updateQueues(ctx context.Context, client *broker.Client,
 			return diags
 		}
 	}
-	t := r.ownedQueuesOf(state)
+	t := ownedQueuesOf(state, r.data.suffixes)
 	mv, d := r.data.messageMover()
 	if diags.Append(d...); diags.HasError() {
 		return diags
@@ -360,7 +360,7 @@ func (r *queueResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	t := r.ownedQueuesOf(state)
+	t := ownedQueuesOf(state, r.data.suffixes)
 	force, replacing := destroyIntent(ctx, req.Private, state)
 	t.replacing = replacing
 	t.noted, _ = notedListing(ctx, req.Private, t, client.CountsAsRecent)
@@ -381,22 +381,4 @@ func (r *queueResource) ImportState(ctx context.Context, req resource.ImportStat
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("force_destroy"), false)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("keep_messages_on_change"), false)...)
 	resp.Diagnostics.Append(setIdentity(ctx, resp.Identity, name, vhost)...)
-}
-
-// queueModel is the resource's state and plan.
-type queueModel struct {
-	ID               types.String         `tfsdk:"id"`
-	Name             types.String         `tfsdk:"name"`
-	Vhost            types.String         `tfsdk:"vhost"`
-	MessageTTL       types.String         `tfsdk:"message_ttl"`
-	MaxPriority      types.Int64          `tfsdk:"max_priority"`
-	ForceDestroy     types.Bool           `tfsdk:"force_destroy"`
-	KeepMessages     types.Bool           `tfsdk:"keep_messages_on_change"`
-	Redeclaring      types.Int64          `tfsdk:"redeclaring_messages"`
-	DeadQueue        types.String         `tfsdk:"dead_queue"`
-	ArgumentsJSON    jsontypes.Normalized `tfsdk:"arguments_json"`
-	HoldQueuePrefix  types.String         `tfsdk:"hold_queue_prefix"`
-	HoldQueuePattern types.String         `tfsdk:"hold_queue_pattern"`
-	QueuesPattern    types.String         `tfsdk:"queues_pattern"`
-	WritePattern     types.String         `tfsdk:"write_pattern"`
 }

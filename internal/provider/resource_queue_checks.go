@@ -9,11 +9,6 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
-// existingOf is what the broker reports of a queue, in topology's terms.
-func existingOf(q broker.Queue) topology.Existing {
-	return topology.Existing{Type: q.Type, Durable: q.Durable, AutoDelete: q.AutoDelete, Exclusive: q.Exclusive, Arguments: q.Arguments}
-}
-
 // describeMismatch lists how an existing queue differs from the backend's declaration.
 func describeMismatch(got broker.Queue, want topology.Queue) []string {
 	var out []string

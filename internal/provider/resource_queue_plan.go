@@ -75,7 +75,7 @@ func (r *queueResource) checkPolicies(ctx context.Context, plan queueModel, diag
 		return
 	}
 	client, d := r.data.brokerClient()
-	want, dw := r.wanted(plan)
+	want, dw := wantedWith(plan, r.data.suffixes)
 	if d.HasError() || dw.HasError() {
 		return
 	}
@@ -152,7 +152,7 @@ func (r *queueResource) planValues(plan *queueModel, configVhost types.String, c
 	}
 	plan.ArgumentsJSON = jsontypes.NewNormalizedUnknown()
 	if nameKnown && !plan.MessageTTL.IsUnknown() && !plan.MaxPriority.IsUnknown() {
-		want, d := r.wanted(*plan)
+		want, d := wantedWith(*plan, r.data.suffixes)
 		diags.Append(d...)
 		if d.HasError() {
 			return false
@@ -164,7 +164,7 @@ func (r *queueResource) planValues(plan *queueModel, configVhost types.String, c
 
 // warnIfBusy warns of state's busy queues and notes the listing for the destroy; best effort.
 func (r *queueResource) warnIfBusy(ctx context.Context, state queueModel, fate string, force bool, private privateKeys, diags *diag.Diagnostics) {
-	t := r.ownedQueuesOf(state)
+	t := ownedQueuesOf(state, r.data.suffixes)
 	diags.Append(noteListing(ctx, private, t, nil, time.Time{})...)
 	if !r.data.brokerReady() || !r.data.endpointSet {
 		return

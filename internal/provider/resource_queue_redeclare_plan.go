@@ -24,7 +24,7 @@ func (r *queueResource) warnIfRedeclaring(ctx context.Context, state, plan queue
 	if d.HasError() {
 		return
 	}
-	t := r.ownedQueuesOf(state)
+	t := ownedQueuesOf(state, r.data.suffixes)
 	ctx, cancel := context.WithTimeout(ctx, warnTimeout)
 	defer cancel()
 	list, err := client.ListQueues(ctx, t.vhost, broker.CheckedWithConsumers, broker.Kept)
