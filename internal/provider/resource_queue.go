@@ -23,6 +23,7 @@ import (
 
 var (
 	_ resource.ResourceWithConfigure   = (*queueResource)(nil)
+	_ resource.ResourceWithIdentity    = (*queueResource)(nil)
 	_ resource.ResourceWithImportState = (*queueResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*queueResource)(nil)
 	_ resource.ResourceWithMoveState   = (*queueResource)(nil)
@@ -138,6 +139,11 @@ func (r *queueResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 			},
 		},
 	}
+}
+
+// IdentitySchema is queuey_queue's identity: the queue's name and vhost (queueIdentitySchema).
+func (r *queueResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = queueIdentitySchema()
 }
 
 func (r *queueResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -369,8 +375,13 @@ func (r *queueResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	}
 }
 
+// MoveState takes over the state of a rabbitmq_queue (moveFromRabbitMQQueue).
+func (r *queueResource) MoveState(context.Context) []resource.StateMover {
+	return []resource.StateMover{{StateMover: moveFromRabbitMQQueue}}
+}
+
 func (r *queueResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	vhost, name, diags := r.importTarget(ctx, req)
+	vhost, name, diags := importTarget(ctx, req, r.data)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
