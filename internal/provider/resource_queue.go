@@ -375,6 +375,50 @@ func (r *queueResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	}
 }
 
+// ModifyPlan fills in the vhost and computed names, checks the name against the suffixes, decides
+// replacement (only here: a resource-level ModifyPlan would not see an attribute's RequiresReplace,
+// and the warning needs it), and warns when a destroy or replacement meets a busy queue or an
+// update declares q again.
+func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if r.data == nil {
+		return
+	}
+	var state *queueModel
+	if !req.State.Raw.IsNull() {
+		state = &queueModel{}
+		resp.Diagnostics.Append(req.State.Get(ctx, state)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+	}
+	if req.Plan.Raw.IsNull() {
+		if state != nil {
+			resp.Diagnostics.Append(noteReplacement(ctx, resp.Private, *state, false, false)...)
+			warnIfBusy(ctx, r.data, *state, "destroyed", state.ForceDestroy.ValueBool(), resp.Private, &resp.Diagnostics)
+		}
+		return
+	}
+	var plan queueModel
+	var configVhost types.String
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	// One attribute costs far less than converting the whole configuration.
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("vhost"), &configVhost)...)
+	if resp.Diagnostics.HasError() || !planValues(r.data, &plan, configVhost, state == nil, &resp.Diagnostics) {
+		return
+	}
+	// Only Read sets it; a state that has it plans an update, whose apply moves the messages back.
+	plan.Redeclaring = types.Int64Null()
+	if state != nil {
+		if planReplacement(ctx, *state, plan, resp) {
+			warnIfBusy(ctx, r.data, *state, "replaced (destroyed, then created again)", plan.ForceDestroy.ValueBool(), resp.Private, &resp.Diagnostics)
+		} else {
+			warnIfRedeclaring(ctx, r.data, *state, plan, &resp.Diagnostics)
+		}
+	}
+	checkPolicies(ctx, r.data, plan, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
 // MoveState takes over the state of a rabbitmq_queue (moveFromRabbitMQQueue).
 func (r *queueResource) MoveState(context.Context) []resource.StateMover {
 	return []resource.StateMover{{StateMover: moveFromRabbitMQQueue}}
