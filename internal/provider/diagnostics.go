@@ -28,6 +28,7 @@ const (
 	summaryVhostNotFound = "Vhost Not Found"
 	summaryQueueNotFound = "Queue Not Found"
 	summaryAMQPConnect   = "Cannot Connect Over AMQP"
+	summaryUnavailable   = "RabbitMQ Cluster Unavailable" // a cluster that cannot act now
 )
 
 // connectingOverAMQP reports whether err is a failed AMQP connection (not an operation on one).
