@@ -17,9 +17,6 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
-// warnTimeout bounds the broker look-up behind the plan-time warning.
-const warnTimeout = 10 * time.Second
-
 // checkPolicies reports, as policy_check says, the policies and operator policies that break the
 // contract on plan's queues; skipped while the broker settings, the names or q's arguments are
 // unknown.
