@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -50,6 +51,18 @@ type providerData struct {
 
 	// credentialsExplained is set once a diagnostic said what to do about refused credentials.
 	credentialsExplained atomic.Bool
+}
+
+// setting is the attribute, else the variable; an unknown value marks the broker settings unknown.
+func (d *providerData) setting(v types.String, env string, dst *string) {
+	switch {
+	case v.IsUnknown():
+		d.brokerUnknown = true
+	case !v.IsNull():
+		*dst = v.ValueString()
+	default:
+		*dst = os.Getenv(env)
+	}
 }
 
 // explain is a failed call's detail: the error and what to do next (brokerDetail). Refused
