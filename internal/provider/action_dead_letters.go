@@ -27,7 +27,7 @@ type deadLetters struct {
 }
 
 // deadLettersOf resolves an action's queues; ok is false while a value they depend on is unknown.
-func (d *providerData) deadLettersOf(queue, vhost types.String) (deadLetters, bool) {
+func deadLettersOf(d *providerData, queue, vhost types.String) (deadLetters, bool) {
 	if d == nil || queue.IsUnknown() || vhost.IsUnknown() || d.suffixesUnknown || (vhost.IsNull() && d.vhostUnknown) {
 		return deadLetters{}, false
 	}
@@ -75,7 +75,7 @@ func (a *configuredAction) warnCount(ctx context.Context, t deadLetters, summary
 // checkDeadLetterQueues refuses an action whose q or q.dead is missing, or (running) whose q.dead
 // is not running, before anything moves. Each queue is read alone: a listing may leave out a
 // starting node's queues.
-func (d *providerData) checkDeadLetterQueues(ctx context.Context, c *broker.Client, t deadLetters, running bool, diags *diag.Diagnostics) bool {
+func checkDeadLetterQueues(ctx context.Context, d *providerData, c *broker.Client, t deadLetters, running bool, diags *diag.Diagnostics) bool {
 	for _, name := range []string{t.queue, t.dead} {
 		q, err := c.GetQueue(ctx, t.vhost, name, broker.Declared)
 		switch {

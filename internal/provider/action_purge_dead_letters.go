@@ -44,7 +44,7 @@ func (a *purgeAction) Schema(_ context.Context, _ action.SchemaRequest, resp *ac
 func (a *purgeAction) ModifyPlan(ctx context.Context, req action.ModifyPlanRequest, resp *action.ModifyPlanResponse) {
 	var m purgeModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	t, ok := a.data.deadLettersOf(m.Queue, m.Vhost)
+	t, ok := deadLettersOf(a.data, m.Queue, m.Vhost)
 	if resp.Diagnostics.HasError() || !ok {
 		return
 	}
@@ -57,10 +57,10 @@ func (a *purgeAction) Invoke(ctx context.Context, req action.InvokeRequest, resp
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	t, _ := a.data.deadLettersOf(m.Queue, m.Vhost)
+	t, _ := deadLettersOf(a.data, m.Queue, m.Vhost)
 	client, diags := a.data.brokerClient()
 	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() || !a.data.checkDeadLetterQueues(ctx, client, t, true, &resp.Diagnostics) {
+	if resp.Diagnostics.HasError() || !checkDeadLetterQueues(ctx, a.data, client, t, true, &resp.Diagnostics) {
 		return
 	}
 	mv, diags := a.data.messageMover()

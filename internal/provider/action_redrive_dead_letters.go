@@ -56,7 +56,7 @@ func (a *redriveAction) Schema(_ context.Context, _ action.SchemaRequest, resp *
 func (a *redriveAction) ModifyPlan(ctx context.Context, req action.ModifyPlanRequest, resp *action.ModifyPlanResponse) {
 	var m redriveModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	t, ok := a.data.deadLettersOf(m.Queue, m.Vhost)
+	t, ok := deadLettersOf(a.data, m.Queue, m.Vhost)
 	if resp.Diagnostics.HasError() || !ok || m.Limit.IsUnknown() {
 		return
 	}
@@ -74,10 +74,10 @@ func (a *redriveAction) Invoke(ctx context.Context, req action.InvokeRequest, re
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	t, _ := a.data.deadLettersOf(m.Queue, m.Vhost)
+	t, _ := deadLettersOf(a.data, m.Queue, m.Vhost)
 	client, diags := a.data.brokerClient()
 	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() || !a.data.checkDeadLetterQueues(ctx, client, t, false, &resp.Diagnostics) {
+	if resp.Diagnostics.HasError() || !checkDeadLetterQueues(ctx, a.data, client, t, false, &resp.Diagnostics) {
 		return
 	}
 	if err := a.refuseLossyRedrive(ctx, client, t); err != nil {

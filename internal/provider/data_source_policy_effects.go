@@ -195,20 +195,6 @@ func (e *policyReadError) Error() string {
 
 func (e *policyReadError) Unwrap() error { return e.err }
 
-// dataSourceVhost returns the data source's vhost: its own, else the provider's; an error while the
-// provider's is unknown.
-func dataSourceVhost(d *providerData, v types.String, diags *diag.Diagnostics) types.String {
-	if !v.IsNull() {
-		return v
-	}
-	if d.vhostUnknown {
-		diags.AddAttributeError(path.Root("vhost"), "Vhost Unknown",
-			"The provider's vhost is not known until apply, so this data source cannot tell where to look. Set `vhost` here, or give the provider a known vhost.")
-		return v
-	}
-	return types.StringValue(d.vhost)
-}
-
 // policyEffectsValues returns the queues attribute of f and whether no queue has an effect.
 func policyEffectsValues(ctx context.Context, f policyFindings) (types.List, bool, diag.Diagnostics) {
 	ok := true

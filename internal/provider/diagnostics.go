@@ -28,6 +28,7 @@ const (
 	summaryVhostNotFound = "Vhost Not Found"
 	summaryQueueNotFound = "Queue Not Found"
 	summaryAMQPConnect   = "Cannot Connect Over AMQP"
+	summaryUnavailable   = "RabbitMQ Cluster Unavailable" // a cluster that cannot act now
 )
 
 // connectingOverAMQP reports whether err is a failed AMQP connection (not an operation on one).
@@ -43,11 +44,18 @@ type summarized interface {
 	summary() string
 }
 
+// summarizedFirst is a summarized error whose summary comes before the cause's: a change
+// interrupted with messages aside (interruptedError) says where they wait, whatever stopped it.
+type summarizedFirst interface {
+	summarized
+	beforeCause()
+}
+
 // failureSummary is the summary of a failed call: how the broker was reached (connection,
 // credentials, endpoint), else the provider's own refusal, else fallback, which names the operation.
 // One state comes before the cause: a change interrupted with messages aside says where they wait.
 func failureSummary(err error, fallback string) string {
-	if s, ok := errors.AsType[*interruptedError](err); ok {
+	if s, ok := errors.AsType[summarizedFirst](err); ok {
 		return s.summary()
 	}
 	if s := causeSummary(err); s != "" {

@@ -3,12 +3,14 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/providervalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -29,24 +31,6 @@ var (
 	_ provider.ProviderWithValidateConfig   = (*queueyProvider)(nil)
 	_ provider.ProviderWithConfigValidators = (*queueyProvider)(nil)
 	_ provider.ProviderWithActions          = (*queueyProvider)(nil)
-)
-
-// Environment variables read when the matching attribute is not set.
-const (
-	EnvEndpoint   = "RABBITMQ_ENDPOINT"
-	EnvAMQP       = "RABBITMQ_AMQP_ENDPOINT"
-	EnvUsername   = "RABBITMQ_USERNAME"
-	EnvPassword   = "RABBITMQ_PASSWORD"
-	EnvVhost      = "RABBITMQ_VHOST"
-	EnvInsecure   = "RABBITMQ_INSECURE"
-	EnvCACert     = "RABBITMQ_CACERT"
-	EnvClientCert = "RABBITMQ_CLIENTCERT"
-	EnvClientKey  = "RABBITMQ_CLIENTKEY"
-
-	EnvBearerToken        = "RABBITMQ_BEARER_TOKEN"
-	EnvOAuth2TokenURL     = "RABBITMQ_OAUTH2_TOKEN_URL"
-	EnvOAuth2ClientID     = "RABBITMQ_OAUTH2_CLIENT_ID"
-	EnvOAuth2ClientSecret = "RABBITMQ_OAUTH2_CLIENT_SECRET"
 )
 
 const defaultVhost = "/"
@@ -275,6 +259,19 @@ func (p *queueyProvider) ValidateConfig(ctx context.Context, req provider.Valida
 	}
 }
 
+// addSuffixError reports the suffixes' error on the attribute it names.
+func addSuffixError(m providerModel, err error, diags *diag.Diagnostics) {
+	at := "dead_suffix"
+	var se *topology.SettingError
+	if errors.As(err, &se) {
+		at = se.Setting
+	}
+	if m.DeadSuffix.IsNull() {
+		at = "deferred_suffix"
+	}
+	diags.AddAttributeError(path.Root(at), "Invalid Queue Name Suffixes", err.Error())
+}
+
 func (p *queueyProvider) Resources(_ context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		NewQueueResource,
@@ -311,12 +308,6 @@ func (p *queueyProvider) Functions(_ context.Context) []func() function.Function
 		NewHoldQueueArgumentsFunction,
 		NewPolicyPatternExcludingFunction,
 	}
-}
-
-// checkEndpoint applies broker.ValidateEndpoint, the one endpoint rule.
-func checkEndpoint(s string) error {
-	_, err := broker.ValidateEndpoint(s)
-	return err
 }
 
 type providerModel struct {

@@ -147,18 +147,6 @@ func resolveOAuth2(ctx context.Context, m providerModel, data *providerData, dia
 	return oc
 }
 
-// setting is the attribute, else the variable; an unknown value marks the broker settings unknown.
-func (d *providerData) setting(v types.String, env string, dst *string) {
-	switch {
-	case v.IsUnknown():
-		d.brokerUnknown = true
-	case !v.IsNull():
-		*dst = v.ValueString()
-	default:
-		*dst = os.Getenv(env)
-	}
-}
-
 // stringMap reads a map of strings: nil when null or (with brokerUnknown set) unknown.
 func stringMap(ctx context.Context, v types.Map, data *providerData, diags *diag.Diagnostics) map[string]string {
 	if v.IsNull() {

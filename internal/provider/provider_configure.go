@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -75,19 +74,6 @@ func resolveSuffixes(m providerModel, data *providerData, diags *diag.Diagnostic
 	if err := data.suffixes.Validate(); err != nil {
 		addSuffixError(m, err, diags)
 	}
-}
-
-// addSuffixError reports the suffixes' error on the attribute it names.
-func addSuffixError(m providerModel, err error, diags *diag.Diagnostics) {
-	at := "dead_suffix"
-	var se *topology.SettingError
-	if errors.As(err, &se) {
-		at = se.Setting
-	}
-	if m.DeadSuffix.IsNull() {
-		at = "deferred_suffix"
-	}
-	diags.AddAttributeError(path.Root(at), "Invalid Queue Name Suffixes", err.Error())
 }
 
 func resolveGranularities(m providerModel, data *providerData, diags *diag.Diagnostics) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
 	"github.com/queuey/terraform-provider-queuey/internal/mover"
@@ -50,6 +53,18 @@ type providerData struct {
 	credentialsExplained atomic.Bool
 }
 
+// setting is the attribute, else the variable; an unknown value marks the broker settings unknown.
+func (d *providerData) setting(v types.String, env string, dst *string) {
+	switch {
+	case v.IsUnknown():
+		d.brokerUnknown = true
+	case !v.IsNull():
+		*dst = v.ValueString()
+	default:
+		*dst = os.Getenv(env)
+	}
+}
+
 // explain is a failed call's detail: the error and what to do next (brokerDetail). Refused
 // credentials are explained once, then pointed to.
 func (d *providerData) explain(err error) string {
@@ -83,6 +98,9 @@ func (d *providerData) pureReady() diag.Diagnostics {
 func (d *providerData) brokerReady() bool {
 	return d != nil && !d.brokerUnknown
 }
+
+// warnTimeout bounds the broker look-up behind a plan-time warning, of the resource or of an action.
+const warnTimeout = 10 * time.Second
 
 // brokerClient returns the management API client, built once on first use.
 func (d *providerData) brokerClient() (*broker.Client, diag.Diagnostics) {
@@ -152,6 +170,20 @@ type configuredDataSource struct{ data *providerData }
 
 func (d *configuredDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
 	d.data, resp.Diagnostics = configuredData(req.ProviderData, resp.Diagnostics)
+}
+
+// dataSourceVhost returns the data source's vhost: its own, else the provider's; an error while the
+// provider's is unknown.
+func dataSourceVhost(d *providerData, v types.String, diags *diag.Diagnostics) types.String {
+	if !v.IsNull() {
+		return v
+	}
+	if d.vhostUnknown {
+		diags.AddAttributeError(path.Root("vhost"), "Vhost Unknown",
+			"The provider's vhost is not known until apply, so this data source cannot tell where to look. Set `vhost` here, or give the provider a known vhost.")
+		return v
+	}
+	return types.StringValue(d.vhost)
 }
 
 // configuredData takes the providerData Configure handed over; nil before configuration.

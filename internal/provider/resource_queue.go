@@ -23,6 +23,7 @@ import (
 
 var (
 	_ resource.ResourceWithConfigure   = (*queueResource)(nil)
+	_ resource.ResourceWithIdentity    = (*queueResource)(nil)
 	_ resource.ResourceWithImportState = (*queueResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*queueResource)(nil)
 	_ resource.ResourceWithMoveState   = (*queueResource)(nil)
@@ -140,6 +141,11 @@ func (r *queueResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 	}
 }
 
+// IdentitySchema is queuey_queue's identity: the queue's name and vhost (queueIdentitySchema).
+func (r *queueResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = queueIdentitySchema()
+}
+
 func (r *queueResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	r.data, resp.Diagnostics = configuredData(req.ProviderData, resp.Diagnostics)
 }
@@ -155,14 +161,14 @@ func (r *queueResource) Create(ctx context.Context, req resource.CreateRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	want, diags := r.wanted(plan)
+	want, diags := wantedWith(plan, r.data.suffixes)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	vhost := plan.Vhost.ValueString()
 	name := plan.Name.ValueString()
-	holding, diags := r.checkBeforeCreate(ctx, client, vhost, want)
+	holding, diags := checkBeforeCreate(ctx, r.data, client, vhost, want)
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
@@ -178,7 +184,7 @@ func (r *queueResource) Create(ctx context.Context, req resource.CreateRequest, 
 		if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 			return
 		}
-		if err := drainHolding(ctx, brokerMover{client, mv}, r.ownedQueuesOf(plan)); err != nil {
+		if err := drainHolding(ctx, brokerMover{client, mv}, ownedQueuesOf(plan, r.data.suffixes)); err != nil {
 			r.data.addFailure(&resp.Diagnostics, path.Empty(), err, "Cannot Move Messages Back")
 			return
 		}
@@ -188,62 +194,6 @@ func (r *queueResource) Create(ctx context.Context, req resource.CreateRequest, 
 	plan.ArgumentsJSON = jsontypes.NewNormalizedValue(want.main.Args.JSON())
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	resp.Diagnostics.Append(setIdentity(ctx, resp.Identity, name, vhost)...)
-}
-
-// checkBeforeCreate checks both queues before either is declared: identical ones are adopted, any
-// other refused, nothing changed on a refusal. It reports whether q's holding queue exists. The
-// vhost check goes out alongside the two look-ups, which cost the same whatever the vhost's size.
-func (r *queueResource) checkBeforeCreate(ctx context.Context, client *broker.Client, vhost string, want wantedQueues) (bool, diag.Diagnostics) {
-	var diags diag.Diagnostics
-	name := want.main.Name
-	vhostErr := make(chan error, 1)
-	go func() { vhostErr <- checkVhost(ctx, client, vhost) }()
-	holding := topology.RedeclaringQueueName(name)
-	existing, err := lookUpQueues(ctx, []string{want.dead.Name, want.main.Name, holding}, func(ctx context.Context, name string) (broker.Queue, error) {
-		return client.GetQueue(ctx, vhost, name, broker.Declared)
-	})
-	if verr := <-vhostErr; verr != nil {
-		r.data.addFailure(&diags, path.Root("vhost"), verr, "Cannot Use Vhost")
-		return false, diags
-	}
-	if err != nil {
-		r.data.addFailure(&diags, path.Empty(), err, "Cannot Read Queue")
-		return false, diags
-	}
-	_, holdingFound := existing[holding]
-	return holdingFound, r.adoptable(vhost, name, want, existing)
-}
-
-// adoptable refuses queues of want that exist but are not running or differ.
-func (r *queueResource) adoptable(vhost, name string, want wantedQueues, existing map[string]broker.Queue) diag.Diagnostics {
-	var diags diag.Diagnostics
-	var down []broker.Queue
-	var conflicts []string
-	for _, q := range []topology.Queue{want.dead, want.main} {
-		got, ok := existing[q.Name]
-		switch {
-		case ok && !got.Running():
-			down = append(down, got)
-		case ok:
-			conflicts = append(conflicts, describeMismatch(got, q)...)
-		}
-	}
-	if len(down) > 0 {
-		diags.AddAttributeError(path.Root("name"), summaryUnavailable,
-			fmt.Sprintf("Queue %q in vhost %q exists but is not running:\n  - %s\n"+
-				"It can be neither checked nor declared until its node is back (RabbitMQ answers a declaration with "+
-				"\"process is stopped by supervisor\"). Nothing was changed. %s, then apply again.",
-				name, vhost, joinLines(notRunningLines(down)), bringBackHint))
-		return diags
-	}
-	if len(conflicts) > 0 {
-		diags.AddAttributeError(path.Root("name"), "Queue Exists With Different Settings",
-			fmt.Sprintf("Queue %q in vhost %q cannot be adopted: an existing queue differs from what the queuey backend declares, "+
-				"and RabbitMQ would refuse the application's declaration. Differences:\n  - %s\n"+
-				"Nothing was changed. Delete or rename the existing queue (after draining it), or change this resource to match.",
-				name, vhost, joinLines(conflicts)))
-	}
-	return diags
 }
 
 func (r *queueResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -265,7 +215,7 @@ func (r *queueResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	suffixes := r.suffixesFor(state)
+	suffixes := suffixesFor(state, r.data.suffixes)
 	found, err := readTopology(ctx, client, vhost, name, suffixes)
 	if err != nil {
 		r.data.addFailure(&resp.Diagnostics, path.Empty(), err, "Cannot Read Queue")
@@ -295,7 +245,7 @@ func (r *queueResource) Update(ctx context.Context, req resource.UpdateRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	want, diags := r.wanted(plan)
+	want, diags := wantedWith(plan, r.data.suffixes)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -331,7 +281,7 @@ func (r *queueResource) updateQueues(ctx context.Context, client *broker.Client,
 			return diags
 		}
 	}
-	t := r.ownedQueuesOf(state)
+	t := ownedQueuesOf(state, r.data.suffixes)
 	mv, d := r.data.messageMover()
 	if diags.Append(d...); diags.HasError() {
 		return diags
@@ -360,7 +310,7 @@ func (r *queueResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	t := r.ownedQueuesOf(state)
+	t := ownedQueuesOf(state, r.data.suffixes)
 	force, replacing := destroyIntent(ctx, req.Private, state)
 	t.replacing = replacing
 	t.noted, _ = notedListing(ctx, req.Private, t, client.CountsAsRecent)
@@ -369,8 +319,57 @@ func (r *queueResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	}
 }
 
+// ModifyPlan fills in the vhost and computed names, checks the name against the suffixes, decides
+// replacement (only here: a resource-level ModifyPlan would not see an attribute's RequiresReplace,
+// and the warning needs it), and warns when a destroy or replacement meets a busy queue or an
+// update declares q again.
+func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if r.data == nil {
+		return
+	}
+	var state *queueModel
+	if !req.State.Raw.IsNull() {
+		state = &queueModel{}
+		resp.Diagnostics.Append(req.State.Get(ctx, state)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+	}
+	if req.Plan.Raw.IsNull() {
+		if state != nil {
+			resp.Diagnostics.Append(noteReplacement(ctx, resp.Private, *state, false, false)...)
+			warnIfBusy(ctx, r.data, *state, "destroyed", state.ForceDestroy.ValueBool(), resp.Private, &resp.Diagnostics)
+		}
+		return
+	}
+	var plan queueModel
+	var configVhost types.String
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	// One attribute costs far less than converting the whole configuration.
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("vhost"), &configVhost)...)
+	if resp.Diagnostics.HasError() || !planValues(r.data, &plan, configVhost, state == nil, &resp.Diagnostics) {
+		return
+	}
+	// Only Read sets it; a state that has it plans an update, whose apply moves the messages back.
+	plan.Redeclaring = types.Int64Null()
+	if state != nil {
+		if planReplacement(ctx, *state, plan, resp) {
+			warnIfBusy(ctx, r.data, *state, "replaced (destroyed, then created again)", plan.ForceDestroy.ValueBool(), resp.Private, &resp.Diagnostics)
+		} else {
+			warnIfRedeclaring(ctx, r.data, *state, plan, &resp.Diagnostics)
+		}
+	}
+	checkPolicies(ctx, r.data, plan, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// MoveState takes over the state of a rabbitmq_queue (moveFromRabbitMQQueue).
+func (r *queueResource) MoveState(context.Context) []resource.StateMover {
+	return []resource.StateMover{{StateMover: moveFromRabbitMQQueue}}
+}
+
 func (r *queueResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	vhost, name, diags := r.importTarget(ctx, req)
+	vhost, name, diags := importTarget(ctx, req, r.data)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -381,22 +380,4 @@ func (r *queueResource) ImportState(ctx context.Context, req resource.ImportStat
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("force_destroy"), false)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("keep_messages_on_change"), false)...)
 	resp.Diagnostics.Append(setIdentity(ctx, resp.Identity, name, vhost)...)
-}
-
-// queueModel is the resource's state and plan.
-type queueModel struct {
-	ID               types.String         `tfsdk:"id"`
-	Name             types.String         `tfsdk:"name"`
-	Vhost            types.String         `tfsdk:"vhost"`
-	MessageTTL       types.String         `tfsdk:"message_ttl"`
-	MaxPriority      types.Int64          `tfsdk:"max_priority"`
-	ForceDestroy     types.Bool           `tfsdk:"force_destroy"`
-	KeepMessages     types.Bool           `tfsdk:"keep_messages_on_change"`
-	Redeclaring      types.Int64          `tfsdk:"redeclaring_messages"`
-	DeadQueue        types.String         `tfsdk:"dead_queue"`
-	ArgumentsJSON    jsontypes.Normalized `tfsdk:"arguments_json"`
-	HoldQueuePrefix  types.String         `tfsdk:"hold_queue_prefix"`
-	HoldQueuePattern types.String         `tfsdk:"hold_queue_pattern"`
-	QueuesPattern    types.String         `tfsdk:"queues_pattern"`
-	WritePattern     types.String         `tfsdk:"write_pattern"`
 }

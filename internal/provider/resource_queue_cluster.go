@@ -10,9 +10,6 @@ import (
 // running and no message counts. They exist (no phantom change), they cannot be declared, and they
 // are never deleted unless force_destroy.
 
-// summaryUnavailable sums up errors of a cluster that cannot act now.
-const summaryUnavailable = "RabbitMQ Cluster Unavailable"
-
 // bringBackHint says what to do about queues that are not running.
 const bringBackHint = "Bring their node back: on that node run `rabbitmqctl start_app` (or start the service), check with " +
 	"`rabbitmqctl cluster_status` and `rabbitmqctl list_queues name state`, and wait until the queues are running again"

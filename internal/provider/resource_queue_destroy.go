@@ -309,8 +309,9 @@ type ownedQueues struct {
 	noted map[string]broker.Queue
 }
 
-func (r *queueResource) ownedQueuesOf(m queueModel) ownedQueues {
-	return ownedQueues{vhost: m.Vhost.ValueString(), queue: m.Name.ValueString(), suffixes: r.suffixesFor(m), wait: countWait}
+// ownedQueuesOf is what a state (or plan) owns; fallback is the provider's suffixes (suffixesFor).
+func ownedQueuesOf(m queueModel, fallback topology.Suffixes) ownedQueues {
+	return ownedQueues{vhost: m.Vhost.ValueString(), queue: m.Name.ValueString(), suffixes: suffixesFor(m, fallback), wait: countWait}
 }
 
 // owned returns the queues of t that exist, in deletion order.

@@ -12,13 +12,11 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
-var _ resource.ResourceWithIdentity = (*queueResource)(nil)
-
-// IdentitySchema is what identifies a queuey_queue to Terraform 1.12+ and OpenTofu 1.12+: the
+// queueIdentitySchema is what identifies a queuey_queue to Terraform 1.12+ and OpenTofu 1.12+: the
 // queue's name and vhost, set by every Create, Read, Update and import, and accepted by import
 // blocks with `identity = {...}`.
-func (r *queueResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = identityschema.Schema{
+func queueIdentitySchema() identityschema.Schema {
+	return identityschema.Schema{
 		Attributes: map[string]identityschema.Attribute{
 			"name": identityschema.StringAttribute{
 				RequiredForImport: true,
@@ -46,8 +44,9 @@ func setIdentity(ctx context.Context, id *tfsdk.ResourceIdentity, name, vhost st
 	return id.Set(ctx, queueIdentity{Name: types.StringValue(name), Vhost: types.StringValue(vhost)})
 }
 
-// importTarget reads the queue an import names: by ID (vhost/name) or by identity.
-func (r *queueResource) importTarget(ctx context.Context, req resource.ImportStateRequest) (vhost, name string, diags diag.Diagnostics) {
+// importTarget reads the queue an import names: by ID (vhost/name) or by identity, whose missing
+// vhost is the provider's (d, nil before Configure).
+func importTarget(ctx context.Context, req resource.ImportStateRequest, d *providerData) (vhost, name string, diags diag.Diagnostics) {
 	if req.ID != "" || req.Identity == nil {
 		var err error
 		if vhost, name, err = parseQueueID(req.ID); err != nil {
@@ -59,21 +58,21 @@ func (r *queueResource) importTarget(ctx context.Context, req resource.ImportSta
 	if diags.Append(req.Identity.Get(ctx, &id)...); diags.HasError() {
 		return "", "", diags
 	}
-	if r.data == nil {
+	if d == nil {
 		diags.AddError("Provider Not Configured", "The queuey provider has not been configured yet; this is a bug in the provider or in Terraform.")
 		return "", "", diags
 	}
 	name = id.Name.ValueString()
-	if err := topology.ValidateQueueName(name, r.data.suffixes); err != nil {
+	if err := topology.ValidateQueueName(name, d.suffixes); err != nil {
 		diags.AddError("Invalid Import Identity", "The identity attribute `name` is not a queue this resource can manage: "+err.Error()+".")
 		return "", "", diags
 	}
 	if vhost = id.Vhost.ValueString(); id.Vhost.IsNull() || vhost == "" {
-		if r.data.vhostUnknown {
+		if d.vhostUnknown {
 			diags.AddError("Invalid Import Identity", "The identity attribute `vhost` is not set and the provider's `vhost` is not known yet: "+
 				"give `vhost` in the identity, or a known provider `vhost`.")
 		}
-		vhost = r.data.vhost
+		vhost = d.vhost
 	}
 	return vhost, name, diags
 }

@@ -46,8 +46,8 @@ func TestImportTarget(t *testing.T) {
 		{name: "identity, vhost unknown", req: resource.ImportStateRequest{Identity: identity("orders", nil)}, vhostUnknown: true,
 			err: "provider's `vhost` is not known yet"},
 	} {
-		r := &queueResource{data: &providerData{vhost: "/", vhostUnknown: tc.vhostUnknown, suffixes: topology.DefaultSuffixes()}}
-		vhost, queue, diags := r.importTarget(ctx, tc.req)
+		data := &providerData{vhost: "/", vhostUnknown: tc.vhostUnknown, suffixes: topology.DefaultSuffixes()}
+		vhost, queue, diags := importTarget(ctx, tc.req, data)
 		switch {
 		case tc.err != "" && (!diags.HasError() || !strings.Contains(diags[0].Summary()+diags[0].Detail(), tc.err)):
 			t.Errorf("%s: %v, want an error saying %q", tc.name, diags, tc.err)

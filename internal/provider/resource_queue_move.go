@@ -174,10 +174,6 @@ func mismatchLines(q sourceQueue, mismatches []topology.Mismatch) []string {
 	return lines
 }
 
-func (r *queueResource) MoveState(context.Context) []resource.StateMover {
-	return []resource.StateMover{{StateMover: moveFromRabbitMQQueue}}
-}
-
 // moveFromRabbitMQQueue takes over a rabbitmq_queue's state; other sources are left alone.
 func moveFromRabbitMQQueue(ctx context.Context, req resource.MoveStateRequest, resp *resource.MoveStateResponse) {
 	if !isSourceQueue(req.SourceProviderAddress, req.SourceTypeName) {

@@ -9,7 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-jsontypes/jsontypes"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -18,71 +17,24 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
-// warnTimeout bounds the broker look-up behind the plan-time warning.
-const warnTimeout = 10 * time.Second
-
-// ModifyPlan fills in the vhost and computed names, checks the name against the suffixes, decides
-// replacement (only here: a resource-level ModifyPlan would not see an attribute's RequiresReplace,
-// and the warning needs it), and warns when a destroy or replacement meets a busy queue or an
-// update declares q again.
-func (r *queueResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if r.data == nil {
-		return
-	}
-	var state *queueModel
-	if !req.State.Raw.IsNull() {
-		state = &queueModel{}
-		resp.Diagnostics.Append(req.State.Get(ctx, state)...)
-		if resp.Diagnostics.HasError() {
-			return
-		}
-	}
-	if req.Plan.Raw.IsNull() {
-		if state != nil {
-			resp.Diagnostics.Append(noteReplacement(ctx, resp.Private, *state, false, false)...)
-			r.warnIfBusy(ctx, *state, "destroyed", state.ForceDestroy.ValueBool(), resp.Private, &resp.Diagnostics)
-		}
-		return
-	}
-	var plan queueModel
-	var configVhost types.String
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	// One attribute costs far less than converting the whole configuration.
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("vhost"), &configVhost)...)
-	if resp.Diagnostics.HasError() || !r.planValues(&plan, configVhost, state == nil, &resp.Diagnostics) {
-		return
-	}
-	// Only Read sets it; a state that has it plans an update, whose apply moves the messages back.
-	plan.Redeclaring = types.Int64Null()
-	if state != nil {
-		if planReplacement(ctx, *state, plan, resp) {
-			r.warnIfBusy(ctx, *state, "replaced (destroyed, then created again)", plan.ForceDestroy.ValueBool(), resp.Private, &resp.Diagnostics)
-		} else {
-			r.warnIfRedeclaring(ctx, *state, plan, &resp.Diagnostics)
-		}
-	}
-	r.checkPolicies(ctx, plan, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-}
-
 // checkPolicies reports, as policy_check says, the policies and operator policies that break the
 // contract on plan's queues; skipped while the broker settings, the names or q's arguments are
 // unknown.
-func (r *queueResource) checkPolicies(ctx context.Context, plan queueModel, diags *diag.Diagnostics) {
-	mode := r.data.policyCheck
-	if mode == policyCheckOff || !r.data.brokerReady() || !r.data.endpointSet || r.data.suffixesUnknown ||
+func checkPolicies(ctx context.Context, data *providerData, plan queueModel, diags *diag.Diagnostics) {
+	mode := data.policyCheck
+	if mode == policyCheckOff || !data.brokerReady() || !data.endpointSet || data.suffixesUnknown ||
 		plan.Vhost.IsUnknown() || plan.Name.IsUnknown() || plan.ArgumentsJSON.IsUnknown() {
 		return
 	}
-	client, d := r.data.brokerClient()
-	want, dw := r.wanted(plan)
+	client, d := data.brokerClient()
+	want, dw := wantedWith(plan, data.suffixes)
 	if d.HasError() || dw.HasError() {
 		return
 	}
 	// No bound of its own: the reads fail within the client's retry budget like every other call,
 	// so what the plan says does not depend on which of two clocks runs out first.
 	vhost, name := plan.Vhost.ValueString(), plan.Name.ValueString()
-	f, err := readPolicyFindings(ctx, client, vhost, name, r.data.suffixes, want.main.Args.Map(), true)
+	f, err := readPolicyFindings(ctx, client, vhost, name, data.suffixes, want.main.Args.Map(), true)
 	switch {
 	case errors.Is(err, broker.ErrNotFound):
 		return // a vhost not made yet has no policies
@@ -91,7 +43,7 @@ func (r *queueResource) checkPolicies(ctx context.Context, plan queueModel, diag
 	case err != nil && causeSummary(err) != "" && !policyReadRefused(err):
 		// Unreachable, credentials refused, not the management API: the apply would fail alike, so the
 		// plan says so now.
-		r.data.addFailure(diags, path.Empty(), err, "Cannot Read Policies")
+		data.addFailure(diags, path.Empty(), err, "Cannot Read Policies")
 		return
 	case err != nil:
 		addPolicyCheckFailed(diags, vhost, name, err, mode)
@@ -109,29 +61,29 @@ func policyReadRefused(err error) bool {
 }
 
 // planValues fills in plan's vhost and computed values and checks the name; false after an error.
-func (r *queueResource) planValues(plan *queueModel, configVhost types.String, creating bool, diags *diag.Diagnostics) bool {
+func planValues(data *providerData, plan *queueModel, configVhost types.String, creating bool, diags *diag.Diagnostics) bool {
 	if configVhost.IsNull() {
-		if r.data.vhostUnknown {
+		if data.vhostUnknown {
 			plan.Vhost = types.StringUnknown()
 		} else {
-			plan.Vhost = types.StringValue(r.data.vhost)
+			plan.Vhost = types.StringValue(data.vhost)
 		}
 	}
 	// Only the suffixes enter a queue's names; the granularities do not.
-	pureKnown := !r.data.suffixesUnknown
+	pureKnown := !data.suffixesUnknown
 	nameKnown := !plan.Name.IsUnknown()
 	name := plan.Name.ValueString()
-	s := r.data.suffixes
+	s := data.suffixes
 	if pureKnown && nameKnown {
 		if err := topology.ValidateQueueName(name, s); err != nil {
 			diags.AddAttributeError(path.Root("name"), "Invalid Queue Name", queueNameError(err, s))
 			return false
 		}
 	}
-	if creating && r.data.brokerReady() {
+	if creating && data.brokerReady() {
 		// Nothing can be created without endpoint and credentials: say so now (nothing is
 		// contacted).
-		if _, d := r.data.brokerClient(); d.HasError() {
+		if _, d := data.brokerClient(); d.HasError() {
 			diags.Append(d...)
 			return false
 		}
@@ -152,7 +104,7 @@ func (r *queueResource) planValues(plan *queueModel, configVhost types.String, c
 	}
 	plan.ArgumentsJSON = jsontypes.NewNormalizedUnknown()
 	if nameKnown && !plan.MessageTTL.IsUnknown() && !plan.MaxPriority.IsUnknown() {
-		want, d := r.wanted(*plan)
+		want, d := wantedWith(*plan, data.suffixes)
 		diags.Append(d...)
 		if d.HasError() {
 			return false
@@ -163,13 +115,13 @@ func (r *queueResource) planValues(plan *queueModel, configVhost types.String, c
 }
 
 // warnIfBusy warns of state's busy queues and notes the listing for the destroy; best effort.
-func (r *queueResource) warnIfBusy(ctx context.Context, state queueModel, fate string, force bool, private privateKeys, diags *diag.Diagnostics) {
-	t := r.ownedQueuesOf(state)
+func warnIfBusy(ctx context.Context, data *providerData, state queueModel, fate string, force bool, private privateKeys, diags *diag.Diagnostics) {
+	t := ownedQueuesOf(state, data.suffixes)
 	diags.Append(noteListing(ctx, private, t, nil, time.Time{})...)
-	if !r.data.brokerReady() || !r.data.endpointSet {
+	if !data.brokerReady() || !data.endpointSet {
 		return
 	}
-	client, d := r.data.brokerClient()
+	client, d := data.brokerClient()
 	if d.HasError() {
 		return
 	}

@@ -227,6 +227,9 @@ func (e *interruptedError) causeWorded() {}
 
 func (e *interruptedError) Unwrap() error { return e.err }
 
+// beforeCause: where the messages wait is said before what stopped the change.
+func (e *interruptedError) beforeCause() {}
+
 func (e *interruptedError) summary() string {
 	return "Change Interrupted: Messages Wait In " + topology.RedeclaringQueueName(e.target.queue)
 }

@@ -15,16 +15,16 @@ import (
 // will do with its messages: decideRedeclare on what the listing shows) and about messages an
 // interrupted change left in the holding queue. Best effort, as warnIfBusy: skipped when the broker
 // settings are unknown or the broker does not answer quickly, never an error.
-func (r *queueResource) warnIfRedeclaring(ctx context.Context, state, plan queueModel, diags *diag.Diagnostics) {
+func warnIfRedeclaring(ctx context.Context, data *providerData, state, plan queueModel, diags *diag.Diagnostics) {
 	redeclaring := !plan.ArgumentsJSON.IsUnknown() && needsRedeclare(state, plan.ArgumentsJSON.ValueString())
-	if (!redeclaring && state.Redeclaring.IsNull()) || !r.data.brokerReady() || !r.data.endpointSet {
+	if (!redeclaring && state.Redeclaring.IsNull()) || !data.brokerReady() || !data.endpointSet {
 		return
 	}
-	client, d := r.data.brokerClient()
+	client, d := data.brokerClient()
 	if d.HasError() {
 		return
 	}
-	t := r.ownedQueuesOf(state)
+	t := ownedQueuesOf(state, data.suffixes)
 	ctx, cancel := context.WithTimeout(ctx, warnTimeout)
 	defer cancel()
 	list, err := client.ListQueues(ctx, t.vhost, broker.CheckedWithConsumers, broker.Kept)

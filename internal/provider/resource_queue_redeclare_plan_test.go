@@ -83,10 +83,10 @@ func TestWarnIfRedeclaring(t *testing.T) {
 		if !tc.state.Redeclaring.IsNull() {
 			fake.PutQueue("/", brokertest.Queue{Name: "orders.redeclaring", Durable: true, Messages: count(4)})
 		}
-		r := &queueResource{data: &providerData{suffixes: topology.DefaultSuffixes(), brokerUnknown: tc.brokerUnknown, endpointSet: !tc.noEndpoint,
-			brokerConfig: broker.Config{Endpoint: fake.URL, Username: "u", Password: "p", RetryBudget: -1}}}
+		data := &providerData{suffixes: topology.DefaultSuffixes(), brokerUnknown: tc.brokerUnknown, endpointSet: !tc.noEndpoint,
+			brokerConfig: broker.Config{Endpoint: fake.URL, Username: "u", Password: "p", RetryBudget: -1}}
 		var diags diag.Diagnostics
-		r.warnIfRedeclaring(context.Background(), tc.state, tc.plan, &diags)
+		warnIfRedeclaring(context.Background(), data, tc.state, tc.plan, &diags)
 		var got []string
 		for _, d := range diags {
 			got = append(got, d.Summary())

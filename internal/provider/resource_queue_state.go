@@ -19,10 +19,6 @@ type wantedQueues struct {
 	dead topology.Queue
 }
 
-func (r *queueResource) wanted(m queueModel) (wantedQueues, diag.Diagnostics) {
-	return wantedWith(m, r.data.suffixes)
-}
-
 // wantedWith computes the queues of a plan or state with the given suffixes.
 func wantedWith(m queueModel, s topology.Suffixes) (wantedQueues, diag.Diagnostics) {
 	var diags diag.Diagnostics
@@ -60,9 +56,14 @@ func wantedWith(m queueModel, s topology.Suffixes) (wantedQueues, diag.Diagnosti
 	}, diags
 }
 
-// suffixesFor reads back a state's suffixes, else the provider's (after an import).
-func (r *queueResource) suffixesFor(m queueModel) topology.Suffixes {
-	return topology.SuffixesOf(m.Name.ValueString(), m.DeadQueue.ValueString(), m.HoldQueuePrefix.ValueString(), r.data.suffixes)
+// suffixesFor reads back a state's suffixes, else fallback, the provider's (after an import).
+func suffixesFor(m queueModel, fallback topology.Suffixes) topology.Suffixes {
+	return topology.SuffixesOf(m.Name.ValueString(), m.DeadQueue.ValueString(), m.HoldQueuePrefix.ValueString(), fallback)
+}
+
+// existingOf is what the broker reports of a queue, in topology's terms.
+func existingOf(q broker.Queue) topology.Existing {
+	return topology.Existing{Type: q.Type, Durable: q.Durable, AutoDelete: q.AutoDelete, Exclusive: q.Exclusive, Arguments: q.Arguments}
 }
 
 // observedState is the state of a queue as the broker holds it: prior (or just name and vhost,
@@ -130,4 +131,22 @@ func sameDurationMs(v types.String, ms int64) bool {
 	}
 	d, err := time.ParseDuration(v.ValueString())
 	return err == nil && d == time.Duration(ms)*time.Millisecond
+}
+
+// queueModel is the resource's state and plan.
+type queueModel struct {
+	ID               types.String         `tfsdk:"id"`
+	Name             types.String         `tfsdk:"name"`
+	Vhost            types.String         `tfsdk:"vhost"`
+	MessageTTL       types.String         `tfsdk:"message_ttl"`
+	MaxPriority      types.Int64          `tfsdk:"max_priority"`
+	ForceDestroy     types.Bool           `tfsdk:"force_destroy"`
+	KeepMessages     types.Bool           `tfsdk:"keep_messages_on_change"`
+	Redeclaring      types.Int64          `tfsdk:"redeclaring_messages"`
+	DeadQueue        types.String         `tfsdk:"dead_queue"`
+	ArgumentsJSON    jsontypes.Normalized `tfsdk:"arguments_json"`
+	HoldQueuePrefix  types.String         `tfsdk:"hold_queue_prefix"`
+	HoldQueuePattern types.String         `tfsdk:"hold_queue_pattern"`
+	QueuesPattern    types.String         `tfsdk:"queues_pattern"`
+	WritePattern     types.String         `tfsdk:"write_pattern"`
 }

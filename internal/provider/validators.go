@@ -9,9 +9,16 @@ import (
 
 	"regexp"
 
+	"github.com/queuey/terraform-provider-queuey/internal/broker"
 	"github.com/queuey/terraform-provider-queuey/internal/mover"
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
+
+// checkEndpoint applies broker.ValidateEndpoint, the one endpoint rule.
+func checkEndpoint(s string) error {
+	_, err := broker.ValidateEndpoint(s)
+	return err
+}
 
 // endpointValidator accepts an http or https URL with a host.
 type endpointValidator struct{}
