@@ -61,15 +61,16 @@ func certificateAlert(a tls.AlertError) bool {
 
 // receivedAlert is the alert in err, an alert the server sent: crypto/tls returns it (over TCP;
 // tls.AlertError is QUIC's) as a *net.OpError whose Err is crypto/tls's unexported alert type, a
-// uint8, so its code is read by its type, never by its text.
+// uint8, so its code is read by its type, never by its text. Every *net.OpError of the chain is
+// looked at, not only the first: net/http puts one of its own ("proxyconnect") around a failed
+// dial to an https:// proxy.
 func receivedAlert(err error) (tls.AlertError, bool) {
 	var oe *net.OpError
-	if !errors.As(err, &oe) || oe.Err == nil {
-		return 0, false
+	for e := err; errors.As(e, &oe) && oe.Err != nil; e = oe.Err {
+		v := reflect.ValueOf(oe.Err)
+		if v.Kind() == reflect.Uint8 && v.Type().PkgPath() == "crypto/tls" {
+			return tls.AlertError(v.Uint()), true
+		}
 	}
-	v := reflect.ValueOf(oe.Err)
-	if v.Kind() != reflect.Uint8 || v.Type().PkgPath() != "crypto/tls" {
-		return 0, false
-	}
-	return tls.AlertError(v.Uint()), true
+	return 0, false
 }

@@ -137,9 +137,17 @@ func TestCertificateRefused_handshakes(t *testing.T) {
 			if a, ok := receivedAlert(err); a != tc.alert || ok != (tc.alert != 0) {
 				t.Errorf("the alert of %v: %d (%v), want %d", err, a, ok, tc.alert)
 			}
-			// As net/http hands it back.
-			if wrapped := fmt.Errorf("Get %q: %w", "https://rabbit.test", err); err != nil && CertificateRefused(wrapped) != tc.want {
-				t.Errorf("CertificateRefused(%v) = %v, want %v", wrapped, !tc.want, tc.want)
+			if err == nil {
+				return
+			}
+			// As net/http hands it back (a *url.Error), and from a dial to an https:// proxy.
+			for _, wrapped := range []error{
+				fmt.Errorf("Get %q: %w", "https://rabbit.test", err),
+				&net.OpError{Op: "proxyconnect", Net: "tcp", Err: fmt.Errorf("handshake: %w", err)},
+			} {
+				if CertificateRefused(wrapped) != tc.want {
+					t.Errorf("CertificateRefused(%#v) = %v, want %v", wrapped, !tc.want, tc.want)
+				}
 			}
 		})
 	}
