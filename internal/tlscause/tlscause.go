@@ -1,7 +1,7 @@
 // Package tlscause tells, from the typed errors of crypto/tls and crypto/x509, whether a TLS
 // connection failed over a certificate: the one rule that the management client
 // (internal/broker) and the AMQP mover (internal/mover) share. It reads no error's text and imports
-// no package of the provider.
+// no package of this module.
 package tlscause
 
 import (
