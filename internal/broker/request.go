@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/queuey/terraform-provider-queuey/internal/tlscause"
 )
 
 // The one request path, and how each of its failures becomes an *Error with a kind and a cause
@@ -129,7 +131,7 @@ func (c *Client) unreachable(op string, err error) error {
 	var fc *firstContactError
 	if errors.As(err, &fc) {
 		e.Reason, e.Cause, e.Addr, e.Unresolved = fc.Error(), CauseFirstContact, fc.Addr, fc.Unresolved()
-	} else if certificateError(err) {
+	} else if tlscause.CertificateRefused(err) {
 		e.Cause = CauseCertificate
 	}
 	return e

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/queuey/terraform-provider-queuey/internal/tlscause"
 )
 
 // Retries. A request is tried again after a transient failure, one a restarting broker or node
@@ -175,7 +177,7 @@ const (
 func transient(req *http.Request, resp *http.Response, err error) failure {
 	if err != nil {
 		switch {
-		case errors.Is(err, context.Canceled) || certificateError(err) || wrongEndpoint(err):
+		case errors.Is(err, context.Canceled) || tlscause.CertificateRefused(err) || wrongEndpoint(err):
 			return failure{}
 		case dialFailed(err):
 			return failure{why: err.Error(), kind: noContact}

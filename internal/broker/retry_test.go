@@ -2,6 +2,8 @@ package broker
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -76,7 +78,8 @@ func TestTransientClassification(t *testing.T) {
 		{"EOF", get, nil, io.ErrUnexpectedEOF, true},
 		{"no answer in time", get, nil, errors.New("no answer within request_timeout 1s"), true},
 		{"cancelled", get, nil, context.Canceled, false},
-		{"certificate", get, nil, errors.New("tls: failed to verify certificate: x509: certificate signed by unknown authority"), false},
+		{"certificate", get, nil, &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}, false},
+		{"certificate in text only", get, nil, errors.New("tls: failed to verify certificate: x509: certificate signed by unknown authority"), true},
 		{"500", get, answer(500, `{"error":"Internal Server Error"}`), nil, true},
 		{"502", get, answer(502, ``), nil, true},
 		{"503", get, answer(503, ``), nil, true},

@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"strings"
 	"time"
 )
 
@@ -55,16 +54,6 @@ func newBaseTransport(cfg Config) (*http.Transport, error) {
 		IdleConnTimeout:       90 * time.Second,
 		ForceAttemptHTTP2:     false,
 	}, nil
-}
-
-// certificateError reports whether err is a TLS certificate refusal, by either side.
-func certificateError(err error) bool {
-	var verr *tls.CertificateVerificationError
-	if errors.As(err, &verr) {
-		return true
-	}
-	msg := err.Error()
-	return strings.Contains(msg, "x509: ") || (strings.Contains(msg, "tls: ") && strings.Contains(msg, "certificate"))
 }
 
 // sniffingDial fails a plain-HTTP answer not beginning "HTTP/" at once (*protocolError).

@@ -2,33 +2,159 @@ package broker
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"errors"
-	"io"
-	"log"
-	"net/http"
-	"net/http/httptest"
+	"math/big"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
+	"time"
+
+	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 )
 
-// A management API whose certificate the client does not trust: the error
-// says it is the certificate.
-func TestManagementCertificateCause(t *testing.T) {
-	srv := httptest.NewUnstartedServer(http.NotFoundHandler())
-	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	c, err := New(Config{Endpoint: srv.URL, Username: "u", Password: "p", RetryBudget: -1})
+// Every way a TLS connection to the management API fails over a certificate has the cause
+// CauseCertificate, decided on crypto/tls's and crypto/x509's types through net/http's wrappers, and
+// is not retried: the server's certificate not trusted, for another host or expired (the client's
+// check), and the client's certificate refused by the server, with an alert in the TLS 1.2 handshake
+// (unknown_ca, bad_certificate) or on the first read after a TLS 1.3 handshake
+// (certificate_required). A TLS 1.2 server that wants a certificate and gets none sends
+// handshake_failure, as for no common cipher: no certificate's cause, and retried.
+func TestManagementCertificateCauses(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ca := newTestCert(t, dir, "ca", nil, func(c *x509.Certificate) {
+		c.IsCA, c.BasicConstraintsValid, c.KeyUsage = true, true, x509.KeyUsageCertSign|x509.KeyUsageDigitalSignature
+	})
+	serverCert := func(name string, edit func(*x509.Certificate)) testCert {
+		return newTestCert(t, dir, name, &ca, func(c *x509.Certificate) {
+			c.IPAddresses, c.ExtKeyUsage = []net.IP{net.IPv4(127, 0, 0, 1)}, []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
+			if edit != nil {
+				edit(c)
+			}
+		})
+	}
+	server := serverCert("server", nil)
+	otherHost := serverCert("other-host", func(c *x509.Certificate) { c.IPAddresses, c.DNSNames = nil, []string{"rabbit.test"} })
+	expired := serverCert("expired", func(c *x509.Certificate) {
+		c.NotBefore, c.NotAfter = time.Now().Add(-48*time.Hour), time.Now().Add(-24*time.Hour)
+	})
+	client := newTestCert(t, dir, "client", &ca, func(c *x509.Certificate) {
+		c.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
+	})
+	stranger := newTestCert(t, dir, "stranger", nil, func(c *x509.Certificate) {
+		c.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
+	})
+	notForClients := serverCert("not-for-clients", nil)
+	pool := x509.NewCertPool()
+	pool.AddCert(ca.TLS.Leaf)
+	// srv is a TLS server with cert: clients wants a client certificate issued by clientCAs (nil:
+	// none wanted), maxVersion caps the version (0: TLS 1.3).
+	srv := func(cert testCert, clientCAs *x509.CertPool, maxVersion uint16) *tls.Config {
+		c := &tls.Config{Certificates: []tls.Certificate{cert.TLS}, MinVersion: tls.VersionTLS12, MaxVersion: maxVersion}
+		if clientCAs != nil {
+			c.ClientAuth, c.ClientCAs = tls.RequireAndVerifyClientCert, clientCAs
+		}
+		return c
+	}
+	// A server that names no CA in its certificate request, so that the client sends the one it has
+	// (crypto/tls sends none that the CAs named did not issue).
+	namesNoCA := x509.NewCertPool()
+	for _, tc := range []struct {
+		name   string
+		server *tls.Config
+		client Config
+		cause  Cause // -1: no error
+		conns  int
+	}{
+		{"trusted", srv(server, nil, 0), Config{CACertFile: ca.CertFile}, -1, 1},
+		{"not trusted", srv(server, nil, 0), Config{}, CauseCertificate, 1},
+		{"another host name", srv(otherHost, nil, 0), Config{CACertFile: ca.CertFile}, CauseCertificate, 1},
+		{"expired", srv(expired, nil, 0), Config{CACertFile: ca.CertFile}, CauseCertificate, 1},
+		{"client certificate accepted", srv(server, pool, 0),
+			Config{CACertFile: ca.CertFile, ClientCertFile: client.CertFile, ClientKeyFile: client.KeyFile}, -1, 1},
+		{"client certificate wanted, TLS 1.3: certificate_required after the handshake", srv(server, pool, 0),
+			Config{CACertFile: ca.CertFile}, CauseCertificate, 1},
+		{"client certificate of another CA, TLS 1.2: unknown_ca", srv(server, namesNoCA, tls.VersionTLS12),
+			Config{CACertFile: ca.CertFile, ClientCertFile: stranger.CertFile, ClientKeyFile: stranger.KeyFile}, CauseCertificate, 1},
+		{"client certificate not for a client, TLS 1.2: bad_certificate", srv(server, pool, tls.VersionTLS12),
+			Config{CACertFile: ca.CertFile, ClientCertFile: notForClients.CertFile, ClientKeyFile: notForClients.KeyFile}, CauseCertificate, 1},
+		{"client certificate wanted, TLS 1.2: handshake_failure", srv(server, pool, tls.VersionTLS12),
+			Config{CACertFile: ca.CertFile}, CauseNoAnswer, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := brokertest.NewTLS(t, tc.server)
+			cfg := tc.client
+			cfg.Endpoint, cfg.Username, cfg.Password, cfg.RequestTimeout = s.URL, "u", "p", 5*time.Second
+			c, err := New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			withClock(c) // retries without waiting
+			_, err = c.GetVhost(context.Background(), "/")
+			if got := causeOf(err); got != tc.cause || (err != nil && !errors.Is(err, ErrUnreachable)) {
+				t.Errorf("got cause %d (%v), want %d", got, err, tc.cause)
+			}
+			if got := s.Conns(); (tc.conns == 1) != (got == 1) {
+				t.Errorf("%d connections, want %d (a refused certificate is not retried, other failures are)", got, tc.conns)
+			}
+		})
+	}
+}
+
+// testCert is a certificate made up for one test, signed by its parent (self-signed without one),
+// as PEM files and as a tls.Certificate with its Leaf.
+type testCert struct {
+	TLS               tls.Certificate
+	CertFile, KeyFile string
+}
+
+// newTestCert makes the certificate named name, valid from an hour ago for a day unless edit says
+// otherwise, and writes it to dir.
+func newTestCert(t *testing.T, dir, name string, parent *testCert, edit func(*x509.Certificate)) testCert {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.GetQueue(context.Background(), "/", "q", Declared)
-	if !errors.Is(err, ErrUnreachable) || causeOf(err) != CauseCertificate || !strings.Contains(err.Error(), "certificate") {
-		t.Errorf("an untrusted certificate: %v", err)
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 120))
+	if err != nil {
+		t.Fatal(err)
 	}
+	tmpl := &x509.Certificate{SerialNumber: serial, Subject: pkix.Name{CommonName: name},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour), KeyUsage: x509.KeyUsageDigitalSignature}
+	edit(tmpl)
+	issuer, signer := tmpl, any(key)
+	if parent != nil {
+		issuer, signer = parent.TLS.Leaf, parent.TLS.PrivateKey
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, issuer, &key.PublicKey, signer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := testCert{CertFile: filepath.Join(dir, name+"-cert.pem"), KeyFile: filepath.Join(dir, name+"-key.pem")}
+	for file, block := range map[string]*pem.Block{c.CertFile: {Type: "CERTIFICATE", Bytes: der}, c.KeyFile: {Type: "EC PRIVATE KEY", Bytes: keyDER}} {
+		if err := os.WriteFile(file, pem.EncodeToMemory(block), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c.TLS, err = tls.LoadX509KeyPair(c.CertFile, c.KeyFile); err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 // A CA file or client key pair that cannot be read, a CA file without a

@@ -4,19 +4,19 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/url"
-	"reflect"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
+
+	"github.com/queuey/terraform-provider-queuey/internal/tlscause"
 )
 
 // Connecting to the AMQP port: one connection per operation, closed after it.
@@ -181,7 +181,7 @@ func (m *Mover) dialError(ctx context.Context, e *Error, err error, sniff *amqpS
 	first, tlsErr := sniff.first(), sniff.tlsError()
 	if errors.As(err, &rh) {
 		first = rh.RecordHeader[:]
-	} else if certificateError(err) || certificateError(tlsErr) {
+	} else if tlscause.CertificateRefused(err) || tlscause.CertificateRefused(tlsErr) {
 		e.Kind, e.Cause = errCertificate, CertificateRefused
 		if tlsErr != nil {
 			e.Reason = tlsErr.Error() // not amqp091-go's frame error that carries its text
@@ -229,65 +229,6 @@ func (m *Mover) answered(e *Error, first []byte) {
 	if bytes.HasPrefix(first, []byte("HTTP/")) {
 		e.Reason = "the port speaks HTTP (the management API's port?), not AMQP"
 	}
-}
-
-// certificateError reports whether err is a TLS handshake that failed over a certificate: ours
-// (the server's certificate not verified) or the server's (an alert over the client's).
-func certificateError(err error) bool {
-	if err == nil {
-		return false
-	}
-	var (
-		verr     *tls.CertificateVerificationError
-		unknown  x509.UnknownAuthorityError
-		hostname x509.HostnameError
-		invalid  x509.CertificateInvalidError
-		alert    tls.AlertError
-	)
-	if errors.As(err, &verr) || errors.As(err, &unknown) || errors.As(err, &hostname) || errors.As(err, &invalid) {
-		return true
-	}
-	if errors.As(err, &alert) {
-		return certificateAlert(alert)
-	}
-	a, ok := receivedAlert(err)
-	return ok && certificateAlert(a)
-}
-
-// TLS alerts about a certificate (RFC 8446 section 6.2).
-const (
-	alertBadCertificate         tls.AlertError = 42
-	alertUnsupportedCertificate tls.AlertError = 43
-	alertCertificateRevoked     tls.AlertError = 44
-	alertCertificateExpired     tls.AlertError = 45
-	alertCertificateUnknown     tls.AlertError = 46
-	alertUnknownCA              tls.AlertError = 48
-	alertCertificateRequired    tls.AlertError = 116
-)
-
-// certificateAlert reports whether a is an alert about a certificate.
-func certificateAlert(a tls.AlertError) bool {
-	switch a {
-	case alertBadCertificate, alertUnsupportedCertificate, alertCertificateRevoked, alertCertificateExpired,
-		alertCertificateUnknown, alertUnknownCA, alertCertificateRequired:
-		return true
-	}
-	return false
-}
-
-// receivedAlert is the alert in err, an alert the server sent: crypto/tls returns it (over TCP;
-// tls.AlertError is QUIC's) as a *net.OpError whose Err is crypto/tls's unexported alert type, a
-// uint8, so its code is read by its type, never by its text.
-func receivedAlert(err error) (tls.AlertError, bool) {
-	var oe *net.OpError
-	if !errors.As(err, &oe) || oe.Err == nil {
-		return 0, false
-	}
-	v := reflect.ValueOf(oe.Err)
-	if v.Kind() != reflect.Uint8 || v.Type().PkgPath() != "crypto/tls" {
-		return 0, false
-	}
-	return tls.AlertError(v.Uint()), true
 }
 
 // tlsRecord reports whether b begins like a TLS record: what a TLS port answers to plain bytes.

@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
-	"fmt"
 	"io"
 	"log"
 	"net/http"
@@ -13,8 +12,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 )
@@ -182,31 +179,4 @@ func tlsServer(t *testing.T, cfg *tls.Config) *httptest.Server {
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
 	return srv
-}
-
-// An error's text decides nothing: text that reads like a certificate's failure is not one, an
-// alert about something else than a certificate is not one.
-func TestCertificateErrorTyped(t *testing.T) {
-	t.Parallel()
-	for _, err := range []error{
-		nil,
-		errors.New("x509: certificate signed by unknown authority"),
-		errors.New("remote error: tls: bad certificate"),
-		&amqp.Error{Code: amqp.FrameError, Reason: "remote error: tls: certificate required"},
-		tls.AlertError(40), // handshake_failure
-	} {
-		if certificateError(err) {
-			t.Errorf("%#v is a certificate error", err)
-		}
-	}
-	for _, err := range []error{
-		&tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}},
-		fmt.Errorf("dial: %w", x509.HostnameError{Host: "h"}),
-		x509.CertificateInvalidError{Reason: x509.Expired},
-		tls.AlertError(116), // certificate_required, as QUIC returns it
-	} {
-		if !certificateError(err) {
-			t.Errorf("%#v is not a certificate error", err)
-		}
-	}
 }
