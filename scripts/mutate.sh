@@ -9,7 +9,7 @@ set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 mkdir -p build
 gremlins="${GREMLINS:-build/bin/gremlins}"
-read -r -a pkgs <<<"${MUTATE_PKGS:-topology broker mover provider}"
+read -r -a pkgs <<<"${MUTATE_PKGS:-topology broker mover tlscause provider}"
 # The provider's Terraform glue (schemas, CRUD plumbing, functions and data
 # sources whose rules live in internal/topology), reached only by the
 # CLI-driven tests: not mutated.
@@ -22,7 +22,7 @@ PROVIDER_GLUE=(
 # run against internal/brokertest's AMQP port (amqp_server.go). Their tests
 # mostly wait (timers, the fakes' answers), so -parallel=8 (the default is
 # the number of cores) shortens each mutant's test run on 2 cores.
-declare -A target=([topology]=95 [broker]=90 [mover]=90 [provider]=85)
+declare -A target=([topology]=95 [broker]=90 [mover]=90 [tlscause]=90 [provider]=85)
 declare -A goflags=([broker]="-parallel=8" [mover]="-parallel=8")
 failed=0 summary=()
 for pkg in "${pkgs[@]}"; do
