@@ -95,6 +95,19 @@ offline=(--offline)
 rmq 30 rabbitmq-diagnostics -q ping >/dev/null 2>&1 && offline=()
 log "enabling the management plugin"
 rmq 120 rabbitmq-plugins enable "${offline[@]}" rabbitmq_management >&2 || log "WARNING: rabbitmq-plugins enable rabbitmq_management failed"
+# A node that runs but whose management API does not come ready (no answer, or HTTP 5xx: the
+# node's applications stopped, e.g. after it ran out of file descriptors) is stopped here and
+# started again below.
+if ((${#offline[@]} == 0)); then
+	rc=0
+	acc wait -refused -seconds 60 "$local_endpoint" 2>/dev/null || rc=$?
+	((rc == 0)) && ready_local
+	if ((rc == 1)); then
+		log "the node runs, but its management API is not ready after 60s: restarting the node"
+		rmq 120 rabbitmqctl stop >&2 || log "WARNING: rabbitmqctl stop failed"
+		offline=(--offline)
+	fi
+fi
 if ((${#offline[@]})); then
 	log "starting the node: rabbitmq-server -detached"
 	as_root rabbitmq-server -detached >&2 || {
