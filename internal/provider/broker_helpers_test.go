@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 	"github.com/queuey/terraform-provider-queuey/internal/mover"
+	"github.com/queuey/terraform-provider-queuey/internal/redact"
 )
 
 // declareHoldFromState declares, over AMQP, the hold queue a queuey_hold_queue
@@ -30,7 +30,7 @@ func declareHoldFromState(t *testing.T, s *terraform.State, addr string) string 
 	}
 	name := rs.Primary.Attributes["name"]
 	var raw map[string]any
-	dec := json.NewDecoder(stringsReader(rs.Primary.Attributes["arguments_json"]))
+	dec := json.NewDecoder(strings.NewReader(rs.Primary.Attributes["arguments_json"]))
 	dec.UseNumber()
 	if err := dec.Decode(&raw); err != nil {
 		t.Fatal(err)
@@ -38,7 +38,7 @@ func declareHoldFromState(t *testing.T, s *terraform.State, addr string) string 
 	args := amqp.Table{}
 	for k, v := range raw {
 		if n, ok := v.(json.Number); ok {
-			i, err := strconv.ParseInt(string(n), 10, 64)
+			i, err := n.Int64()
 			if err != nil {
 				t.Fatalf("argument %s = %s is not an integer", k, n)
 			}
@@ -160,7 +160,7 @@ func amqpChannelAt(t *testing.T, u string) *amqp.Channel {
 	t.Helper()
 	conn, err := amqp.DialConfig(u, amqp.Config{Dial: amqp.DefaultDial(10 * time.Second)})
 	if err != nil {
-		t.Fatalf("AMQP connection to %s: %v", redactURL(u), err)
+		t.Fatalf("AMQP connection to %s: %v", redact.URL(u), err)
 	}
 	t.Cleanup(func() { _ = conn.Close() })
 	ch, err := conn.Channel()
@@ -181,23 +181,9 @@ func publish(t *testing.T, queue string, n int) {
 // exchange, and waits for the broker's confirms.
 func publishOn(t *testing.T, ch *amqp.Channel, queue string, n int) {
 	t.Helper()
-	if err := ch.Confirm(false); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	for i := range n {
-		dc, err := ch.PublishWithDeferredConfirmWithContext(ctx, "", queue, true, false, amqp.Publishing{
-			DeliveryMode: amqp.Persistent, Body: []byte(fmt.Sprintf("message %d", i)),
-		})
-		if err != nil {
-			t.Fatalf("publishing to %q: %v", queue, err)
-		}
-		ok, err := dc.WaitContext(ctx)
-		if err != nil || !ok {
-			t.Fatalf("publish to %q not confirmed: %v", queue, err)
-		}
-	}
+	publishConfirmed(t, ch, queue, n, func(i int) amqp.Publishing {
+		return amqp.Publishing{DeliveryMode: amqp.Persistent, Body: []byte(fmt.Sprintf("message %d", i))}
+	})
 }
 
 // publishConfirmed sends msg(0) to msg(n-1) to queue through ch and the
@@ -317,8 +303,6 @@ func createVhost(t *testing.T, name, defaultQueueType string) {
 	}
 }
 
-func stringsReader(s string) *strings.Reader { return strings.NewReader(s) }
-
 // managementHas reports whether the management API lists queue; unlike a
 // passive declare it does not count as use of the queue.
 func managementHas(t *testing.T, vhost, queue string) bool {
@@ -329,15 +313,6 @@ func managementHas(t *testing.T, vhost, queue string) bool {
 	}
 	_, ok := all[queue]
 	return ok
-}
-
-// redactURL hides the password of a URL.
-func redactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	return u.Redacted()
 }
 
 // declaredAs checks a queue the broker reports against what the backend

@@ -15,6 +15,7 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
+	"github.com/queuey/terraform-provider-queuey/internal/redact"
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
@@ -199,7 +200,7 @@ func brokerLabel() string {
 	if v := os.Getenv("BROKER_VERSION"); v != "" {
 		return "RabbitMQ " + v
 	}
-	return "RabbitMQ at " + redactURL(os.Getenv(EnvEndpoint))
+	return "RabbitMQ at " + redact.URL(os.Getenv(EnvEndpoint))
 }
 
 // account reads every queue of queues to its end through ch (a missing
