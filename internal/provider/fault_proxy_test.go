@@ -105,8 +105,11 @@ type proxyRecord struct {
 	// Method and URL (path and query as sent) identify the request.
 	Method, URL string
 	Fault       fault
-	// Status is the answer's status, 0 when there was none.
+	Header      http.Header
+	// Status is the answer's status, 0 when there was none; Reason is the
+	// body of a 401 or a 403.
 	Status     int
+	Reason     string
 	Start, End time.Time
 }
 
@@ -133,32 +136,24 @@ type faultProxy struct {
 	conns       int
 }
 
-// upstreamEndpoint is the management API the proxies forward to.
-func upstreamEndpoint(t *testing.T) *url.URL {
+// newFaultProxy starts a fault proxy in front of the acceptance tests'
+// management API, over HTTPS with tlsCfg (its certificates, client
+// authentication; nil: plain HTTP), closed at cleanup.
+func newFaultProxy(t *testing.T, tlsCfg *tls.Config) *faultProxy {
 	t.Helper()
 	testAccPreCheck(t)
-	u, err := url.Parse(strings.TrimRight(os.Getenv(EnvEndpoint), "/"))
+	return proxyTo(t, strings.TrimRight(os.Getenv(EnvEndpoint), "/"), tlsCfg)
+}
+
+// proxyTo starts a fault proxy in front of the management API at upstream,
+// forwarding every request until a policy is set, closed at cleanup.
+func proxyTo(t *testing.T, upstream string, tlsCfg *tls.Config) *faultProxy {
+	t.Helper()
+	up, err := url.Parse(upstream)
 	if err != nil {
 		t.Fatal(err)
 	}
-	u.User = nil
-	return u
-}
-
-// newFaultProxy starts a plain HTTP fault proxy, closed at cleanup.
-func newFaultProxy(t *testing.T) *faultProxy {
-	return startFaultProxy(t, nil)
-}
-
-// newTLSFaultProxy starts an HTTPS fault proxy with the given server TLS
-// settings (certificates, client authentication), closed at cleanup.
-func newTLSFaultProxy(t *testing.T, cfg *tls.Config) *faultProxy {
-	return startFaultProxy(t, cfg)
-}
-
-func startFaultProxy(t *testing.T, tlsCfg *tls.Config) *faultProxy {
-	t.Helper()
-	up := upstreamEndpoint(t)
+	up.User = nil
 	p := &faultProxy{t: t, stop: make(chan struct{}), policy: always(pass), sameN: map[string]int{}, delay: 300 * time.Millisecond}
 	quiet := log.New(io.Discard, "", 0)
 	p.rp = &httputil.ReverseProxy{
@@ -274,22 +269,22 @@ func (p *faultProxy) begin(r *http.Request) (int, fault, time.Duration) {
 	if p.inflight > p.maxInflight {
 		p.maxInflight = p.inflight
 	}
-	p.records = append(p.records, proxyRecord{Method: r.Method, URL: r.URL.String(), Fault: f, Start: time.Now()})
+	p.records = append(p.records, proxyRecord{Method: r.Method, URL: r.URL.String(), Header: r.Header.Clone(), Fault: f, Start: time.Now()})
 	return len(p.records) - 1, f, p.delay
 }
 
-func (p *faultProxy) end(i, status int) {
+func (p *faultProxy) end(i, status int, reason string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.inflight--
-	p.records[i].Status = status
+	p.records[i].Status, p.records[i].Reason = status, reason
 	p.records[i].End = time.Now()
 }
 
 func (p *faultProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	i, f, delay := p.begin(r)
-	status := 0
-	defer func() { p.end(i, status) }()
+	status, reason := 0, ""
+	defer func() { p.end(i, status, reason) }()
 	switch f {
 	case drop:
 		hijackClose(w)
@@ -320,7 +315,7 @@ func (p *faultProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		sw := &statusWriter{ResponseWriter: w}
 		p.rp.ServeHTTP(sw, r)
-		status = sw.status
+		status, reason = sw.status, sw.reason.String()
 	}
 }
 
@@ -333,9 +328,11 @@ func hijackClose(w http.ResponseWriter) {
 	_ = conn.Close()
 }
 
+// statusWriter records the status of an answer, and the body of a 401 or a 403.
 type statusWriter struct {
 	http.ResponseWriter
 	status int
+	reason strings.Builder
 }
 
 func (s *statusWriter) WriteHeader(code int) {
@@ -348,6 +345,9 @@ func (s *statusWriter) WriteHeader(code int) {
 func (s *statusWriter) Write(b []byte) (int, error) {
 	if s.status == 0 {
 		s.status = http.StatusOK
+	}
+	if s.status == http.StatusUnauthorized || s.status == http.StatusForbidden {
+		s.reason.Write(b)
 	}
 	return s.ResponseWriter.Write(b)
 }

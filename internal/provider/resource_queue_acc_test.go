@@ -631,7 +631,7 @@ func TestAccConcurrency_fiftyQueues(t *testing.T) {
 	// Through a proxy that holds every request 100ms, so that the operations
 	// Terraform runs at once overlap at the broker and the proxy can count
 	// the requests in flight.
-	p := newFaultProxy(t)
+	p := newFaultProxy(t, nil)
 	p.SetDelay(100 * time.Millisecond)
 	p.Set(always(slow))
 	cfg := proxiedQueuesConfig(p.URL, `  request_timeout = "10s"`, base, n, `  max_priority = 2`)

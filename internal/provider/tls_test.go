@@ -68,7 +68,7 @@ func TestAccTLS_serverCertificate(t *testing.T) {
 	ca := newTestCA(t, dir, "queuey-test")
 	other := newTestCA(t, dir, "other")
 	server := ca.issue(t, "server", true)
-	p := newTLSFaultProxy(t, &tls.Config{Certificates: []tls.Certificate{server.TLS}, MinVersion: tls.VersionTLS12})
+	p := newFaultProxy(t, &tls.Config{Certificates: []tls.Certificate{server.TLS}, MinVersion: tls.VersionTLS12})
 	name := uniqueName("tls")
 	cleanupQueues(t, "/", name)
 	resource.ParallelTest(t, queueCase(t, name, []resource.TestStep{
@@ -97,7 +97,7 @@ func TestAccTLS_serverCertificate(t *testing.T) {
 // another CA, and reached with clientcert_file and clientkey_file.
 func TestAccTLS_clientCertificate(t *testing.T) {
 	ca, _, server, client, stranger := newClientAuthPKI(t)
-	p := newTLSFaultProxy(t, &tls.Config{
+	p := newFaultProxy(t, &tls.Config{
 		Certificates: []tls.Certificate{server.TLS},
 		ClientAuth:   tls.RequireAndVerifyClientCert,
 		ClientCAs:    ca.Pool,
