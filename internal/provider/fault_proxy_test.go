@@ -11,57 +11,36 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
+	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 )
 
-// fault is what the fault proxy does with one request.
-type fault int
+// fault is what the fault proxy does with one request, named as the logs
+// show it.
+type fault string
 
 const (
 	// pass forwards the request to the management API.
-	pass fault = iota
+	pass fault = "pass"
 	// drop closes the connection without forwarding the request or answering.
-	drop
+	drop fault = "drop"
 	// lost forwards the request, then closes the connection without passing
 	// the answer on: the broker acted, the client never hears of it.
-	lost
+	lost fault = "lost"
 	// hang holds the request without answering until the client gives up.
-	hang
+	hang fault = "hang"
 	// slow waits the proxy's delay, then forwards.
-	slow
+	slow fault = "slow"
 	// status500 ... status504 answer with that status without forwarding.
-	status500
-	status502
-	status503
-	status504
+	status500 fault = "500"
+	status502 fault = "502"
+	status503 fault = "503"
+	status504 fault = "504"
 )
-
-func (f fault) String() string {
-	switch f {
-	case pass:
-		return "pass"
-	case drop:
-		return "drop"
-	case lost:
-		return "lost"
-	case hang:
-		return "hang"
-	case slow:
-		return "slow"
-	case status500:
-		return "500"
-	case status502:
-		return "502"
-	case status503:
-		return "503"
-	case status504:
-		return "504"
-	}
-	return fmt.Sprintf("fault(%d)", int(f))
-}
 
 // policy picks the fault for a request: the n-th (0-based) since the policy
 // was set, and the same-th among those with the same method and URL (the
@@ -250,11 +229,10 @@ func (p *faultProxy) Summary() string {
 		counts[r.Fault]++
 	}
 	var parts []string
-	for f := pass; f <= status504; f++ {
-		if counts[f] > 0 {
-			parts = append(parts, fmt.Sprintf("%s=%d", f, counts[f]))
-		}
+	for f, n := range counts {
+		parts = append(parts, fmt.Sprintf("%s=%d", f, n))
 	}
+	sort.Strings(parts)
 	return fmt.Sprintf("%d requests (%s)", len(recs), strings.Join(parts, " "))
 }
 
@@ -299,7 +277,7 @@ func (p *faultProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case <-p.stop:
 		}
 	case status500, status502, status503, status504:
-		status = map[fault]int{status500: 500, status502: 502, status503: 503, status504: 504}[f]
+		status, _ = strconv.Atoi(string(f))
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)
 		_, _ = fmt.Fprintf(w, `{"error":"injected","reason":"HTTP %d injected by the test proxy"}`, status)
