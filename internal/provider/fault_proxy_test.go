@@ -98,7 +98,6 @@ type proxyRecord struct {
 type faultProxy struct {
 	URL string
 
-	t        *testing.T
 	srv      *httptest.Server
 	rp       *httputil.ReverseProxy
 	stop     chan struct{}
@@ -113,6 +112,11 @@ type faultProxy struct {
 	inflight    int
 	maxInflight int
 	conns       int
+
+	// the gate of Hold; release is nil when it is not armed
+	holdMethod              string
+	holdAfter, passed, held int
+	reached, release        chan struct{}
 }
 
 // newFaultProxy starts a fault proxy in front of the acceptance tests'
@@ -133,7 +137,7 @@ func proxyTo(t *testing.T, upstream string, tlsCfg *tls.Config) *faultProxy {
 		t.Fatal(err)
 	}
 	up.User = nil
-	p := &faultProxy{t: t, stop: make(chan struct{}), policy: always(pass), sameN: map[string]int{}, delay: 300 * time.Millisecond}
+	p := &faultProxy{stop: make(chan struct{}), policy: always(pass), sameN: map[string]int{}, delay: 300 * time.Millisecond}
 	quiet := log.New(io.Discard, "", 0)
 	p.rp = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
@@ -146,6 +150,14 @@ func proxyTo(t *testing.T, upstream string, tlsCfg *tls.Config) *faultProxy {
 			TLSClientConfig: &tls.Config{InsecureSkipVerify: up.Scheme == "https"}, //nolint:gosec // test upstream
 		},
 		ErrorLog: quiet,
+		// A request the upstream does not take (a node's port closed) gets
+		// its connection closed with no answer, as one open to a node that
+		// stops does.
+		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, _ error) {
+			if _, lost := w.(*httptest.ResponseRecorder); !lost {
+				hijackClose(w)
+			}
+		},
 	}
 	p.srv = httptest.NewUnstartedServer(p)
 	p.srv.Config.ErrorLog = quiet
@@ -259,7 +271,65 @@ func (p *faultProxy) end(i, status int, reason string) {
 	p.records[i].End = time.Now()
 }
 
+// Hold arms the gate: once after requests of method have gone through,
+// every request that arrives, whatever its method, is held until Release. The channel it returns is closed when the first request is held.
+// A test arranges with it that an operation is under way and cannot go on
+// before something happens to the node, however fast the machine is.
+func (p *faultProxy) Hold(method string, after int) <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.holdMethod, p.holdAfter, p.passed, p.held = method, after, 0, 0
+	p.reached, p.release = make(chan struct{}), make(chan struct{})
+	return p.reached
+}
+
+// Release lets the held requests go on and disarms the gate.
+func (p *faultProxy) Release() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.release != nil {
+		close(p.release)
+		p.release = nil
+	}
+}
+
+// Held is the number of requests the gate held since Hold.
+func (p *faultProxy) Held() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.held
+}
+
+// gate returns what r waits for before it is forwarded: nil for nothing.
+func (p *faultProxy) gate(r *http.Request) <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case p.release == nil:
+		return nil
+	case p.passed < p.holdAfter:
+		if r.Method == p.holdMethod {
+			p.passed++
+		}
+		return nil
+	}
+	p.held++
+	if p.held == 1 {
+		close(p.reached)
+	}
+	return p.release
+}
+
 func (p *faultProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if wait := p.gate(r); wait != nil {
+		select {
+		case <-wait:
+		case <-r.Context().Done():
+			return
+		case <-p.stop:
+			return
+		}
+	}
 	i, f, delay := p.begin(r)
 	status, reason := 0, ""
 	defer func() { p.end(i, status, reason) }()
@@ -331,3 +401,60 @@ func (s *statusWriter) Write(b []byte) (int, error) {
 }
 
 func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// TestFaultProxy_holdsUntilRelease: the armed gate forwards requests until
+// two PUTs went through, then holds the next request (a GET) from the
+// upstream until Release, and forwards everything after that.
+func TestFaultProxy_holdsUntilRelease(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Method)
+		mu.Unlock()
+	}))
+	t.Cleanup(up.Close)
+	p := proxyTo(t, up.URL, nil)
+	reached := p.Hold(http.MethodPut, 2)
+	send := func(method string) error {
+		req, err := http.NewRequest(method, p.URL+"/api/queues/%2F/q", nil)
+		if err != nil {
+			return err
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			_ = resp.Body.Close()
+		}
+		return err
+	}
+	for _, m := range []string{http.MethodGet, http.MethodPut, http.MethodPut} {
+		if err := send(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := make(chan error, 1)
+	go func() { done <- send(http.MethodGet) }()
+	select {
+	case <-reached:
+	case err := <-done:
+		t.Fatalf("the request after two PUTs was not held (%v)", err)
+	}
+	mu.Lock()
+	before := len(seen)
+	mu.Unlock()
+	if before != 3 || p.Held() != 1 {
+		t.Fatalf("at the gate the upstream saw %d requests and the proxy holds %d, want 3 and 1", before, p.Held())
+	}
+	p.Release()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := send(http.MethodDelete); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 5 {
+		t.Fatalf("after Release the upstream saw %d requests, want 5", len(seen))
+	}
+}

@@ -175,7 +175,7 @@ resource "queuey_queue" "q" {
 // stopped for 30 s, then started) in the middle of an apply, a plan and a
 // destroy of 20 queues: each passes with no error, and nothing is lost or
 // left behind. The apply and the
-// destroy talk to the node through a holdProxy, which holds their requests
+// destroy talk to the node through a fault proxy (Hold), which holds their requests
 // after the first few declarations or deletes until the node has stopped, so
 // that each meets the restart however fast the machine is; the plan starts
 // with the node already stopped and talks to it directly (a refused
@@ -195,7 +195,7 @@ func TestAccRestart_ridesThrough(t *testing.T) {
 					_ = once.DeleteQueue(context.Background(), "/", name, false)
 				}
 			})
-			p := newHoldProxy(t, n.endpoint)
+			p := proxyTo(t, n.endpoint, nil)
 			proxied := n
 			proxied.endpoint = p.URL
 			tf := newTerraformCLI(t, queuesOn(proxied, base, count))
@@ -273,7 +273,7 @@ type restartRun struct {
 // stop_app has returned does p let the held requests go on, to the stopped
 // node. Either way the node starts again no sooner than outage after the CLI
 // began, so an operation that needs the node takes at least that long.
-func duringRestart(t *testing.T, n testNode, p *holdProxy, hold restartHold, tf *terraformCLI, args ...string) restartRun {
+func duringRestart(t *testing.T, n testNode, p *faultProxy, hold restartHold, tf *terraformCLI, args ...string) restartRun {
 	t.Helper()
 	var r restartRun
 	var begin time.Time
@@ -290,7 +290,7 @@ func duringRestart(t *testing.T, n testNode, p *holdProxy, hold restartHold, tf 
 		r.stop = begin.Sub(stopped)
 		go run()
 	} else {
-		reached := p.Arm(hold.method, hold.after)
+		reached := p.Hold(hold.method, hold.after)
 		begin = time.Now()
 		go run()
 		select {
