@@ -3,20 +3,18 @@ package provider
 import (
 	"context"
 	"fmt"
-	"io"
-	"net"
 	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
@@ -230,7 +228,7 @@ func TestAccQueueRedeclare_refusals(t *testing.T) {
 }
 
 // An interruption between the two moves (the AMQP connection of the move
-// back refused) fails the apply saying where the messages wait; the next
+// back reset) fails the apply saying where the messages wait; the next
 // plan shows an update with a warning; the next apply, once AMQP answers
 // again, finishes; nothing is lost.
 func TestAccQueueRedeclare_interrupted(t *testing.T) {
@@ -242,12 +240,18 @@ func TestAccQueueRedeclare_interrupted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxy := newAMQPGate(t, broker.Host)
-	c := newRedeclareCLI(t, name, fmt.Sprintf("  amqp_endpoint = \"amqp://%s\"\n  retry_budget = \"1s\"\n", proxy.addr))
+	proxy, err := brokertest.NewFaultProxy(broker.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(proxy.Close)
+	c := newRedeclareCLI(t, name, fmt.Sprintf("  amqp_endpoint = \"amqp://%s\"\n  retry_budget = \"1s\"\n", proxy.Addr))
 	changeTopology(t, c, redeclareN)
 	c.configure(newSettings + "  keep_messages_on_change = true\n")
 
-	proxy.allow(1) // the move aside; the move back is refused
+	// The move aside's connection passes; the move back's, and every one
+	// after it, is reset at its first byte.
+	proxy.Arm(brokertest.Fault{Kind: brokertest.FaultReset, Skip: 1, All: true})
 	out, err := c.run("apply", "-auto-approve")
 	holding := name + ".redeclaring"
 	if err == nil || !saysWords(out, "Change Interrupted: Messages Wait In "+holding) ||
@@ -263,7 +267,7 @@ func TestAccQueueRedeclare_interrupted(t *testing.T) {
 	if !saysWords(out, "~ update in-place") || !saysWords(out, holding+" holds 2000 messages of an interrupted change: the apply moves them back to "+name) {
 		t.Errorf("the plan after the interruption:\n%s", out)
 	}
-	proxy.allow(-1)
+	proxy.Heal()
 	c.mustRun("apply", "-auto-approve")
 	if err := declaredAs(getQueue(t, name), newTable); err != nil {
 		t.Error(err)
@@ -275,71 +279,6 @@ func TestAccQueueRedeclare_interrupted(t *testing.T) {
 	if out := c.mustRun("plan"); !strings.Contains(out, "No changes") {
 		t.Errorf("the plan after the next apply:\n%s", out)
 	}
-}
-
-// amqpGate is a TCP proxy to an AMQP server that forwards as many new
-// connections as it is allowed and closes the others at once.
-type amqpGate struct {
-	addr string
-	mu   sync.Mutex
-	left int // connections still to forward; negative: all
-}
-
-func newAMQPGate(t *testing.T, target string) *amqpGate {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Close() })
-	g := &amqpGate{addr: l.Addr().String()}
-	go func() {
-		for {
-			conn, err := l.Accept()
-			if err != nil {
-				return
-			}
-			go g.serve(conn, target)
-		}
-	}()
-	return g
-}
-
-// allow lets the next n connections through (negative: all of them).
-func (g *amqpGate) allow(n int) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.left = n
-}
-
-func (g *amqpGate) take() bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	switch {
-	case g.left < 0:
-		return true
-	case g.left == 0:
-		return false
-	}
-	g.left--
-	return true
-}
-
-// serve forwards conn to target while allowed; else closes it.
-func (g *amqpGate) serve(conn net.Conn, target string) {
-	defer func() { _ = conn.Close() }()
-	if !g.take() {
-		return
-	}
-	up, err := net.Dial("tcp", target)
-	if err != nil {
-		return
-	}
-	defer func() { _ = up.Close() }()
-	done := make(chan struct{}, 2)
-	go func() { _, _ = io.Copy(up, conn); done <- struct{}{} }()
-	go func() { _, _ = io.Copy(conn, up); done <- struct{}{} }()
-	<-done
 }
 
 // waitFor polls cond until it holds, failing the test after a minute.
