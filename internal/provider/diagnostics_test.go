@@ -9,14 +9,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-jsontypes/jsontypes"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
-	"github.com/queuey/terraform-provider-queuey/internal/broker"
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
@@ -61,7 +59,8 @@ func TestFailureSummaries(t *testing.T) {
 			t.Parallel()
 			for op, run := range causeOperations {
 				endpoint, vhost, timeout := tc.setup(t)
-				data := causeData(t, endpoint, timeout)
+				data := fakeData(t, endpoint)
+				data.brokerConfig.RequestTimeout = timeout
 				want := tc.want
 				if w, ok := tc.except[op]; ok {
 					want = w
@@ -173,15 +172,6 @@ func untrustedSetup(t *testing.T) (string, string, time.Duration) {
 	return brokertest.NewTLS(t, nil).URL, "/", 0
 }
 
-// causeData is the provider data of a provider configured for endpoint, without retries.
-func causeData(t *testing.T, endpoint string, timeout time.Duration) *providerData {
-	return &providerData{
-		suffixes: topology.DefaultSuffixes(), vhost: "/", endpointSet: true,
-		brokerConfig: broker.Config{Endpoint: endpoint, Username: "u", Password: "p", RetryBudget: -1, RequestTimeout: timeout},
-		amqpEndpoint: "amqp://" + brokertest.ClosedAddr(t),
-	}
-}
-
 // causeResource is queuey_queue configured with data, and its schema.
 func causeResource(data *providerData) (*queueResource, rschema.Schema) {
 	var sr resource.SchemaResponse
@@ -229,19 +219,8 @@ func readHoldQueues(t *testing.T, data *providerData, vhost string) diag.Diagnos
 // listQueueResults lists the queues of vhost with the list resource queuey_queue, and returns the
 // diagnostics of what it streamed.
 func listQueueResults(t *testing.T, data *providerData, vhost string) diag.Diagnostics {
-	t.Helper()
-	ctx := context.Background()
-	r := &queueListResource{data: data}
-	var sr list.ListResourceSchemaResponse
-	r.ListResourceConfigSchema(ctx, list.ListResourceSchemaRequest{}, &sr)
-	cfg := configOf(t, sr.Schema.Type().TerraformType(ctx), map[string]tftypes.Value{"vhost": str(vhost)})
-	var stream list.ListResultsStream
-	r.List(ctx, list.ListRequest{Config: tfsdk.Config{Schema: sr.Schema, Raw: cfg}, Limit: 10}, &stream)
 	var diags diag.Diagnostics
-	if stream.Results == nil {
-		return diags
-	}
-	for res := range stream.Results {
+	for _, res := range listOn(t, data, map[string]tftypes.Value{"vhost": str(vhost)}, 10) {
 		diags.Append(res.Diagnostics...)
 	}
 	return diags
