@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -110,24 +109,32 @@ func idCounts(ds []amqp.Delivery) map[string]int {
 // of the counts at least once; it returns how many are there more than once.
 func checkNoneLost(t *testing.T, n int, counts ...map[string]int) int {
 	t.Helper()
-	dups := 0
-	var missing []string
-	for i := range n {
-		id := fmt.Sprintf("m-%06d", i)
-		seen := 0
-		for _, c := range counts {
-			seen += c[id]
-		}
-		if seen == 0 {
-			missing = append(missing, id)
-		}
-		dups += max(seen-1, 0)
-	}
+	dups, missing, _ := tally(n, counts...)
 	if len(missing) > 0 {
-		sort.Strings(missing)
 		t.Fatalf("%d messages lost, e.g. %s", len(missing), strings.Join(missing[:min(5, len(missing))], ", "))
 	}
 	return dups
+}
+
+// tally counts, over counts, the message ids m-000000 to m-(n-1): the copies
+// beyond the first of each (dups), the ids none holds (missing, in order),
+// and the other ids (unexpected).
+func tally(n int, counts ...map[string]int) (dups int, missing []string, unexpected map[string]int) {
+	unexpected = map[string]int{}
+	for _, c := range counts {
+		for id, k := range c {
+			unexpected[id] += k
+		}
+	}
+	for i := range n {
+		id := fmt.Sprintf("m-%06d", i)
+		if unexpected[id] == 0 {
+			missing = append(missing, id)
+		}
+		dups += max(unexpected[id]-1, 0)
+		delete(unexpected, id)
+	}
+	return dups, missing, unexpected
 }
 
 // actionCLI is the CLI harness on a CLI with actions (the test skips on

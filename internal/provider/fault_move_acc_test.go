@@ -209,28 +209,17 @@ func brokerLabel() string {
 // unexpected ids.
 func account(t *testing.T, u string, queues ...string) (dups, lost int) {
 	t.Helper()
-	counts := map[string]int{}
+	var counts []map[string]int
 	for _, q := range queues {
-		if !queueExistsAt(t, u, q) {
-			continue
-		}
-		for _, d := range readBackOn(t, amqpChannelAt(t, u), q) {
-			counts[d.MessageId]++
+		if queueExistsAt(t, u, q) {
+			counts = append(counts, idCounts(readBackOn(t, amqpChannelAt(t, u), q)))
 		}
 	}
-	for i := range faultMoveN {
-		id := fmt.Sprintf("m-%06d", i)
-		if n := counts[id]; n == 0 {
-			lost++
-		} else {
-			dups += n - 1
-		}
-		delete(counts, id)
+	dups, missing, unexpected := tally(faultMoveN, counts...)
+	if len(unexpected) > 0 {
+		t.Errorf("unexpected message ids: %v", unexpected)
 	}
-	if len(counts) > 0 {
-		t.Errorf("unexpected message ids: %v", counts)
-	}
-	return dups, lost
+	return dups, len(missing)
 }
 
 // queueExistsAt says whether queue exists, by a passive declaration through
