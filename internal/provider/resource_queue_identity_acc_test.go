@@ -192,14 +192,21 @@ func TestAccIdentity_stateWrittenWithoutIdentity(t *testing.T) {
 	if !strings.Contains(out, "0 added, 1 changed, 0 destroyed") {
 		t.Fatalf("update of state without identity:\n%s", out)
 	}
+	checkStateIdentity(t, tf, name)
+	tf.mustRun("destroy", "-auto-approve")
+}
+
+// checkStateIdentity fails unless the state tf wrote records the identity of
+// queue name in vhost "/", and only those two attributes.
+func checkStateIdentity(t *testing.T, tf *terraformCLI, name string) {
+	t.Helper()
 	state, err := os.ReadFile(filepath.Join(tf.dir, "terraform.tfstate"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !regexp.MustCompile(`"identity":\s*\{\s*"name":\s*"` + name + `",\s*"vhost":\s*"/"`).Match(state) {
-		t.Errorf("the update wrote no identity:\n%s", state)
+	if !regexp.MustCompile(`"identity":\s*\{\s*"name":\s*"` + regexp.QuoteMeta(name) + `",\s*"vhost":\s*"/"\s*\}`).Match(state) {
+		t.Errorf("the state records no identity {name %s, vhost /}:\n%s", name, state)
 	}
-	tf.mustRun("destroy", "-auto-approve")
 }
 
 // stripIdentities removes the identities from a state file, as a state
