@@ -465,21 +465,12 @@ data "queuey_hold_queues" "test" {
 // queue through the default exchange and waits for the message in q.
 func applicationRoundTrip(t *testing.T, user, password, name, hold string) {
 	t.Helper()
-	u := &url.URL{Scheme: "amqp", User: url.UserPassword(user, password), Host: "127.0.0.1:5672", Path: "/"}
-	if base := os.Getenv("RABBITMQ_AMQP_URL"); base != "" {
-		if b, err := url.Parse(base); err == nil {
-			u.Host = b.Host
-		}
-	}
-	conn, err := amqp.Dial(u.String())
-	if err != nil {
-		t.Fatalf("AMQP as %s: %v", user, err)
-	}
-	defer func() { _ = conn.Close() }()
-	ch, err := conn.Channel()
+	u, err := url.Parse(amqpURL("/"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	u.User = url.UserPassword(user, password)
+	ch := amqpChannelAt(t, u.String())
 	s := topology.DefaultSuffixes()
 	ttl := int64(3600000)
 	mainArgs, err := topology.QueueArgs(&ttl, nil)
