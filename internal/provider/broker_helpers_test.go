@@ -211,15 +211,14 @@ func publishConfirmed(t *testing.T, ch *amqp.Channel, queue string, n int, msg f
 	}
 }
 
-// messageCount returns the exact number of ready messages in queue, asked over
-// AMQP (a passive declare), so it does not lag like the management API.
-func messageCount(t *testing.T, queue string) int {
-	const vhost = "/"
+// messagesIn returns the exact number of ready messages in queue of vhost,
+// asked over AMQP (a passive declare), so it does not lag like the
+// management API.
+func messagesIn(t *testing.T, vhost, queue string) int {
 	t.Helper()
-	ch := amqpChannel(t, vhost)
-	q, err := ch.QueueDeclarePassive(queue, true, false, false, false, nil)
+	q, err := amqpChannel(t, vhost).QueueDeclarePassive(queue, true, false, false, false, nil)
 	if err != nil {
-		t.Fatalf("queue %q in vhost %q: %v", queue, vhost, err)
+		t.Fatal(err)
 	}
 	return q.Messages
 }

@@ -32,7 +32,7 @@ data "queuey_hold_queue" "retry" {
 				}
 				sent := time.Now()
 				publish(t, hold, 1)
-				if n := messageCount(t, name); n != 0 {
+				if n := messagesIn(t, "/", name); n != 0 {
 					return fmt.Errorf("%s already holds %d messages", name, n)
 				}
 				// After the 2s TTL the message dead-letters back to q.

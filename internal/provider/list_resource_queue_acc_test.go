@@ -234,13 +234,3 @@ func vhostQueues(t *testing.T, vhost string) string {
 	sort.Strings(lines)
 	return strings.Join(lines, "; ")
 }
-
-// messagesIn counts the messages of a queue in vhost with a passive declare.
-func messagesIn(t *testing.T, vhost, queue string) int {
-	t.Helper()
-	q, err := amqpChannel(t, vhost).QueueDeclarePassive(queue, true, false, false, false, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return q.Messages
-}

@@ -34,7 +34,7 @@ func TestAccQueue_destroyRefusesWhileMessagesWait(t *testing.T) {
 		{
 			// The refused destroy lost nothing.
 			PreConfig: func() {
-				if n := messageCount(t, name); n != 3 {
+				if n := messagesIn(t, "/", name); n != 3 {
 					t.Fatalf("after a refused destroy %s holds %d messages, want 3", name, n)
 				}
 				if !queueExists(t, "/", name+".dead") {
@@ -56,7 +56,7 @@ func TestAccQueue_destroyRefusesWhileMessagesWait(t *testing.T) {
 		},
 		{
 			PreConfig: func() {
-				if n := messageCount(t, name+".dead"); n != 1 {
+				if n := messagesIn(t, "/", name+".dead"); n != 1 {
 					t.Fatalf("%s.dead holds %d messages, want 1", name, n)
 				}
 			},
@@ -100,7 +100,7 @@ func TestAccQueue_unackedAndConsumersBlockDestroy(t *testing.T) {
 			PreConfig: func() {
 				// Nack back to the queue and let the consumer go.
 				_ = ch.Close()
-				if n := messageCount(t, name); n != 1 {
+				if n := messagesIn(t, "/", name); n != 1 {
 					t.Fatalf("%s holds %d messages after the consumer left, want 1", name, n)
 				}
 				drain(t, "/", name, 1)
@@ -143,7 +143,7 @@ data "queuey_hold_queue" "wait" {
 			},
 			{
 				PreConfig: func() {
-					if n := messageCount(t, holdName); n != 1 {
+					if n := messagesIn(t, "/", holdName); n != 1 {
 						t.Fatalf("hold queue holds %d messages after a refused destroy, want 1", n)
 					}
 					for _, q := range []string{name, name + ".dead"} {
@@ -258,7 +258,7 @@ func TestAccQueue_destroyForEach(t *testing.T) {
 			t.Fatalf("the destroy left %s-%s behind", base, k)
 		}
 	}
-	if n := messageCount(t, base+"-b"); n != 1 || !queueExists(t, "/", base+"-b.dead") {
+	if n := messagesIn(t, "/", base+"-b"); n != 1 || !queueExists(t, "/", base+"-b.dead") {
 		t.Fatalf("after the refusal %s-b holds %d messages (want 1), %s-b.dead exists: %v", base, n, base, queueExists(t, "/", base+"-b.dead"))
 	}
 
@@ -276,7 +276,7 @@ func TestAccQueue_destroyForEach(t *testing.T) {
 			t.Fatalf("apply %s declared %s-%s again", target, base, k)
 		}
 	}
-	if n := messageCount(t, base+"-b"); n != 1 {
+	if n := messagesIn(t, "/", base+"-b"); n != 1 {
 		t.Fatalf("apply %s left %d messages in %s-b, want 1", target, n, base)
 	}
 	out = tf.mustRun("destroy", "-auto-approve", target)

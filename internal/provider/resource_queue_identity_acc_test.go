@@ -121,7 +121,7 @@ import {
 					}),
 				},
 				Check: func(_ *terraform.State) error {
-					if n := messageCount(t, name); n != 2 {
+					if n := messagesIn(t, "/", name); n != 2 {
 						return fmt.Errorf("queue %q holds %d messages after the import, want the 2 published", name, n)
 					}
 					return nil

@@ -129,7 +129,7 @@ func TestAccMove_fromRabbitMQQueue(t *testing.T) {
 	if out := tf.mustRun("plan", "-detailed-exitcode"); !strings.Contains(out, "No changes.") {
 		t.Fatalf("plan without the rabbitmq provider is not empty:\n%s", out)
 	}
-	if n := messageCount(t, name); n != 1 {
+	if n := messagesIn(t, "/", name); n != 1 {
 		t.Fatalf("after the move %s holds %d messages, want 1", name, n)
 	}
 	if !queueExists(t, "/", name+topology.DefaultDeadSuffix) {

@@ -63,7 +63,7 @@ func TestAccCLI_planWarnsBeforeLosingMessages(t *testing.T) {
 	if err == nil || !strings.Contains(out, "Queue Not Empty: Destroy Refused") {
 		t.Fatalf("destroy of a queue holding messages did not refuse: %v\n%s", err, out)
 	}
-	if n := messageCount(t, name); n != 2 {
+	if n := messagesIn(t, "/", name); n != 2 {
 		t.Fatalf("after a refused destroy the queue holds %d messages, want 2", n)
 	}
 	t.Logf("a refused destroy prints:\n%s", out)

@@ -141,8 +141,8 @@ func TestAccQueueRedeclare_keepsMessages(t *testing.T) {
 	if err == nil || !saysWords(out, "Queue Holds Messages: Change Refused") || !saysWords(out, "it holds 2000 messages") {
 		t.Fatalf("the change without keep_messages_on_change was not refused: %v\n%s", err, out)
 	}
-	if err := declaredAs(getQueue(t, name), oldTable); err != nil || messageCount(t, name) != redeclareN {
-		t.Fatalf("a refused change changed %s: %v, %d messages", name, err, messageCount(t, name))
+	if err := declaredAs(getQueue(t, name), oldTable); err != nil || messagesIn(t, "/", name) != redeclareN {
+		t.Fatalf("a refused change changed %s: %v, %d messages", name, err, messagesIn(t, "/", name))
 	}
 
 	c.configure(newSettings + "  keep_messages_on_change = true\n")
@@ -155,7 +155,7 @@ func TestAccQueueRedeclare_keepsMessages(t *testing.T) {
 		t.Error(err)
 	}
 	checkJobs(t, readBack(t, name), redeclareN)
-	if n := messageCount(t, name+".dead"); n != 5 {
+	if n := messagesIn(t, "/", name+".dead"); n != 5 {
 		t.Errorf("%s.dead holds %d messages, want its 5", name, n)
 	}
 	if !queueExists(t, "/", name+".deferred.600000") || queueExists(t, "/", name+".redeclaring") {
@@ -183,7 +183,7 @@ func TestAccQueueRedeclare_emptyQueue(t *testing.T) {
 	if err := declaredAs(getQueue(t, name), newTable); err != nil {
 		t.Error(err)
 	}
-	if managementHas(t, "/", name+".redeclaring") || messageCount(t, name+".dead") != 5 {
+	if managementHas(t, "/", name+".redeclaring") || messagesIn(t, "/", name+".dead") != 5 {
 		t.Errorf("an empty queue's change left a holding queue or touched %s.dead", name)
 	}
 }
@@ -222,8 +222,8 @@ func TestAccQueueRedeclare_refusals(t *testing.T) {
 		!saysWords(out, "at most 10m (its TTL)") {
 		t.Errorf("a change with a message in a hold queue: %v\n%s", err, out)
 	}
-	if err := declaredAs(getQueue(t, name), oldTable); err != nil || messageCount(t, name) != 10 || messageCount(t, hold) != 1 {
-		t.Errorf("a refused change changed something: %v, %d on q, %d on the hold queue", err, messageCount(t, name), messageCount(t, hold))
+	if err := declaredAs(getQueue(t, name), oldTable); err != nil || messagesIn(t, "/", name) != 10 || messagesIn(t, "/", hold) != 1 {
+		t.Errorf("a refused change changed something: %v, %d on q, %d on the hold queue", err, messagesIn(t, "/", name), messagesIn(t, "/", hold))
 	}
 }
 
@@ -258,7 +258,7 @@ func TestAccQueueRedeclare_interrupted(t *testing.T) {
 		!saysWords(out, "Nothing is lost: the messages not moved back wait in "+holding) {
 		t.Fatalf("the interrupted apply: %v\n%s", err, out)
 	}
-	if n := messageCount(t, holding); n != redeclareN {
+	if n := messagesIn(t, "/", holding); n != redeclareN {
 		t.Fatalf("%s holds %d messages after the interruption, want %d; the apply said:\n%s", holding, n, redeclareN, out)
 	}
 	t.Logf("the interrupted apply prints:\n%s", out)
@@ -273,7 +273,7 @@ func TestAccQueueRedeclare_interrupted(t *testing.T) {
 		t.Error(err)
 	}
 	checkJobs(t, readBack(t, name), redeclareN)
-	if queueExists(t, "/", holding) || messageCount(t, name+".dead") != 5 {
+	if queueExists(t, "/", holding) || messagesIn(t, "/", name+".dead") != 5 {
 		t.Errorf("after the next apply: holding queue left, or %s.dead changed", name)
 	}
 	if out := c.mustRun("plan"); !strings.Contains(out, "No changes") {

@@ -30,7 +30,7 @@ func TestAccQueue_replacementHonoursForceDestroyOfTheSameApply(t *testing.T) {
 			},
 			{
 				PreConfig: func() {
-					if n := messageCount(t, name); n != 2 {
+					if n := messagesIn(t, "/", name); n != 2 {
 						t.Fatalf("after a refused replacement %s holds %d messages, want 2", name, n)
 					}
 				},
