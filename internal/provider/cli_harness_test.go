@@ -105,6 +105,15 @@ func (c *terraformCLI) mustRun(args ...string) string {
 	return out
 }
 
+// writeConfig replaces the configuration of the working directory, whose
+// state stays.
+func (c *terraformCLI) writeConfig(config string) {
+	c.t.Helper()
+	if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(config), 0o600); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
 // The CLI matrix: every stage of tools/acc/table.go runs the whole suite, and
 // a test that needs a feature some CLI of the matrix lacks says so with
 // needsCLI (or unitTest's features), by the feature's name: the versions are

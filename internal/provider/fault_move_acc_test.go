@@ -273,8 +273,8 @@ func faultRedrive(t *testing.T, c faultCase, seed uint64) {
 	name := actionTopology(t, "fault-"+c.name)
 	fp := newFaultProxies(t, amqpURL(""), os.Getenv(EnvEndpoint))
 	tf := actionCLI(t, "")
-	writeConfig(t, tf, "terraform {\n  required_providers {\n    queuey = { source = \"queuey/queuey\" }\n  }\n}\n\n"+
-		"provider \"queuey\" {\n"+fp.provider+"}\n"+redriveBlock(name, ""))
+	tf.writeConfig(requiredQueuey + "\n" +
+		"provider \"queuey\" {\n" + fp.provider + "}\n" + redriveBlock(name, ""))
 	publishDead(t, name, faultMoveN, nil)
 
 	invoke := []string{"apply", "-auto-approve", "-invoke=action.queuey_redrive_dead_letters.r"}

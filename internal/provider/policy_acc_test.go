@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -58,14 +56,6 @@ func policyCLI(t *testing.T, vhost, extra, body string) *terraformCLI {
 
 func policyConfig(vhost, extra, body string) string {
 	return requiredQueuey + fmt.Sprintf("\nprovider \"queuey\" {\n  vhost = %q\n%s}\n\n", vhost, extra) + body
-}
-
-// reconfigure replaces the configuration of tf's working directory, whose state stays.
-func reconfigure(tf *terraformCLI, config string) {
-	tf.t.Helper()
-	if err := os.WriteFile(filepath.Join(tf.dir, "main.tf"), []byte(config), 0o600); err != nil {
-		tf.t.Fatal(err)
-	}
 }
 
 // queueBlock is a queuey_queue named name, with more lines of extra.
@@ -523,7 +513,7 @@ func TestAccPolicy_redeclareRefusedUnderMessageTTL(t *testing.T) {
 	// risk, and the messages published before the policy stay anyway.
 	putPolicy(t, vhost, brokertest.Policy{Name: "day", Pattern: ".*", Definition: map[string]any{"message-ttl": 86400000}})
 
-	reconfigure(tf, policyConfig(vhost, "", queueBlock(name, "  message_ttl = \"2h\"\n"+keep)))
+	tf.writeConfig(policyConfig(vhost, "", queueBlock(name, "  message_ttl = \"2h\"\n"+keep)))
 	out, err := tf.run("apply", "-auto-approve")
 	if err == nil {
 		t.Errorf("the re-declaration under a message-ttl policy passed:\n%s", out)

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -148,13 +147,6 @@ func (n testNode) comeBack(start time.Time) (time.Duration, error) {
 	return back.Sub(start), err
 }
 
-func writeConfig(t *testing.T, tf *terraformCLI, config string) {
-	t.Helper()
-	if err := os.WriteFile(filepath.Join(tf.dir, "main.tf"), []byte(config), 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // queuesOn is a configuration of count queues named base-0 ... base-<count-1>.
 // Its retry_budget outlasts the longest restart a loaded machine makes: the
 // node is away for stop_app, the 30 s outage and the start, and the first and
@@ -223,14 +215,14 @@ func TestAccRestart_ridesThrough(t *testing.T) {
 			// Plan: directly to the node, once with it up (so that this
 			// endpoint has answered the provider before), then with the node
 			// stopped just before the plan starts.
-			writeConfig(t, tf, queuesOn(n, base, count))
+			tf.writeConfig(queuesOn(n, base, count))
 			tf.mustRun("plan", "-detailed-exitcode")
 			out := ridden("plan", duringRestart(t, n, nil, restartHold{}, tf, "plan", "-detailed-exitcode"))
 			if !strings.Contains(out, "No changes.") {
 				t.Fatalf("plan after a restart is not empty:\n%s", out)
 			}
 			// Destroy: the proxy holds what follows the first two queues' deletes.
-			writeConfig(t, tf, queuesOn(proxied, base, count))
+			tf.writeConfig(queuesOn(proxied, base, count))
 			ridden("destroy", duringRestart(t, n, p, restartHold{http.MethodDelete, 4}, tf, "destroy", "-auto-approve", "-parallelism=1"))
 			if got := settled(0); got != 0 {
 				all, _ := listQueues(c, "/", broker.Counted)
@@ -396,7 +388,7 @@ func TestAccCluster_nodeDown(t *testing.T) {
 	c2.ctl(t, "stop_app")
 	down := waitState(t, via1, name, false)
 	t.Logf("with %s stopped, %s reports queue %q on %s in state %q", c2.name, c1.name, name, down.Node, down.State)
-	writeConfig(t, tf, clusterQueueOn(c1, name, ""))
+	tf.writeConfig(clusterQueueOn(c1, name, ""))
 
 	// Plan through c1: the queue still exists; no change, and a warning.
 	out := tf.mustRun("plan", "-detailed-exitcode")
@@ -478,7 +470,7 @@ func TestAccCluster_noQuorum(t *testing.T) {
 		"  retry_budget = \"5s\"\n",                              // the attempt times out
 		"  retry_budget = \"0s\"\n  request_timeout = \"45s\"\n", // the broker's own answer
 	} {
-		writeConfig(t, tf, clusterQueueOn(c1, name, settings))
+		tf.writeConfig(clusterQueueOn(c1, name, settings))
 		start := time.Now()
 		out, err := tf.run("apply", "-auto-approve")
 		if err == nil || !strings.Contains(out, "RabbitMQ Cluster Unavailable") || !strings.Contains(out, "majority") ||
@@ -502,7 +494,7 @@ func TestAccCluster_noQuorum(t *testing.T) {
 			_ = via1.DeleteQueue(context.Background(), "/", q, false)
 		}
 	})
-	writeConfig(t, tf, clusterQueueOn(c1, again, ""))
+	tf.writeConfig(clusterQueueOn(c1, again, ""))
 	tf.mustRun("apply", "-auto-approve")
 	tf.mustRun("destroy", "-auto-approve")
 	var nf *broker.Error

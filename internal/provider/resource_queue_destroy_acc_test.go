@@ -2,8 +2,6 @@ package provider
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -264,9 +262,7 @@ func TestAccQueue_destroyForEach(t *testing.T) {
 
 	// The advice, followed word for word.
 	target := `-target=queuey_queue.jobs["b"]`
-	if err := os.WriteFile(filepath.Join(tf.dir, "main.tf"), []byte(forEachConfig(base, `each.key == "b"`)), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	tf.writeConfig(forEachConfig(base, `each.key == "b"`))
 	out = tf.mustRun("apply", "-auto-approve", target)
 	if !strings.Contains(out, "0 added, 1 changed, 0 destroyed") {
 		t.Fatalf("apply %s did not only change force_destroy in place:\n%s", target, out)

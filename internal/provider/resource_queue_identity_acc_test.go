@@ -185,9 +185,7 @@ func TestAccIdentity_stateWrittenWithoutIdentity(t *testing.T) {
 		t.Fatalf("plan of state without identity is not empty:\n%s", out)
 	}
 	config := strings.Replace(e2eConfig(name), "max_priority = 10", "max_priority = 10\n  force_destroy = true", 1)
-	if err := os.WriteFile(filepath.Join(tf.dir, "main.tf"), []byte(config), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	tf.writeConfig(config)
 	out := tf.mustRun("apply", "-auto-approve", "-refresh=false")
 	if !strings.Contains(out, "0 added, 1 changed, 0 destroyed") {
 		t.Fatalf("update of state without identity:\n%s", out)

@@ -75,13 +75,6 @@ func newMigrationCLI(t *testing.T, config string) *terraformCLI {
 	return tf
 }
 
-func (c *terraformCLI) writeConfig(config string) {
-	c.t.Helper()
-	if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(config), 0o600); err != nil {
-		c.t.Fatal(err)
-	}
-}
-
 // TestAccMove_fromRabbitMQQueue runs the migration guide: rabbitmq_queue.orders
 // moves into queuey_queue.orders, the dead-letter queue's rabbitmq_queue is
 // removed from state without being destroyed, and nothing changes on the

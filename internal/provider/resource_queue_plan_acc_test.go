@@ -51,9 +51,7 @@ func TestAccCLI_planWarnsBeforeLosingMessages(t *testing.T) {
 	}
 	// So does a planned replacement (a new name).
 	renamed := strings.Replace(config, fmt.Sprintf("%q", name), fmt.Sprintf("%q", name+"-b"), 1)
-	if err := os.WriteFile(filepath.Join(tf.dir, "main.tf"), []byte(renamed), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	tf.writeConfig(renamed)
 	out = tf.mustRun("plan")
 	if !regexp.MustCompile(`(?s)must be replaced.*Warning: Queue Holds Messages.*2 messages`).MatchString(out) {
 		t.Fatalf("plan of a replacement lacks the warning:\n%s", out)

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -37,11 +35,8 @@ func newRedeclareCLI(t *testing.T, name, provider string) *redeclareCLI {
 // configure writes the configuration: the queue with these settings.
 func (c *redeclareCLI) configure(body string) {
 	c.t.Helper()
-	cfg := fmt.Sprintf("terraform {\n  required_providers {\n    queuey = { source = \"queuey/queuey\" }\n  }\n}\n\n"+
-		"provider \"queuey\" {\n%s}\n\nresource \"queuey_queue\" \"q\" {\n  name = %q\n%s}\n", c.provider, c.name, body)
-	if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(cfg), 0o600); err != nil {
-		c.t.Fatal(err)
-	}
+	c.writeConfig(requiredQueuey + fmt.Sprintf("\nprovider \"queuey\" {\n%s}\n\nresource \"queuey_queue\" \"q\" {\n  name = %q\n%s}\n",
+		c.provider, c.name, body))
 }
 
 // jobMessage is the i-th message the change tests publish to q: priorities
