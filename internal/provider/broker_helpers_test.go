@@ -266,15 +266,23 @@ func cleanupQueues(t *testing.T, vhost, prefix string) {
 // deleteQueuesWithPrefix deletes through c every queue of vhost whose name
 // starts with prefix, whatever it holds.
 func deleteQueuesWithPrefix(c *broker.Client, vhost, prefix string) {
-	all, err := listQueues(c, vhost, broker.Counted)
-	if err != nil {
-		return
+	names, _ := queuesWithPrefix(c, vhost, prefix)
+	for _, name := range names {
+		_ = c.DeleteQueue(context.Background(), vhost, name, false)
 	}
+}
+
+// queuesWithPrefix lists through c the names of the queues of vhost that
+// start with prefix.
+func queuesWithPrefix(c *broker.Client, vhost, prefix string) ([]string, error) {
+	all, err := listQueues(c, vhost, broker.Counted)
+	var names []string
 	for name := range all {
 		if strings.HasPrefix(name, prefix) {
-			_ = c.DeleteQueue(context.Background(), vhost, name, false)
+			names = append(names, name)
 		}
 	}
+	return names, err
 }
 
 // getQueue reads a queue of vhost "/" through the management API, failing

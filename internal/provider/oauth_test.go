@@ -561,17 +561,11 @@ func (b *oauthBroker) queueCase(t *testing.T, name string, steps []resource.Test
 // queues lists the queues of vhost "/" whose names start with prefix.
 func (b *oauthBroker) queues(t *testing.T, prefix string) []string {
 	t.Helper()
-	all, err := listQueues(b.admin, "/", broker.Counted)
+	names, err := queuesWithPrefix(b.admin, "/", prefix)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []string
-	for name := range all {
-		if strings.HasPrefix(name, prefix) {
-			out = append(out, name)
-		}
-	}
-	return out
+	return names
 }
 
 // tokenIssuer is a loopback OAuth 2.0 token endpoint for the client

@@ -315,17 +315,11 @@ func duringRestart(t *testing.T, n testNode, p *faultProxy, hold restartHold, tf
 // queues for a moment. -1 when no listing answered.
 func settledCount(c *broker.Client, base string, want int) int {
 	count := func() int {
-		all, err := listQueues(c, "/", broker.Counted)
+		names, err := queuesWithPrefix(c, "/", base)
 		if err != nil {
 			return -1
 		}
-		k := 0
-		for name := range all {
-			if strings.HasPrefix(name, base) {
-				k++
-			}
-		}
-		return k
+		return len(names)
 	}
 	k := count()
 	for deadline := time.Now().Add(30 * time.Second); k != want && time.Now().Before(deadline); k = count() {
