@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -111,7 +110,6 @@ type faultProxy struct {
 	records     []proxyRecord
 	inflight    int
 	maxInflight int
-	conns       int
 
 	// the gate of Hold; release is nil when it is not armed
 	holdMethod              string
@@ -161,13 +159,6 @@ func proxyTo(t *testing.T, upstream string, tlsCfg *tls.Config) *faultProxy {
 	}
 	p.srv = httptest.NewUnstartedServer(p)
 	p.srv.Config.ErrorLog = quiet
-	p.srv.Config.ConnState = func(_ net.Conn, state http.ConnState) {
-		if state == http.StateNew {
-			p.mu.Lock()
-			p.conns++
-			p.mu.Unlock()
-		}
-	}
 	if tlsCfg != nil {
 		p.srv.TLS = tlsCfg
 		p.srv.StartTLS()
@@ -207,14 +198,6 @@ func (p *faultProxy) Records() []proxyRecord {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return append([]proxyRecord(nil), p.records...)
-}
-
-// Conns is the number of connections accepted, TLS handshakes that failed
-// included.
-func (p *faultProxy) Conns() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.conns
 }
 
 // MaxInflight is the largest number of requests the proxy held at once.
