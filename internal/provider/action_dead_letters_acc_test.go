@@ -51,14 +51,9 @@ func deadLetter(queue string, i int) amqp.Publishing {
 	}
 }
 
-// publishDead publishes n dead letters of q to q.dead under confirms.
-func publishDead(t *testing.T, queue string, n int, edit func(i int, p *amqp.Publishing)) {
-	t.Helper()
-	publishDeadOn(t, amqpChannel(t, "/"), queue, n, edit)
-}
-
-// publishDeadOn is publishDead through ch.
-func publishDeadOn(t *testing.T, ch *amqp.Channel, queue string, n int, edit func(i int, p *amqp.Publishing)) {
+// publishDead publishes n dead letters of q to q.dead through ch under
+// confirms; edit, when given, changes each.
+func publishDead(t *testing.T, ch *amqp.Channel, queue string, n int, edit func(i int, p *amqp.Publishing)) {
 	t.Helper()
 	publishConfirmed(t, ch, queue+".dead", n, func(i int) amqp.Publishing {
 		p := deadLetter(queue, i)
@@ -69,15 +64,9 @@ func publishDeadOn(t *testing.T, ch *amqp.Channel, queue string, n int, edit fun
 	})
 }
 
-// readBack takes every ready message of queue (acking them) and returns
-// them in order.
-func readBack(t *testing.T, queue string) []amqp.Delivery {
-	t.Helper()
-	return readBackOn(t, amqpChannel(t, "/"), queue)
-}
-
-// readBackOn is readBack through ch.
-func readBackOn(t *testing.T, ch *amqp.Channel, queue string) []amqp.Delivery {
+// readBack takes every ready message of queue through ch (acking them) and
+// returns them in order.
+func readBack(t *testing.T, ch *amqp.Channel, queue string) []amqp.Delivery {
 	t.Helper()
 	var out []amqp.Delivery
 	for {

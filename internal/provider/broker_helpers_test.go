@@ -170,16 +170,9 @@ func amqpChannelAt(t *testing.T, u string) *amqp.Channel {
 	return ch
 }
 
-// publish sends n persistent messages to queue in vhost "/" through the default exchange
-// and waits for the broker's confirms.
-func publish(t *testing.T, queue string, n int) {
-	t.Helper()
-	publishOn(t, amqpChannel(t, "/"), queue, n)
-}
-
-// publishOn sends n persistent messages to queue through ch and the default
+// publish sends n persistent messages to queue through ch and the default
 // exchange, and waits for the broker's confirms.
-func publishOn(t *testing.T, ch *amqp.Channel, queue string, n int) {
+func publish(t *testing.T, ch *amqp.Channel, queue string, n int) {
 	t.Helper()
 	publishConfirmed(t, ch, queue, n, func(i int) amqp.Publishing {
 		return amqp.Publishing{DeliveryMode: amqp.Persistent, Body: []byte(fmt.Sprintf("message %d", i))}

@@ -212,7 +212,7 @@ func account(t *testing.T, u string, queues ...string) (dups, lost int) {
 	var counts []map[string]int
 	for _, q := range queues {
 		if queueExistsAt(t, u, q) {
-			counts = append(counts, idCounts(readBackOn(t, amqpChannelAt(t, u), q)))
+			counts = append(counts, idCounts(readBack(t, amqpChannelAt(t, u), q)))
 		}
 	}
 	dups, missing, unexpected := tally(faultMoveN, counts...)
@@ -275,7 +275,7 @@ func faultRedrive(t *testing.T, c faultCase, seed uint64) {
 	tf := actionCLI(t, "")
 	tf.writeConfig(requiredQueuey + "\n" +
 		"provider \"queuey\" {\n" + fp.provider + "}\n" + redriveBlock(name, ""))
-	publishDead(t, name, faultMoveN, nil)
+	publishDead(t, amqpChannel(t, "/"), name, faultMoveN, nil)
 
 	invoke := []string{"apply", "-auto-approve", "-invoke=action.queuey_redrive_dead_letters.r"}
 	r := runFaulted(tf, fp, c.fault, invoke...)
@@ -336,7 +336,7 @@ func faultRedeclare(t *testing.T, c faultCase, seed uint64) {
 	tf := newRedeclareCLI(t, name, fp.provider)
 	tf.configure("  message_ttl = \"1h\"\n  max_priority = 5\n")
 	tf.mustRun("apply", "-auto-approve")
-	publishJobs(t, name, faultMoveN)
+	publishConfirmed(t, amqpChannel(t, "/"), name, faultMoveN, jobMessage)
 	tf.configure(newSettings + "  keep_messages_on_change = true\n")
 
 	r := runFaulted(tf.terraformCLI, fp, c.fault, "apply", "-auto-approve")

@@ -159,7 +159,7 @@ func TestAccQuery_generateConfigOut(t *testing.T) {
 	needsCLI(t, featureQuery)
 	t.Parallel()
 	vhost := listVhost(t)
-	publishOn(t, amqpChannel(t, vhost), "orders", 3)
+	publish(t, amqpChannel(t, vhost), "orders", 3)
 	tf := newTerraformCLI(t, `terraform {
   required_providers {
     queuey = { source = "queuey/queuey" }

@@ -244,13 +244,13 @@ resource "queuey_queue" "q" {
 	// The dead letters, published by the admin (guest, the internal backend).
 	const n = 20
 	admin := amqpChannelAt(t, strings.TrimRight(amqpAdmin, "/")+"/"+url.PathEscape("/"))
-	publishDeadOn(t, admin, name, n, nil)
+	publishDead(t, admin, name, n, nil)
 	out := tf.mustRun("apply", "-auto-approve", "-invoke=action.queuey_redrive_dead_letters.r")
 	t.Logf("terraform apply -invoke prints:\n%s", out)
 	if !saysWords(out, fmt.Sprintf("moved %d messages from %s.dead to %s", n, name, name)) {
 		t.Errorf("apply -invoke lacks the last line:\n%s", out)
 	}
-	moved, left := readBackOn(t, admin, name), readBackOn(t, admin, name+".dead")
+	moved, left := readBack(t, admin, name), readBack(t, admin, name+".dead")
 	counts := idCounts(moved)
 	dups := checkNoneLost(t, n, counts)
 	if len(counts) != n || len(left) != 0 {

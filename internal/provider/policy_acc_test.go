@@ -478,7 +478,7 @@ func TestAccPolicy_redriveRefusedIntoMaxLength(t *testing.T) {
 	name := uniqueName("redrive")
 	policyTopology(t, vhost, name)
 	putPolicy(t, vhost, brokertest.Policy{Name: "cap", Pattern: exactly(name), Definition: map[string]any{"max-length": 1}})
-	publishDeadOn(t, amqpChannel(t, vhost), name, 5, nil)
+	publishDead(t, amqpChannel(t, vhost), name, 5, nil)
 
 	tf := policyCLI(t, vhost, "", redriveBlock(name, ""))
 	out, err := tf.run("apply", "-auto-approve", "-invoke=action.queuey_redrive_dead_letters.r")
@@ -508,7 +508,7 @@ func TestAccPolicy_redeclareRefusedUnderMessageTTL(t *testing.T) {
 	keep := "  keep_messages_on_change = true\n"
 	tf := policyCLI(t, vhost, "", queueBlock(name, "  message_ttl = \"1h\"\n"+keep))
 	tf.mustRun("apply", "-auto-approve")
-	publishOn(t, amqpChannel(t, vhost), name, n)
+	publish(t, amqpChannel(t, vhost), name, n)
 	// A day: above q's own TTL before and after the change, so that only the holding queue is at
 	// risk, and the messages published before the policy stay anyway.
 	putPolicy(t, vhost, brokertest.Policy{Name: "day", Pattern: ".*", Definition: map[string]any{"message-ttl": 86400000}})

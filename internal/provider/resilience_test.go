@@ -377,7 +377,7 @@ func TestAccCluster_nodeDown(t *testing.T) {
 		t.Fatalf("queue %q lives on %s, want %s", name, q.Node, c2.erlang)
 	}
 	const messages = 7
-	publishOn(t, amqpChannelAt(t, c2.amqpURL), name, messages)
+	publish(t, amqpChannelAt(t, c2.amqpURL), name, messages)
 
 	c2.ctl(t, "stop_app")
 	down := waitState(t, via1, name, false)

@@ -23,7 +23,7 @@ func TestAccQueue_destroyRefusesWhileMessagesWait(t *testing.T) {
 	resource.ParallelTest(t, queueCase(t, name, []resource.TestStep{
 		{Config: cfg},
 		{
-			PreConfig: func() { publish(t, name, 3) },
+			PreConfig: func() { publish(t, amqpChannel(t, "/"), name, 3) },
 			Config:    cfg,
 			Destroy:   true,
 			ExpectError: regexp.MustCompile(`(?s)Queue\s+Not\s+Empty.*Nothing\s+of\s+queue\s+"` + regexp.QuoteMeta(name) + `"\s+was\s+deleted.*` + regexp.QuoteMeta(name) +
@@ -46,7 +46,7 @@ func TestAccQueue_destroyRefusesWhileMessagesWait(t *testing.T) {
 			// A message in q.dead blocks destroy too.
 			PreConfig: func() {
 				drain(t, "/", name, 3)
-				publish(t, name+".dead", 1)
+				publish(t, amqpChannel(t, "/"), name+".dead", 1)
 			},
 			Config:      cfg,
 			Destroy:     true,
@@ -77,7 +77,7 @@ func TestAccQueue_unackedAndConsumersBlockDestroy(t *testing.T) {
 			// One message delivered to a consumer and not acknowledged:
 			// if-empty alone would let the queue go.
 			PreConfig: func() {
-				publish(t, name, 1)
+				publish(t, amqpChannel(t, "/"), name, 1)
 				ch = amqpChannel(t, "/")
 				deliveries, err := ch.Consume(name, "", false, false, false, false, nil)
 				if err != nil {
@@ -130,7 +130,7 @@ data "queuey_hold_queue" "wait" {
 					// What the application does: declare the hold queue from the
 					// computed arguments, then publish into it.
 					holdName = declareHoldFromState(t, s, "data.queuey_hold_queue.wait")
-					publish(t, holdName, 1)
+					publish(t, amqpChannel(t, "/"), holdName, 1)
 					return nil
 				},
 			},
@@ -232,7 +232,7 @@ func TestAccQueue_destroyForEach(t *testing.T) {
 	cleanupQueues(t, "/", base)
 	tf := newTerraformCLI(t, forEachConfig(base, "false"))
 	tf.mustRun("apply", "-auto-approve")
-	publish(t, base+"-b", 1)
+	publish(t, amqpChannel(t, "/"), base+"-b", 1)
 
 	out, err := tf.run("destroy", "-auto-approve")
 	if err == nil {

@@ -97,7 +97,7 @@ func TestAccIdentity_importExistingQueueByName(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	publish(t, name, 2)
+	publish(t, amqpChannel(t, "/"), name, 2)
 	config := queueConfig(name, "  max_priority = 5") + fmt.Sprintf(`
 import {
   to       = queuey_queue.test

@@ -87,7 +87,7 @@ func TestAccMove_fromRabbitMQQueue(t *testing.T) {
 	cleanupQueues(t, "/", name)
 	tf := newMigrationCLI(t, migrationConfig(t, "1-before", name))
 	tf.mustRun("apply", "-auto-approve")
-	publish(t, name, 1)
+	publish(t, amqpChannel(t, "/"), name, 1)
 
 	tf.writeConfig(migrationConfig(t, "2-move", name))
 	out := tf.mustRun("plan")

@@ -41,7 +41,7 @@ func TestAccCLI_planWarnsBeforeLosingMessages(t *testing.T) {
 		_, _ = tf.run("apply", "-auto-approve")
 		_, _ = tf.run("destroy", "-auto-approve")
 	})
-	publish(t, name, 2)
+	publish(t, amqpChannel(t, "/"), name, 2)
 
 	// A planned destroy shows the counts and what will happen.
 	out := tf.mustRun("plan", "-destroy")

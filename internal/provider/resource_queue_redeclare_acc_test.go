@@ -49,18 +49,6 @@ func jobMessage(i int) amqp.Publishing {
 	}
 }
 
-// publishJobs publishes n jobMessages to queue under confirms.
-func publishJobs(t *testing.T, queue string, n int) {
-	t.Helper()
-	publishJobsOn(t, amqpChannel(t, "/"), queue, n)
-}
-
-// publishJobsOn is publishJobs through ch.
-func publishJobsOn(t *testing.T, ch *amqp.Channel, queue string, n int) {
-	t.Helper()
-	publishConfirmed(t, ch, queue, n, jobMessage)
-}
-
 // checkJobs checks that ds are the n jobMessages, each once, in order of id
 // within each priority, with their headers, body and properties.
 func checkJobs(t *testing.T, ds []amqp.Delivery, n int) {
@@ -102,8 +90,8 @@ func changeTopology(t *testing.T, c *redeclareCLI, n int) {
 	if err := accClient(t).DeclareQueue(context.Background(), "/", hold.Name, hold.Args.Map()); err != nil {
 		t.Fatal(err)
 	}
-	publishJobs(t, c.name, n)
-	publishDead(t, c.name, 5, nil)
+	publishConfirmed(t, amqpChannel(t, "/"), c.name, n, jobMessage)
+	publishDead(t, amqpChannel(t, "/"), c.name, 5, nil)
 }
 
 // newArgs is the configuration of the change and the table it declares.
@@ -149,7 +137,7 @@ func TestAccQueueRedeclare_keepsMessages(t *testing.T) {
 	if err := declaredAs(getQueue(t, name), newTable); err != nil {
 		t.Error(err)
 	}
-	checkJobs(t, readBack(t, name), redeclareN)
+	checkJobs(t, readBack(t, amqpChannel(t, "/"), name), redeclareN)
 	if n := messagesIn(t, "/", name+".dead"); n != 5 {
 		t.Errorf("%s.dead holds %d messages, want its 5", name, n)
 	}
@@ -211,7 +199,7 @@ func TestAccQueueRedeclare_refusals(t *testing.T) {
 	}
 
 	hold := name + ".deferred.600000"
-	publishOn(t, amqpChannel(t, "/"), hold, 1)
+	publish(t, amqpChannel(t, "/"), hold, 1)
 	out, err = c.run("apply", "-auto-approve")
 	if err == nil || !saysWords(out, "Hold Queues Hold Messages: Change Refused") || !saysWords(out, hold+": 1 message") ||
 		!saysWords(out, "at most 10m (its TTL)") {
@@ -267,7 +255,7 @@ func TestAccQueueRedeclare_interrupted(t *testing.T) {
 	if err := declaredAs(getQueue(t, name), newTable); err != nil {
 		t.Error(err)
 	}
-	checkJobs(t, readBack(t, name), redeclareN)
+	checkJobs(t, readBack(t, amqpChannel(t, "/"), name), redeclareN)
 	if queueExists(t, "/", holding) || messagesIn(t, "/", name+".dead") != 5 {
 		t.Errorf("after the next apply: holding queue left, or %s.dead changed", name)
 	}
