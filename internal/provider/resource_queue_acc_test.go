@@ -591,12 +591,9 @@ func nodeDefaultQueueType(t *testing.T) string {
 // "CLI command args: [apply -parallelism=20 ... -parallelism=10 ...]").
 func terraformWithParallelism(t *testing.T, n int) string {
 	t.Helper()
-	tfBin := os.Getenv("TF_ACC_TERRAFORM_PATH")
-	if tfBin == "" {
-		var err error
-		if tfBin, err = exec.LookPath("terraform"); err != nil {
-			t.Fatalf("no terraform binary: %v", err)
-		}
+	tfBin, err := exec.LookPath(cliBinary())
+	if err != nil {
+		t.Fatalf("no terraform binary: %v", err)
 	}
 	dir := t.TempDir()
 	argLog := filepath.Join(dir, "commands.log")
