@@ -59,11 +59,7 @@ func newAuthClient(t *testing.T, cfg Config) *Client {
 	t.Helper()
 	cfg.RetryBudget = -1
 	cfg.RequestTimeout = 5 * time.Second
-	c, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return mustNew(t, cfg)
 }
 
 // get makes one read and one write, as Read and Create do.

@@ -14,11 +14,7 @@ import (
 
 func fakeClient(t *testing.T, s *brokertest.Server, timeout time.Duration) *Client {
 	t.Helper()
-	c, err := New(Config{Endpoint: s.URL, Username: "u", Password: "p", RequestTimeout: timeout, RetryBudget: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return mustNew(t, Config{Endpoint: s.URL, Username: "u", Password: "p", RequestTimeout: timeout, RetryBudget: -1})
 }
 
 // Every status keeps RabbitMQ's reason, a refused DELETE included, and only

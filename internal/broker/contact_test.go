@@ -20,11 +20,8 @@ func noteClient(t *testing.T, endpoint, dir string, memory time.Duration) (*Clie
 	t.Helper()
 	tm := fastTiming
 	tm.backoffFirst, tm.backoffMax, tm.firstContact, tm.contactMemory = 10*time.Millisecond, 10*time.Millisecond, 50*time.Millisecond, memory
-	c, err := New(Config{Endpoint: endpoint, Username: "u", Password: "p", RequestTimeout: time.Second,
+	c := mustNew(t, Config{Endpoint: endpoint, Username: "u", Password: "p", RequestTimeout: time.Second,
 		RetryBudget: noteBudget, timing: tm, ContactNotes: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
 	return c, withClock(c)
 }
 

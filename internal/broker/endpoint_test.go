@@ -17,11 +17,7 @@ const fastFail = 2 * time.Second
 // defaultClient is a client with the default request_timeout and retry_budget.
 func defaultClient(t *testing.T, endpoint string) *Client {
 	t.Helper()
-	c, err := New(Config{Endpoint: endpoint, Username: "guest", Password: "guest"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return mustNew(t, Config{Endpoint: endpoint, Username: "guest", Password: "guest"})
 }
 
 // Answers that can never succeed fail at once, with the kind, the cause and

@@ -52,6 +52,16 @@ func (k *fakeClock) pause(ctx context.Context, d time.Duration) error {
 	return nil
 }
 
+// mustNew is New(cfg), failing the test on an error.
+func mustNew(t *testing.T, cfg Config) *Client {
+	t.Helper()
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // withClock has c's retry transport decide by a fake clock, and returns it.
 // Call it before the client is used.
 func withClock(c *Client) *fakeClock {

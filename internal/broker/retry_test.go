@@ -120,11 +120,7 @@ func fastClient(t *testing.T, endpoint string, budget time.Duration) *Client {
 
 func timedClient(t *testing.T, endpoint string, budget time.Duration, tm timing) *Client {
 	t.Helper()
-	c, err := New(Config{Endpoint: endpoint, Username: "u", Password: "p", RequestTimeout: 5 * time.Second, RetryBudget: budget, timing: tm})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return mustNew(t, Config{Endpoint: endpoint, Username: "u", Password: "p", RequestTimeout: 5 * time.Second, RetryBudget: budget, timing: tm})
 }
 
 // unguarded returns the DELETEs the fake received without if-empty=true.

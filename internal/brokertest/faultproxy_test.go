@@ -19,47 +19,17 @@ type sinkResult struct {
 }
 
 func newSink(t *testing.T) (string, <-chan sinkResult) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ln.Close() })
 	out := make(chan sinkResult, 4)
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer func() { _ = conn.Close() }()
-				n, err := io.Copy(io.Discard, conn)
-				out <- sinkResult{int(n), err}
-			}()
-		}
-	}()
-	return ln.Addr().String(), out
+	return serveLoopback(t, func(conn net.Conn) {
+		defer func() { _ = conn.Close() }()
+		n, err := io.Copy(io.Discard, conn)
+		out <- sinkResult{int(n), err}
+	}), out
 }
 
 // newEcho is a server that writes back what it reads.
 func newEcho(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ln.Close() })
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() { _, _ = io.Copy(conn, conn); _ = conn.Close() }()
-		}
-	}()
-	return ln.Addr().String()
+	return serveLoopback(t, func(conn net.Conn) { _, _ = io.Copy(conn, conn); _ = conn.Close() })
 }
 
 func startProxy(t *testing.T, target string, f *Fault) *FaultProxy {

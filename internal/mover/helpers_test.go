@@ -62,22 +62,16 @@ func checkNoLoss(t *testing.T, s *brokertest.Server, total, moved int, exact boo
 	}
 }
 
-// faultAt answers the at-th publish with f and routes every other.
-func faultAt(at int, f brokertest.PublishFault) func(int, brokertest.Publish) brokertest.PublishFault {
+// atPublish answers the at-th publish with f, after doing do (when given),
+// and routes every other publish.
+func atPublish(at int, f brokertest.PublishFault, do func()) func(int, brokertest.Publish) brokertest.PublishFault {
 	return func(n int, _ brokertest.Publish) brokertest.PublishFault {
-		if n == at {
-			return f
+		if n != at {
+			return brokertest.Route
 		}
-		return brokertest.Route
-	}
-}
-
-// atPublish does do at the at-th publish and routes every publish.
-func atPublish(at int, do func()) func(int, brokertest.Publish) brokertest.PublishFault {
-	return func(n int, _ brokertest.Publish) brokertest.PublishFault {
-		if n == at {
+		if do != nil {
 			do()
 		}
-		return brokertest.Route
+		return f
 	}
 }

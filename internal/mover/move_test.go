@@ -136,7 +136,7 @@ func TestRedrive_neverAcksBeforeTheConfirm(t *testing.T) {
 		t.Run(tc.kind.Error(), func(t *testing.T) {
 			c, s, a := fakeBroker(t)
 			s.PutMessages("/", "q.dead", deadLetters(total)...)
-			a.OnPublish(faultAt(failing, tc.fault))
+			a.OnPublish(atPublish(failing, tc.fault, nil))
 			n, _, err := redrive(context.Background(), c, 0)
 			var me *MoveError
 			if !errors.As(err, &me) || !errors.Is(err, tc.kind) || !strings.Contains(err.Error(), tc.says) {
@@ -156,7 +156,7 @@ func TestRedrive_sourceDeleted(t *testing.T) {
 	c, s, a := fakeBroker(t)
 	const total, deleted = prefetch + 10, 5
 	s.PutMessages("/", "q.dead", deadLetters(total)...)
-	a.OnPublish(atPublish(deleted, func() { s.RemoveQueue("/", "q.dead") }))
+	a.OnPublish(atPublish(deleted, brokertest.Route, func() { s.RemoveQueue("/", "q.dead") }))
 	n, _, err := redrive(context.Background(), c, 0)
 	if !errors.Is(err, errConnectionLost) || !strings.Contains(err.Error(), "RabbitMQ cancelled the consumer of q.dead") {
 		t.Fatalf("moved %d, %v; want errConnectionLost saying the consumer was cancelled", n, err)
@@ -172,7 +172,7 @@ func TestRedrive_channelClosed(t *testing.T) {
 	c, s, a := fakeBroker(t)
 	const total, failing = 20, 7
 	s.PutMessages("/", "q.dead", deadLetters(total)...)
-	a.OnPublish(faultAt(failing, brokertest.CloseChannel))
+	a.OnPublish(atPublish(failing, brokertest.CloseChannel, nil))
 	n, _, err := redrive(context.Background(), c, 0)
 	if !errors.Is(err, errConnectionLost) || n > failing-1 {
 		t.Fatalf("moved %d, %v; want at most %d and errConnectionLost", n, err, failing-1)
@@ -186,7 +186,7 @@ func TestRedrive_destinationDeleted(t *testing.T) {
 	c, s, a := fakeBroker(t)
 	const total, deleted = 20, 5
 	s.PutMessages("/", "q.dead", deadLetters(total)...)
-	a.OnPublish(atPublish(deleted, func() { s.RemoveQueue("/", "q") }))
+	a.OnPublish(atPublish(deleted, brokertest.Route, func() { s.RemoveQueue("/", "q") }))
 	n, _, err := redrive(context.Background(), c, 0)
 	if !errors.Is(err, errReturned) || !strings.Contains(err.Error(), `queue "q" is gone`) || n > deleted-1 {
 		t.Fatalf("moved %d, %v; want at most %d and errReturned", n, err, deleted-1)

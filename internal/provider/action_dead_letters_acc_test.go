@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -52,14 +51,9 @@ func deadLetter(queue string, i int) amqp.Publishing {
 	}
 }
 
-// publishDead publishes n dead letters of q to q.dead under confirms.
-func publishDead(t *testing.T, queue string, n int, edit func(i int, p *amqp.Publishing)) {
-	t.Helper()
-	publishDeadOn(t, amqpChannel(t, "/"), queue, n, edit)
-}
-
-// publishDeadOn is publishDead through ch.
-func publishDeadOn(t *testing.T, ch *amqp.Channel, queue string, n int, edit func(i int, p *amqp.Publishing)) {
+// publishDead publishes n dead letters of q to q.dead through ch under
+// confirms; edit, when given, changes each.
+func publishDead(t *testing.T, ch *amqp.Channel, queue string, n int, edit func(i int, p *amqp.Publishing)) {
 	t.Helper()
 	publishConfirmed(t, ch, queue+".dead", n, func(i int) amqp.Publishing {
 		p := deadLetter(queue, i)
@@ -70,15 +64,9 @@ func publishDeadOn(t *testing.T, ch *amqp.Channel, queue string, n int, edit fun
 	})
 }
 
-// readBack takes every ready message of queue (acking them) and returns
-// them in order.
-func readBack(t *testing.T, queue string) []amqp.Delivery {
-	t.Helper()
-	return readBackOn(t, amqpChannel(t, "/"), queue)
-}
-
-// readBackOn is readBack through ch.
-func readBackOn(t *testing.T, ch *amqp.Channel, queue string) []amqp.Delivery {
+// readBack takes every ready message of queue through ch (acking them) and
+// returns them in order.
+func readBack(t *testing.T, ch *amqp.Channel, queue string) []amqp.Delivery {
 	t.Helper()
 	var out []amqp.Delivery
 	for {
@@ -110,24 +98,32 @@ func idCounts(ds []amqp.Delivery) map[string]int {
 // of the counts at least once; it returns how many are there more than once.
 func checkNoneLost(t *testing.T, n int, counts ...map[string]int) int {
 	t.Helper()
-	dups := 0
-	var missing []string
-	for i := range n {
-		id := fmt.Sprintf("m-%06d", i)
-		seen := 0
-		for _, c := range counts {
-			seen += c[id]
-		}
-		if seen == 0 {
-			missing = append(missing, id)
-		}
-		dups += max(seen-1, 0)
-	}
+	dups, missing, _ := tally(n, counts...)
 	if len(missing) > 0 {
-		sort.Strings(missing)
 		t.Fatalf("%d messages lost, e.g. %s", len(missing), strings.Join(missing[:min(5, len(missing))], ", "))
 	}
 	return dups
+}
+
+// tally counts, over counts, the message ids m-000000 to m-(n-1): the copies
+// beyond the first of each (dups), the ids none holds (missing, in order),
+// and the other ids (unexpected).
+func tally(n int, counts ...map[string]int) (dups int, missing []string, unexpected map[string]int) {
+	unexpected = map[string]int{}
+	for _, c := range counts {
+		for id, k := range c {
+			unexpected[id] += k
+		}
+	}
+	for i := range n {
+		id := fmt.Sprintf("m-%06d", i)
+		if unexpected[id] == 0 {
+			missing = append(missing, id)
+		}
+		dups += max(unexpected[id]-1, 0)
+		delete(unexpected, id)
+	}
+	return dups, missing, unexpected
 }
 
 // actionCLI is the CLI harness on a CLI with actions (the test skips on

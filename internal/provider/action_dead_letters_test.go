@@ -41,18 +41,7 @@ func actionConfig(t *testing.T, a action.Action, vals map[string]tftypes.Value) 
 	t.Helper()
 	var sr action.SchemaResponse
 	a.Schema(context.Background(), action.SchemaRequest{}, &sr)
-	typ, ok := sr.Schema.Type().TerraformType(context.Background()).(tftypes.Object)
-	if !ok {
-		t.Fatal("an action schema that is not an object")
-	}
-	all := map[string]tftypes.Value{}
-	for name, at := range typ.AttributeTypes {
-		all[name] = tftypes.NewValue(at, nil)
-		if v, ok := vals[name]; ok {
-			all[name] = v
-		}
-	}
-	return tfsdk.Config{Schema: sr.Schema, Raw: tftypes.NewValue(typ, all)}
+	return tfsdk.Config{Schema: sr.Schema, Raw: configOf(t, sr.Schema.Type().TerraformType(context.Background()), vals)}
 }
 
 func str(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }

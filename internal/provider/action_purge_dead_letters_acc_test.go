@@ -19,9 +19,9 @@ func TestAccAction_purgeLeavesQueueAndHoldQueuesAlone(t *testing.T) {
 	name := actionTopology(t, "purge")
 	hold := name + ".deferred.600000"
 	tf := actionCLI(t, purgeBlock(name))
-	publishDead(t, name, 7, nil)
-	publish(t, name, 3)
-	publish(t, hold, 2)
+	publishDead(t, amqpChannel(t, "/"), name, 7, nil)
+	publish(t, amqpChannel(t, "/"), name, 3)
+	publish(t, amqpChannel(t, "/"), hold, 2)
 
 	out := tf.mustRun("apply", "-auto-approve", "-invoke=action.queuey_purge_dead_letters.p")
 	t.Logf("terraform apply -invoke prints:\n%s", out)
@@ -75,7 +75,7 @@ action "queuey_purge_dead_letters" "p" {
 		Steps: []resource.TestStep{{
 			Config: config,
 			Check: func(*terraform.State) error {
-				publishDead(t, name, 4, nil)
+				publishDead(t, amqpChannel(t, "/"), name, 4, nil)
 				return nil
 			},
 		}},
@@ -112,7 +112,7 @@ resource "queuey_queue" "q" {
 	tf.mustRun("apply", "-auto-approve")
 	// The test's hold queue is left to the test's cleanup.
 	deleteOutOfBand(t, name+".deferred.600000")
-	publishDead(t, name, 2, nil)
+	publishDead(t, amqpChannel(t, "/"), name, 2, nil)
 	out, err := tf.run("destroy", "-auto-approve")
 	if err == nil || !saysWords(out, "terraform apply -invoke=action.queuey_redrive_dead_letters."+actionLabel(name)) ||
 		!saysWords(out, "before_destroy") {

@@ -25,7 +25,7 @@ func TestAccAction_redriveKeepsOrderAndProperties(t *testing.T) {
 	t.Parallel()
 	name := actionTopology(t, "redrive")
 	tf := actionCLI(t, redriveBlock(name, ""))
-	publishDead(t, name, 25, nil)
+	publishDead(t, amqpChannel(t, "/"), name, 25, nil)
 
 	out := tf.mustRun("plan", "-invoke=action.queuey_redrive_dead_letters.r")
 	if !saysWords(out, name+".dead holds 25 messages: invoking moves them to "+name) {
@@ -36,7 +36,7 @@ func TestAccAction_redriveKeepsOrderAndProperties(t *testing.T) {
 	if !saysWords(out, "moved 25 messages from "+name+".dead to "+name) {
 		t.Errorf("apply -invoke lacks the last line:\n%s", out)
 	}
-	got := readBack(t, name)
+	got := readBack(t, amqpChannel(t, "/"), name)
 	if len(got) != 25 {
 		t.Fatalf("%s holds %d messages after the redrive, want 25", name, len(got))
 	}
@@ -69,12 +69,12 @@ func TestAccAction_redriveLimit(t *testing.T) {
 	t.Parallel()
 	name := actionTopology(t, "limit")
 	tf := actionCLI(t, redriveBlock(name, "    limit = 4\n"))
-	publishDead(t, name, 10, nil)
+	publishDead(t, amqpChannel(t, "/"), name, 10, nil)
 	out := tf.mustRun("apply", "-auto-approve", "-invoke=action.queuey_redrive_dead_letters.r")
 	if !saysWords(out, "invoking moves the oldest 4 of them") || !saysWords(out, "moved 4 messages from") {
 		t.Errorf("apply -invoke with a limit:\n%s", out)
 	}
-	moved, left := readBack(t, name), readBack(t, name+".dead")
+	moved, left := readBack(t, amqpChannel(t, "/"), name), readBack(t, amqpChannel(t, "/"), name+".dead")
 	if len(moved) != 4 || len(left) != 6 || moved[0].MessageId != "m-000000" || moved[3].MessageId != "m-000003" ||
 		left[0].MessageId != "m-000004" {
 		t.Fatalf("after a redrive with limit 4: %d moved (%v), %d left (%v)", len(moved), ids(moved), len(left), ids(left))
@@ -89,13 +89,13 @@ func TestAccAction_redriveTenThousand(t *testing.T) {
 	const n = 10000
 	name := actionTopology(t, "tenk")
 	tf := actionCLI(t, redriveBlock(name, ""))
-	publishDead(t, name, n, func(_ int, p *amqp.Publishing) { p.Body = make([]byte, 1024) })
+	publishDead(t, amqpChannel(t, "/"), name, n, func(_ int, p *amqp.Publishing) { p.Body = make([]byte, 1024) })
 	out := tf.mustRun("apply", "-auto-approve", "-invoke=action.queuey_redrive_dead_letters.r")
 	if !saysWords(out, "moved 10000 messages from "+name+".dead to "+name) ||
 		!regexp.MustCompile(`moved \d+ of 10000 messages`).MatchString(out) {
 		t.Errorf("apply -invoke of 10,000:\n%s", out)
 	}
-	moved, left := readBack(t, name), readBack(t, name+".dead")
+	moved, left := readBack(t, amqpChannel(t, "/"), name), readBack(t, amqpChannel(t, "/"), name+".dead")
 	dups := checkNoneLost(t, n, idCounts(moved), idCounts(left))
 	if len(left) != 0 {
 		t.Errorf("%d messages left on %s.dead", len(left), name)
@@ -112,7 +112,7 @@ func TestAccAction_redriveIntoVanishedQueue(t *testing.T) {
 	t.Parallel()
 	name := actionTopology(t, "vanish")
 	tf := actionCLI(t, redriveBlock(name, ""))
-	publishDead(t, name, 50, nil)
+	publishDead(t, amqpChannel(t, "/"), name, 50, nil)
 	deleteOutOfBand(t, name)
 	out, err := tf.run("apply", "-auto-approve", "-invoke=action.queuey_redrive_dead_letters.r")
 	if err == nil || !regexp.MustCompile(`Queue\s+Not\s+Found`).MatchString(out) || !saysWords(out, `"`+name+`"`) {
@@ -124,7 +124,7 @@ func TestAccAction_redriveIntoVanishedQueue(t *testing.T) {
 
 	const n = 3000
 	mid := actionTopology(t, "vanishmid")
-	publishDead(t, mid, n, nil)
+	publishDead(t, amqpChannel(t, "/"), mid, n, nil)
 	var once atomic.Bool
 	moved, err := accMover(t).Move(context.Background(), mover.Move{Vhost: "/", From: mid + ".dead", To: mid,
 		Progress: func(moved, _ int) {
@@ -136,7 +136,7 @@ func TestAccAction_redriveIntoVanishedQueue(t *testing.T) {
 		t.Fatalf("redrive into a queue deleted mid-move: moved %d, %v", moved, err)
 	}
 	t.Logf("stopped: %v", err)
-	onDead := readBack(t, mid+".dead")
+	onDead := readBack(t, amqpChannel(t, "/"), mid+".dead")
 	checkNoneLost(t, n, idCounts(onDead), idsBelow(moved))
 }
 
@@ -168,7 +168,7 @@ func TestAccAction_redriveConnectionClosedMidMove(t *testing.T) {
 	t.Parallel()
 	const n = 5000
 	name := actionTopology(t, "killconn")
-	publishDead(t, name, n, nil)
+	publishDead(t, amqpChannel(t, "/"), name, n, nil)
 	var killed atomic.Bool
 	moved, err := accMover(t).Move(context.Background(), mover.Move{Vhost: "/", From: name + ".dead", To: name,
 		Progress: func(moved, _ int) {
@@ -184,7 +184,7 @@ func TestAccAction_redriveConnectionClosedMidMove(t *testing.T) {
 		t.Errorf("the error does not say how many moved: %v", err)
 	}
 	t.Logf("stopped: %v", err)
-	onQ, onDead := readBack(t, name), readBack(t, name+".dead")
+	onQ, onDead := readBack(t, amqpChannel(t, "/"), name), readBack(t, amqpChannel(t, "/"), name+".dead")
 	dups := checkNoneLost(t, n, idCounts(onQ), idCounts(onDead))
 	if len(onQ) < moved {
 		t.Errorf("%s holds %d messages, fewer than the %d reported moved", name, len(onQ), moved)
@@ -226,7 +226,7 @@ func TestAccAction_redriveForeignUserID(t *testing.T) {
 	createUser(t, user, "pw", "impersonator", "/", allPermissions)
 	u, _ := url.Parse(amqpURL("/"))
 	u.User = url.UserPassword(user, "pw")
-	publishDeadOn(t, amqpChannelAt(t, u.String()), name, 10, func(i int, p *amqp.Publishing) {
+	publishDead(t, amqpChannelAt(t, u.String()), name, 10, func(i int, p *amqp.Publishing) {
 		switch i {
 		case 2:
 			p.UserId = testUser()
@@ -239,7 +239,7 @@ func TestAccAction_redriveForeignUserID(t *testing.T) {
 		!saysWords(out, "impersonator") {
 		t.Errorf("a redrive meeting a foreign user_id: %v\n%s", err, out)
 	}
-	onQ, onDead := readBack(t, name), readBack(t, name+".dead")
+	onQ, onDead := readBack(t, amqpChannel(t, "/"), name), readBack(t, amqpChannel(t, "/"), name+".dead")
 	checkNoneLost(t, 10, idCounts(onQ), idCounts(onDead))
 	if len(onQ) != 5 || len(onDead) != 5 || onDead[0].MessageId != "m-000005" {
 		t.Errorf("after the stop: on q %v, on q.dead %v; want the 5 before m-000005 moved, the rest kept", ids(onQ), ids(onDead))

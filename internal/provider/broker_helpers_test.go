@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 	"github.com/queuey/terraform-provider-queuey/internal/mover"
+	"github.com/queuey/terraform-provider-queuey/internal/redact"
 )
 
 // declareHoldFromState declares, over AMQP, the hold queue a queuey_hold_queue
@@ -30,7 +30,7 @@ func declareHoldFromState(t *testing.T, s *terraform.State, addr string) string 
 	}
 	name := rs.Primary.Attributes["name"]
 	var raw map[string]any
-	dec := json.NewDecoder(stringsReader(rs.Primary.Attributes["arguments_json"]))
+	dec := json.NewDecoder(strings.NewReader(rs.Primary.Attributes["arguments_json"]))
 	dec.UseNumber()
 	if err := dec.Decode(&raw); err != nil {
 		t.Fatal(err)
@@ -38,7 +38,7 @@ func declareHoldFromState(t *testing.T, s *terraform.State, addr string) string 
 	args := amqp.Table{}
 	for k, v := range raw {
 		if n, ok := v.(json.Number); ok {
-			i, err := strconv.ParseInt(string(n), 10, 64)
+			i, err := n.Int64()
 			if err != nil {
 				t.Fatalf("argument %s = %s is not an integer", k, n)
 			}
@@ -160,7 +160,7 @@ func amqpChannelAt(t *testing.T, u string) *amqp.Channel {
 	t.Helper()
 	conn, err := amqp.DialConfig(u, amqp.Config{Dial: amqp.DefaultDial(10 * time.Second)})
 	if err != nil {
-		t.Fatalf("AMQP connection to %s: %v", redactURL(u), err)
+		t.Fatalf("AMQP connection to %s: %v", redact.URL(u), err)
 	}
 	t.Cleanup(func() { _ = conn.Close() })
 	ch, err := conn.Channel()
@@ -170,34 +170,13 @@ func amqpChannelAt(t *testing.T, u string) *amqp.Channel {
 	return ch
 }
 
-// publish sends n persistent messages to queue in vhost "/" through the default exchange
-// and waits for the broker's confirms.
-func publish(t *testing.T, queue string, n int) {
-	t.Helper()
-	publishOn(t, amqpChannel(t, "/"), queue, n)
-}
-
-// publishOn sends n persistent messages to queue through ch and the default
+// publish sends n persistent messages to queue through ch and the default
 // exchange, and waits for the broker's confirms.
-func publishOn(t *testing.T, ch *amqp.Channel, queue string, n int) {
+func publish(t *testing.T, ch *amqp.Channel, queue string, n int) {
 	t.Helper()
-	if err := ch.Confirm(false); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	for i := range n {
-		dc, err := ch.PublishWithDeferredConfirmWithContext(ctx, "", queue, true, false, amqp.Publishing{
-			DeliveryMode: amqp.Persistent, Body: []byte(fmt.Sprintf("message %d", i)),
-		})
-		if err != nil {
-			t.Fatalf("publishing to %q: %v", queue, err)
-		}
-		ok, err := dc.WaitContext(ctx)
-		if err != nil || !ok {
-			t.Fatalf("publish to %q not confirmed: %v", queue, err)
-		}
-	}
+	publishConfirmed(t, ch, queue, n, func(i int) amqp.Publishing {
+		return amqp.Publishing{DeliveryMode: amqp.Persistent, Body: []byte(fmt.Sprintf("message %d", i))}
+	})
 }
 
 // publishConfirmed sends msg(0) to msg(n-1) to queue through ch and the
@@ -225,15 +204,14 @@ func publishConfirmed(t *testing.T, ch *amqp.Channel, queue string, n int, msg f
 	}
 }
 
-// messageCount returns the exact number of ready messages in queue, asked over
-// AMQP (a passive declare), so it does not lag like the management API.
-func messageCount(t *testing.T, queue string) int {
-	const vhost = "/"
+// messagesIn returns the exact number of ready messages in queue of vhost,
+// asked over AMQP (a passive declare), so it does not lag like the
+// management API.
+func messagesIn(t *testing.T, vhost, queue string) int {
 	t.Helper()
-	ch := amqpChannel(t, vhost)
-	q, err := ch.QueueDeclarePassive(queue, true, false, false, false, nil)
+	q, err := amqpChannel(t, vhost).QueueDeclarePassive(queue, true, false, false, false, nil)
 	if err != nil {
-		t.Fatalf("queue %q in vhost %q: %v", queue, vhost, err)
+		t.Fatal(err)
 	}
 	return q.Messages
 }
@@ -281,15 +259,23 @@ func cleanupQueues(t *testing.T, vhost, prefix string) {
 // deleteQueuesWithPrefix deletes through c every queue of vhost whose name
 // starts with prefix, whatever it holds.
 func deleteQueuesWithPrefix(c *broker.Client, vhost, prefix string) {
-	all, err := listQueues(c, vhost, broker.Counted)
-	if err != nil {
-		return
+	names, _ := queuesWithPrefix(c, vhost, prefix)
+	for _, name := range names {
+		_ = c.DeleteQueue(context.Background(), vhost, name, false)
 	}
+}
+
+// queuesWithPrefix lists through c the names of the queues of vhost that
+// start with prefix.
+func queuesWithPrefix(c *broker.Client, vhost, prefix string) ([]string, error) {
+	all, err := listQueues(c, vhost, broker.Counted)
+	var names []string
 	for name := range all {
 		if strings.HasPrefix(name, prefix) {
-			_ = c.DeleteQueue(context.Background(), vhost, name, false)
+			names = append(names, name)
 		}
 	}
+	return names, err
 }
 
 // getQueue reads a queue of vhost "/" through the management API, failing
@@ -317,8 +303,6 @@ func createVhost(t *testing.T, name, defaultQueueType string) {
 	}
 }
 
-func stringsReader(s string) *strings.Reader { return strings.NewReader(s) }
-
 // managementHas reports whether the management API lists queue; unlike a
 // passive declare it does not count as use of the queue.
 func managementHas(t *testing.T, vhost, queue string) bool {
@@ -329,15 +313,6 @@ func managementHas(t *testing.T, vhost, queue string) bool {
 	}
 	_, ok := all[queue]
 	return ok
-}
-
-// redactURL hides the password of a URL.
-func redactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	return u.Redacted()
 }
 
 // declaredAs checks a queue the broker reports against what the backend

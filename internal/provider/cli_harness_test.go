@@ -82,13 +82,9 @@ func newTerraformCLI(t *testing.T, config string) *terraformCLI {
 
 func (c *terraformCLI) run(args ...string) (string, error) {
 	c.t.Helper()
-	tf := os.Getenv("TF_ACC_TERRAFORM_PATH")
-	if tf == "" {
-		tf = "terraform"
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, tf, append(args, "-no-color")...)
+	cmd := exec.CommandContext(ctx, cliBinary(), append(args, "-no-color")...)
 	cmd.Dir = c.dir
 	cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+c.rc, "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1")
 	cmd.Env = append(cmd.Env, c.env...)
@@ -103,6 +99,15 @@ func (c *terraformCLI) mustRun(args ...string) string {
 		c.t.Fatalf("terraform %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	return out
+}
+
+// writeConfig replaces the configuration of the working directory, whose
+// state stays.
+func (c *terraformCLI) writeConfig(config string) {
+	c.t.Helper()
+	if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(config), 0o600); err != nil {
+		c.t.Fatal(err)
+	}
 }
 
 // The CLI matrix: every stage of tools/acc/table.go runs the whole suite, and
@@ -148,14 +153,19 @@ var (
 	testCLIErr  error
 )
 
-// cliUnderTest returns the CLI the tests drive: TF_ACC_TERRAFORM_PATH, else
-// terraform on PATH (as terraform-plugin-testing and newTerraformCLI pick it).
+// cliBinary is the CLI the tests drive: TF_ACC_TERRAFORM_PATH, else
+// terraform on PATH (as terraform-plugin-testing picks it).
+func cliBinary() string {
+	if bin := os.Getenv("TF_ACC_TERRAFORM_PATH"); bin != "" {
+		return bin
+	}
+	return "terraform"
+}
+
+// cliUnderTest returns the kind and version of the CLI the tests drive.
 func cliUnderTest() (testCLI, error) {
 	testCLIOnce.Do(func() {
-		bin := os.Getenv("TF_ACC_TERRAFORM_PATH")
-		if bin == "" {
-			bin = "terraform"
-		}
+		bin := cliBinary()
 		cmd := exec.Command(bin, "version")
 		cmd.Env = append(os.Environ(), "CHECKPOINT_DISABLE=1")
 		out, err := cmd.Output()

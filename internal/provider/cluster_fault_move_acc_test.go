@@ -78,7 +78,7 @@ func nodeDownRedrive(t *testing.T, c1, c2 testNode, offset int64, seed uint64) {
 	if q := waitState(t, via1, name+".dead", true); q.Node != c2.erlang {
 		t.Fatalf("%s.dead lives on %s, want %s", name, q.Node, c2.erlang)
 	}
-	publishDeadOn(t, amqpChannelAt(t, c2.amqpURL), name, faultMoveN, nil)
+	publishDead(t, amqpChannelAt(t, c2.amqpURL), name, faultMoveN, nil)
 
 	fp := newFaultProxies(t, c1.amqpURL, c1.endpoint)
 	mgmt, err := broker.New(broker.Config{Endpoint: "http://" + fp.mgmt.Addr,
@@ -131,7 +131,7 @@ func nodeDownRedeclare(t *testing.T, c1, c2 testNode, offset int64, seed uint64)
 	if q := waitState(t, via1, name, true); q.Node != c2.erlang {
 		t.Fatalf("%s lives on %s, want %s", name, q.Node, c2.erlang)
 	}
-	publishJobsOn(t, amqpChannelAt(t, c2.amqpURL), name, faultMoveN)
+	publishConfirmed(t, amqpChannelAt(t, c2.amqpURL), name, faultMoveN, jobMessage)
 
 	// The change talks to c1, through the proxies.
 	fp := newFaultProxies(t, c1.amqpURL, c1.endpoint)

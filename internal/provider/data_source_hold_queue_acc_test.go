@@ -31,8 +31,8 @@ data "queuey_hold_queue" "retry" {
 					return fmt.Errorf("hold queue %q, want %s.deferred.2000", hold, name)
 				}
 				sent := time.Now()
-				publish(t, hold, 1)
-				if n := messageCount(t, name); n != 0 {
+				publish(t, amqpChannel(t, "/"), hold, 1)
+				if n := messagesIn(t, "/", name); n != 0 {
 					return fmt.Errorf("%s already holds %d messages", name, n)
 				}
 				// After the 2s TTL the message dead-letters back to q.

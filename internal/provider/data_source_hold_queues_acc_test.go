@@ -43,7 +43,7 @@ func TestAccHoldQueues_recognisesOnlyHoldQueues(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	publish(t, q+".deferred.30000", 2)
+	publish(t, amqpChannel(t, "/"), q+".deferred.30000", 2)
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
 		ProtoV6ProviderFactories: testProviderFactories,

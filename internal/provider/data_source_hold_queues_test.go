@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/queuey/terraform-provider-queuey/internal/broker"
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
@@ -15,10 +14,9 @@ import (
 // finds in vhost of the fake broker, as "name:ttl:messages".
 func holdQueuesOnFake(t *testing.T, fake *brokertest.Server, s topology.Suffixes, vhost, queue string) (string, string) {
 	t.Helper()
-	d := &holdQueuesDataSource{configuredDataSource{data: &providerData{
-		suffixes: s, vhost: "/", endpointSet: true,
-		brokerConfig: broker.Config{Endpoint: fake.URL, Username: "u", Password: "p", RetryBudget: -1},
-	}}}
+	data := fakeData(t, fake.URL)
+	data.suffixes = s
+	d := &holdQueuesDataSource{configuredDataSource{data: data}}
 	holds, diags := d.listHoldQueues(context.Background(), vhost, queue)
 	if diags.HasError() {
 		return "", diags[0].Summary() + ": " + diags[0].Detail()

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/queuey/terraform-provider-queuey/internal/broker"
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
@@ -16,10 +15,7 @@ import (
 // "ok" or "not ok"; or the first error as "Summary: detail".
 func policyEffectsOnFake(t *testing.T, fake *brokertest.Server, vhost string) string {
 	t.Helper()
-	d := &policyEffectsDataSource{configuredDataSource{data: &providerData{
-		suffixes: topology.DefaultSuffixes(), vhost: "/", endpointSet: true,
-		brokerConfig: broker.Config{Endpoint: fake.URL, Username: "u", Password: "p", RetryBudget: -1},
-	}}}
+	d := &policyEffectsDataSource{configuredDataSource{data: fakeData(t, fake.URL)}}
 	ctx := context.Background()
 	f, diags := d.findings(ctx, vhost, "orders")
 	if diags.HasError() {

@@ -9,14 +9,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-jsontypes/jsontypes"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
-	"github.com/queuey/terraform-provider-queuey/internal/broker"
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
@@ -45,23 +43,42 @@ func TestFailureSummaries(t *testing.T) {
 		want   string
 		except map[string]string // operation: what it does instead, by design
 	}{
-		{"unreachable", unreachableSetup, summaryUnreachable, nil},
-		{"refused login", refusingSetup(http.StatusUnauthorized, "Login failed"), summaryNotAuthorized, nil},
-		{"forbidden", refusingSetup(http.StatusForbidden, "Access refused."), summaryNotAuthorized, nil},
-		{"not found", missingVhostSetup, summaryVhostNotFound, map[string]string{
+		{"unreachable", func(t *testing.T) (string, string, time.Duration) {
+			return "http://" + brokertest.ClosedAddr(t), "/", 0
+		}, summaryUnreachable, nil},
+		{"refused login", refusing(http.StatusUnauthorized, "Login failed"), summaryNotAuthorized, nil},
+		{"forbidden", refusing(http.StatusForbidden, "Access refused."), summaryNotAuthorized, nil},
+		{"not found", func(t *testing.T) (string, string, time.Duration) {
+			return brokertest.New(t).URL, "missing", 0
+		}, summaryVhostNotFound, map[string]string{
 			// A refresh of a queue whose vhost is gone removes it, and a destroy counts it deleted.
 			"read": outcomeRemoved, "delete": outcomeNone,
 			// An action names the queue it did not find, and moves nothing.
 			"redrive": "Queue Not Found", "purge": "Queue Not Found",
 		}},
-		{"timeout", timeoutSetup, summaryUnreachable, nil},
-		{"TLS refused", untrustedSetup, summaryUnreachable, nil},
+		// A fake that holds every request until the test ends, past a request timeout of 50ms: each
+		// attempt ends at its own timeout, whatever the machine's speed.
+		{"timeout", func(t *testing.T) (string, string, time.Duration) {
+			s := brokertest.New(t)
+			release := make(chan struct{})
+			t.Cleanup(func() { close(release) })
+			s.Intercept(func(http.ResponseWriter, *http.Request) bool {
+				<-release
+				return true
+			})
+			return s.URL, "/", 50 * time.Millisecond
+		}, summaryUnreachable, nil},
+		// An https fake whose certificate the client does not trust.
+		{"TLS refused", func(t *testing.T) (string, string, time.Duration) {
+			return brokertest.NewTLS(t, nil).URL, "/", 0
+		}, summaryUnreachable, nil},
 	} {
 		t.Run(tc.cause, func(t *testing.T) {
 			t.Parallel()
 			for op, run := range causeOperations {
 				endpoint, vhost, timeout := tc.setup(t)
-				data := causeData(t, endpoint, timeout)
+				data := fakeData(t, endpoint)
+				data.brokerConfig.RequestTimeout = timeout
 				want := tc.want
 				if w, ok := tc.except[op]; ok {
 					want = w
@@ -108,7 +125,11 @@ var causeOperations = map[string]func(t *testing.T, data *providerData, vhost st
 		return outcome(t, readHoldQueues(t, data, vhost), false)
 	},
 	"list": func(t *testing.T, data *providerData, vhost string) string {
-		return outcome(t, listQueueResults(t, data, vhost), false)
+		var diags diag.Diagnostics
+		for _, res := range listOn(t, data, map[string]tftypes.Value{"vhost": str(vhost)}, 10) {
+			diags.Append(res.Diagnostics...)
+		}
+		return outcome(t, diags, false)
 	},
 	"redrive": func(t *testing.T, data *providerData, vhost string) string {
 		d, _ := invokeDiags(t, NewRedriveDeadLettersAction(), data, map[string]tftypes.Value{"queue": str("q"), "vhost": str(vhost)})
@@ -135,12 +156,8 @@ func outcome(t *testing.T, diags diag.Diagnostics, removed bool) string {
 	return outcomeNone
 }
 
-func unreachableSetup(t *testing.T) (string, string, time.Duration) {
-	return "http://" + brokertest.ClosedAddr(t), "/", 0
-}
-
-// refusingSetup is a fake that answers every request with status and reason.
-func refusingSetup(status int, reason string) causeSetup {
+// refusing is a fake that answers every request with status and reason.
+func refusing(status int, reason string) causeSetup {
 	return func(t *testing.T) (string, string, time.Duration) {
 		s := brokertest.New(t)
 		s.Intercept(func(w http.ResponseWriter, _ *http.Request) bool {
@@ -148,37 +165,6 @@ func refusingSetup(status int, reason string) causeSetup {
 			return true
 		})
 		return s.URL, "/", 0
-	}
-}
-
-func missingVhostSetup(t *testing.T) (string, string, time.Duration) {
-	return brokertest.New(t).URL, "missing", 0
-}
-
-// timeoutSetup is a fake that holds every request until the test ends, past a request timeout of
-// 50ms: each attempt ends at its own timeout, whatever the machine's speed.
-func timeoutSetup(t *testing.T) (string, string, time.Duration) {
-	s := brokertest.New(t)
-	release := make(chan struct{})
-	t.Cleanup(func() { close(release) })
-	s.Intercept(func(http.ResponseWriter, *http.Request) bool {
-		<-release
-		return true
-	})
-	return s.URL, "/", 50 * time.Millisecond
-}
-
-// untrustedSetup is an https fake whose certificate the client does not trust.
-func untrustedSetup(t *testing.T) (string, string, time.Duration) {
-	return brokertest.NewTLS(t, nil).URL, "/", 0
-}
-
-// causeData is the provider data of a provider configured for endpoint, without retries.
-func causeData(t *testing.T, endpoint string, timeout time.Duration) *providerData {
-	return &providerData{
-		suffixes: topology.DefaultSuffixes(), vhost: "/", endpointSet: true,
-		brokerConfig: broker.Config{Endpoint: endpoint, Username: "u", Password: "p", RetryBudget: -1, RequestTimeout: timeout},
-		amqpEndpoint: "amqp://" + brokertest.ClosedAddr(t),
 	}
 }
 
@@ -224,27 +210,6 @@ func readHoldQueues(t *testing.T, data *providerData, vhost string) diag.Diagnos
 	resp := datasource.ReadResponse{State: tfsdk.State{Schema: sr.Schema}}
 	ds.Read(ctx, datasource.ReadRequest{Config: tfsdk.Config{Schema: sr.Schema, Raw: cfg}}, &resp)
 	return resp.Diagnostics
-}
-
-// listQueueResults lists the queues of vhost with the list resource queuey_queue, and returns the
-// diagnostics of what it streamed.
-func listQueueResults(t *testing.T, data *providerData, vhost string) diag.Diagnostics {
-	t.Helper()
-	ctx := context.Background()
-	r := &queueListResource{data: data}
-	var sr list.ListResourceSchemaResponse
-	r.ListResourceConfigSchema(ctx, list.ListResourceSchemaRequest{}, &sr)
-	cfg := configOf(t, sr.Schema.Type().TerraformType(ctx), map[string]tftypes.Value{"vhost": str(vhost)})
-	var stream list.ListResultsStream
-	r.List(ctx, list.ListRequest{Config: tfsdk.Config{Schema: sr.Schema, Raw: cfg}, Limit: 10}, &stream)
-	var diags diag.Diagnostics
-	if stream.Results == nil {
-		return diags
-	}
-	for res := range stream.Results {
-		diags.Append(res.Diagnostics...)
-	}
-	return diags
 }
 
 // configOf is a configuration of type typ with these attribute values (the others null).

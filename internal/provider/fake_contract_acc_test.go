@@ -32,7 +32,7 @@ func (r realContract) addVhost(t *testing.T) string {
 
 func (r realContract) publish(t *testing.T, vhost, queue string, n int) {
 	if n > 0 {
-		publishOn(t, amqpChannel(t, vhost), queue, n)
+		publish(t, amqpChannel(t, vhost), queue, n)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
+	"github.com/queuey/terraform-provider-queuey/internal/redact"
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
@@ -199,7 +200,7 @@ func brokerLabel() string {
 	if v := os.Getenv("BROKER_VERSION"); v != "" {
 		return "RabbitMQ " + v
 	}
-	return "RabbitMQ at " + redactURL(os.Getenv(EnvEndpoint))
+	return "RabbitMQ at " + redact.URL(os.Getenv(EnvEndpoint))
 }
 
 // account reads every queue of queues to its end through ch (a missing
@@ -208,28 +209,17 @@ func brokerLabel() string {
 // unexpected ids.
 func account(t *testing.T, u string, queues ...string) (dups, lost int) {
 	t.Helper()
-	counts := map[string]int{}
+	var counts []map[string]int
 	for _, q := range queues {
-		if !queueExistsAt(t, u, q) {
-			continue
-		}
-		for _, d := range readBackOn(t, amqpChannelAt(t, u), q) {
-			counts[d.MessageId]++
+		if queueExistsAt(t, u, q) {
+			counts = append(counts, idCounts(readBack(t, amqpChannelAt(t, u), q)))
 		}
 	}
-	for i := range faultMoveN {
-		id := fmt.Sprintf("m-%06d", i)
-		if n := counts[id]; n == 0 {
-			lost++
-		} else {
-			dups += n - 1
-		}
-		delete(counts, id)
+	dups, missing, unexpected := tally(faultMoveN, counts...)
+	if len(unexpected) > 0 {
+		t.Errorf("unexpected message ids: %v", unexpected)
 	}
-	if len(counts) > 0 {
-		t.Errorf("unexpected message ids: %v", counts)
-	}
-	return dups, lost
+	return dups, len(missing)
 }
 
 // queueExistsAt says whether queue exists, by a passive declaration through
@@ -283,9 +273,9 @@ func faultRedrive(t *testing.T, c faultCase, seed uint64) {
 	name := actionTopology(t, "fault-"+c.name)
 	fp := newFaultProxies(t, amqpURL(""), os.Getenv(EnvEndpoint))
 	tf := actionCLI(t, "")
-	writeConfig(t, tf, "terraform {\n  required_providers {\n    queuey = { source = \"queuey/queuey\" }\n  }\n}\n\n"+
-		"provider \"queuey\" {\n"+fp.provider+"}\n"+redriveBlock(name, ""))
-	publishDead(t, name, faultMoveN, nil)
+	tf.writeConfig(requiredQueuey + "\n" +
+		"provider \"queuey\" {\n" + fp.provider + "}\n" + redriveBlock(name, ""))
+	publishDead(t, amqpChannel(t, "/"), name, faultMoveN, nil)
 
 	invoke := []string{"apply", "-auto-approve", "-invoke=action.queuey_redrive_dead_letters.r"}
 	r := runFaulted(tf, fp, c.fault, invoke...)
@@ -346,7 +336,7 @@ func faultRedeclare(t *testing.T, c faultCase, seed uint64) {
 	tf := newRedeclareCLI(t, name, fp.provider)
 	tf.configure("  message_ttl = \"1h\"\n  max_priority = 5\n")
 	tf.mustRun("apply", "-auto-approve")
-	publishJobs(t, name, faultMoveN)
+	publishConfirmed(t, amqpChannel(t, "/"), name, faultMoveN, jobMessage)
 	tf.configure(newSettings + "  keep_messages_on_change = true\n")
 
 	r := runFaulted(tf.terraformCLI, fp, c.fault, "apply", "-auto-approve")

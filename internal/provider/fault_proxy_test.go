@@ -5,63 +5,41 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"os"
+	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 )
 
-// fault is what the fault proxy does with one request.
-type fault int
+// fault is what the fault proxy does with one request, named as the logs
+// show it.
+type fault string
 
 const (
 	// pass forwards the request to the management API.
-	pass fault = iota
+	pass fault = "pass"
 	// drop closes the connection without forwarding the request or answering.
-	drop
+	drop fault = "drop"
 	// lost forwards the request, then closes the connection without passing
 	// the answer on: the broker acted, the client never hears of it.
-	lost
+	lost fault = "lost"
 	// hang holds the request without answering until the client gives up.
-	hang
+	hang fault = "hang"
 	// slow waits the proxy's delay, then forwards.
-	slow
+	slow fault = "slow"
 	// status500 ... status504 answer with that status without forwarding.
-	status500
-	status502
-	status503
-	status504
+	status500 fault = "500"
+	status502 fault = "502"
+	status503 fault = "503"
+	status504 fault = "504"
 )
-
-func (f fault) String() string {
-	switch f {
-	case pass:
-		return "pass"
-	case drop:
-		return "drop"
-	case lost:
-		return "lost"
-	case hang:
-		return "hang"
-	case slow:
-		return "slow"
-	case status500:
-		return "500"
-	case status502:
-		return "502"
-	case status503:
-		return "503"
-	case status504:
-		return "504"
-	}
-	return fmt.Sprintf("fault(%d)", int(f))
-}
 
 // policy picks the fault for a request: the n-th (0-based) since the policy
 // was set, and the same-th among those with the same method and URL (the
@@ -105,8 +83,11 @@ type proxyRecord struct {
 	// Method and URL (path and query as sent) identify the request.
 	Method, URL string
 	Fault       fault
-	// Status is the answer's status, 0 when there was none.
+	Header      http.Header
+	// Status is the answer's status, 0 when there was none; Reason is the
+	// body of a 401 or a 403.
 	Status     int
+	Reason     string
 	Start, End time.Time
 }
 
@@ -116,7 +97,6 @@ type proxyRecord struct {
 type faultProxy struct {
 	URL string
 
-	t        *testing.T
 	srv      *httptest.Server
 	rp       *httputil.ReverseProxy
 	stop     chan struct{}
@@ -130,36 +110,32 @@ type faultProxy struct {
 	records     []proxyRecord
 	inflight    int
 	maxInflight int
-	conns       int
+
+	// the gate of Hold; release is nil when it is not armed
+	holdMethod              string
+	holdAfter, passed, held int
+	reached, release        chan struct{}
 }
 
-// upstreamEndpoint is the management API the proxies forward to.
-func upstreamEndpoint(t *testing.T) *url.URL {
+// newFaultProxy starts a fault proxy in front of the acceptance tests'
+// management API, over HTTPS with tlsCfg (its certificates, client
+// authentication; nil: plain HTTP), closed at cleanup.
+func newFaultProxy(t *testing.T, tlsCfg *tls.Config) *faultProxy {
 	t.Helper()
 	testAccPreCheck(t)
-	u, err := url.Parse(strings.TrimRight(os.Getenv(EnvEndpoint), "/"))
+	return proxyTo(t, strings.TrimRight(os.Getenv(EnvEndpoint), "/"), tlsCfg)
+}
+
+// proxyTo starts a fault proxy in front of the management API at upstream,
+// forwarding every request until a policy is set, closed at cleanup.
+func proxyTo(t *testing.T, upstream string, tlsCfg *tls.Config) *faultProxy {
+	t.Helper()
+	up, err := url.Parse(upstream)
 	if err != nil {
 		t.Fatal(err)
 	}
-	u.User = nil
-	return u
-}
-
-// newFaultProxy starts a plain HTTP fault proxy, closed at cleanup.
-func newFaultProxy(t *testing.T) *faultProxy {
-	return startFaultProxy(t, nil)
-}
-
-// newTLSFaultProxy starts an HTTPS fault proxy with the given server TLS
-// settings (certificates, client authentication), closed at cleanup.
-func newTLSFaultProxy(t *testing.T, cfg *tls.Config) *faultProxy {
-	return startFaultProxy(t, cfg)
-}
-
-func startFaultProxy(t *testing.T, tlsCfg *tls.Config) *faultProxy {
-	t.Helper()
-	up := upstreamEndpoint(t)
-	p := &faultProxy{t: t, stop: make(chan struct{}), policy: always(pass), sameN: map[string]int{}, delay: 300 * time.Millisecond}
+	up.User = nil
+	p := &faultProxy{stop: make(chan struct{}), policy: always(pass), sameN: map[string]int{}, delay: 300 * time.Millisecond}
 	quiet := log.New(io.Discard, "", 0)
 	p.rp = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
@@ -172,16 +148,17 @@ func startFaultProxy(t *testing.T, tlsCfg *tls.Config) *faultProxy {
 			TLSClientConfig: &tls.Config{InsecureSkipVerify: up.Scheme == "https"}, //nolint:gosec // test upstream
 		},
 		ErrorLog: quiet,
+		// A request the upstream does not take (a node's port closed) gets
+		// its connection closed with no answer, as one open to a node that
+		// stops does.
+		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, _ error) {
+			if _, lost := w.(*httptest.ResponseRecorder); !lost {
+				hijackClose(w)
+			}
+		},
 	}
 	p.srv = httptest.NewUnstartedServer(p)
 	p.srv.Config.ErrorLog = quiet
-	p.srv.Config.ConnState = func(_ net.Conn, state http.ConnState) {
-		if state == http.StateNew {
-			p.mu.Lock()
-			p.conns++
-			p.mu.Unlock()
-		}
-	}
 	if tlsCfg != nil {
 		p.srv.TLS = tlsCfg
 		p.srv.StartTLS()
@@ -223,14 +200,6 @@ func (p *faultProxy) Records() []proxyRecord {
 	return append([]proxyRecord(nil), p.records...)
 }
 
-// Conns is the number of connections accepted, TLS handshakes that failed
-// included.
-func (p *faultProxy) Conns() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.conns
-}
-
 // MaxInflight is the largest number of requests the proxy held at once.
 func (p *faultProxy) MaxInflight() int {
 	p.mu.Lock()
@@ -255,11 +224,10 @@ func (p *faultProxy) Summary() string {
 		counts[r.Fault]++
 	}
 	var parts []string
-	for f := pass; f <= status504; f++ {
-		if counts[f] > 0 {
-			parts = append(parts, fmt.Sprintf("%s=%d", f, counts[f]))
-		}
+	for f, n := range counts {
+		parts = append(parts, fmt.Sprintf("%s=%d", f, n))
 	}
+	sort.Strings(parts)
 	return fmt.Sprintf("%d requests (%s)", len(recs), strings.Join(parts, " "))
 }
 
@@ -274,22 +242,80 @@ func (p *faultProxy) begin(r *http.Request) (int, fault, time.Duration) {
 	if p.inflight > p.maxInflight {
 		p.maxInflight = p.inflight
 	}
-	p.records = append(p.records, proxyRecord{Method: r.Method, URL: r.URL.String(), Fault: f, Start: time.Now()})
+	p.records = append(p.records, proxyRecord{Method: r.Method, URL: r.URL.String(), Header: r.Header.Clone(), Fault: f, Start: time.Now()})
 	return len(p.records) - 1, f, p.delay
 }
 
-func (p *faultProxy) end(i, status int) {
+func (p *faultProxy) end(i, status int, reason string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.inflight--
-	p.records[i].Status = status
+	p.records[i].Status, p.records[i].Reason = status, reason
 	p.records[i].End = time.Now()
 }
 
+// Hold arms the gate: once after requests of method have gone through,
+// every request that arrives, whatever its method, is held until Release. The channel it returns is closed when the first request is held.
+// A test arranges with it that an operation is under way and cannot go on
+// before something happens to the node, however fast the machine is.
+func (p *faultProxy) Hold(method string, after int) <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.holdMethod, p.holdAfter, p.passed, p.held = method, after, 0, 0
+	p.reached, p.release = make(chan struct{}), make(chan struct{})
+	return p.reached
+}
+
+// Release lets the held requests go on and disarms the gate.
+func (p *faultProxy) Release() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.release != nil {
+		close(p.release)
+		p.release = nil
+	}
+}
+
+// Held is the number of requests the gate held since Hold.
+func (p *faultProxy) Held() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.held
+}
+
+// gate returns what r waits for before it is forwarded: nil for nothing.
+func (p *faultProxy) gate(r *http.Request) <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case p.release == nil:
+		return nil
+	case p.passed < p.holdAfter:
+		if r.Method == p.holdMethod {
+			p.passed++
+		}
+		return nil
+	}
+	p.held++
+	if p.held == 1 {
+		close(p.reached)
+	}
+	return p.release
+}
+
 func (p *faultProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if wait := p.gate(r); wait != nil {
+		select {
+		case <-wait:
+		case <-r.Context().Done():
+			return
+		case <-p.stop:
+			return
+		}
+	}
 	i, f, delay := p.begin(r)
-	status := 0
-	defer func() { p.end(i, status) }()
+	status, reason := 0, ""
+	defer func() { p.end(i, status, reason) }()
 	switch f {
 	case drop:
 		hijackClose(w)
@@ -304,7 +330,7 @@ func (p *faultProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case <-p.stop:
 		}
 	case status500, status502, status503, status504:
-		status = map[fault]int{status500: 500, status502: 502, status503: 503, status504: 504}[f]
+		status, _ = strconv.Atoi(string(f))
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)
 		_, _ = fmt.Fprintf(w, `{"error":"injected","reason":"HTTP %d injected by the test proxy"}`, status)
@@ -320,7 +346,7 @@ func (p *faultProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		sw := &statusWriter{ResponseWriter: w}
 		p.rp.ServeHTTP(sw, r)
-		status = sw.status
+		status, reason = sw.status, sw.reason.String()
 	}
 }
 
@@ -333,9 +359,11 @@ func hijackClose(w http.ResponseWriter) {
 	_ = conn.Close()
 }
 
+// statusWriter records the status of an answer, and the body of a 401 or a 403.
 type statusWriter struct {
 	http.ResponseWriter
 	status int
+	reason strings.Builder
 }
 
 func (s *statusWriter) WriteHeader(code int) {
@@ -349,7 +377,67 @@ func (s *statusWriter) Write(b []byte) (int, error) {
 	if s.status == 0 {
 		s.status = http.StatusOK
 	}
+	if s.status == http.StatusUnauthorized || s.status == http.StatusForbidden {
+		s.reason.Write(b)
+	}
 	return s.ResponseWriter.Write(b)
 }
 
 func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// TestFaultProxy_holdsUntilRelease: the armed gate forwards requests until
+// two PUTs went through, then holds the next request (a GET) from the
+// upstream until Release, and forwards everything after that.
+func TestFaultProxy_holdsUntilRelease(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Method)
+		mu.Unlock()
+	}))
+	t.Cleanup(up.Close)
+	p := proxyTo(t, up.URL, nil)
+	reached := p.Hold(http.MethodPut, 2)
+	send := func(method string) error {
+		req, err := http.NewRequest(method, p.URL+"/api/queues/%2F/q", nil)
+		if err != nil {
+			return err
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			_ = resp.Body.Close()
+		}
+		return err
+	}
+	for _, m := range []string{http.MethodGet, http.MethodPut, http.MethodPut} {
+		if err := send(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := make(chan error, 1)
+	go func() { done <- send(http.MethodGet) }()
+	select {
+	case <-reached:
+	case err := <-done:
+		t.Fatalf("the request after two PUTs was not held (%v)", err)
+	}
+	mu.Lock()
+	before := len(seen)
+	mu.Unlock()
+	if before != 3 || p.Held() != 1 {
+		t.Fatalf("at the gate the upstream saw %d requests and the proxy holds %d, want 3 and 1", before, p.Held())
+	}
+	p.Release()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := send(http.MethodDelete); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 5 {
+		t.Fatalf("after Release the upstream saw %d requests, want 5", len(seen))
+	}
+}

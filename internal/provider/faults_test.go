@@ -30,7 +30,7 @@ import (
 func TestAccFaults_burst(t *testing.T) {
 	name := uniqueName("burst")
 	cleanupQueues(t, "/", name)
-	p := newFaultProxy(t)
+	p := newFaultProxy(t, nil)
 	p.Set(twoFaultsThenPass(status503, drop, status500, lost, status502, slow, status504, drop, lost))
 	cfg := fmt.Sprintf(`
 provider "queuey" {
@@ -91,7 +91,7 @@ resource "queuey_queue" "test" {
 func TestAccFaults_unresponsive(t *testing.T) {
 	name := uniqueName("hang")
 	cleanupQueues(t, "/", name)
-	p := newFaultProxy(t)
+	p := newFaultProxy(t, nil)
 	p.Set(always(hang))
 	// retry_budget 2s plus one last request_timeout of 1s: written out, not
 	// computed by the code under test.
@@ -168,7 +168,7 @@ func TestAccFaults_wrongPassword(t *testing.T) {
 	t.Setenv("TF_VAR_queuey_password", password)
 	name := uniqueName("authn")
 	cleanupQueues(t, "/", name)
-	p := newFaultProxy(t)
+	p := newFaultProxy(t, nil)
 	user := testUser()
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
@@ -234,7 +234,7 @@ func TestAccFaults_cutOff(t *testing.T) {
 	const n = 20
 	base := uniqueName("cut")
 	cleanupQueues(t, "/", base+"-")
-	p := newFaultProxy(t)
+	p := newFaultProxy(t, nil)
 	cfg := proxiedQueuesConfig(p.URL, "  request_timeout = \"2s\"\n  retry_budget    = \"1s\"", base, n, `  message_ttl = "1m"`)
 	var checks []resource.TestCheckFunc
 	for i := range n {
@@ -465,21 +465,12 @@ data "queuey_hold_queues" "test" {
 // queue through the default exchange and waits for the message in q.
 func applicationRoundTrip(t *testing.T, user, password, name, hold string) {
 	t.Helper()
-	u := &url.URL{Scheme: "amqp", User: url.UserPassword(user, password), Host: "127.0.0.1:5672", Path: "/"}
-	if base := os.Getenv("RABBITMQ_AMQP_URL"); base != "" {
-		if b, err := url.Parse(base); err == nil {
-			u.Host = b.Host
-		}
-	}
-	conn, err := amqp.Dial(u.String())
-	if err != nil {
-		t.Fatalf("AMQP as %s: %v", user, err)
-	}
-	defer func() { _ = conn.Close() }()
-	ch, err := conn.Channel()
+	u, err := url.Parse(amqpURL("/"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	u.User = url.UserPassword(user, password)
+	ch := amqpChannelAt(t, u.String())
 	s := topology.DefaultSuffixes()
 	ttl := int64(3600000)
 	mainArgs, err := topology.QueueArgs(&ttl, nil)

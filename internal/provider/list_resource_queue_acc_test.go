@@ -159,7 +159,7 @@ func TestAccQuery_generateConfigOut(t *testing.T) {
 	needsCLI(t, featureQuery)
 	t.Parallel()
 	vhost := listVhost(t)
-	publishOn(t, amqpChannel(t, vhost), "orders", 3)
+	publish(t, amqpChannel(t, vhost), "orders", 3)
 	tf := newTerraformCLI(t, `terraform {
   required_providers {
     queuey = { source = "queuey/queuey" }
@@ -233,14 +233,4 @@ func vhostQueues(t *testing.T, vhost string) string {
 	}
 	sort.Strings(lines)
 	return strings.Join(lines, "; ")
-}
-
-// messagesIn counts the messages of a queue in vhost with a passive declare.
-func messagesIn(t *testing.T, vhost, queue string) int {
-	t.Helper()
-	q, err := amqpChannel(t, vhost).QueueDeclarePassive(queue, true, false, false, false, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return q.Messages
 }

@@ -9,43 +9,44 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
-	"github.com/queuey/terraform-provider-queuey/internal/broker"
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
-	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
 // listOnFake runs the list resource against the fake broker with a config of
 // vhost and name_regex ("" for null) and returns what it streamed.
 func listOnFake(t *testing.T, fake *brokertest.Server, vhost, nameRegex string, limit int64) []list.ListResult {
+	vals := map[string]tftypes.Value{}
+	for k, v := range map[string]string{"vhost": vhost, "name_regex": nameRegex} {
+		if v != "" {
+			vals[k] = str(v)
+		}
+	}
+	return listOn(t, fakeData(t, fake.URL), vals, limit)
+}
+
+// listOn runs the list resource queuey_queue with data and a config of these
+// attribute values (the others null), resources included, and returns what
+// it streamed.
+func listOn(t *testing.T, data *providerData, vals map[string]tftypes.Value, limit int64) []list.ListResult {
 	t.Helper()
 	ctx := context.Background()
-	data := &providerData{
-		suffixes: topology.DefaultSuffixes(), vhost: "/", endpointSet: true,
-		brokerConfig: broker.Config{Endpoint: fake.URL, Username: "u", Password: "p"},
-	}
 	r := &queueListResource{data: data}
-	var schemaResp list.ListResourceSchemaResponse
-	r.ListResourceConfigSchema(ctx, list.ListResourceSchemaRequest{}, &schemaResp)
-	str := func(s string) tftypes.Value {
-		if s == "" {
-			return tftypes.NewValue(tftypes.String, nil)
-		}
-		return tftypes.NewValue(tftypes.String, s)
-	}
-	config := tftypes.NewValue(schemaResp.Schema.Type().TerraformType(ctx), map[string]tftypes.Value{
-		"vhost": str(vhost), "name_regex": str(nameRegex),
-	})
+	var sr list.ListResourceSchemaResponse
+	r.ListResourceConfigSchema(ctx, list.ListResourceSchemaRequest{}, &sr)
 	var resSchema resource.SchemaResponse
 	NewQueueResource().Schema(ctx, resource.SchemaRequest{}, &resSchema)
 	var idSchema resource.IdentitySchemaResponse
 	(&queueResource{}).IdentitySchema(ctx, resource.IdentitySchemaRequest{}, &idSchema)
 	req := list.ListRequest{
-		Config: tfsdk.Config{Raw: config, Schema: schemaResp.Schema}, IncludeResource: true, Limit: limit,
-		ResourceSchema: resSchema.Schema, ResourceIdentitySchema: idSchema.IdentitySchema,
+		Config:         tfsdk.Config{Raw: configOf(t, sr.Schema.Type().TerraformType(ctx), vals), Schema: sr.Schema},
+		ResourceSchema: resSchema.Schema, ResourceIdentitySchema: idSchema.IdentitySchema, IncludeResource: true, Limit: limit,
 	}
 	var stream list.ListResultsStream
 	r.List(ctx, req, &stream)
 	var out []list.ListResult
+	if stream.Results == nil {
+		return out
+	}
 	for res := range stream.Results {
 		out = append(out, res)
 	}

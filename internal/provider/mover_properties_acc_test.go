@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
 	"testing"
 
 	"github.com/queuey/terraform-provider-queuey/internal/mover"
@@ -28,7 +27,7 @@ func TestAccMove_zeroPriorityComesBackAbsent(t *testing.T) {
 		{"message_id": "none"},
 	}
 	for _, props := range sent {
-		managementPost(t, "/api/exchanges/%2F/amq.default/publish", map[string]any{
+		managementPost(t, "exchanges/%2F/amq.default/publish", map[string]any{
 			"properties": props, "routing_key": name + ".dead", "payload": "x", "payload_encoding": "string"}, nil)
 	}
 	if before := getMessages(t, name+".dead", len(sent), "reject_requeue_true"); before[0]["priority"] == nil {
@@ -59,7 +58,7 @@ func getMessages(t *testing.T, queue string, n int, ackmode string) []map[string
 	var msgs []struct {
 		Properties map[string]any `json:"properties"`
 	}
-	managementPost(t, "/api/queues/%2F/"+url.PathEscape(queue)+"/get",
+	managementPost(t, "queues/%2F/"+url.PathEscape(queue)+"/get",
 		map[string]any{"count": n, "ackmode": ackmode, "encoding": "auto"}, &msgs)
 	if len(msgs) != n {
 		t.Fatalf("%s holds %d messages, want %d", queue, len(msgs), n)
@@ -73,29 +72,20 @@ func getMessages(t *testing.T, queue string, n int, ackmode string) []map[string
 	return out
 }
 
-// managementPost posts body to the test broker's management API and decodes the answer into out.
+// managementPost posts body to the test broker's management API below /api/ (contractSend) and
+// decodes the answer into out.
 func managementPost(t *testing.T, path string, body, out any) {
 	t.Helper()
 	b, err := json.Marshal(body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	req, err := http.NewRequestWithContext(context.Background(), http.MethodPost, os.Getenv(EnvEndpoint)+path, bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.SetBasicAuth(testUser(), testPassword())
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = resp.Body.Close() }()
-	if resp.StatusCode/100 != 2 {
-		t.Fatalf("POST %s: HTTP %d", path, resp.StatusCode)
+	status, answer := contractSend(t, realContract{http: http.DefaultClient}, http.MethodPost, path, string(b))
+	if status/100 != 2 {
+		t.Fatalf("POST %s: HTTP %d %s", path, status, answer)
 	}
 	if out != nil {
-		dec := json.NewDecoder(resp.Body)
+		dec := json.NewDecoder(bytes.NewReader(answer))
 		dec.UseNumber()
 		if err := dec.Decode(out); err != nil {
 			t.Fatal(err)

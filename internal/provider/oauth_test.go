@@ -12,14 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"io"
-	"log"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
 	"net/url"
 	"sync"
 	"sync/atomic"
@@ -79,7 +75,7 @@ data "queuey_hold_queues" "q" {
 // RABBITMQ_USERNAME and RABBITMQ_PASSWORD in the environment are ignored.
 func TestAccOAuth2_applyPlanDestroy(t *testing.T) {
 	b, issuer := newOAuthTest(t, 10*time.Minute)
-	proxy := newRecordingProxy(t, b.endpoint, 0)
+	proxy := proxyTo(t, b.endpoint, nil)
 	t.Setenv(EnvUsername, defaultUser)
 	t.Setenv(EnvPassword, defaultPassword)
 	name := uniqueName("oauth")
@@ -103,8 +99,8 @@ func TestAccOAuth2_applyPlanDestroy(t *testing.T) {
 		t.Errorf("the token endpoint was asked %d times over the whole test, want 1 to 3 (one shared token)", n)
 	}
 	methods := map[string]int{}
-	for _, r := range proxy.requests() {
-		methods[r.method]++
+	for _, r := range proxy.Records() {
+		methods[r.Method]++
 	}
 	if methods["PUT"] < 2 || methods["DELETE"] < 2 {
 		t.Errorf("requests by method %v: want the declarations and deletions among them", methods)
@@ -115,7 +111,7 @@ func TestAccOAuth2_applyPlanDestroy(t *testing.T) {
 // the environment.
 func TestAccOAuth2_fromEnvironment(t *testing.T) {
 	b, issuer := newOAuthTest(t, 10*time.Minute)
-	proxy := newRecordingProxy(t, b.endpoint, 0)
+	proxy := proxyTo(t, b.endpoint, nil)
 	t.Setenv(EnvUsername, "")
 	t.Setenv(EnvPassword, "")
 	t.Setenv(EnvOAuth2TokenURL, issuer.URL)
@@ -135,7 +131,9 @@ func TestAccOAuth2_fromEnvironment(t *testing.T) {
 // is replaced before it expires and nothing fails.
 func TestAccOAuth2_shortLivedTokens(t *testing.T) {
 	b, issuer := newOAuthTest(t, 3*time.Second)
-	proxy := newRecordingProxy(t, b.endpoint, 300*time.Millisecond)
+	proxy := proxyTo(t, b.endpoint, nil)
+	proxy.SetDelay(300 * time.Millisecond)
+	proxy.Set(always(slow))
 	base := uniqueName("oauth-short")
 	b.cleanup(t, base)
 	cfg := proxiedQueuesConfig(proxy.URL, issuer.block(), base, 30, `  message_ttl = "10m"`)
@@ -162,7 +160,7 @@ func TestAccOAuth2_shortLivedTokens(t *testing.T) {
 	total := time.Since(start)
 	hits := issuer.hits.Load()
 	t.Logf("apply took %s, the whole test %s; %d token requests, %d management API requests", applied.Round(time.Millisecond),
-		total.Round(time.Millisecond), hits, len(proxy.requests()))
+		total.Round(time.Millisecond), hits, len(proxy.Records()))
 	if applied < 3*time.Second {
 		t.Errorf("the apply took %s, shorter than a token's life: the test proves nothing", applied)
 	}
@@ -172,12 +170,12 @@ func TestAccOAuth2_shortLivedTokens(t *testing.T) {
 	if maxHits := int64(total/(1500*time.Millisecond)) + 4; hits < 2 || hits > maxHits {
 		t.Errorf("%d token requests over %s, want from 2 to %d", hits, total.Round(time.Millisecond), maxHits)
 	}
-	for _, r := range proxy.requests() {
+	for _, r := range proxy.Records() {
 		// A management user may not read one vhost ("Not administrator
 		// user"); the client then lists the vhosts. Any other refusal means
 		// a token was refused.
-		if r.status == 401 && !strings.Contains(r.reason, "Not administrator user") {
-			t.Errorf("%s %s answered 401 (%s): a token expired in use", r.method, r.path, r.reason)
+		if r.Status == 401 && !strings.Contains(r.Reason, "Not administrator user") {
+			t.Errorf("%s %s answered 401 (%s): a token expired in use", r.Method, r.URL, r.Reason)
 		}
 	}
 	proxy.checkAllBearer(t, issuer.tokens()...)
@@ -215,7 +213,7 @@ func TestAccOAuth2_redriveWithToken(t *testing.T) {
 	t.Setenv(EnvUsername, "")
 	t.Setenv(EnvPassword, "")
 	t.Setenv(EnvAMQP, "")
-	proxy := newRecordingProxy(t, b.endpoint, 0)
+	proxy := proxyTo(t, b.endpoint, nil)
 	name := uniqueName("oauth-redrive")
 	b.cleanup(t, name)
 	// The management tag, configure on the topology's queues (apply), read
@@ -246,13 +244,13 @@ resource "queuey_queue" "q" {
 	// The dead letters, published by the admin (guest, the internal backend).
 	const n = 20
 	admin := amqpChannelAt(t, strings.TrimRight(amqpAdmin, "/")+"/"+url.PathEscape("/"))
-	publishDeadOn(t, admin, name, n, nil)
+	publishDead(t, admin, name, n, nil)
 	out := tf.mustRun("apply", "-auto-approve", "-invoke=action.queuey_redrive_dead_letters.r")
 	t.Logf("terraform apply -invoke prints:\n%s", out)
 	if !saysWords(out, fmt.Sprintf("moved %d messages from %s.dead to %s", n, name, name)) {
 		t.Errorf("apply -invoke lacks the last line:\n%s", out)
 	}
-	moved, left := readBackOn(t, admin, name), readBackOn(t, admin, name+".dead")
+	moved, left := readBack(t, admin, name), readBack(t, admin, name+".dead")
 	counts := idCounts(moved)
 	dups := checkNoneLost(t, n, counts)
 	if len(counts) != n || len(left) != 0 {
@@ -283,7 +281,7 @@ func withoutCredentials(t *testing.T, raw string) string {
 func TestAccOAuth2_wrongClientSecret(t *testing.T) {
 	b := oauthPreCheck(t)
 	issuer := newTokenIssuer(t, b, randomSecret("right-"), 10*time.Minute)
-	proxy := newRecordingProxy(t, b.endpoint, 0)
+	proxy := proxyTo(t, b.endpoint, nil)
 	base := uniqueName("oauth-wrong")
 	b.cleanup(t, base)
 	wrong := randomSecret("wrong-")
@@ -299,7 +297,7 @@ func TestAccOAuth2_wrongClientSecret(t *testing.T) {
 	if n := issuer.hits.Load(); n < 1 || n > 4 {
 		t.Errorf("the token endpoint was asked %d times for 5 queues, want 1 to 4", n)
 	}
-	if n := len(proxy.requests()); n != 0 {
+	if n := len(proxy.Records()); n != 0 {
 		t.Errorf("the management API saw %d requests without a token", n)
 	}
 	if got := b.queues(t, base); len(got) != 0 {
@@ -330,7 +328,7 @@ func TestAccOAuth2_noManagementScope(t *testing.T) {
 func TestAccBearerToken_staticWithHeaders(t *testing.T) {
 	b := oauthPreCheck(t)
 	tok := b.token(t, b.fullScopes(), 10*time.Minute)
-	proxy := newRecordingProxy(t, b.endpoint, 0)
+	proxy := proxyTo(t, b.endpoint, nil)
 	headerValue := randomSecret("hv-")
 	t.Setenv("TF_VAR_queuey_token", tok)
 	name := uniqueName("bearer")
@@ -358,9 +356,9 @@ resource "queuey_queue" "q" {
 		Check: b.checkQueues(t, name, name, name+".dead"),
 	}}))
 	proxy.checkAllBearer(t, tok)
-	for _, r := range proxy.requests() {
-		if r.header.Get("X-Queuey-Test") != headerValue || r.header.Get("Cf-Access-Client-Id") != "terraform.access" {
-			t.Errorf("%s %s arrived without the configured headers", r.method, r.path)
+	for _, r := range proxy.Records() {
+		if r.Header.Get("X-Queuey-Test") != headerValue || r.Header.Get("Cf-Access-Client-Id") != "terraform.access" {
+			t.Errorf("%s %s arrived without the configured headers", r.Method, r.URL)
 		}
 	}
 }
@@ -385,7 +383,7 @@ func TestAccBearerToken_expired(t *testing.T) {
 func TestAccOAuth2_secretsNotLogged(t *testing.T) {
 	b, issuer := newOAuthTest(t, 10*time.Minute)
 	headerValue := randomSecret("hv-")
-	proxy := newRecordingProxy(t, b.endpoint, 0)
+	proxy := proxyTo(t, b.endpoint, nil)
 	logPath := filepath.Join(t.TempDir(), "trace.log")
 	t.Setenv("TF_LOG", "TRACE")
 	t.Setenv("TF_ACC_LOG_PATH", logPath)
@@ -408,7 +406,7 @@ variable "header_value" {
 
 provider "queuey" {
   endpoint = %q
-  headers  = { "X-Queuey-Test" = var.header_value }
+  headers  = { "X-Queuey-Test" = var.Header_value }
 %s}
 
 resource "queuey_queue" "q" {
@@ -457,9 +455,9 @@ output "dead" {
 		}
 	}
 	t.Logf("searched %d bytes of TRACE logs for %d secrets", len(logs), len(secrets))
-	for _, r := range proxy.requests() {
-		if r.header.Get("X-Queuey-Test") != headerValue {
-			t.Fatalf("%s %s arrived without the header: the search for its value proves nothing", r.method, r.path)
+	for _, r := range proxy.Records() {
+		if r.Header.Get("X-Queuey-Test") != headerValue {
+			t.Fatalf("%s %s arrived without the header: the search for its value proves nothing", r.Method, r.URL)
 		}
 	}
 }
@@ -563,17 +561,11 @@ func (b *oauthBroker) queueCase(t *testing.T, name string, steps []resource.Test
 // queues lists the queues of vhost "/" whose names start with prefix.
 func (b *oauthBroker) queues(t *testing.T, prefix string) []string {
 	t.Helper()
-	all, err := listQueues(b.admin, "/", broker.Counted)
+	names, err := queuesWithPrefix(b.admin, "/", prefix)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []string
-	for name := range all {
-		if strings.HasPrefix(name, prefix) {
-			out = append(out, name)
-		}
-	}
-	return out
+	return names
 }
 
 // tokenIssuer is a loopback OAuth 2.0 token endpoint for the client
@@ -666,72 +658,11 @@ func (ti *tokenIssuer) oauth2Block(secretExpr string, scopes ...string) string {
 	return s + "  }\n"
 }
 
-// seenRequest is what the recording proxy saw of one request.
-type seenRequest struct {
-	method, path, auth string
-	header             http.Header
-	status             int
-	// reason is the body of a 401 or 403.
-	reason string
-}
-
-// recordingProxy is a loopback reverse proxy in front of a management API that
-// records the Authorization header and the other headers of every request,
-// optionally holding each for a while.
-type recordingProxy struct {
-	URL   string
-	delay time.Duration
-	mu    sync.Mutex
-	seen  []seenRequest
-}
-
-func newRecordingProxy(t *testing.T, upstream string, delay time.Duration) *recordingProxy {
-	up, err := url.Parse(upstream)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &recordingProxy{delay: delay}
-	rp := &httputil.ReverseProxy{
-		Rewrite:  func(pr *httputil.ProxyRequest) { pr.SetURL(up) },
-		ErrorLog: log.New(io.Discard, "", 0),
-		ModifyResponse: func(resp *http.Response) error {
-			r := resp.Request
-			var reason string
-			if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
-				b, _ := io.ReadAll(resp.Body)
-				_ = resp.Body.Close()
-				resp.Body = io.NopCloser(bytes.NewReader(b))
-				reason = string(b)
-			}
-			p.mu.Lock()
-			p.seen = append(p.seen, seenRequest{method: r.Method, path: r.URL.EscapedPath(), auth: r.Header.Get("Authorization"),
-				header: r.Header.Clone(), status: resp.StatusCode, reason: reason})
-			p.mu.Unlock()
-			return nil
-		},
-	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if p.delay > 0 {
-			time.Sleep(p.delay)
-		}
-		rp.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	p.URL = srv.URL
-	return p
-}
-
-func (p *recordingProxy) requests() []seenRequest {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]seenRequest(nil), p.seen...)
-}
-
 // checkAllBearer fails unless every request the proxy saw carried a bearer
 // token (one of allowed, when given) and none carried basic auth.
-func (p *recordingProxy) checkAllBearer(t *testing.T, allowed ...string) {
+func (p *faultProxy) checkAllBearer(t *testing.T, allowed ...string) {
 	t.Helper()
-	seen := p.requests()
+	seen := p.Records()
 	if len(seen) == 0 {
 		t.Fatal("the proxy saw no request")
 	}
@@ -740,11 +671,11 @@ func (p *recordingProxy) checkAllBearer(t *testing.T, allowed ...string) {
 		ok["Bearer "+a] = true
 	}
 	for _, r := range seen {
-		switch {
-		case !strings.HasPrefix(r.auth, "Bearer "):
-			t.Errorf("%s %s: Authorization scheme %q, want Bearer only", r.method, r.path, strings.SplitN(r.auth+" ", " ", 2)[0])
-		case len(ok) > 0 && !ok[r.auth]:
-			t.Errorf("%s %s: a bearer token the test did not issue", r.method, r.path)
+		switch auth := r.Header.Get("Authorization"); {
+		case !strings.HasPrefix(auth, "Bearer "):
+			t.Errorf("%s %s: Authorization scheme %q, want Bearer only", r.Method, r.URL, strings.SplitN(auth+" ", " ", 2)[0])
+		case len(ok) > 0 && !ok[auth]:
+			t.Errorf("%s %s: a bearer token the test did not issue", r.Method, r.URL)
 		}
 	}
 	t.Logf("the broker saw %d requests, all with a bearer token and none with basic auth", len(seen))

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -58,14 +56,6 @@ func policyCLI(t *testing.T, vhost, extra, body string) *terraformCLI {
 
 func policyConfig(vhost, extra, body string) string {
 	return requiredQueuey + fmt.Sprintf("\nprovider \"queuey\" {\n  vhost = %q\n%s}\n\n", vhost, extra) + body
-}
-
-// reconfigure replaces the configuration of tf's working directory, whose state stays.
-func reconfigure(tf *terraformCLI, config string) {
-	tf.t.Helper()
-	if err := os.WriteFile(filepath.Join(tf.dir, "main.tf"), []byte(config), 0o600); err != nil {
-		tf.t.Fatal(err)
-	}
 }
 
 // queueBlock is a queuey_queue named name, with more lines of extra.
@@ -488,7 +478,7 @@ func TestAccPolicy_redriveRefusedIntoMaxLength(t *testing.T) {
 	name := uniqueName("redrive")
 	policyTopology(t, vhost, name)
 	putPolicy(t, vhost, brokertest.Policy{Name: "cap", Pattern: exactly(name), Definition: map[string]any{"max-length": 1}})
-	publishDeadOn(t, amqpChannel(t, vhost), name, 5, nil)
+	publishDead(t, amqpChannel(t, vhost), name, 5, nil)
 
 	tf := policyCLI(t, vhost, "", redriveBlock(name, ""))
 	out, err := tf.run("apply", "-auto-approve", "-invoke=action.queuey_redrive_dead_letters.r")
@@ -518,12 +508,12 @@ func TestAccPolicy_redeclareRefusedUnderMessageTTL(t *testing.T) {
 	keep := "  keep_messages_on_change = true\n"
 	tf := policyCLI(t, vhost, "", queueBlock(name, "  message_ttl = \"1h\"\n"+keep))
 	tf.mustRun("apply", "-auto-approve")
-	publishOn(t, amqpChannel(t, vhost), name, n)
+	publish(t, amqpChannel(t, vhost), name, n)
 	// A day: above q's own TTL before and after the change, so that only the holding queue is at
 	// risk, and the messages published before the policy stay anyway.
 	putPolicy(t, vhost, brokertest.Policy{Name: "day", Pattern: ".*", Definition: map[string]any{"message-ttl": 86400000}})
 
-	reconfigure(tf, policyConfig(vhost, "", queueBlock(name, "  message_ttl = \"2h\"\n"+keep)))
+	tf.writeConfig(policyConfig(vhost, "", queueBlock(name, "  message_ttl = \"2h\"\n"+keep)))
 	out, err := tf.run("apply", "-auto-approve")
 	if err == nil {
 		t.Errorf("the re-declaration under a message-ttl policy passed:\n%s", out)

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -148,13 +147,6 @@ func (n testNode) comeBack(start time.Time) (time.Duration, error) {
 	return back.Sub(start), err
 }
 
-func writeConfig(t *testing.T, tf *terraformCLI, config string) {
-	t.Helper()
-	if err := os.WriteFile(filepath.Join(tf.dir, "main.tf"), []byte(config), 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // queuesOn is a configuration of count queues named base-0 ... base-<count-1>.
 // Its retry_budget outlasts the longest restart a loaded machine makes: the
 // node is away for stop_app, the 30 s outage and the start, and the first and
@@ -175,7 +167,7 @@ resource "queuey_queue" "q" {
 // stopped for 30 s, then started) in the middle of an apply, a plan and a
 // destroy of 20 queues: each passes with no error, and nothing is lost or
 // left behind. The apply and the
-// destroy talk to the node through a holdProxy, which holds their requests
+// destroy talk to the node through a fault proxy (Hold), which holds their requests
 // after the first few declarations or deletes until the node has stopped, so
 // that each meets the restart however fast the machine is; the plan starts
 // with the node already stopped and talks to it directly (a refused
@@ -195,7 +187,7 @@ func TestAccRestart_ridesThrough(t *testing.T) {
 					_ = once.DeleteQueue(context.Background(), "/", name, false)
 				}
 			})
-			p := newHoldProxy(t, n.endpoint)
+			p := proxyTo(t, n.endpoint, nil)
 			proxied := n
 			proxied.endpoint = p.URL
 			tf := newTerraformCLI(t, queuesOn(proxied, base, count))
@@ -223,14 +215,14 @@ func TestAccRestart_ridesThrough(t *testing.T) {
 			// Plan: directly to the node, once with it up (so that this
 			// endpoint has answered the provider before), then with the node
 			// stopped just before the plan starts.
-			writeConfig(t, tf, queuesOn(n, base, count))
+			tf.writeConfig(queuesOn(n, base, count))
 			tf.mustRun("plan", "-detailed-exitcode")
 			out := ridden("plan", duringRestart(t, n, nil, restartHold{}, tf, "plan", "-detailed-exitcode"))
 			if !strings.Contains(out, "No changes.") {
 				t.Fatalf("plan after a restart is not empty:\n%s", out)
 			}
 			// Destroy: the proxy holds what follows the first two queues' deletes.
-			writeConfig(t, tf, queuesOn(proxied, base, count))
+			tf.writeConfig(queuesOn(proxied, base, count))
 			ridden("destroy", duringRestart(t, n, p, restartHold{http.MethodDelete, 4}, tf, "destroy", "-auto-approve", "-parallelism=1"))
 			if got := settled(0); got != 0 {
 				all, _ := listQueues(c, "/", broker.Counted)
@@ -273,7 +265,7 @@ type restartRun struct {
 // stop_app has returned does p let the held requests go on, to the stopped
 // node. Either way the node starts again no sooner than outage after the CLI
 // began, so an operation that needs the node takes at least that long.
-func duringRestart(t *testing.T, n testNode, p *holdProxy, hold restartHold, tf *terraformCLI, args ...string) restartRun {
+func duringRestart(t *testing.T, n testNode, p *faultProxy, hold restartHold, tf *terraformCLI, args ...string) restartRun {
 	t.Helper()
 	var r restartRun
 	var begin time.Time
@@ -290,7 +282,7 @@ func duringRestart(t *testing.T, n testNode, p *holdProxy, hold restartHold, tf 
 		r.stop = begin.Sub(stopped)
 		go run()
 	} else {
-		reached := p.Arm(hold.method, hold.after)
+		reached := p.Hold(hold.method, hold.after)
 		begin = time.Now()
 		go run()
 		select {
@@ -323,17 +315,11 @@ func duringRestart(t *testing.T, n testNode, p *holdProxy, hold restartHold, tf 
 // queues for a moment. -1 when no listing answered.
 func settledCount(c *broker.Client, base string, want int) int {
 	count := func() int {
-		all, err := listQueues(c, "/", broker.Counted)
+		names, err := queuesWithPrefix(c, "/", base)
 		if err != nil {
 			return -1
 		}
-		k := 0
-		for name := range all {
-			if strings.HasPrefix(name, base) {
-				k++
-			}
-		}
-		return k
+		return len(names)
 	}
 	k := count()
 	for deadline := time.Now().Add(30 * time.Second); k != want && time.Now().Before(deadline); k = count() {
@@ -391,12 +377,12 @@ func TestAccCluster_nodeDown(t *testing.T) {
 		t.Fatalf("queue %q lives on %s, want %s", name, q.Node, c2.erlang)
 	}
 	const messages = 7
-	publishOn(t, amqpChannelAt(t, c2.amqpURL), name, messages)
+	publish(t, amqpChannelAt(t, c2.amqpURL), name, messages)
 
 	c2.ctl(t, "stop_app")
 	down := waitState(t, via1, name, false)
 	t.Logf("with %s stopped, %s reports queue %q on %s in state %q", c2.name, c1.name, name, down.Node, down.State)
-	writeConfig(t, tf, clusterQueueOn(c1, name, ""))
+	tf.writeConfig(clusterQueueOn(c1, name, ""))
 
 	// Plan through c1: the queue still exists; no change, and a warning.
 	out := tf.mustRun("plan", "-detailed-exitcode")
@@ -478,7 +464,7 @@ func TestAccCluster_noQuorum(t *testing.T) {
 		"  retry_budget = \"5s\"\n",                              // the attempt times out
 		"  retry_budget = \"0s\"\n  request_timeout = \"45s\"\n", // the broker's own answer
 	} {
-		writeConfig(t, tf, clusterQueueOn(c1, name, settings))
+		tf.writeConfig(clusterQueueOn(c1, name, settings))
 		start := time.Now()
 		out, err := tf.run("apply", "-auto-approve")
 		if err == nil || !strings.Contains(out, "RabbitMQ Cluster Unavailable") || !strings.Contains(out, "majority") ||
@@ -502,7 +488,7 @@ func TestAccCluster_noQuorum(t *testing.T) {
 			_ = via1.DeleteQueue(context.Background(), "/", q, false)
 		}
 	})
-	writeConfig(t, tf, clusterQueueOn(c1, again, ""))
+	tf.writeConfig(clusterQueueOn(c1, again, ""))
 	tf.mustRun("apply", "-auto-approve")
 	tf.mustRun("destroy", "-auto-approve")
 	var nf *broker.Error

@@ -591,12 +591,9 @@ func nodeDefaultQueueType(t *testing.T) string {
 // "CLI command args: [apply -parallelism=20 ... -parallelism=10 ...]").
 func terraformWithParallelism(t *testing.T, n int) string {
 	t.Helper()
-	tfBin := os.Getenv("TF_ACC_TERRAFORM_PATH")
-	if tfBin == "" {
-		var err error
-		if tfBin, err = exec.LookPath("terraform"); err != nil {
-			t.Fatalf("no terraform binary: %v", err)
-		}
+	tfBin, err := exec.LookPath(cliBinary())
+	if err != nil {
+		t.Fatalf("no terraform binary: %v", err)
 	}
 	dir := t.TempDir()
 	argLog := filepath.Join(dir, "commands.log")
@@ -631,7 +628,7 @@ func TestAccConcurrency_fiftyQueues(t *testing.T) {
 	// Through a proxy that holds every request 100ms, so that the operations
 	// Terraform runs at once overlap at the broker and the proxy can count
 	// the requests in flight.
-	p := newFaultProxy(t)
+	p := newFaultProxy(t, nil)
 	p.SetDelay(100 * time.Millisecond)
 	p.Set(always(slow))
 	cfg := proxiedQueuesConfig(p.URL, `  request_timeout = "10s"`, base, n, `  max_priority = 2`)

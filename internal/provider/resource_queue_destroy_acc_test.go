@@ -2,8 +2,6 @@ package provider
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -25,7 +23,7 @@ func TestAccQueue_destroyRefusesWhileMessagesWait(t *testing.T) {
 	resource.ParallelTest(t, queueCase(t, name, []resource.TestStep{
 		{Config: cfg},
 		{
-			PreConfig: func() { publish(t, name, 3) },
+			PreConfig: func() { publish(t, amqpChannel(t, "/"), name, 3) },
 			Config:    cfg,
 			Destroy:   true,
 			ExpectError: regexp.MustCompile(`(?s)Queue\s+Not\s+Empty.*Nothing\s+of\s+queue\s+"` + regexp.QuoteMeta(name) + `"\s+was\s+deleted.*` + regexp.QuoteMeta(name) +
@@ -34,7 +32,7 @@ func TestAccQueue_destroyRefusesWhileMessagesWait(t *testing.T) {
 		{
 			// The refused destroy lost nothing.
 			PreConfig: func() {
-				if n := messageCount(t, name); n != 3 {
+				if n := messagesIn(t, "/", name); n != 3 {
 					t.Fatalf("after a refused destroy %s holds %d messages, want 3", name, n)
 				}
 				if !queueExists(t, "/", name+".dead") {
@@ -48,7 +46,7 @@ func TestAccQueue_destroyRefusesWhileMessagesWait(t *testing.T) {
 			// A message in q.dead blocks destroy too.
 			PreConfig: func() {
 				drain(t, "/", name, 3)
-				publish(t, name+".dead", 1)
+				publish(t, amqpChannel(t, "/"), name+".dead", 1)
 			},
 			Config:      cfg,
 			Destroy:     true,
@@ -56,7 +54,7 @@ func TestAccQueue_destroyRefusesWhileMessagesWait(t *testing.T) {
 		},
 		{
 			PreConfig: func() {
-				if n := messageCount(t, name+".dead"); n != 1 {
+				if n := messagesIn(t, "/", name+".dead"); n != 1 {
 					t.Fatalf("%s.dead holds %d messages, want 1", name, n)
 				}
 			},
@@ -79,7 +77,7 @@ func TestAccQueue_unackedAndConsumersBlockDestroy(t *testing.T) {
 			// One message delivered to a consumer and not acknowledged:
 			// if-empty alone would let the queue go.
 			PreConfig: func() {
-				publish(t, name, 1)
+				publish(t, amqpChannel(t, "/"), name, 1)
 				ch = amqpChannel(t, "/")
 				deliveries, err := ch.Consume(name, "", false, false, false, false, nil)
 				if err != nil {
@@ -100,7 +98,7 @@ func TestAccQueue_unackedAndConsumersBlockDestroy(t *testing.T) {
 			PreConfig: func() {
 				// Nack back to the queue and let the consumer go.
 				_ = ch.Close()
-				if n := messageCount(t, name); n != 1 {
+				if n := messagesIn(t, "/", name); n != 1 {
 					t.Fatalf("%s holds %d messages after the consumer left, want 1", name, n)
 				}
 				drain(t, "/", name, 1)
@@ -132,7 +130,7 @@ data "queuey_hold_queue" "wait" {
 					// What the application does: declare the hold queue from the
 					// computed arguments, then publish into it.
 					holdName = declareHoldFromState(t, s, "data.queuey_hold_queue.wait")
-					publish(t, holdName, 1)
+					publish(t, amqpChannel(t, "/"), holdName, 1)
 					return nil
 				},
 			},
@@ -143,7 +141,7 @@ data "queuey_hold_queue" "wait" {
 			},
 			{
 				PreConfig: func() {
-					if n := messageCount(t, holdName); n != 1 {
+					if n := messagesIn(t, "/", holdName); n != 1 {
 						t.Fatalf("hold queue holds %d messages after a refused destroy, want 1", n)
 					}
 					for _, q := range []string{name, name + ".dead"} {
@@ -234,7 +232,7 @@ func TestAccQueue_destroyForEach(t *testing.T) {
 	cleanupQueues(t, "/", base)
 	tf := newTerraformCLI(t, forEachConfig(base, "false"))
 	tf.mustRun("apply", "-auto-approve")
-	publish(t, base+"-b", 1)
+	publish(t, amqpChannel(t, "/"), base+"-b", 1)
 
 	out, err := tf.run("destroy", "-auto-approve")
 	if err == nil {
@@ -258,15 +256,13 @@ func TestAccQueue_destroyForEach(t *testing.T) {
 			t.Fatalf("the destroy left %s-%s behind", base, k)
 		}
 	}
-	if n := messageCount(t, base+"-b"); n != 1 || !queueExists(t, "/", base+"-b.dead") {
+	if n := messagesIn(t, "/", base+"-b"); n != 1 || !queueExists(t, "/", base+"-b.dead") {
 		t.Fatalf("after the refusal %s-b holds %d messages (want 1), %s-b.dead exists: %v", base, n, base, queueExists(t, "/", base+"-b.dead"))
 	}
 
 	// The advice, followed word for word.
 	target := `-target=queuey_queue.jobs["b"]`
-	if err := os.WriteFile(filepath.Join(tf.dir, "main.tf"), []byte(forEachConfig(base, `each.key == "b"`)), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	tf.writeConfig(forEachConfig(base, `each.key == "b"`))
 	out = tf.mustRun("apply", "-auto-approve", target)
 	if !strings.Contains(out, "0 added, 1 changed, 0 destroyed") {
 		t.Fatalf("apply %s did not only change force_destroy in place:\n%s", target, out)
@@ -276,7 +272,7 @@ func TestAccQueue_destroyForEach(t *testing.T) {
 			t.Fatalf("apply %s declared %s-%s again", target, base, k)
 		}
 	}
-	if n := messageCount(t, base+"-b"); n != 1 {
+	if n := messagesIn(t, "/", base+"-b"); n != 1 {
 		t.Fatalf("apply %s left %d messages in %s-b, want 1", target, n, base)
 	}
 	out = tf.mustRun("destroy", "-auto-approve", target)

@@ -97,7 +97,7 @@ func TestAccIdentity_importExistingQueueByName(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	publish(t, name, 2)
+	publish(t, amqpChannel(t, "/"), name, 2)
 	config := queueConfig(name, "  max_priority = 5") + fmt.Sprintf(`
 import {
   to       = queuey_queue.test
@@ -121,7 +121,7 @@ import {
 					}),
 				},
 				Check: func(_ *terraform.State) error {
-					if n := messageCount(t, name); n != 2 {
+					if n := messagesIn(t, "/", name); n != 2 {
 						return fmt.Errorf("queue %q holds %d messages after the import, want the 2 published", name, n)
 					}
 					return nil
@@ -185,21 +185,26 @@ func TestAccIdentity_stateWrittenWithoutIdentity(t *testing.T) {
 		t.Fatalf("plan of state without identity is not empty:\n%s", out)
 	}
 	config := strings.Replace(e2eConfig(name), "max_priority = 10", "max_priority = 10\n  force_destroy = true", 1)
-	if err := os.WriteFile(filepath.Join(tf.dir, "main.tf"), []byte(config), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	tf.writeConfig(config)
 	out := tf.mustRun("apply", "-auto-approve", "-refresh=false")
 	if !strings.Contains(out, "0 added, 1 changed, 0 destroyed") {
 		t.Fatalf("update of state without identity:\n%s", out)
 	}
+	checkStateIdentity(t, tf, name)
+	tf.mustRun("destroy", "-auto-approve")
+}
+
+// checkStateIdentity fails unless the state tf wrote records the identity of
+// queue name in vhost "/", and only those two attributes.
+func checkStateIdentity(t *testing.T, tf *terraformCLI, name string) {
+	t.Helper()
 	state, err := os.ReadFile(filepath.Join(tf.dir, "terraform.tfstate"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !regexp.MustCompile(`"identity":\s*\{\s*"name":\s*"` + name + `",\s*"vhost":\s*"/"`).Match(state) {
-		t.Errorf("the update wrote no identity:\n%s", state)
+	if !regexp.MustCompile(`"identity":\s*\{\s*"name":\s*"` + regexp.QuoteMeta(name) + `",\s*"vhost":\s*"/"\s*\}`).Match(state) {
+		t.Errorf("the state records no identity {name %s, vhost /}:\n%s", name, state)
 	}
-	tf.mustRun("destroy", "-auto-approve")
 }
 
 // stripIdentities removes the identities from a state file, as a state

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/go-version"
-
 	"bytes"
 	"io"
 	"net/http"
@@ -77,13 +75,6 @@ func newMigrationCLI(t *testing.T, config string) *terraformCLI {
 	return tf
 }
 
-func (c *terraformCLI) writeConfig(config string) {
-	c.t.Helper()
-	if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(config), 0o600); err != nil {
-		c.t.Fatal(err)
-	}
-}
-
 // TestAccMove_fromRabbitMQQueue runs the migration guide: rabbitmq_queue.orders
 // moves into queuey_queue.orders, the dead-letter queue's rabbitmq_queue is
 // removed from state without being destroyed, and nothing changes on the
@@ -96,7 +87,7 @@ func TestAccMove_fromRabbitMQQueue(t *testing.T) {
 	cleanupQueues(t, "/", name)
 	tf := newMigrationCLI(t, migrationConfig(t, "1-before", name))
 	tf.mustRun("apply", "-auto-approve")
-	publish(t, name, 1)
+	publish(t, amqpChannel(t, "/"), name, 1)
 
 	tf.writeConfig(migrationConfig(t, "2-move", name))
 	out := tf.mustRun("plan")
@@ -131,7 +122,7 @@ func TestAccMove_fromRabbitMQQueue(t *testing.T) {
 	if out := tf.mustRun("plan", "-detailed-exitcode"); !strings.Contains(out, "No changes.") {
 		t.Fatalf("plan without the rabbitmq provider is not empty:\n%s", out)
 	}
-	if n := messageCount(t, name); n != 1 {
+	if n := messagesIn(t, "/", name); n != 1 {
 		t.Fatalf("after the move %s holds %d messages, want 1", name, n)
 	}
 	if !queueExists(t, "/", name+topology.DefaultDeadSuffix) {
@@ -185,42 +176,15 @@ func TestAccMove_refusesOtherArguments(t *testing.T) {
 // identity: its name and vhost.
 func checkMovedIdentity(t *testing.T, tf *terraformCLI, name string) {
 	t.Helper()
-	out := tf.mustRun("version", "-json")
-	var v struct {
-		Version string `json:"terraform_version"`
-	}
-	if err := json.Unmarshal([]byte(out), &v); err != nil {
-		t.Fatalf("version -json: %v\n%s", err, out)
-	}
-	if version.Must(version.NewVersion(v.Version)).LessThan(version.Must(version.NewVersion("1.12.0"))) {
-		t.Logf("CLI %s has no resource identity: not checked", v.Version)
-		return
-	}
-	raw, err := os.ReadFile(filepath.Join(tf.dir, "terraform.tfstate"))
+	cli, err := cliUnderTest()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var state struct {
-		Resources []struct {
-			Type      string `json:"type"`
-			Instances []struct {
-				Identity map[string]any `json:"identity"`
-			} `json:"instances"`
-		} `json:"resources"`
-	}
-	if err := json.Unmarshal(raw, &state); err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range state.Resources {
-		if r.Type != "queuey_queue" || len(r.Instances) != 1 {
-			continue
-		}
-		if got := fmt.Sprint(r.Instances[0].Identity); got != fmt.Sprint(map[string]any{"name": name, "vhost": "/"}) {
-			t.Fatalf("identity of the moved queue: %s", got)
-		}
+	if _, lacks := cli.lacks(featureIdentity); lacks {
+		t.Logf("%s %s has no resource identity: not checked", cli.kind, cli.version)
 		return
 	}
-	t.Fatalf("no queuey_queue in state:\n%s", raw)
+	checkStateIdentity(t, tf, name)
 }
 
 // serveSourceProviderEnv makes the test binary serve the stand-in.

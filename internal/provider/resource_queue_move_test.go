@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/big"
-	"sort"
 	"strings"
 	"testing"
 
@@ -141,7 +140,7 @@ func TestMoveStateFromRabbitMQQueue(t *testing.T) {
 
 // moveResourceState moves a source state into queuey_queue through the
 // provider's protocol server, as the CLIs do, and returns the target state
-// rendered attribute by attribute, or the diagnostics.
+// rendered attribute by attribute (renderAttrs), or the diagnostics.
 func moveResourceState(t *testing.T, provider, typeName string, version int64, state string) (map[string]string, string) {
 	t.Helper()
 	ctx := context.Background()
@@ -189,6 +188,8 @@ func moveResourceState(t *testing.T, provider, typeName string, version int64, s
 	return out, strings.Join(diags, "\n")
 }
 
+// renderAttrs renders each attribute of the object v: a string as itself,
+// a number or a bool as Go prints it, null as "null".
 func renderAttrs(t *testing.T, v tftypes.Value) map[string]string {
 	t.Helper()
 	var obj map[string]tftypes.Value
@@ -196,13 +197,7 @@ func renderAttrs(t *testing.T, v tftypes.Value) map[string]string {
 		t.Fatal(err)
 	}
 	out := make(map[string]string, len(obj))
-	keys := make([]string, 0, len(obj))
-	for k := range obj {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		a := obj[k]
+	for k, a := range obj {
 		switch {
 		case a.IsNull():
 			out[k] = "null"

@@ -41,7 +41,7 @@ func TestAccCLI_planWarnsBeforeLosingMessages(t *testing.T) {
 		_, _ = tf.run("apply", "-auto-approve")
 		_, _ = tf.run("destroy", "-auto-approve")
 	})
-	publish(t, name, 2)
+	publish(t, amqpChannel(t, "/"), name, 2)
 
 	// A planned destroy shows the counts and what will happen.
 	out := tf.mustRun("plan", "-destroy")
@@ -51,9 +51,7 @@ func TestAccCLI_planWarnsBeforeLosingMessages(t *testing.T) {
 	}
 	// So does a planned replacement (a new name).
 	renamed := strings.Replace(config, fmt.Sprintf("%q", name), fmt.Sprintf("%q", name+"-b"), 1)
-	if err := os.WriteFile(filepath.Join(tf.dir, "main.tf"), []byte(renamed), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	tf.writeConfig(renamed)
 	out = tf.mustRun("plan")
 	if !regexp.MustCompile(`(?s)must be replaced.*Warning: Queue Holds Messages.*2 messages`).MatchString(out) {
 		t.Fatalf("plan of a replacement lacks the warning:\n%s", out)
@@ -63,7 +61,7 @@ func TestAccCLI_planWarnsBeforeLosingMessages(t *testing.T) {
 	if err == nil || !strings.Contains(out, "Queue Not Empty: Destroy Refused") {
 		t.Fatalf("destroy of a queue holding messages did not refuse: %v\n%s", err, out)
 	}
-	if n := messageCount(t, name); n != 2 {
+	if n := messagesIn(t, "/", name); n != 2 {
 		t.Fatalf("after a refused destroy the queue holds %d messages, want 2", n)
 	}
 	t.Logf("a refused destroy prints:\n%s", out)

@@ -3,20 +3,16 @@ package provider
 import (
 	"context"
 	"fmt"
-	"io"
-	"net"
 	"net/url"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
@@ -39,11 +35,8 @@ func newRedeclareCLI(t *testing.T, name, provider string) *redeclareCLI {
 // configure writes the configuration: the queue with these settings.
 func (c *redeclareCLI) configure(body string) {
 	c.t.Helper()
-	cfg := fmt.Sprintf("terraform {\n  required_providers {\n    queuey = { source = \"queuey/queuey\" }\n  }\n}\n\n"+
-		"provider \"queuey\" {\n%s}\n\nresource \"queuey_queue\" \"q\" {\n  name = %q\n%s}\n", c.provider, c.name, body)
-	if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(cfg), 0o600); err != nil {
-		c.t.Fatal(err)
-	}
+	c.writeConfig(requiredQueuey + fmt.Sprintf("\nprovider \"queuey\" {\n%s}\n\nresource \"queuey_queue\" \"q\" {\n  name = %q\n%s}\n",
+		c.provider, c.name, body))
 }
 
 // jobMessage is the i-th message the change tests publish to q: priorities
@@ -54,18 +47,6 @@ func jobMessage(i int) amqp.Publishing {
 		DeliveryMode: amqp.Persistent, Priority: uint8(i % 6), MessageId: fmt.Sprintf("m-%06d", i),
 		ContentType: "application/json", Body: []byte(fmt.Sprintf(`{"n":%d}`, i)),
 	}
-}
-
-// publishJobs publishes n jobMessages to queue under confirms.
-func publishJobs(t *testing.T, queue string, n int) {
-	t.Helper()
-	publishJobsOn(t, amqpChannel(t, "/"), queue, n)
-}
-
-// publishJobsOn is publishJobs through ch.
-func publishJobsOn(t *testing.T, ch *amqp.Channel, queue string, n int) {
-	t.Helper()
-	publishConfirmed(t, ch, queue, n, jobMessage)
 }
 
 // checkJobs checks that ds are the n jobMessages, each once, in order of id
@@ -109,8 +90,8 @@ func changeTopology(t *testing.T, c *redeclareCLI, n int) {
 	if err := accClient(t).DeclareQueue(context.Background(), "/", hold.Name, hold.Args.Map()); err != nil {
 		t.Fatal(err)
 	}
-	publishJobs(t, c.name, n)
-	publishDead(t, c.name, 5, nil)
+	publishConfirmed(t, amqpChannel(t, "/"), c.name, n, jobMessage)
+	publishDead(t, amqpChannel(t, "/"), c.name, 5, nil)
 }
 
 // newArgs is the configuration of the change and the table it declares.
@@ -143,8 +124,8 @@ func TestAccQueueRedeclare_keepsMessages(t *testing.T) {
 	if err == nil || !saysWords(out, "Queue Holds Messages: Change Refused") || !saysWords(out, "it holds 2000 messages") {
 		t.Fatalf("the change without keep_messages_on_change was not refused: %v\n%s", err, out)
 	}
-	if err := declaredAs(getQueue(t, name), oldTable); err != nil || messageCount(t, name) != redeclareN {
-		t.Fatalf("a refused change changed %s: %v, %d messages", name, err, messageCount(t, name))
+	if err := declaredAs(getQueue(t, name), oldTable); err != nil || messagesIn(t, "/", name) != redeclareN {
+		t.Fatalf("a refused change changed %s: %v, %d messages", name, err, messagesIn(t, "/", name))
 	}
 
 	c.configure(newSettings + "  keep_messages_on_change = true\n")
@@ -156,8 +137,8 @@ func TestAccQueueRedeclare_keepsMessages(t *testing.T) {
 	if err := declaredAs(getQueue(t, name), newTable); err != nil {
 		t.Error(err)
 	}
-	checkJobs(t, readBack(t, name), redeclareN)
-	if n := messageCount(t, name+".dead"); n != 5 {
+	checkJobs(t, readBack(t, amqpChannel(t, "/"), name), redeclareN)
+	if n := messagesIn(t, "/", name+".dead"); n != 5 {
 		t.Errorf("%s.dead holds %d messages, want its 5", name, n)
 	}
 	if !queueExists(t, "/", name+".deferred.600000") || queueExists(t, "/", name+".redeclaring") {
@@ -185,7 +166,7 @@ func TestAccQueueRedeclare_emptyQueue(t *testing.T) {
 	if err := declaredAs(getQueue(t, name), newTable); err != nil {
 		t.Error(err)
 	}
-	if managementHas(t, "/", name+".redeclaring") || messageCount(t, name+".dead") != 5 {
+	if managementHas(t, "/", name+".redeclaring") || messagesIn(t, "/", name+".dead") != 5 {
 		t.Errorf("an empty queue's change left a holding queue or touched %s.dead", name)
 	}
 }
@@ -218,19 +199,19 @@ func TestAccQueueRedeclare_refusals(t *testing.T) {
 	}
 
 	hold := name + ".deferred.600000"
-	publishOn(t, amqpChannel(t, "/"), hold, 1)
+	publish(t, amqpChannel(t, "/"), hold, 1)
 	out, err = c.run("apply", "-auto-approve")
 	if err == nil || !saysWords(out, "Hold Queues Hold Messages: Change Refused") || !saysWords(out, hold+": 1 message") ||
 		!saysWords(out, "at most 10m (its TTL)") {
 		t.Errorf("a change with a message in a hold queue: %v\n%s", err, out)
 	}
-	if err := declaredAs(getQueue(t, name), oldTable); err != nil || messageCount(t, name) != 10 || messageCount(t, hold) != 1 {
-		t.Errorf("a refused change changed something: %v, %d on q, %d on the hold queue", err, messageCount(t, name), messageCount(t, hold))
+	if err := declaredAs(getQueue(t, name), oldTable); err != nil || messagesIn(t, "/", name) != 10 || messagesIn(t, "/", hold) != 1 {
+		t.Errorf("a refused change changed something: %v, %d on q, %d on the hold queue", err, messagesIn(t, "/", name), messagesIn(t, "/", hold))
 	}
 }
 
 // An interruption between the two moves (the AMQP connection of the move
-// back refused) fails the apply saying where the messages wait; the next
+// back reset) fails the apply saying where the messages wait; the next
 // plan shows an update with a warning; the next apply, once AMQP answers
 // again, finishes; nothing is lost.
 func TestAccQueueRedeclare_interrupted(t *testing.T) {
@@ -242,19 +223,25 @@ func TestAccQueueRedeclare_interrupted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxy := newAMQPGate(t, broker.Host)
-	c := newRedeclareCLI(t, name, fmt.Sprintf("  amqp_endpoint = \"amqp://%s\"\n  retry_budget = \"1s\"\n", proxy.addr))
+	proxy, err := brokertest.NewFaultProxy(broker.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(proxy.Close)
+	c := newRedeclareCLI(t, name, fmt.Sprintf("  amqp_endpoint = \"amqp://%s\"\n  retry_budget = \"1s\"\n", proxy.Addr))
 	changeTopology(t, c, redeclareN)
 	c.configure(newSettings + "  keep_messages_on_change = true\n")
 
-	proxy.allow(1) // the move aside; the move back is refused
+	// The move aside's connection passes; the move back's, and every one
+	// after it, is reset at its first byte.
+	proxy.Arm(brokertest.Fault{Kind: brokertest.FaultReset, Skip: 1, All: true})
 	out, err := c.run("apply", "-auto-approve")
 	holding := name + ".redeclaring"
 	if err == nil || !saysWords(out, "Change Interrupted: Messages Wait In "+holding) ||
 		!saysWords(out, "Nothing is lost: the messages not moved back wait in "+holding) {
 		t.Fatalf("the interrupted apply: %v\n%s", err, out)
 	}
-	if n := messageCount(t, holding); n != redeclareN {
+	if n := messagesIn(t, "/", holding); n != redeclareN {
 		t.Fatalf("%s holds %d messages after the interruption, want %d; the apply said:\n%s", holding, n, redeclareN, out)
 	}
 	t.Logf("the interrupted apply prints:\n%s", out)
@@ -263,83 +250,18 @@ func TestAccQueueRedeclare_interrupted(t *testing.T) {
 	if !saysWords(out, "~ update in-place") || !saysWords(out, holding+" holds 2000 messages of an interrupted change: the apply moves them back to "+name) {
 		t.Errorf("the plan after the interruption:\n%s", out)
 	}
-	proxy.allow(-1)
+	proxy.Heal()
 	c.mustRun("apply", "-auto-approve")
 	if err := declaredAs(getQueue(t, name), newTable); err != nil {
 		t.Error(err)
 	}
-	checkJobs(t, readBack(t, name), redeclareN)
-	if queueExists(t, "/", holding) || messageCount(t, name+".dead") != 5 {
+	checkJobs(t, readBack(t, amqpChannel(t, "/"), name), redeclareN)
+	if queueExists(t, "/", holding) || messagesIn(t, "/", name+".dead") != 5 {
 		t.Errorf("after the next apply: holding queue left, or %s.dead changed", name)
 	}
 	if out := c.mustRun("plan"); !strings.Contains(out, "No changes") {
 		t.Errorf("the plan after the next apply:\n%s", out)
 	}
-}
-
-// amqpGate is a TCP proxy to an AMQP server that forwards as many new
-// connections as it is allowed and closes the others at once.
-type amqpGate struct {
-	addr string
-	mu   sync.Mutex
-	left int // connections still to forward; negative: all
-}
-
-func newAMQPGate(t *testing.T, target string) *amqpGate {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Close() })
-	g := &amqpGate{addr: l.Addr().String()}
-	go func() {
-		for {
-			conn, err := l.Accept()
-			if err != nil {
-				return
-			}
-			go g.serve(conn, target)
-		}
-	}()
-	return g
-}
-
-// allow lets the next n connections through (negative: all of them).
-func (g *amqpGate) allow(n int) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.left = n
-}
-
-func (g *amqpGate) take() bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	switch {
-	case g.left < 0:
-		return true
-	case g.left == 0:
-		return false
-	}
-	g.left--
-	return true
-}
-
-// serve forwards conn to target while allowed; else closes it.
-func (g *amqpGate) serve(conn net.Conn, target string) {
-	defer func() { _ = conn.Close() }()
-	if !g.take() {
-		return
-	}
-	up, err := net.Dial("tcp", target)
-	if err != nil {
-		return
-	}
-	defer func() { _ = up.Close() }()
-	done := make(chan struct{}, 2)
-	go func() { _, _ = io.Copy(up, conn); done <- struct{}{} }()
-	go func() { _, _ = io.Copy(conn, up); done <- struct{}{} }()
-	<-done
 }
 
 // waitFor polls cond until it holds, failing the test after a minute.

@@ -23,14 +23,14 @@ func TestAccQueue_replacementHonoursForceDestroyOfTheSameApply(t *testing.T) {
 			{Config: queueConfig(name, `  message_ttl = "1h"`)},
 			{
 				// A new name replaces the queue.
-				PreConfig: func() { publish(t, name, 2) },
+				PreConfig: func() { publish(t, amqpChannel(t, "/"), name, 2) },
 				Config:    queueConfig(renamed, `  message_ttl = "1h"`),
 				ExpectError: regexp.MustCompile(`(?s)Queue\s+Not\s+Empty.*` + regexp.QuoteMeta(name) + `:\s+2\s+messages.*first\s+half\s+of\s+replacing` +
 					`.*force_destroy\s+=\s+true\s+in\s+the\s+same\s+apply`),
 			},
 			{
 				PreConfig: func() {
-					if n := messageCount(t, name); n != 2 {
+					if n := messagesIn(t, "/", name); n != 2 {
 						t.Fatalf("after a refused replacement %s holds %d messages, want 2", name, n)
 					}
 				},

@@ -21,7 +21,6 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
-	"math/big"
 	"os"
 	"path/filepath"
 
@@ -68,7 +67,7 @@ func TestAccTLS_serverCertificate(t *testing.T) {
 	ca := newTestCA(t, dir, "queuey-test")
 	other := newTestCA(t, dir, "other")
 	server := ca.issue(t, "server", true)
-	p := newTLSFaultProxy(t, &tls.Config{Certificates: []tls.Certificate{server.TLS}, MinVersion: tls.VersionTLS12})
+	p := newFaultProxy(t, &tls.Config{Certificates: []tls.Certificate{server.TLS}, MinVersion: tls.VersionTLS12})
 	name := uniqueName("tls")
 	cleanupQueues(t, "/", name)
 	resource.ParallelTest(t, queueCase(t, name, []resource.TestStep{
@@ -97,7 +96,7 @@ func TestAccTLS_serverCertificate(t *testing.T) {
 // another CA, and reached with clientcert_file and clientkey_file.
 func TestAccTLS_clientCertificate(t *testing.T) {
 	ca, _, server, client, stranger := newClientAuthPKI(t)
-	p := newTLSFaultProxy(t, &tls.Config{
+	p := newFaultProxy(t, &tls.Config{
 		Certificates: []tls.Certificate{server.TLS},
 		ClientAuth:   tls.RequireAndVerifyClientCert,
 		ClientCAs:    ca.Pool,
@@ -277,7 +276,8 @@ func newClientAuthPKI(t *testing.T) (ca, other *testCA, server, client, stranger
 }
 
 // newKeyAndTemplate returns a new key and the template of a certificate
-// named name, valid from an hour ago for a day.
+// named name, valid from an hour ago for a day (x509.CreateCertificate
+// draws its serial number).
 func newKeyAndTemplate(t *testing.T, name string) (*ecdsa.PrivateKey, *x509.Certificate) {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
@@ -285,20 +285,10 @@ func newKeyAndTemplate(t *testing.T, name string) (*ecdsa.PrivateKey, *x509.Cert
 		t.Fatal(err)
 	}
 	return key, &x509.Certificate{
-		SerialNumber: serialNumber(t),
-		Subject:      pkix.Name{CommonName: name},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(24 * time.Hour),
+		Subject:   pkix.Name{CommonName: name},
+		NotBefore: time.Now().Add(-time.Hour),
+		NotAfter:  time.Now().Add(24 * time.Hour),
 	}
-}
-
-func serialNumber(t *testing.T) *big.Int {
-	t.Helper()
-	n, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 120))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
 }
 
 func writePEM(t *testing.T, file, typ string, der []byte) {
