@@ -178,7 +178,9 @@ func resettingListener(t *testing.T) string {
 				return
 			}
 			_, _ = c.Read(make([]byte, 8))
-			_ = c.(*net.TCPConn).SetLinger(0)
+			if tc, ok := c.(*net.TCPConn); ok {
+				_ = tc.SetLinger(0)
+			}
 			_ = c.Close()
 		}
 	}()

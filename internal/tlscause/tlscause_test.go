@@ -168,7 +168,7 @@ func connect(t *testing.T, server, client *tls.Config) error {
 		if err != nil {
 			return
 		}
-		defer c.Close()
+		defer func() { _ = c.Close() }()
 		_ = c.SetDeadline(time.Now().Add(10 * time.Second))
 		if c.(*tls.Conn).Handshake() == nil { //nolint:forcetypeassert // tls.Listen's
 			_, _ = c.Write([]byte{1})
@@ -179,7 +179,7 @@ func connect(t *testing.T, server, client *tls.Config) error {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer raw.Close()
+	defer func() { _ = raw.Close() }()
 	_ = raw.SetDeadline(time.Now().Add(10 * time.Second))
 	c := tls.Client(raw, client)
 	if err := c.Handshake(); err != nil {
