@@ -91,6 +91,16 @@ fi
 
 # rmq SECONDS CMD…: a RabbitMQ CLI command as root, with a time limit.
 rmq() { as_root timeout "$1" "${@:2}"; }
+# start_node starts the node in the background without the descriptors this script inherited
+# beyond stdin, stdout and stderr (a lock or a pipe of the caller would stay held as long as the
+# node runs); stdin is /dev/null.
+start_node() (
+	for fd in /proc/$BASHPID/fd/*; do
+		fd="${fd##*/}"
+		if ((fd > 2)); then eval "exec $fd>&-" 2>/dev/null || true; fi
+	done
+	as_root rabbitmq-server -detached </dev/null
+)
 offline=(--offline)
 rmq 30 rabbitmq-diagnostics -q ping >/dev/null 2>&1 && offline=()
 log "enabling the management plugin"
@@ -110,7 +120,7 @@ if ((${#offline[@]} == 0)); then
 fi
 if ((${#offline[@]})); then
 	log "starting the node: rabbitmq-server -detached"
-	as_root rabbitmq-server -detached >&2 || {
+	start_node >&2 || {
 		tried+=("rabbitmq-server -detached: failed")
 		fail "the RabbitMQ node did not start; see /var/log/rabbitmq/"
 	}
