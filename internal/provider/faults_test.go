@@ -550,7 +550,7 @@ data "queuey_hold_queues" "test" {
 	noAccess := regexp.MustCompile(`(User\s+"` + regexp.QuoteMeta(user) + `"\s+lacks\s+permission\s+for\s+this:\s+it\s+has\s+no\s+access\s+to\s+the\s+vhost|` +
 		`Vhost\s+"` + regexp.QuoteMeta(vhost) + `"\s+is\s+not\s+among\s+the\s+vhosts\s+user\s+"` + regexp.QuoteMeta(user) + `"\s+can\s+access)`)
 	stillThere := func() {
-		if !managementHas(t, vhost, name) || !managementHas(t, vhost, name+".dead") {
+		if !queueExists(t, vhost, name) || !queueExists(t, vhost, name+".dead") {
 			t.Fatalf("the queues of %s are gone", name)
 		}
 	}

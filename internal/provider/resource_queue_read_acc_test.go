@@ -60,7 +60,7 @@ func TestAccQueue_sharedReadSeesOutOfBandDelete(t *testing.T) {
 				},
 				Check: func(*terraform.State) error {
 					for _, n := range []string{names[2], names[2] + ".dead"} {
-						if !managementHas(t, "/", n) {
+						if !queueExists(t, "/", n) {
 							return fmt.Errorf("queue %q was not declared again", n)
 						}
 					}

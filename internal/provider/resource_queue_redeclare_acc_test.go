@@ -166,7 +166,7 @@ func TestAccQueueRedeclare_emptyQueue(t *testing.T) {
 	if err := declaredAs(getQueue(t, name), newTable); err != nil {
 		t.Error(err)
 	}
-	if managementHas(t, "/", name+".redeclaring") || messagesIn(t, "/", name+".dead") != 5 {
+	if queueExists(t, "/", name+".redeclaring") || messagesIn(t, "/", name+".dead") != 5 {
 		t.Errorf("an empty queue's change left a holding queue or touched %s.dead", name)
 	}
 }
