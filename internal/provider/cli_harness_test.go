@@ -74,10 +74,9 @@ func newTerraformCLI(t *testing.T, config string) *terraformCLI {
 `, bin)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(config), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return &terraformCLI{t: t, dir: dir, rc: rc}
+	tf := &terraformCLI{t: t, dir: dir, rc: rc}
+	tf.writeConfig(config)
+	return tf
 }
 
 func (c *terraformCLI) run(args ...string) (string, error) {

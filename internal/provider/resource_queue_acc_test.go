@@ -48,12 +48,8 @@ func checkBrokerQueue(t *testing.T, vhost, name, wantArgs string) resource.TestC
 // checkGone asserts that none of the names exists in vhost any more.
 func checkGone(t *testing.T, vhost string, names ...string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		all, err := listQueues(accClient(t), vhost, broker.Counted)
-		if err != nil {
-			return err
-		}
 		for _, n := range names {
-			if _, ok := all[n]; ok {
+			if queueExists(t, vhost, n) {
 				return fmt.Errorf("queue %q still exists in vhost %q", n, vhost)
 			}
 		}
