@@ -21,15 +21,12 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 )
 
-func queueConfig(name, extra string) string {
-	return fmt.Sprintf(`
-provider "queuey" {}
+func queueConfig(name, extra string) string { return providerQueue("", name, extra) }
 
-resource "queuey_queue" "test" {
-  name = %q
-%s
-}
-`, name, extra)
+// providerQueue is a provider block with the lines of settings, and a queuey_queue "test" named name
+// with the lines of extra.
+func providerQueue(settings, name, extra string) string {
+	return fmt.Sprintf("\nprovider \"queuey\" {\n%s\n}\n\nresource \"queuey_queue\" \"test\" {\n  name = %q\n%s\n}\n", settings, name, extra)
 }
 
 // checkBrokerQueue asserts that the broker holds queue name in vhost as the

@@ -190,12 +190,7 @@ func waitConsumers(t *testing.T, vhost, queue string, n int64) {
 // forEachConfig is three queues of one for_each, base-a, base-b and base-c;
 // force is the force_destroy expression.
 func forEachConfig(base, force string) string {
-	return fmt.Sprintf(`terraform {
-  required_providers {
-    queuey = { source = "queuey/queuey" }
-  }
-}
-
+	return requiredQueuey + fmt.Sprintf(`
 provider "queuey" {}
 
 resource "queuey_queue" "jobs" {
