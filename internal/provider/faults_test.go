@@ -490,20 +490,16 @@ func applicationRoundTrip(t *testing.T, user, password, name, hold string) {
 			t.Fatalf("the application user cannot declare %q: %v", q.Name, err)
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := ch.PublishWithContext(ctx, "", hold, true, false, amqp.Publishing{Body: []byte("later")}); err != nil {
+	if err := ch.PublishWithContext(context.Background(), "", hold, true, false, amqp.Publishing{Body: []byte("later")}); err != nil {
 		t.Fatalf("the application user cannot publish to %q: %v", hold, err)
 	}
-	for ctx.Err() == nil {
-		if _, ok, err := ch.Get(name, true); err != nil {
+	waitFor(t, fmt.Sprintf("the message published into %q to reach %q", hold, name), func() bool {
+		_, ok, err := ch.Get(name, true)
+		if err != nil {
 			t.Fatalf("the application user cannot get from %q: %v", name, err)
-		} else if ok {
-			return
 		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	t.Fatalf("the message published into %q never reached %q", hold, name)
+		return ok
+	})
 }
 
 // TestAccFaults_vhostPermissionRevoked: a user whose permissions in the
