@@ -64,16 +64,14 @@ func listConcurrently(t *testing.T, n int, list func() (map[string]Queue, error)
 	var wg sync.WaitGroup
 	seqs := make([]int64, n)
 	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			qs, err := list()
 			if err != nil {
 				t.Error(err)
 				return
 			}
 			seqs[i] = seqOf(t, qs)
-		}()
+		})
 	}
 	wg.Wait()
 	return seqs

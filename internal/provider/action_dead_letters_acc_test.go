@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -131,15 +130,7 @@ func tally(n int, counts ...map[string]int) (dups int, missing []string, unexpec
 func actionCLI(t *testing.T, blocks string) *terraformCLI {
 	t.Helper()
 	needsCLI(t, featureActions)
-	tf := newTerraformCLI(t, `terraform {
-  required_providers {
-    queuey = { source = "queuey/queuey" }
-  }
-}
-
-provider "queuey" {}
-`+blocks)
-	return tf
+	return newTerraformCLI(t, requiredQueuey+"\nprovider \"queuey\" {}\n"+blocks)
 }
 
 // redriveBlock is an action block of queuey_redrive_dead_letters named r.
@@ -167,9 +158,5 @@ action "queuey_purge_dead_letters" "p" {
 // saysWords reports whether out holds phrase, whatever the line wrapping
 // between its words.
 func saysWords(out, phrase string) bool {
-	words := strings.Fields(phrase)
-	for i, w := range words {
-		words[i] = regexp.QuoteMeta(w)
-	}
-	return regexp.MustCompile(strings.Join(words, `\s+`)).MatchString(out)
+	return strings.Contains(flatten(out), flatten(phrase))
 }

@@ -254,10 +254,7 @@ func TestWaitForCount(t *testing.T) {
 				}
 				return false
 			})
-			c, err := broker.New(broker.Config{Endpoint: s.URL, Username: "u", Password: "p", RetryBudget: -1})
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := fakeBrokerClient(t, s)
 			time.AfterFunc(tc.emptyAt, func() {
 				s.PutQueue("/", brokertest.Queue{Name: "orders.dead", Durable: true, Messages: &zero})
 			})

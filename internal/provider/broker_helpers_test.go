@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,38 +21,20 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/redact"
 )
 
-// declareHoldFromState declares, over AMQP, the hold queue a queuey_hold_queue
-// data source describes, with exactly its arguments_json, and returns its name.
+// declareHoldFromState declares the hold queue a queuey_hold_queue data source
+// describes, with exactly its arguments_json, and returns its name.
 func declareHoldFromState(t *testing.T, s *terraform.State, addr string) string {
 	t.Helper()
 	rs, ok := s.RootModule().Resources[addr]
 	if !ok {
 		t.Fatalf("%s not in state", addr)
 	}
-	name := rs.Primary.Attributes["name"]
-	var raw map[string]any
-	dec := json.NewDecoder(strings.NewReader(rs.Primary.Attributes["arguments_json"]))
-	dec.UseNumber()
-	if err := dec.Decode(&raw); err != nil {
+	var args map[string]any
+	if err := json.Unmarshal([]byte(rs.Primary.Attributes["arguments_json"]), &args); err != nil {
 		t.Fatal(err)
 	}
-	args := amqp.Table{}
-	for k, v := range raw {
-		if n, ok := v.(json.Number); ok {
-			i, err := n.Int64()
-			if err != nil {
-				t.Fatalf("argument %s = %s is not an integer", k, n)
-			}
-			args[k] = i
-			continue
-		}
-		args[k] = v
-	}
-	ch := amqpChannel(t, "/")
-	if _, err := ch.QueueDeclare(name, true, false, false, false, args); err != nil {
-		t.Fatalf("declaring %s with %v: %v", name, args, err)
-	}
-	return name
+	declareIn(t, "/", rs.Primary.Attributes["name"], args)
+	return rs.Primary.Attributes["name"]
 }
 
 // defaultUser and defaultPassword are RabbitMQ's default user, which every
@@ -61,12 +44,7 @@ const defaultUser, defaultPassword = "guest", "guest"
 
 // testUser and testPassword are the management API credentials of the
 // acceptance tests: RABBITMQ_USERNAME and RABBITMQ_PASSWORD, else the default.
-func testUser() string {
-	if u := os.Getenv(EnvUsername); u != "" {
-		return u
-	}
-	return defaultUser
-}
+func testUser() string { return cmp.Or(os.Getenv(EnvUsername), defaultUser) }
 
 func testPassword() string {
 	if os.Getenv(EnvUsername) != "" {
@@ -75,15 +53,17 @@ func testPassword() string {
 	return defaultPassword
 }
 
+// envClient is a management API client of the test broker of the environment (RABBITMQ_ENDPOINT,
+// the credentials of testUser and testPassword), as the stand-in provider process builds it too.
+func envClient() (*broker.Client, error) {
+	return broker.New(broker.Config{Endpoint: os.Getenv(EnvEndpoint), Username: testUser(), Password: testPassword(),
+		Insecure: os.Getenv(EnvInsecure) == "true"})
+}
+
 // accClient is a management API client for checking what the broker holds.
 func accClient(t *testing.T) *broker.Client {
 	t.Helper()
-	c, err := broker.New(broker.Config{
-		Endpoint: os.Getenv(EnvEndpoint),
-		Username: testUser(),
-		Password: testPassword(),
-		Insecure: os.Getenv(EnvInsecure) == "true",
-	})
+	c, err := envClient()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,19 +196,15 @@ func messagesIn(t *testing.T, vhost, queue string) int {
 	return q.Messages
 }
 
-// queueExists reports whether queue exists, asked over AMQP.
+// queueExists reports whether queue exists, asked of the management API: unlike a passive
+// declare over AMQP, the question does not count as use of the queue.
 func queueExists(t *testing.T, vhost, queue string) bool {
 	t.Helper()
-	ch := amqpChannel(t, vhost)
-	_, err := ch.QueueDeclarePassive(queue, true, false, false, false, nil)
-	var ae *amqp.Error
-	if errors.As(err, &ae) && ae.Code == amqp.NotFound {
-		return false
-	}
-	if err != nil {
+	_, err := accClient(t).GetQueue(context.Background(), vhost, queue, broker.Declared)
+	if err != nil && !errors.Is(err, broker.ErrNotFound) {
 		t.Fatalf("checking queue %q: %v", queue, err)
 	}
-	return true
+	return err == nil
 }
 
 // deleteOutOfBand deletes queues of the vhost "/" behind Terraform's back,
@@ -301,18 +277,6 @@ func createVhost(t *testing.T, name, defaultQueueType string) {
 	if err := a.SetPermissions(context.Background(), name, testUser(), allPermissions); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// managementHas reports whether the management API lists queue; unlike a
-// passive declare it does not count as use of the queue.
-func managementHas(t *testing.T, vhost, queue string) bool {
-	t.Helper()
-	all, err := listQueues(accClient(t), vhost, broker.Counted)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, ok := all[queue]
-	return ok
 }
 
 // declaredAs checks a queue the broker reports against what the backend

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -74,10 +75,9 @@ func newTerraformCLI(t *testing.T, config string) *terraformCLI {
 `, bin)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(config), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return &terraformCLI{t: t, dir: dir, rc: rc}
+	tf := &terraformCLI{t: t, dir: dir, rc: rc}
+	tf.writeConfig(config)
+	return tf
 }
 
 func (c *terraformCLI) run(args ...string) (string, error) {
@@ -261,12 +261,9 @@ func recordExpectedSkip(t *testing.T) {
 	expectedSkipsMu.Lock()
 	defer expectedSkipsMu.Unlock()
 	f, err := os.OpenFile(file, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
-	if err != nil {
-		t.Fatalf("recording an expected skip in %s: %v", file, err)
-	}
-	_, err = fmt.Fprintln(f, t.Name())
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	if err == nil {
+		_, err = fmt.Fprintln(f, t.Name())
+		err = errors.Join(err, f.Close())
 	}
 	if err != nil {
 		t.Fatalf("recording an expected skip in %s: %v", file, err)

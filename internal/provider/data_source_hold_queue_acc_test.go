@@ -59,7 +59,7 @@ data "queuey_hold_queue" "retry" {
 				deadline := time.Now().Add(20 * time.Second)
 				// Polled through the management API: a passive declare over
 				// AMQP would restart the expiry timer.
-				for managementHas(t, "/", hold) {
+				for queueExists(t, "/", hold) {
 					if time.Now().After(deadline) {
 						return fmt.Errorf("idle hold queue %s still exists 20s later", hold)
 					}

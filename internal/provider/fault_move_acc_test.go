@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/url"
@@ -85,24 +86,20 @@ type faultProxies struct {
 
 func newFaultProxies(t *testing.T, amqpURL, endpoint string) faultProxies {
 	t.Helper()
-	au, err := url.Parse(amqpURL)
-	if err != nil {
+	au, aerr := url.Parse(amqpURL)
+	mu, merr := url.Parse(endpoint)
+	if err := errors.Join(aerr, merr); err != nil {
 		t.Fatal(err)
 	}
-	mu, err := url.Parse(endpoint)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var fp faultProxies
-	for _, p := range []struct {
-		to   **brokertest.FaultProxy
-		host string
-	}{{&fp.amqp, au.Host}, {&fp.mgmt, mu.Host}} {
-		if *p.to, err = brokertest.NewFaultProxy(p.host); err != nil {
+	proxy := func(host string) *brokertest.FaultProxy {
+		p, err := brokertest.NewFaultProxy(host)
+		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup((*p.to).Close)
+		t.Cleanup(p.Close)
+		return p
 	}
+	fp := faultProxies{amqp: proxy(au.Host), mgmt: proxy(mu.Host)}
 	fp.provider = fmt.Sprintf("  endpoint      = %q\n  amqp_endpoint = %q\n", mu.Scheme+"://"+fp.mgmt.Addr, au.Scheme+"://"+fp.amqp.Addr)
 	return fp
 }

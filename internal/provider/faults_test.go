@@ -490,20 +490,16 @@ func applicationRoundTrip(t *testing.T, user, password, name, hold string) {
 			t.Fatalf("the application user cannot declare %q: %v", q.Name, err)
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := ch.PublishWithContext(ctx, "", hold, true, false, amqp.Publishing{Body: []byte("later")}); err != nil {
+	if err := ch.PublishWithContext(context.Background(), "", hold, true, false, amqp.Publishing{Body: []byte("later")}); err != nil {
 		t.Fatalf("the application user cannot publish to %q: %v", hold, err)
 	}
-	for ctx.Err() == nil {
-		if _, ok, err := ch.Get(name, true); err != nil {
+	waitFor(t, fmt.Sprintf("the message published into %q to reach %q", hold, name), func() bool {
+		_, ok, err := ch.Get(name, true)
+		if err != nil {
 			t.Fatalf("the application user cannot get from %q: %v", name, err)
-		} else if ok {
-			return
 		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	t.Fatalf("the message published into %q never reached %q", hold, name)
+		return ok
+	})
 }
 
 // TestAccFaults_vhostPermissionRevoked: a user whose permissions in the
@@ -550,7 +546,7 @@ data "queuey_hold_queues" "test" {
 	noAccess := regexp.MustCompile(`(User\s+"` + regexp.QuoteMeta(user) + `"\s+lacks\s+permission\s+for\s+this:\s+it\s+has\s+no\s+access\s+to\s+the\s+vhost|` +
 		`Vhost\s+"` + regexp.QuoteMeta(vhost) + `"\s+is\s+not\s+among\s+the\s+vhosts\s+user\s+"` + regexp.QuoteMeta(user) + `"\s+can\s+access)`)
 	stillThere := func() {
-		if !managementHas(t, vhost, name) || !managementHas(t, vhost, name+".dead") {
+		if !queueExists(t, vhost, name) || !queueExists(t, vhost, name+".dead") {
 			t.Fatalf("the queues of %s are gone", name)
 		}
 	}

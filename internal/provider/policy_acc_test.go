@@ -176,7 +176,7 @@ func TestAccPolicy_expiresOnHoldQueueEdge(t *testing.T) {
 	if out := tf.mustRun("plan"); strings.Contains(out, "Breaks Queue") || strings.Contains(out, "Policy Check") {
 		t.Errorf("expires = ttl_ms + 1 warned:\n%s", out)
 	}
-	if !managementHas(t, vhost, hold) {
+	if !queueExists(t, vhost, hold) {
 		t.Fatalf("%s is gone: the plan at ttl_ms + 1 had no hold queue to check", hold)
 	}
 }
@@ -531,7 +531,7 @@ func TestAccPolicy_redeclareRefusedUnderMessageTTL(t *testing.T) {
 	if got := fmt.Sprint(q.Arguments["x-message-ttl"]); got != "3600000" {
 		t.Errorf("%s has x-message-ttl %s after the refused change, want 3600000", name, got)
 	}
-	if managementHas(t, vhost, holding) {
+	if queueExists(t, vhost, holding) {
 		t.Errorf("the refused change made %s", holding)
 	}
 }

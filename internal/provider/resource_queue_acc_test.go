@@ -21,15 +21,12 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 )
 
-func queueConfig(name, extra string) string {
-	return fmt.Sprintf(`
-provider "queuey" {}
+func queueConfig(name, extra string) string { return providerQueue("", name, extra) }
 
-resource "queuey_queue" "test" {
-  name = %q
-%s
-}
-`, name, extra)
+// providerQueue is a provider block with the lines of settings, and a queuey_queue "test" named name
+// with the lines of extra.
+func providerQueue(settings, name, extra string) string {
+	return fmt.Sprintf("\nprovider \"queuey\" {\n%s\n}\n\nresource \"queuey_queue\" \"test\" {\n  name = %q\n%s\n}\n", settings, name, extra)
 }
 
 // checkBrokerQueue asserts that the broker holds queue name in vhost as the
@@ -48,12 +45,8 @@ func checkBrokerQueue(t *testing.T, vhost, name, wantArgs string) resource.TestC
 // checkGone asserts that none of the names exists in vhost any more.
 func checkGone(t *testing.T, vhost string, names ...string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		all, err := listQueues(accClient(t), vhost, broker.Counted)
-		if err != nil {
-			return err
-		}
 		for _, n := range names {
-			if _, ok := all[n]; ok {
+			if queueExists(t, vhost, n) {
 				return fmt.Errorf("queue %q still exists in vhost %q", n, vhost)
 			}
 		}

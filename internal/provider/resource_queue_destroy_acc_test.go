@@ -162,25 +162,11 @@ data "queuey_hold_queue" "wait" {
 	// force_destroy removed the hold queue with the rest (CheckDestroy above).
 }
 
-// drain consumes n messages from queue, acknowledging them.
+// drain takes the n messages of queue, acknowledging them: exactly n, and ready.
 func drain(t *testing.T, vhost, queue string, n int) {
 	t.Helper()
-	ch := amqpChannel(t, vhost)
-	for i := 0; i < n; i++ {
-		var got bool
-		for deadline := time.Now().Add(10 * time.Second); !got && time.Now().Before(deadline); {
-			_, ok, err := ch.Get(queue, true)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !ok {
-				time.Sleep(100 * time.Millisecond)
-			}
-			got = ok
-		}
-		if !got {
-			t.Fatalf("queue %s: got %d messages, want %d", queue, i, n)
-		}
+	if got := len(readBack(t, amqpChannel(t, vhost), queue)); got != n {
+		t.Fatalf("queue %s: got %d messages, want %d", queue, got, n)
 	}
 }
 
@@ -204,12 +190,7 @@ func waitConsumers(t *testing.T, vhost, queue string, n int64) {
 // forEachConfig is three queues of one for_each, base-a, base-b and base-c;
 // force is the force_destroy expression.
 func forEachConfig(base, force string) string {
-	return fmt.Sprintf(`terraform {
-  required_providers {
-    queuey = { source = "queuey/queuey" }
-  }
-}
-
+	return requiredQueuey + fmt.Sprintf(`
 provider "queuey" {}
 
 resource "queuey_queue" "jobs" {

@@ -20,16 +20,6 @@ import (
 // shorter than the client's own so that both sides of it can be tested.
 const noteCheckAge = 2 * time.Second
 
-// noteClient is a client of its own, as the destroy's provider process has.
-func noteClient(t *testing.T, s *brokertest.Server) *broker.Client {
-	t.Helper()
-	c, err := broker.New(broker.Config{Endpoint: s.URL, Username: "u", Password: "p", RetryBudget: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 // planNote notes what the plan's listing (a client of its own) has of
 // orders, as warnIfBusy does.
 func planNote(t *testing.T, s *brokertest.Server) memPrivate {
@@ -64,7 +54,7 @@ func TestDestroyTakesThePlansListing(t *testing.T) {
 		private := planNote(t, s)
 		listings := s.Listings("/")
 
-		c := noteClient(t, s)
+		c := fakeBrokerClient(t, s) // a client of its own, as the destroy's provider process has
 		target := ordersTarget
 		var ok bool
 		if target.noted, ok = notedListing(context.Background(), private, target, c.CountsAsRecent); !ok {
@@ -138,7 +128,7 @@ func TestNotedListing(t *testing.T) {
 			t.Parallel()
 			s := brokertest.New(t)
 			putIdle(s, "x")
-			c := noteClient(t, s)
+			c := fakeBrokerClient(t, s) // a client of its own, as the destroy's provider process has
 			private := memPrivate{}
 			if tc.age != none {
 				private = note(tc.of, tc.host, tc.age)

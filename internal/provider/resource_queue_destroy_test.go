@@ -357,6 +357,7 @@ func deletedNames(fake *brokertest.Server) string {
 	return strings.Join(names, " ")
 }
 
+// fakeBrokerClient is a client of the fake s, which does not retry.
 func fakeBrokerClient(t *testing.T, s *brokertest.Server) *broker.Client {
 	t.Helper()
 	c, err := broker.New(broker.Config{Endpoint: s.URL, Username: "u", Password: "p", RetryBudget: -1})

@@ -3,18 +3,13 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-
-	"bytes"
-	"io"
-	"net/http"
-	"net/url"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -296,8 +291,15 @@ func (sourceQueueResource) Create(ctx context.Context, req resource.CreateReques
 			args[k] = sv.ValueString()
 		}
 	}
-	body := map[string]any{"durable": s.Durable.ValueBool(), "auto_delete": s.AutoDelete.ValueBool(), "arguments": args}
-	if _, err := sourceAPI(ctx, http.MethodPut, m.Vhost.ValueString(), m.Name.ValueString(), body); err != nil {
+	if !s.Durable.ValueBool() || s.AutoDelete.ValueBool() {
+		resp.Diagnostics.AddError("Not In The Stand-In", "The stand-in declares durable queues that are not auto-delete only.")
+		return
+	}
+	c, err := envClient()
+	if err == nil {
+		err = c.DeclareQueue(ctx, m.Vhost.ValueString(), m.Name.ValueString(), args)
+	}
+	if err != nil {
 		resp.Diagnostics.AddError("Cannot Declare Queue", err.Error())
 		return
 	}
@@ -311,13 +313,14 @@ func (sourceQueueResource) Read(ctx context.Context, req resource.ReadRequest, r
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	status, err := sourceAPI(ctx, http.MethodGet, m.Vhost.ValueString(), m.Name.ValueString(), nil)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot Read Queue", err.Error())
-		return
+	c, err := envClient()
+	if err == nil {
+		_, err = c.GetQueue(ctx, m.Vhost.ValueString(), m.Name.ValueString(), broker.Declared)
 	}
-	if status == http.StatusNotFound {
+	if errors.Is(err, broker.ErrNotFound) {
 		resp.State.RemoveResource(ctx)
+	} else if err != nil {
+		resp.Diagnostics.AddError("Cannot Read Queue", err.Error())
 	}
 }
 
@@ -330,39 +333,11 @@ func (sourceQueueResource) Delete(ctx context.Context, req resource.DeleteReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if _, err := sourceAPI(ctx, http.MethodDelete, m.Vhost.ValueString(), m.Name.ValueString(), nil); err != nil {
+	c, err := envClient()
+	if err == nil {
+		err = c.DeleteQueue(ctx, m.Vhost.ValueString(), m.Name.ValueString(), false)
+	}
+	if err != nil && !errors.Is(err, broker.ErrNotFound) {
 		resp.Diagnostics.AddError("Cannot Delete Queue", err.Error())
 	}
-}
-
-// sourceAPI makes one management API call on a queue and returns its status;
-// a 404 is not an error.
-func sourceAPI(ctx context.Context, method, vhost, name string, body any) (int, error) {
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return 0, err
-		}
-		rd = bytes.NewReader(b)
-	}
-	u := strings.TrimRight(os.Getenv(EnvEndpoint), "/") + "/api/queues/" + url.PathEscape(vhost) + "/" + url.PathEscape(name)
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, u, rd)
-	if err != nil {
-		return 0, err
-	}
-	req.SetBasicAuth(testUser(), testPassword())
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer func() { _ = resp.Body.Close() }()
-	msg, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode >= 400 && resp.StatusCode != http.StatusNotFound {
-		return resp.StatusCode, fmt.Errorf("%s %s: %s: %s", method, u, resp.Status, msg)
-	}
-	return resp.StatusCode, nil
 }

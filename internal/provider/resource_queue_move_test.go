@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/big"
 	"strings"
 	"testing"
@@ -42,10 +43,7 @@ var movedOrders = map[string]string{
 }
 
 func withAttrs(base map[string]string, kv ...string) map[string]string {
-	out := make(map[string]string, len(base))
-	for k, v := range base {
-		out[k] = v
-	}
+	out := maps.Clone(base)
 	for i := 0; i+1 < len(kv); i += 2 {
 		out[kv[i]] = kv[i+1]
 	}
@@ -198,20 +196,17 @@ func renderAttrs(t *testing.T, v tftypes.Value) map[string]string {
 	}
 	out := make(map[string]string, len(obj))
 	for k, a := range obj {
+		var str string
+		var n big.Float
+		var b bool
 		switch {
 		case a.IsNull():
 			out[k] = "null"
-		case a.Type().Is(tftypes.String):
-			var s string
-			_ = a.As(&s)
-			out[k] = s
-		case a.Type().Is(tftypes.Number):
-			var n big.Float
-			_ = a.As(&n)
+		case a.As(&str) == nil:
+			out[k] = str
+		case a.As(&n) == nil:
 			out[k] = n.String()
-		case a.Type().Is(tftypes.Bool):
-			var b bool
-			_ = a.As(&b)
+		case a.As(&b) == nil:
 			out[k] = fmt.Sprint(b)
 		default:
 			t.Fatalf("attribute %s of unexpected type %s", k, a.Type())

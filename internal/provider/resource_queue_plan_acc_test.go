@@ -10,12 +10,7 @@ import (
 )
 
 func e2eConfig(name string) string {
-	return fmt.Sprintf(`terraform {
-  required_providers {
-    queuey = { source = "queuey/queuey" }
-  }
-}
-
+	return requiredQueuey + fmt.Sprintf(`
 provider "queuey" {}
 
 resource "queuey_queue" "orders" {

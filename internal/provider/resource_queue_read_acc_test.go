@@ -2,6 +2,7 @@ package provider
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -15,27 +16,12 @@ import (
 // band is missed by no plan, and a queue created in an apply is seen by a
 // read later in the same apply.
 
-func sharedReadQueuesConfig(names ...string) string {
-	cfg := "provider \"queuey\" {}\n"
-	for i, n := range names {
-		cfg += fmt.Sprintf(`
-resource "queuey_queue" "q%d" {
-  name        = %q
-  message_ttl = "1m"
-}
-`, i, n)
-	}
-	return cfg
-}
-
 func TestAccQueue_sharedReadSeesOutOfBandDelete(t *testing.T) {
 	testAccPreCheck(t)
 	base := uniqueName("oob")
 	names := []string{base + "-0", base + "-1", base + "-2", base + "-3", base + "-4"}
-	for _, n := range names {
-		cleanupQueues(t, "/", n)
-	}
-	cfg := sharedReadQueuesConfig(names...)
+	cleanupQueues(t, "/", base)
+	cfg := proxiedQueuesConfig(os.Getenv(EnvEndpoint), "", base, len(names), `  message_ttl = "1m"`)
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
 		ProtoV6ProviderFactories: testProviderFactories,
@@ -50,17 +36,17 @@ func TestAccQueue_sharedReadSeesOutOfBandDelete(t *testing.T) {
 				Config:    cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction("queuey_queue.q0", plancheck.ResourceActionNoop),
-						plancheck.ExpectResourceAction("queuey_queue.q1", plancheck.ResourceActionNoop),
-						plancheck.ExpectResourceAction("queuey_queue.q2", plancheck.ResourceActionCreate),
-						plancheck.ExpectResourceAction("queuey_queue.q3", plancheck.ResourceActionNoop),
-						plancheck.ExpectResourceAction("queuey_queue.q4", plancheck.ResourceActionNoop),
+						plancheck.ExpectResourceAction("queuey_queue.q[0]", plancheck.ResourceActionNoop),
+						plancheck.ExpectResourceAction("queuey_queue.q[1]", plancheck.ResourceActionNoop),
+						plancheck.ExpectResourceAction("queuey_queue.q[2]", plancheck.ResourceActionCreate),
+						plancheck.ExpectResourceAction("queuey_queue.q[3]", plancheck.ResourceActionNoop),
+						plancheck.ExpectResourceAction("queuey_queue.q[4]", plancheck.ResourceActionNoop),
 					},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				Check: func(*terraform.State) error {
 					for _, n := range []string{names[2], names[2] + ".dead"} {
-						if !managementHas(t, "/", n) {
+						if !queueExists(t, "/", n) {
 							return fmt.Errorf("queue %q was not declared again", n)
 						}
 					}

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 	"net/url"
 	"reflect"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
-	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
 // redeclareN is the number of messages on q in the change tests: enough for
@@ -83,13 +81,7 @@ func changeTopology(t *testing.T, c *redeclareCLI, n int) {
 	t.Helper()
 	c.configure("  message_ttl = \"1h\"\n  max_priority = 5\n")
 	c.mustRun("apply", "-auto-approve")
-	hold, err := topology.HoldForTTL(c.name, 600000, topology.DefaultSuffixes())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := accClient(t).DeclareQueue(context.Background(), "/", hold.Name, hold.Args.Map()); err != nil {
-		t.Fatal(err)
-	}
+	declareHoldIn(t, "/", c.name, 600000)
 	publishConfirmed(t, amqpChannel(t, "/"), c.name, n, jobMessage)
 	publishDead(t, amqpChannel(t, "/"), c.name, 5, nil)
 }
@@ -166,7 +158,7 @@ func TestAccQueueRedeclare_emptyQueue(t *testing.T) {
 	if err := declaredAs(getQueue(t, name), newTable); err != nil {
 		t.Error(err)
 	}
-	if managementHas(t, "/", name+".redeclaring") || messagesIn(t, "/", name+".dead") != 5 {
+	if queueExists(t, "/", name+".redeclaring") || messagesIn(t, "/", name+".dead") != 5 {
 		t.Errorf("an empty queue's change left a holding queue or touched %s.dead", name)
 	}
 }

@@ -75,20 +75,8 @@ func TestNeedsRedeclare(t *testing.T) {
 // redeclareConfig is a queue with these settings on the fake, with an AMQP
 // endpoint that refuses connections (no move can start).
 func redeclareConfig(s *brokertest.Server, amqpAddr, body string) string {
-	return fmt.Sprintf(`
-provider "queuey" {
-  endpoint      = %q
-  amqp_endpoint = "amqp://%s"
-  username      = "u"
-  password      = "p"
-  retry_budget  = "0s"
-}
-
-resource "queuey_queue" "test" {
-  name = "orders"
-%s
-}
-`, s.URL, amqpAddr, body)
+	return providerQueue(fmt.Sprintf("  endpoint = %q\n  amqp_endpoint = \"amqp://%s\"\n  username = \"u\"\n  password = \"p\"\n  retry_budget = \"0s\"",
+		s.URL, amqpAddr), "orders", body)
 }
 
 // A new message_ttl is an update in place, not a replacement: refused while q

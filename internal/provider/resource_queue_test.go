@@ -17,19 +17,7 @@ import (
 
 // fakeProviderConfig points the provider at the fake broker.
 func fakeProviderConfig(s *brokertest.Server, body string) string {
-	return fmt.Sprintf(`
-provider "queuey" {
-  endpoint     = %q
-  username     = "u"
-  password     = "p"
-  retry_budget = "0s"
-}
-
-resource "queuey_queue" "test" {
-  name = "orders"
-%s
-}
-`, s.URL, body)
+	return providerQueue(fmt.Sprintf("  endpoint = %q\n  username = \"u\"\n  password = \"p\"\n  retry_budget = \"0s\"", s.URL), "orders", body)
 }
 
 // A queue that exists with other settings is refused at create, each

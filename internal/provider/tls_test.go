@@ -31,17 +31,7 @@ import (
 // tlsQueueConfig is a provider pointed at an HTTPS endpoint with the given TLS
 // settings, and one queuey_queue.
 func tlsQueueConfig(endpoint, tlsSettings, name string) string {
-	return fmt.Sprintf(`
-provider "queuey" {
-  endpoint        = %q
-  request_timeout = "5s"
-%s
-}
-
-resource "queuey_queue" "test" {
-  name = %q
-}
-`, endpoint, tlsSettings, name)
+	return providerQueue(fmt.Sprintf("  endpoint = %q\n  request_timeout = \"5s\"\n%s", endpoint, tlsSettings), name, "")
 }
 
 // certificateHint is the advice that comes with a refused certificate.
