@@ -2,15 +2,9 @@ package broker
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"errors"
-	"math/big"
 	"net"
 	"os"
 	"path/filepath"
@@ -122,38 +116,12 @@ type testCert struct {
 // otherwise, and writes it to dir.
 func newTestCert(t *testing.T, dir, name string, parent *testCert, edit func(*x509.Certificate)) testCert {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 120))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: serial, Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour), KeyUsage: x509.KeyUsageDigitalSignature}
-	edit(tmpl)
-	issuer, signer := tmpl, any(key)
+	var signer *tls.Certificate
 	if parent != nil {
-		issuer, signer = parent.TLS.Leaf, parent.TLS.PrivateKey
+		signer = &parent.TLS
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, issuer, &key.PublicKey, signer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := testCert{CertFile: filepath.Join(dir, name+"-cert.pem"), KeyFile: filepath.Join(dir, name+"-key.pem")}
-	for file, block := range map[string]*pem.Block{c.CertFile: {Type: "CERTIFICATE", Bytes: der}, c.KeyFile: {Type: "EC PRIVATE KEY", Bytes: keyDER}} {
-		if err := os.WriteFile(file, pem.EncodeToMemory(block), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if c.TLS, err = tls.LoadX509KeyPair(c.CertFile, c.KeyFile); err != nil {
-		t.Fatal(err)
-	}
+	c := testCert{TLS: brokertest.NewCert(t, name, signer, edit)}
+	c.CertFile, c.KeyFile = brokertest.WriteCert(t, dir, name, c.TLS)
 	return c
 }
 

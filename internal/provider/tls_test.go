@@ -15,14 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"os"
-	"path/filepath"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
@@ -185,11 +178,8 @@ func TestTLS_certificateRefusal(t *testing.T) {
 	}
 }
 
-// testCA is a certificate authority made up for one test: an ECDSA P-256 key
-// and a self-signed certificate, written as PEM to CertFile.
 type testCA struct {
-	Cert     *x509.Certificate
-	Key      *ecdsa.PrivateKey
+	TLS      tls.Certificate
 	Pool     *x509.CertPool
 	CertFile string
 	dir      string
@@ -206,22 +196,9 @@ type issuedCert struct {
 // newTestCA makes a CA named name whose files go into dir.
 func newTestCA(t *testing.T, dir, name string) *testCA {
 	t.Helper()
-	key, tmpl := newKeyAndTemplate(t, name)
-	tmpl.KeyUsage = x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature
-	tmpl.BasicConstraintsValid = true
-	tmpl.IsCA = true
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	pool.AddCert(cert)
-	ca := &testCA{Cert: cert, Key: key, Pool: pool, dir: dir, CertFile: filepath.Join(dir, name+"-ca.pem")}
-	writePEM(t, ca.CertFile, "CERTIFICATE", der)
+	ca := &testCA{TLS: brokertest.NewCert(t, name, nil, brokertest.AsCA), Pool: x509.NewCertPool(), dir: dir}
+	ca.Pool.AddCert(ca.TLS.Leaf)
+	ca.CertFile, _ = brokertest.WriteCert(t, dir, name+"-ca", ca.TLS)
 	return ca
 }
 
@@ -229,30 +206,15 @@ func newTestCA(t *testing.T, dir, name string) *testCA {
 // 127.0.0.1 and localhost, or a client certificate.
 func (ca *testCA) issue(t *testing.T, name string, server bool) issuedCert {
 	t.Helper()
-	key, tmpl := newKeyAndTemplate(t, name)
-	tmpl.KeyUsage = x509.KeyUsageDigitalSignature
-	if server {
-		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
-		tmpl.IPAddresses = []net.IP{net.IPv4(127, 0, 0, 1)}
-		tmpl.DNSNames = []string{"localhost"}
-	} else {
-		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.Cert, &key.PublicKey, ca.Key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ic := issuedCert{CertFile: filepath.Join(ca.dir, name+"-cert.pem"), KeyFile: filepath.Join(ca.dir, name+"-key.pem")}
-	writePEM(t, ic.CertFile, "CERTIFICATE", der)
-	writePEM(t, ic.KeyFile, "EC PRIVATE KEY", keyDER)
-	ic.TLS, err = tls.LoadX509KeyPair(ic.CertFile, ic.KeyFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ic := issuedCert{TLS: brokertest.NewCert(t, name, &ca.TLS, func(c *x509.Certificate) {
+		c.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
+		if server {
+			c.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
+			c.IPAddresses = []net.IP{net.IPv4(127, 0, 0, 1)}
+			c.DNSNames = []string{"localhost"}
+		}
+	})}
+	ic.CertFile, ic.KeyFile = brokertest.WriteCert(t, ca.dir, name, ic.TLS)
 	return ic
 }
 
@@ -263,27 +225,4 @@ func newClientAuthPKI(t *testing.T) (ca, other *testCA, server, client, stranger
 	dir := t.TempDir()
 	ca, other = newTestCA(t, dir, "queuey-test"), newTestCA(t, dir, "other")
 	return ca, other, ca.issue(t, "server", true), ca.issue(t, "terraform", false), other.issue(t, "stranger", false)
-}
-
-// newKeyAndTemplate returns a new key and the template of a certificate
-// named name, valid from an hour ago for a day (x509.CreateCertificate
-// draws its serial number).
-func newKeyAndTemplate(t *testing.T, name string) (*ecdsa.PrivateKey, *x509.Certificate) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return key, &x509.Certificate{
-		Subject:   pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-time.Hour),
-		NotAfter:  time.Now().Add(24 * time.Hour),
-	}
-}
-
-func writePEM(t *testing.T, file, typ string, der []byte) {
-	t.Helper()
-	if err := os.WriteFile(file, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
 }

@@ -1,19 +1,16 @@
 package tlscause
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"errors"
 	"fmt"
 	"io"
-	"math/big"
 	"net"
 	"testing"
 	"time"
+
+	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 )
 
 // An error's text decides nothing: text that reads like a certificate's failure is not one, an
@@ -60,25 +57,25 @@ func TestCertificateAlert(t *testing.T) {
 // fails here.
 func TestCertificateRefused_handshakes(t *testing.T) {
 	t.Parallel()
-	ca := newCert(t, "ca", nil, func(c *x509.Certificate) {
+	ca := brokertest.NewCert(t, "ca", nil, func(c *x509.Certificate) {
 		c.IsCA, c.BasicConstraintsValid, c.KeyUsage = true, true, x509.KeyUsageCertSign|x509.KeyUsageDigitalSignature
 	})
 	pool := x509.NewCertPool()
 	pool.AddCert(ca.Leaf)
-	server := newCert(t, "server", &ca, func(c *x509.Certificate) {
+	server := brokertest.NewCert(t, "server", &ca, func(c *x509.Certificate) {
 		c.DNSNames, c.ExtKeyUsage = []string{"rabbit.test"}, []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
 	})
-	expired := newCert(t, "expired", &ca, func(c *x509.Certificate) {
+	expired := brokertest.NewCert(t, "expired", &ca, func(c *x509.Certificate) {
 		c.DNSNames, c.ExtKeyUsage = []string{"rabbit.test"}, []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
 		c.NotBefore, c.NotAfter = time.Now().Add(-48*time.Hour), time.Now().Add(-24*time.Hour)
 	})
-	client := newCert(t, "client", &ca, func(c *x509.Certificate) {
+	client := brokertest.NewCert(t, "client", &ca, func(c *x509.Certificate) {
 		c.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
 	})
-	stranger := newCert(t, "stranger", nil, func(c *x509.Certificate) {
+	stranger := brokertest.NewCert(t, "stranger", nil, func(c *x509.Certificate) {
 		c.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
 	})
-	serverOnly := newCert(t, "server-only", &ca, func(c *x509.Certificate) {
+	serverOnly := brokertest.NewCert(t, "server-only", &ca, func(c *x509.Certificate) {
 		c.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth} // not for a client
 	})
 	srv := func(cert tls.Certificate, auth tls.ClientAuthType, maxVersion uint16) *tls.Config {
@@ -187,34 +184,4 @@ func connect(t *testing.T, server, client *tls.Config) error {
 	}
 	_, err = c.Read(make([]byte, 1))
 	return err
-}
-
-// newCert makes a certificate named name valid for a day, signed by parent (self-signed when nil),
-// edited by edit; its Leaf is set.
-func newCert(t *testing.T, name string, parent *tls.Certificate, edit func(*x509.Certificate)) tls.Certificate {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 120))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: serial, Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour), KeyUsage: x509.KeyUsageDigitalSignature}
-	edit(tmpl)
-	issuer, signer := tmpl, any(key)
-	if parent != nil {
-		issuer, signer = parent.Leaf, parent.PrivateKey
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, issuer, &key.PublicKey, signer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	leaf, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}
 }
