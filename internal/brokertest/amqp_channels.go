@@ -117,7 +117,7 @@ func (c *amqpConn) lookUp(ch *amqpChan, name string, id uint32) (int, bool, erro
 	n := len(s.amqpQueue(queueKey{c.vhost, name}).ready)
 	s.mu.Unlock()
 	if refused && id != mQueueDeclare {
-		return 0, false, c.closeChan(ch, 403, fmt.Sprintf("ACCESS_REFUSED - access to queue '%s' in vhost '%s' refused", name, c.vhost), id)
+		return 0, false, c.closeChan(ch, 403, fmt.Sprintf("ACCESS_REFUSED - access to queue '%s' in vhost '%s' refused for user '%s'", name, c.vhost, c.user), id)
 	}
 	if !exists {
 		return 0, false, c.closeChan(ch, 404, fmt.Sprintf("NOT_FOUND - no queue '%s' in vhost '%s'", name, c.vhost), id)

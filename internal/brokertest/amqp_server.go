@@ -255,6 +255,7 @@ type amqpConn struct {
 	r     *bufio.Reader
 	wmu   sync.Mutex
 	vhost string
+	user  string // who logged in
 	chans map[uint16]*amqpChan
 	hung  bool // Hang: frames get a heartbeat, nothing else
 }
@@ -337,6 +338,7 @@ func (c *amqpConn) handshake() error {
 
 // login checks the credentials, then tunes and opens the vhost.
 func (c *amqpConn) login(user, pass string) error {
+	c.user = user
 	c.a.s.mu.Lock()
 	c.a.logins = append(c.a.logins, [2]string{user, pass})
 	refused := c.a.login != nil && *c.a.login != [2]string{user, pass}
