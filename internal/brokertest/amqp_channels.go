@@ -184,6 +184,7 @@ func (c *amqpConn) requeue(ch *amqpChan) {
 	q := s.amqpQueue(ch.queue)
 	msgs := make([]Message, 0, len(ch.unacked))
 	for _, d := range ch.unacked {
+		d.msg.redelivered = true
 		msgs = append(msgs, d.msg)
 	}
 	q.ready = append(msgs, q.ready...)
@@ -337,7 +338,11 @@ func (c *amqpConn) deliver() error {
 			}
 			ch.tag++
 			ch.unacked = append(ch.unacked, delivered{tag: ch.tag, msg: m})
-			d := method(mBasicDeliver).shortstr(ch.consumer).longlong(ch.tag).octet(0).shortstr("").shortstr(ch.queue.name)
+			var redelivered uint8
+			if m.redelivered {
+				redelivered = 1
+			}
+			d := method(mBasicDeliver).shortstr(ch.consumer).longlong(ch.tag).octet(redelivered).shortstr("").shortstr(ch.queue.name)
 			if err := c.sendContent(ch.id, d, m); err != nil {
 				return err
 			}

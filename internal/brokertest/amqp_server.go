@@ -58,6 +58,9 @@ type amqpQueue struct {
 type Message struct {
 	Props []byte
 	Body  []byte
+	// redelivered: delivered before and requeued, as the redelivered flag
+	// of its next delivery says.
+	redelivered bool
 }
 
 // NewMessage is a message with that message id, user id (either may be
