@@ -362,9 +362,14 @@ var amqpRows = []amqpRow{
 		if n := e.ready(t); n != 3 {
 			t.Errorf("%d ready after the close, want 3", n)
 		}
-		got, _ := bodies(t, e.consume(t, openChannel(t, conn), 0), 3)
+		got, again := bodies(t, e.consume(t, openChannel(t, conn), 0), 3)
 		if !slices.Equal(got, messageBodies(0, 3)) {
 			t.Errorf("delivered again %q, want %q", got, messageBodies(0, 3))
+		}
+		for _, d := range again {
+			if !d.Redelivered || d.DeliveryTag > 3 {
+				t.Errorf("%q delivered again with tag %d, redelivered %v, want tags 1 to 3 of the new channel, redelivered", d.Body, d.DeliveryTag, d.Redelivered)
+			}
 		}
 	}},
 	{name: "connection close requeues unacknowledged deliveries", messages: 2, run: func(t *testing.T, e amqpEnv) {
