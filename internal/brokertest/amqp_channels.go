@@ -115,9 +115,13 @@ func (c *amqpConn) lookUp(ch *amqpChan, name string, id uint32) (int, bool, erro
 	_, exists := s.queues[c.vhost][name]
 	refused := c.a.refused[queueKey{c.vhost, name}]
 	n := len(s.amqpQueue(queueKey{c.vhost, name}).ready)
+	access := "access" // 3.10's wording
+	if s.is4x() {
+		access = "read access"
+	}
 	s.mu.Unlock()
 	if refused && id != mQueueDeclare {
-		return 0, false, c.closeChan(ch, 403, fmt.Sprintf("ACCESS_REFUSED - access to queue '%s' in vhost '%s' refused for user '%s'", name, c.vhost, c.user), id)
+		return 0, false, c.closeChan(ch, 403, fmt.Sprintf("ACCESS_REFUSED - %s to queue '%s' in vhost '%s' refused for user '%s'", access, name, c.vhost, c.user), id)
 	}
 	if !exists {
 		return 0, false, c.closeChan(ch, 404, fmt.Sprintf("NOT_FOUND - no queue '%s' in vhost '%s'", name, c.vhost), id)
