@@ -278,6 +278,12 @@ func (c *amqpConn) act(ch *amqpChan, p Publish, fault PublishFault) error {
 		return c.returnMessage(ch, p)
 	}
 	s.mu.Lock()
+	impersonator := a.impersonators[c.user]
+	s.mu.Unlock()
+	if uid := p.Message.UserID(); uid != "" && uid != c.user && !impersonator {
+		return c.closeChan(ch, 406, fmt.Sprintf("PRECONDITION_FAILED - user_id property set to '%s' but authenticated user was '%s'", uid, c.user), mBasicPublish)
+	}
+	s.mu.Lock()
 	_, exists := s.queues[k.vhost][k.name]
 	if exists && p.Exchange == "" {
 		q := s.amqpQueue(k)

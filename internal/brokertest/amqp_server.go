@@ -20,7 +20,7 @@ import (
 // the closes RabbitMQ sends, and the cancel of a consumer whose queue is
 // gone (checked after each frame the client sends). Its queues are the management fake's: a
 // message published over AMQP counts in the queue's messages there. Tests
-// inject faults with OnPublish and Refuse.
+// inject faults with OnPublish and Refuse, and grant the impersonator tag with Impersonator.
 //
 // Its limits: the default exchange only; queue.declare is passive only;
 // one consumer per channel, served by the connection that consumes (a
@@ -33,14 +33,16 @@ type AMQP struct {
 	addr string
 
 	// Under s.mu.
-	login     *[2]string // the one username and password accepted; nil accepts any
-	logins    [][2]string
-	refused   map[queueKey]bool
-	onPublish func(n int, p Publish) PublishFault
-	published int
-	held      []heldConfirm
-	holdUntil int // HoldConfirmsUntil
-	hang      chan struct{}
+	login   *[2]string // the one username and password accepted; nil accepts any
+	logins  [][2]string
+	refused map[queueKey]bool
+	// impersonators may publish any user_id (Impersonator).
+	impersonators map[string]bool
+	onPublish     func(n int, p Publish) PublishFault
+	published     int
+	held          []heldConfirm
+	holdUntil     int // HoldConfirmsUntil
+	hang          chan struct{}
 }
 
 // queueKey names a queue of a vhost.
@@ -169,6 +171,18 @@ func (a *AMQP) Refuse(vhost, queue string) {
 	a.s.mu.Lock()
 	defer a.s.mu.Unlock()
 	a.refused[queueKey{vhost, queue}] = true
+}
+
+// Impersonator lets user publish a message whose user_id is another user's,
+// as RabbitMQ's impersonator tag does; any other user's such publish closes
+// its channel (406 PRECONDITION_FAILED), as RabbitMQ does.
+func (a *AMQP) Impersonator(user string) {
+	a.s.mu.Lock()
+	defer a.s.mu.Unlock()
+	if a.impersonators == nil {
+		a.impersonators = map[string]bool{}
+	}
+	a.impersonators[user] = true
 }
 
 // OnPublish has f decide what the fake does with each publish: n counts the
