@@ -276,6 +276,21 @@ var amqpRows = []amqpRow{
 			t.Errorf("confirm %+v, want tag 1 acked", c)
 		}
 	}},
+	{name: "publish with another user's user_id closes the channel 406", run: func(t *testing.T, e amqpEnv) {
+		user, _ := e.b.user()
+		conn := e.dial(t)
+		ch := openChannel(t, conn)
+		closed := ch.NotifyClose(make(chan *amqp.Error, 1))
+		if err := ch.PublishWithContext(context.Background(), "", e.queue, true, false,
+			amqp.Publishing{UserId: "contract-mallory", Body: []byte("x")}); err != nil {
+			t.Fatal(err)
+		}
+		wantClose(t, receive(t, closed, "the channel's close"), amqp.PreconditionFailed,
+			fmt.Sprintf("PRECONDITION_FAILED - user_id property set to 'contract-mallory' but authenticated user was '%s'", user))
+		if n := e.ready(t); n != 0 {
+			t.Errorf("%d ready, want the publish dropped: 0", n)
+		}
+	}},
 	{name: "message properties and headers kept", run: func(t *testing.T, e amqpEnv) {
 		user, _ := e.b.user()
 		ts := time.Unix(1767225600, 0) // amqp091-go reads a timestamp in time.Local
