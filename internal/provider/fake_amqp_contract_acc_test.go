@@ -38,6 +38,7 @@ func TestAccFakeAMQPContract(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("RabbitMQ %s", ov.RabbitMQVersion)
 	var v brokertest.Version
 	for _, known := range brokertest.Versions {
 		if strings.HasPrefix(ov.RabbitMQVersion, string(known)+".") {
