@@ -22,9 +22,13 @@ import (
 // broker does unnoticed.
 //
 // What the mover does not do has no row, and the fake does not do it either
-// (it closes the connection with 540 NOT_IMPLEMENTED): queue.declare other
-// than passive, basic.get, basic.nack and basic.reject from the client,
-// queue.delete over AMQP, exchanges other than the default one.
+// (it answers 540 NOT_IMPLEMENTED): queue.declare other than passive (and so
+// a declaration's 406 on different arguments), basic.get, basic.nack and
+// basic.reject from the client, queue.delete over AMQP, exchanges other than
+// the default one, a close from the management API (320 CONNECTION_FORCED is
+// a fault a test injects: OnPublish). RabbitMQ may ack several publishes in
+// one basic.ack (multiple); amqp091-go confirms each tag, which is what the
+// rows see.
 
 // amqpContractBroker is the broker the AMQP rows run on: the management
 // side of contractBroker (vhosts, and requests such as a queue's PUT or
