@@ -115,9 +115,13 @@ func (c *amqpConn) lookUp(ch *amqpChan, name string, id uint32) (int, bool, erro
 	_, exists := s.queues[c.vhost][name]
 	refused := c.a.refused[queueKey{c.vhost, name}]
 	n := len(s.amqpQueue(queueKey{c.vhost, name}).ready)
+	access := "access" // 3.10's wording
+	if s.is4x() {
+		access = "read access"
+	}
 	s.mu.Unlock()
 	if refused && id != mQueueDeclare {
-		return 0, false, c.closeChan(ch, 403, fmt.Sprintf("ACCESS_REFUSED - access to queue '%s' in vhost '%s' refused", name, c.vhost), id)
+		return 0, false, c.closeChan(ch, 403, fmt.Sprintf("ACCESS_REFUSED - %s to queue '%s' in vhost '%s' refused for user '%s'", access, name, c.vhost, c.user), id)
 	}
 	if !exists {
 		return 0, false, c.closeChan(ch, 404, fmt.Sprintf("NOT_FOUND - no queue '%s' in vhost '%s'", name, c.vhost), id)
@@ -184,6 +188,7 @@ func (c *amqpConn) requeue(ch *amqpChan) {
 	q := s.amqpQueue(ch.queue)
 	msgs := make([]Message, 0, len(ch.unacked))
 	for _, d := range ch.unacked {
+		d.msg.redelivered = true
 		msgs = append(msgs, d.msg)
 	}
 	q.ready = append(msgs, q.ready...)
@@ -273,6 +278,12 @@ func (c *amqpConn) act(ch *amqpChan, p Publish, fault PublishFault) error {
 		return c.returnMessage(ch, p)
 	}
 	s.mu.Lock()
+	impersonator := a.impersonators[c.user]
+	s.mu.Unlock()
+	if uid := p.Message.UserID(); uid != "" && uid != c.user && !impersonator {
+		return c.closeChan(ch, 406, fmt.Sprintf("PRECONDITION_FAILED - user_id property set to '%s' but authenticated user was '%s'", uid, c.user), mBasicPublish)
+	}
+	s.mu.Lock()
 	_, exists := s.queues[k.vhost][k.name]
 	if exists && p.Exchange == "" {
 		q := s.amqpQueue(k)
@@ -337,7 +348,11 @@ func (c *amqpConn) deliver() error {
 			}
 			ch.tag++
 			ch.unacked = append(ch.unacked, delivered{tag: ch.tag, msg: m})
-			d := method(mBasicDeliver).shortstr(ch.consumer).longlong(ch.tag).octet(0).shortstr("").shortstr(ch.queue.name)
+			var redelivered uint8
+			if m.redelivered {
+				redelivered = 1
+			}
+			d := method(mBasicDeliver).shortstr(ch.consumer).longlong(ch.tag).octet(redelivered).shortstr("").shortstr(ch.queue.name)
 			if err := c.sendContent(ch.id, d, m); err != nil {
 				return err
 			}

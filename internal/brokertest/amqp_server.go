@@ -20,7 +20,9 @@ import (
 // the closes RabbitMQ sends, and the cancel of a consumer whose queue is
 // gone (checked after each frame the client sends). Its queues are the management fake's: a
 // message published over AMQP counts in the queue's messages there. Tests
-// inject faults with OnPublish and Refuse.
+// inject faults with OnPublish and Refuse, and grant the impersonator tag with Impersonator.
+// What the mover relies on is held to real brokers by the AMQP contract
+// (TestFakeAMQPContract in internal/provider).
 //
 // Its limits: the default exchange only; queue.declare is passive only;
 // one consumer per channel, served by the connection that consumes (a
@@ -33,14 +35,16 @@ type AMQP struct {
 	addr string
 
 	// Under s.mu.
-	login     *[2]string // the one username and password accepted; nil accepts any
-	logins    [][2]string
-	refused   map[queueKey]bool
-	onPublish func(n int, p Publish) PublishFault
-	published int
-	held      []heldConfirm
-	holdUntil int // HoldConfirmsUntil
-	hang      chan struct{}
+	login   *[2]string // the one username and password accepted; nil accepts any
+	logins  [][2]string
+	refused map[queueKey]bool
+	// impersonators may publish any user_id (Impersonator).
+	impersonators map[string]bool
+	onPublish     func(n int, p Publish) PublishFault
+	published     int
+	held          []heldConfirm
+	holdUntil     int // HoldConfirmsUntil
+	hang          chan struct{}
 }
 
 // queueKey names a queue of a vhost.
@@ -58,6 +62,9 @@ type amqpQueue struct {
 type Message struct {
 	Props []byte
 	Body  []byte
+	// redelivered: delivered before and requeued, as the redelivered flag
+	// of its next delivery says.
+	redelivered bool
 }
 
 // NewMessage is a message with that message id, user id (either may be
@@ -168,6 +175,18 @@ func (a *AMQP) Refuse(vhost, queue string) {
 	a.refused[queueKey{vhost, queue}] = true
 }
 
+// Impersonator lets user publish a message whose user_id is another user's,
+// as RabbitMQ's impersonator tag does; any other user's such publish closes
+// its channel (406 PRECONDITION_FAILED), as RabbitMQ does.
+func (a *AMQP) Impersonator(user string) {
+	a.s.mu.Lock()
+	defer a.s.mu.Unlock()
+	if a.impersonators == nil {
+		a.impersonators = map[string]bool{}
+	}
+	a.impersonators[user] = true
+}
+
 // OnPublish has f decide what the fake does with each publish: n counts the
 // publishes the port received, from 1. f runs on the connection's
 // goroutine, before the fake does anything with the publish; it may change
@@ -255,6 +274,7 @@ type amqpConn struct {
 	r     *bufio.Reader
 	wmu   sync.Mutex
 	vhost string
+	user  string // who logged in
 	chans map[uint16]*amqpChan
 	hung  bool // Hang: frames get a heartbeat, nothing else
 }
@@ -337,6 +357,7 @@ func (c *amqpConn) handshake() error {
 
 // login checks the credentials, then tunes and opens the vhost.
 func (c *amqpConn) login(user, pass string) error {
+	c.user = user
 	c.a.s.mu.Lock()
 	c.a.logins = append(c.a.logins, [2]string{user, pass})
 	refused := c.a.login != nil && *c.a.login != [2]string{user, pass}

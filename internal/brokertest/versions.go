@@ -67,7 +67,9 @@ var Versions = []Version{V310, V40, V43}
 //   - a GET of one queue with totals: no message count on 3.10;
 //   - a running queue's state: "live" on 3.10 except in a listing with totals, "running" on 4.x;
 //   - a declaration without x-queue-type: recorded as classic on 4.x;
-//   - /api/whoami: is_internal_user on 4.x.
+//   - /api/whoami: is_internal_user on 4.x;
+//   - over AMQP, the 403 of a queue the user may not read: "access to queue ..." on 3.10, "read
+//     access to queue ..." on 4.x.
 func (s *Server) AnswerAs(v Version) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

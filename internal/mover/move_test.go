@@ -275,7 +275,7 @@ func TestRedrive_brokerStopsAnswering(t *testing.T) {
 // published (RabbitMQ would close the channel), after the ones before it
 // moved; a user with the impersonator tag moves it.
 func TestRedrive_foreignUser(t *testing.T) {
-	c, s, _ := fakeBroker(t)
+	c, s, a := fakeBroker(t)
 	msgs := append(deadLetters(2), brokertest.NewMessage("m-2", "mallory", ""), brokertest.NewMessage("m-3", "", ""))
 	s.PutMessages("/", "q.dead", msgs...)
 	n, _, err := redrive(context.Background(), c, 0)
@@ -287,6 +287,7 @@ func TestRedrive_foreignUser(t *testing.T) {
 		t.Fatalf("q.dead holds %v", got)
 	}
 	c.cfg.Whoami = func(context.Context) (string, bool) { return "guest", true }
+	a.Impersonator("guest")
 	if n, _, err := redrive(context.Background(), c, 0); n != 2 || err != nil {
 		t.Errorf("an impersonator: moved %d, %v; want 2", n, err)
 	}

@@ -1,0 +1,525 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"testing"
+	"time"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+
+	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
+)
+
+// The contract of the fake's AMQP 0-9-1 port (internal/brokertest), which
+// the mover's unit tests (internal/mover) believe: each row is something the
+// mover does over amqp091-go and what RabbitMQ answers it. The same rows run
+// on the fake (TestFakeAMQPContract) and on the acceptance tests' broker
+// (TestAccFakeAMQPContract), so that the fake cannot answer otherwise than a
+// broker does unnoticed.
+//
+// What the mover does not do has no row, and the fake does not do it either
+// (it answers 540 NOT_IMPLEMENTED): queue.declare other than passive (and so
+// a declaration's 406 on different arguments), basic.get, basic.nack and
+// basic.reject from the client, queue.delete over AMQP, exchanges other than
+// the default one, a close from the management API (320 CONNECTION_FORCED is
+// a fault a test injects: OnPublish). RabbitMQ may ack several publishes in
+// one basic.ack (multiple); amqp091-go confirms each tag, which is what the
+// rows see.
+
+// amqpContractBroker is the broker the AMQP rows run on: the management
+// side of contractBroker (vhosts, and requests such as a queue's PUT or
+// DELETE), and its AMQP port.
+type amqpContractBroker interface {
+	contractBroker
+	// amqpURL is the AMQP URL of vhost, logging in as user with password.
+	amqpURL(vhost, user, password string) string
+	// readRefused is a user, with password, who may configure and write
+	// in vhost but not read queue (consume, purge).
+	readRefused(t *testing.T, vhost, queue string) (user, password string)
+}
+
+// amqpRow is one behaviour of the AMQP port. Each row runs in a vhost of its
+// own, where its queue (durable, classic, no arguments) is declared through
+// the management API and given messages (message 0, message 1, ...,
+// persistent, confirmed) before run.
+type amqpRow struct {
+	name     string
+	messages int
+	run      func(t *testing.T, e amqpEnv)
+}
+
+// amqpEnv is what a row runs with: b.version() is the RabbitMQ version whose
+// answers the row expects.
+type amqpEnv struct {
+	b            amqpContractBroker
+	vhost, queue string
+}
+
+// dial opens a connection to the row's vhost as the contract's user,
+// closed at cleanup.
+func (e amqpEnv) dial(t *testing.T) *amqp.Connection {
+	t.Helper()
+	user, pass := e.b.user()
+	return e.dialAs(t, user, pass)
+}
+
+func (e amqpEnv) dialAs(t *testing.T, user, pass string) *amqp.Connection {
+	t.Helper()
+	conn, err := amqp.DialConfig(e.b.amqpURL(e.vhost, user, pass), amqp.Config{Dial: amqp.DefaultDial(10 * time.Second)})
+	if err != nil {
+		t.Fatalf("AMQP connection to vhost %q: %v", e.vhost, err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	return conn
+}
+
+// channel opens a channel on a connection of its own.
+func (e amqpEnv) channel(t *testing.T) *amqp.Channel {
+	t.Helper()
+	return openChannel(t, e.dial(t))
+}
+
+func openChannel(t *testing.T, conn *amqp.Connection) *amqp.Channel {
+	t.Helper()
+	ch, err := conn.Channel()
+	if err != nil {
+		t.Fatalf("channel.open: %v", err)
+	}
+	return ch
+}
+
+// ready is the count of ready messages a passive declare of the row's queue
+// answers, on a connection of its own.
+func (e amqpEnv) ready(t *testing.T) int {
+	t.Helper()
+	q, err := e.channel(t).QueueDeclarePassive(e.queue, true, false, false, false, nil)
+	if err != nil {
+		t.Fatalf("passive declare of %q: %v", e.queue, err)
+	}
+	return q.Messages
+}
+
+// consume consumes the row's queue on ch with prefetch (0: none) and manual
+// acknowledgements.
+func (e amqpEnv) consume(t *testing.T, ch *amqp.Channel, prefetch int) <-chan amqp.Delivery {
+	t.Helper()
+	if err := ch.Qos(prefetch, 0, false); err != nil {
+		t.Fatalf("basic.qos: %v", err)
+	}
+	d, err := ch.Consume(e.queue, "contract-consumer", false, false, false, false, nil)
+	if err != nil {
+		t.Fatalf("basic.consume: %v", err)
+	}
+	return d
+}
+
+// receive waits for the next value of c: the broker sends it without being
+// asked again, so the wait is a bound for a broken broker, not a race.
+func receive[T any](t *testing.T, c <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v, ok := <-c:
+		if !ok {
+			t.Fatalf("waiting for %s: the channel closed", what)
+		}
+		return v
+	case <-time.After(10 * time.Second):
+		t.Fatalf("no %s within 10s", what)
+	}
+	var zero T
+	return zero
+}
+
+// confirmed waits for the confirm of dc, within the bound of receive.
+func confirmed(t *testing.T, dc *amqp.DeferredConfirmation) {
+	t.Helper()
+	select {
+	case <-dc.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("no confirm within 10s")
+	}
+}
+
+// bodies are the bodies of the n deliveries that come next on d.
+func bodies(t *testing.T, d <-chan amqp.Delivery, n int) ([]string, []amqp.Delivery) {
+	t.Helper()
+	var out []string
+	var all []amqp.Delivery
+	for range n {
+		m := receive(t, d, "a delivery")
+		out = append(out, string(m.Body))
+		all = append(all, m)
+	}
+	return out, all
+}
+
+func messageBodies(from, to int) []string {
+	var out []string
+	for i := from; i < to; i++ {
+		out = append(out, fmt.Sprintf("message %d", i))
+	}
+	return out
+}
+
+// wantClose checks that err is a channel or connection close with code and
+// reason.
+func wantClose(t *testing.T, err error, code int, reason string) {
+	t.Helper()
+	var ae *amqp.Error
+	if !errors.As(err, &ae) {
+		t.Fatalf("got %v, want a close %d %q", err, code, reason)
+	}
+	if ae.Code != code || ae.Reason != reason {
+		t.Errorf("got close %d %q, want %d %q", ae.Code, ae.Reason, code, reason)
+	}
+}
+
+// amqpRows are the behaviours of RabbitMQ the mover relies on (internal/mover: dial.go, move.go,
+// purge.go).
+var amqpRows = []amqpRow{
+	{name: "connection and channel open, close-ok", run: func(t *testing.T, e amqpEnv) {
+		conn := e.dial(t)
+		openChannel(t, conn)
+		if err := conn.Close(); err != nil {
+			t.Errorf("connection.close: %v", err)
+		}
+	}},
+	{name: "login refused", run: func(t *testing.T, e amqpEnv) {
+		user, _ := e.b.user()
+		// Without authentication_failure_close among amqp091-go's capabilities,
+		// RabbitMQ closes the socket without a word: the client says ErrCredentials.
+		_, err := amqp.DialConfig(e.b.amqpURL(e.vhost, user, "not-the-password"), amqp.Config{Dial: amqp.DefaultDial(10 * time.Second)})
+		if !errors.Is(err, amqp.ErrCredentials) {
+			t.Errorf("got %v, want amqp.ErrCredentials", err)
+		}
+	}},
+	{name: "vhost refused", run: func(t *testing.T, e amqpEnv) {
+		user, pass := e.b.user()
+		none := e.vhost + "-none"
+		_, err := amqp.DialConfig(e.b.amqpURL(none, user, pass), amqp.Config{Dial: amqp.DefaultDial(10 * time.Second)})
+		wantClose(t, err, amqp.NotAllowed, "NOT_ALLOWED - vhost "+none+" not found")
+	}},
+	{name: "passive declare counts the ready messages", messages: 3, run: func(t *testing.T, e amqpEnv) {
+		q, err := e.channel(t).QueueDeclarePassive(e.queue, true, false, false, false, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if q.Name != e.queue || q.Messages != 3 {
+			t.Errorf("declare-ok %q with %d messages, want %q with 3", q.Name, q.Messages, e.queue)
+		}
+	}},
+	{name: "passive declare of a missing queue closes the channel 404", run: func(t *testing.T, e amqpEnv) {
+		conn := e.dial(t)
+		ch := openChannel(t, conn)
+		_, err := ch.QueueDeclarePassive("contract-missing", true, false, false, false, nil)
+		wantClose(t, err, amqp.NotFound, fmt.Sprintf("NOT_FOUND - no queue 'contract-missing' in vhost '%s'", e.vhost))
+		if !ch.IsClosed() {
+			t.Error("the channel is still open")
+		}
+		// The connection stays open.
+		if _, err := openChannel(t, conn).QueueDeclarePassive(e.queue, true, false, false, false, nil); err != nil {
+			t.Errorf("another channel of the connection: %v", err)
+		}
+	}},
+	{name: "publisher confirms ack each publish by its tag", run: func(t *testing.T, e amqpEnv) {
+		ch := e.channel(t)
+		if err := ch.Confirm(false); err != nil {
+			t.Fatal(err)
+		}
+		// RabbitMQ may ack several publishes in one basic.ack (multiple);
+		// amqp091-go confirms each of them, so the mover sees one per tag.
+		var dcs []*amqp.DeferredConfirmation
+		for i := range 3 {
+			dc, err := ch.PublishWithDeferredConfirm("", e.queue, true, false, amqp.Publishing{Body: fmt.Appendf(nil, "message %d", i)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			dcs = append(dcs, dc)
+		}
+		for i, dc := range dcs {
+			confirmed(t, dc)
+			if dc.DeliveryTag != uint64(i+1) || !dc.Acked() {
+				t.Errorf("confirm of tag %d acked %v, want tag %d acked", dc.DeliveryTag, dc.Acked(), i+1)
+			}
+		}
+		if n := e.ready(t); n != 3 {
+			t.Errorf("%d ready, want 3", n)
+		}
+	}},
+	{name: "mandatory publish to a missing queue is returned, then acked", run: func(t *testing.T, e amqpEnv) {
+		ch := e.channel(t)
+		if err := ch.Confirm(false); err != nil {
+			t.Fatal(err)
+		}
+		// Unbuffered: amqp091-go's reader waits on the first of the two until
+		// it is taken, so which comes first is the order of the frames. The
+		// return must: the mover reads the returns once the confirm is in.
+		returns := ch.NotifyReturn(make(chan amqp.Return))
+		confirms := ch.NotifyPublish(make(chan amqp.Confirmation))
+		if err := ch.PublishWithContext(context.Background(), "", "contract-missing", true, false,
+			amqp.Publishing{MessageId: "m-1", Body: []byte("x")}); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case r := <-returns:
+			if r.ReplyCode != 312 || r.ReplyText != "NO_ROUTE" || r.Exchange != "" || r.RoutingKey != "contract-missing" ||
+				r.MessageId != "m-1" || string(r.Body) != "x" {
+				t.Errorf("returned %d %q exchange %q key %q id %q body %q, want 312 NO_ROUTE, default exchange, "+
+					"contract-missing, m-1, x", r.ReplyCode, r.ReplyText, r.Exchange, r.RoutingKey, r.MessageId, r.Body)
+			}
+		case c := <-confirms:
+			t.Fatalf("confirm %+v before the return", c)
+		case <-time.After(10 * time.Second):
+			t.Fatal("no return within 10s")
+		}
+		if c := receive(t, confirms, "a confirm"); c.DeliveryTag != 1 || !c.Ack {
+			t.Errorf("confirm %+v, want tag 1 acked", c)
+		}
+	}},
+	{name: "publish with another user's user_id closes the channel 406", run: func(t *testing.T, e amqpEnv) {
+		user, _ := e.b.user()
+		conn := e.dial(t)
+		ch := openChannel(t, conn)
+		closed := ch.NotifyClose(make(chan *amqp.Error, 1))
+		if err := ch.PublishWithContext(context.Background(), "", e.queue, true, false,
+			amqp.Publishing{UserId: "contract-mallory", Body: []byte("x")}); err != nil {
+			t.Fatal(err)
+		}
+		wantClose(t, receive(t, closed, "the channel's close"), amqp.PreconditionFailed,
+			fmt.Sprintf("PRECONDITION_FAILED - user_id property set to 'contract-mallory' but authenticated user was '%s'", user))
+		if n := e.ready(t); n != 0 {
+			t.Errorf("%d ready, want the publish dropped: 0", n)
+		}
+	}},
+	{name: "message properties and headers kept", run: func(t *testing.T, e amqpEnv) {
+		user, _ := e.b.user()
+		ts := time.Unix(1767225600, 0) // amqp091-go reads a timestamp in time.Local
+		// Priority 0 is left out of the properties by amqp091-go itself
+		// (a zero field is not sent), and read back as 0: the second message
+		// holds no priority on the wire.
+		sent := []amqp.Publishing{{
+			Headers: amqp.Table{"x-death-count": int64(2), "s": "text", "b": true, "i": int32(-7), "f": 1.5,
+				"t": amqp.Table{"nested": "yes"}, "a": []any{"one", int64(2)}, "ts": ts, "bytes": []byte{0, 1}},
+			ContentType: "application/json", ContentEncoding: "gzip", DeliveryMode: amqp.Persistent, Priority: 5,
+			CorrelationId: "corr", ReplyTo: "reply", Expiration: "3600000", MessageId: "m-1", Timestamp: ts,
+			Type: "kind", UserId: user, AppId: "app", Body: []byte(`{"a":1}`),
+		}, {MessageId: "m-2", Priority: 0, DeliveryMode: amqp.Transient, Body: []byte("two")}}
+		pub := e.channel(t)
+		publishConfirmed(t, pub, e.queue, len(sent), func(i int) amqp.Publishing { return sent[i] })
+		d := e.consume(t, e.channel(t), 0)
+		for i, want := range sent {
+			got := receive(t, d, "a delivery")
+			if got.DeliveryTag != uint64(i+1) || got.Redelivered || got.Exchange != "" || got.RoutingKey != e.queue ||
+				got.ConsumerTag != "contract-consumer" {
+				t.Errorf("delivery %d: tag %d redelivered %v exchange %q key %q consumer %q", i, got.DeliveryTag,
+					got.Redelivered, got.Exchange, got.RoutingKey, got.ConsumerTag)
+			}
+			back := amqp.Publishing{Headers: got.Headers, ContentType: got.ContentType, ContentEncoding: got.ContentEncoding,
+				DeliveryMode: got.DeliveryMode, Priority: got.Priority, CorrelationId: got.CorrelationId, ReplyTo: got.ReplyTo,
+				Expiration: got.Expiration, MessageId: got.MessageId, Timestamp: got.Timestamp, Type: got.Type,
+				UserId: got.UserId, AppId: got.AppId, Body: got.Body}
+			if fmt.Sprintf("%#v", back) != fmt.Sprintf("%#v", want) {
+				t.Errorf("message %d came back\n%#v\nwant\n%#v", i, back, want)
+			}
+		}
+	}},
+	{name: "prefetch holds deliveries until a multiple ack", messages: 5, run: func(t *testing.T, e amqpEnv) {
+		ch := e.channel(t)
+		d := e.consume(t, ch, 2)
+		got, all := bodies(t, d, 2)
+		if !slices.Equal(got, messageBodies(0, 2)) || all[0].DeliveryTag != 1 || all[1].DeliveryTag != 2 {
+			t.Errorf("delivered %q tags %d %d, want message 0 and 1, tags 1 and 2", got, all[0].DeliveryTag, all[1].DeliveryTag)
+		}
+		// Both are unacknowledged: the broker sends no third one, and counts three ready.
+		if n := e.ready(t); n != 3 {
+			t.Errorf("%d ready with 2 unacknowledged, want 3", n)
+		}
+		if err := ch.Ack(2, true); err != nil { // acknowledges tags 1 and 2
+			t.Fatal(err)
+		}
+		got, all = bodies(t, d, 2)
+		if !slices.Equal(got, messageBodies(2, 4)) || all[0].DeliveryTag != 3 || all[1].DeliveryTag != 4 {
+			t.Errorf("delivered %q tags %d %d, want message 2 and 3, tags 3 and 4", got, all[0].DeliveryTag, all[1].DeliveryTag)
+		}
+		if n := e.ready(t); n != 1 {
+			t.Errorf("%d ready, want 1", n)
+		}
+		if err := ch.Ack(4, true); err != nil {
+			t.Fatal(err)
+		}
+		if m := receive(t, d, "a delivery"); string(m.Body) != "message 4" || m.DeliveryTag != 5 {
+			t.Errorf("delivered %q tag %d, want message 4 tag 5", m.Body, m.DeliveryTag)
+		}
+		if err := ch.Ack(5, false); err != nil {
+			t.Fatal(err)
+		}
+		if err := ch.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if n := e.ready(t); n != 0 {
+			t.Errorf("%d ready once all were acknowledged, want 0", n)
+		}
+	}},
+	{name: "ack of an unknown delivery tag closes the channel 406", messages: 1, run: func(t *testing.T, e amqpEnv) {
+		ch := e.channel(t)
+		closed := ch.NotifyClose(make(chan *amqp.Error, 1))
+		receive(t, e.consume(t, ch, 0), "a delivery")
+		if err := ch.Ack(9, false); err != nil {
+			t.Fatal(err)
+		}
+		wantClose(t, receive(t, closed, "the channel's close"), amqp.PreconditionFailed, "PRECONDITION_FAILED - unknown delivery tag 9")
+		if n := e.ready(t); n != 1 {
+			t.Errorf("%d ready after the close, want the delivery back: 1", n)
+		}
+	}},
+	{name: "channel close requeues unacknowledged deliveries in order", messages: 3, run: func(t *testing.T, e amqpEnv) {
+		conn := e.dial(t)
+		ch := openChannel(t, conn)
+		bodies(t, e.consume(t, ch, 0), 3)
+		if err := ch.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if n := e.ready(t); n != 3 {
+			t.Errorf("%d ready after the close, want 3", n)
+		}
+		got, again := bodies(t, e.consume(t, openChannel(t, conn), 0), 3)
+		if !slices.Equal(got, messageBodies(0, 3)) {
+			t.Errorf("delivered again %q, want %q", got, messageBodies(0, 3))
+		}
+		for _, d := range again {
+			if !d.Redelivered || d.DeliveryTag > 3 {
+				t.Errorf("%q delivered again with tag %d, redelivered %v, want tags 1 to 3 of the new channel, redelivered", d.Body, d.DeliveryTag, d.Redelivered)
+			}
+		}
+	}},
+	{name: "connection close requeues unacknowledged deliveries", messages: 2, run: func(t *testing.T, e amqpEnv) {
+		conn := e.dial(t)
+		bodies(t, e.consume(t, openChannel(t, conn), 0), 2)
+		if err := conn.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if n := e.ready(t); n != 2 {
+			t.Errorf("%d ready after the close, want 2", n)
+		}
+	}},
+	{name: "purge removes the ready messages and answers their count", messages: 4, run: func(t *testing.T, e amqpEnv) {
+		con := e.channel(t)
+		receive(t, e.consume(t, con, 1), "a delivery")
+		n, err := e.channel(t).QueuePurge(e.queue, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != 3 {
+			t.Errorf("purged %d, want the 3 ready (not the unacknowledged one)", n)
+		}
+		if err := con.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if n := e.ready(t); n != 1 {
+			t.Errorf("%d ready after the consumer's close, want the unacknowledged one back: 1", n)
+		}
+	}},
+	{name: "consume and purge refused without read permission, passive declare allowed", messages: 1, run: func(t *testing.T, e amqpEnv) {
+		user, pass := e.b.readRefused(t, e.vhost, e.queue)
+		conn := e.dialAs(t, user, pass)
+		if _, err := openChannel(t, conn).QueueDeclarePassive(e.queue, true, false, false, false, nil); err != nil {
+			t.Errorf("passive declare: %v", err)
+		}
+		access := "read access" // 4.0 and 4.3; 3.10 leaves out which access
+		if e.b.version() == brokertest.V310 {
+			access = "access"
+		}
+		reason := fmt.Sprintf("ACCESS_REFUSED - %s to queue '%s' in vhost '%s' refused for user '%s'", access, e.queue, e.vhost, user)
+		_, err := openChannel(t, conn).Consume(e.queue, "", false, false, false, false, nil)
+		wantClose(t, err, amqp.AccessRefused, reason)
+		_, err = openChannel(t, conn).QueuePurge(e.queue, false)
+		wantClose(t, err, amqp.AccessRefused, reason)
+	}},
+	{name: "consumer cancelled when its queue is deleted", messages: 1, run: func(t *testing.T, e amqpEnv) {
+		conn := e.dial(t)
+		ch := openChannel(t, conn)
+		cancels := ch.NotifyCancel(make(chan string, 1))
+		d := e.consume(t, ch, 0)
+		receive(t, d, "a delivery")
+		if status, body := contractSend(t, e.b, "DELETE", "queues/"+url.PathEscape(e.vhost)+"/"+url.PathEscape(e.queue), ""); status != 204 {
+			t.Fatalf("deleting the queue: HTTP %d %s", status, body)
+		}
+		// A frame from the client: the fake looks for gone queues after each.
+		openChannel(t, conn)
+		if tag := receive(t, cancels, "basic.cancel"); tag != "contract-consumer" {
+			t.Errorf("cancelled %q, want contract-consumer", tag)
+		}
+		select {
+		case m, ok := <-d:
+			if ok {
+				t.Errorf("a delivery %q after the cancel, want the deliveries closed", m.Body)
+			}
+		case <-time.After(10 * time.Second):
+			t.Error("the deliveries are still open 10s after the cancel")
+		}
+	}},
+}
+
+// runAMQPContract runs every AMQP row on b.
+func runAMQPContract(t *testing.T, b amqpContractBroker) {
+	for _, row := range amqpRows {
+		t.Run(row.name, func(t *testing.T) {
+			e := amqpEnv{b: b, vhost: b.addVhost(t), queue: "contract-amqp-q"}
+			path := "queues/" + url.PathEscape(e.vhost) + "/" + url.PathEscape(e.queue)
+			if status, body := contractSend(t, b, "PUT", path, declNone); status != 201 {
+				t.Fatalf("declaring the row's queue: HTTP %d %s", status, body)
+			}
+			if row.messages > 0 {
+				publishConfirmed(t, e.channel(t), e.queue, row.messages, func(i int) amqp.Publishing {
+					return amqp.Publishing{DeliveryMode: amqp.Persistent, Body: fmt.Appendf(nil, "message %d", i)}
+				})
+			}
+			row.run(t, e)
+		})
+	}
+}
+
+// withLogin is base (an amqp:// URL) with user, password and vhost.
+func withLogin(base, vhost, user, password string) string {
+	u, err := url.Parse(base)
+	if err != nil {
+		panic(err)
+	}
+	u.User = url.UserPassword(user, password)
+	u.Path, u.RawPath = "/"+vhost, "/"+url.PathEscape(vhost)
+	return u.String()
+}
+
+// fakeAMQPContract runs the AMQP rows on the fake's port.
+type fakeAMQPContract struct {
+	fakeContract
+	a *brokertest.AMQP
+}
+
+func (f fakeAMQPContract) amqpURL(vhost, user, password string) string {
+	return withLogin(f.a.URL(), vhost, user, password)
+}
+
+func (f fakeAMQPContract) readRefused(_ *testing.T, vhost, queue string) (string, string) {
+	f.a.Refuse(vhost, queue)
+	return f.user()
+}
+
+// TestFakeAMQPContract runs the AMQP contract on the fake in each version it
+// models.
+func TestFakeAMQPContract(t *testing.T) {
+	for _, v := range brokertest.Versions {
+		t.Run(string(v), func(t *testing.T) {
+			s := brokertest.New(t)
+			s.AnswerAs(v)
+			a := s.ServeAMQP(t)
+			f := fakeAMQPContract{fakeContract{s: s, v: v}, a}
+			a.Login(f.user())
+			runAMQPContract(t, f)
+		})
+	}
+}
