@@ -54,10 +54,17 @@ func (r realContract) consume(t *testing.T, vhost, queue string, n int) {
 // here, and fails TestFakeContract once the row is made to say the truth.
 func TestAccFakeContract(t *testing.T) {
 	testAccPreCheck(t)
+	runContract(t, stageContract(t))
+}
+
+// stageContract is the acceptance stage's broker as the contracts' runners
+// take it, in the version of the fake that models it.
+func stageContract(t *testing.T) realContract {
 	ov, err := accAdmin(t).Overview(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("RabbitMQ %s", ov.RabbitMQVersion)
 	var v brokertest.Version
 	for _, known := range brokertest.Versions {
 		if strings.HasPrefix(ov.RabbitMQVersion, string(known)+".") {
@@ -69,5 +76,5 @@ func TestAccFakeContract(t *testing.T) {
 			"and add it to brokertest.Versions", ov.RabbitMQVersion, brokertest.Versions)
 	}
 	transport := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: os.Getenv(EnvInsecure) == "true"}} //nolint:gosec // test brokers only
-	runContract(t, realContract{v: v, http: &http.Client{Transport: transport, Timeout: 30 * time.Second}})
+	return realContract{v: v, http: &http.Client{Transport: transport, Timeout: 30 * time.Second}}
 }
