@@ -186,3 +186,32 @@ func resettingListener(t *testing.T) string {
 	}()
 	return ln.Addr().String()
 }
+
+// amqp091-go dials an amqps:// URL as amqp:// to the same host and port (5671 when none is
+// given), for the mover runs the TLS handshake itself; any other URL goes as it is.
+func TestLibraryURL(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"amqps://broker.example":         "amqp://broker.example:5671",
+		"amqps://broker.example:5999/vh": "amqp://broker.example:5999/vh",
+		"amqps://[::1]":                  "amqp://[::1]:5671",
+		"amqp://broker.example":          "amqp://broker.example",
+		"amqp://broker.example:5672/vh":  "amqp://broker.example:5672/vh",
+		"amqps://bad host\x7f:99999":     "amqps://bad host\x7f:99999",
+	} {
+		if got := moverAt(in).libraryURL(); got != want {
+			t.Errorf("libraryURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A TLS record begins with an alert or handshake type and major version 3: two bytes suffice.
+func TestTLSRecord(t *testing.T) {
+	t.Parallel()
+	for b, want := range map[string]bool{"\x15\x03": true, "\x16\x03\x01": true, "\x15": false, "\x17\x03": false,
+		"\x16\x02": false, "AMQP": false, "": false} {
+		if got := tlsRecord([]byte(b)); got != want {
+			t.Errorf("tlsRecord(%q) = %v, want %v", b, got, want)
+		}
+	}
+}

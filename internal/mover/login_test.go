@@ -146,6 +146,9 @@ func TestDialCertificateRefused(t *testing.T) {
 			if !strings.Contains(err.Error(), tc.says) {
 				t.Errorf("the error does not say %q: %v", tc.says, err)
 			}
+			if strings.Contains(err.Error(), "Exception (") {
+				t.Errorf("the error is amqp091-go's frame error, not the TLS error: %v", err)
+			}
 		})
 	}
 }
