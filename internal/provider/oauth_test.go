@@ -406,7 +406,7 @@ variable "header_value" {
 
 provider "queuey" {
   endpoint = %q
-  headers  = { "X-Queuey-Test" = var.Header_value }
+  headers  = { "X-Queuey-Test" = var.header_value }
 %s}
 
 resource "queuey_queue" "q" {
