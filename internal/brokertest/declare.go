@@ -58,7 +58,7 @@ func inequivalent(q *Queue, durable, autoDelete bool, args map[string]any) strin
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if k == "x-queue-type" && classic(q.Arguments[k]) && classic(args[k]) {
+		if k == "x-queue-type" && isClassic(q.Arguments[k]) && isClassic(args[k]) {
 			continue
 		}
 		a, _ := json.Marshal(q.Arguments[k])
@@ -70,8 +70,8 @@ func inequivalent(q *Queue, durable, autoDelete bool, args map[string]any) strin
 	return ""
 }
 
-// classic reports whether an x-queue-type makes a classic queue: "classic" or none.
-func classic(queueType any) bool { return queueType == nil || queueType == "classic" }
+// isClassic reports whether an x-queue-type makes a classic queue: "classic" or none.
+func isClassic(queueType any) bool { return queueType == nil || queueType == "classic" }
 
 // difference words the difference in key as RabbitMQ does.
 func difference(q *Queue, key string, durable, autoDelete bool, args map[string]any) string {

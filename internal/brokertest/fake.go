@@ -87,7 +87,7 @@ func newServer() *Server {
 		queues:  map[string]map[string]*Queue{"/": {}},
 		version: DefaultVersion,
 	}
-	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(s.serveAPI))
 	// TLS tests provoke refused handshakes: not worth a log line.
 	s.Config.ErrorLog = log.New(io.Discard, "", 0)
 	s.Config.ConnState = func(_ net.Conn, state http.ConnState) {
@@ -231,7 +231,7 @@ func ErrorBody(w http.ResponseWriter, status int, errText, reason string) {
 	_ = json.NewEncoder(w).Encode(map[string]string{"error": errText, "reason": reason})
 }
 
-func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	if p := r.URL.EscapedPath(); !strings.HasPrefix(p, "/api/") || strings.HasPrefix(p, "/api/api/") {
 		// A path outside the API with an escaped slash gets 400 without a body, else 404.
 		if strings.Contains(strings.ToUpper(p), "%2F") {
@@ -284,7 +284,7 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, segs []string) {
 	case len(segs) >= 2 && (segs[0] == userPolicies || segs[0] == operatorPolicies):
 		s.policy(w, r, segs)
 	case len(segs) == 3 && segs[0] == "queues":
-		s.queue(w, r, segs[1], segs[2])
+		s.queueRequest(w, r, segs[1], segs[2])
 	case len(segs) == 2 && segs[0] == "consumers" && get:
 		if _, ok := s.vhosts[segs[1]]; !ok {
 			ErrorBody(w, http.StatusNotFound, "Object Not Found", "Not Found")
@@ -302,7 +302,8 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, segs []string) {
 	}
 }
 
-func (s *Server) queue(w http.ResponseWriter, r *http.Request, vhost, name string) {
+// queueRequest answers a GET, PUT or DELETE of one queue, under s.mu.
+func (s *Server) queueRequest(w http.ResponseWriter, r *http.Request, vhost, name string) {
 	qs, ok := s.queues[vhost]
 	if !ok && r.Method == http.MethodPut {
 		ErrorBody(w, http.StatusNotFound, "not_found", "vhost_not_found")
