@@ -6,26 +6,6 @@ import (
 	"sort"
 )
 
-// Policy is a user policy or an operator policy as the fake holds it.
-type Policy struct {
-	Name    string
-	Pattern string
-	// ApplyTo is reported as is; "all" when empty, as RabbitMQ defaults it.
-	ApplyTo  string
-	Priority int
-	// Definition is reported as is: int64 keeps a large integer exact.
-	Definition map[string]any
-}
-
-// policyKinds are the two listings, by their path below /api/.
-const (
-	userPolicies     = "policies"
-	operatorPolicies = "operator-policies"
-)
-
-// policyStore holds a vhost's policies by listing path, vhost and name.
-type policyStore map[string]map[string]map[string]Policy
-
 // SetPolicy adds or replaces a user policy of vhost, as PUT /api/policies/{vhost}/{name} does.
 func (s *Server) SetPolicy(vhost string, p Policy) { s.setPolicy(userPolicies, vhost, p) }
 
