@@ -1,12 +1,62 @@
 package brokertest
 
 import (
+	"bufio"
 	"fmt"
+	"net"
 	"slices"
+	"testing"
 )
 
-// The fake AMQP port's channels: what it does with each frame after the
-// handshake (amqp_server.go), and the deliveries to consumers.
+// The fake AMQP port at work: ServeAMQP accepts the connections, and for
+// each what it does with every frame after the handshake (amqp_server.go):
+// the channels' methods, publishes and the deliveries to consumers.
+
+// ServeAMQP starts the fake's AMQP port on loopback, closed at the end of
+// the test.
+func (s *Server) ServeAMQP(t testing.TB) *AMQP {
+	t.Helper()
+	a := &AMQP{s: s, refused: map[queueKey]bool{}, hang: make(chan struct{})}
+	s.mu.Lock()
+	if s.amqpQueues == nil {
+		s.amqpQueues = map[queueKey]*amqpQueue{}
+	}
+	s.mu.Unlock()
+	t.Cleanup(a.Unhang)
+	a.addr = serveLoopback(t, func(conn net.Conn) {
+		c := &amqpConn{a: a, nc: conn, r: bufio.NewReader(conn), chans: map[uint16]*amqpChan{}}
+		c.serve()
+	})
+	return a
+}
+
+// serve runs one connection: the handshake, then each frame the client
+// sends and the deliveries that frame allows, until either side closes.
+func (c *amqpConn) serve() {
+	defer func() { _ = c.nc.Close() }()
+	defer c.requeueAll()
+	if err := c.handshake(); err != nil {
+		return
+	}
+	for {
+		f, err := readFrame(c.r)
+		if err != nil {
+			return
+		}
+		if c.hung {
+			if err := c.heartbeat(); err != nil {
+				return
+			}
+			continue
+		}
+		if err := c.handle(f); err != nil {
+			return
+		}
+		if err := c.deliver(); err != nil {
+			return
+		}
+	}
+}
 
 // handle answers one frame; an error ends the connection.
 func (c *amqpConn) handle(fr frame) error {
@@ -93,7 +143,7 @@ func (c *amqpConn) chanMethod(ch *amqpChan, id uint32, f *fields) error {
 		tag := f.longlong()
 		return c.ack(ch, tag, f.bit(f.octet(), 0))
 	case mConfirmSelect:
-		ch.confirm = true
+		ch.confirming = true
 		return c.send(ch.id, method(mConfirmSelectOk))
 	}
 	return c.closeConn(540, fmt.Sprintf("NOT_IMPLEMENTED - the fake has no method %d.%d", id>>16, id&0xffff), id)
@@ -177,43 +227,6 @@ func (c *amqpConn) ack(ch *amqpChan, tag uint64, multiple bool) error {
 	return nil
 }
 
-// requeue puts the unacknowledged deliveries of ch back at the head of its
-// queue, in order, as RabbitMQ does when a channel closes.
-func (c *amqpConn) requeue(ch *amqpChan) {
-	if len(ch.unacked) == 0 {
-		return
-	}
-	s := c.a.s
-	s.mu.Lock()
-	q := s.amqpQueue(ch.queue)
-	msgs := make([]Message, 0, len(ch.unacked))
-	for _, d := range ch.unacked {
-		d.msg.redelivered = true
-		msgs = append(msgs, d.msg)
-	}
-	q.ready = append(msgs, q.ready...)
-	q.unacked -= len(ch.unacked)
-	s.syncCount(ch.queue)
-	s.mu.Unlock()
-	ch.unacked = nil
-}
-
-func (c *amqpConn) requeueAll() {
-	for _, id := range c.chanIDs() {
-		c.requeue(c.chans[id])
-	}
-}
-
-// chanIDs are the numbers of the open channels, in order.
-func (c *amqpConn) chanIDs() []uint16 {
-	ids := make([]uint16, 0, len(c.chans))
-	for id := range c.chans {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	return ids
-}
-
 // content takes the header and body frames of the publish on ch.
 func (c *amqpConn) content(ch *amqpChan, fr frame) error {
 	if ch.pub == nil {
@@ -232,7 +245,7 @@ func (c *amqpConn) content(ch *amqpChan, fr frame) error {
 	}
 	p := *ch.pub
 	ch.pub = nil
-	if ch.confirm {
+	if ch.confirming {
 		ch.seq++
 	}
 	return c.publish(ch, p)
@@ -290,7 +303,7 @@ func (c *amqpConn) act(ch *amqpChan, p Publish, fault PublishFault) error {
 		q.ready = append(q.ready, p.Message)
 		s.syncCount(k)
 	}
-	if exists && fault == Hold && ch.confirm {
+	if exists && fault == Hold && ch.confirming {
 		a.held = append(a.held, heldConfirm{c: c, ch: ch.id, seq: ch.seq, id: mBasicAck})
 		s.mu.Unlock()
 		return nil
@@ -314,7 +327,7 @@ func (c *amqpConn) returnMessage(ch *amqpChan, p Publish) error {
 // confirm acks or nacks the last publish of ch, when it is in confirm mode.
 // Until the publish HoldConfirmsUntil names is handled, it is withheld.
 func (c *amqpConn) confirm(ch *amqpChan, id uint32) error {
-	if !ch.confirm {
+	if !ch.confirming {
 		return nil
 	}
 	a := c.a

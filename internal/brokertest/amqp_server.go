@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"testing"
 )
 
 // AMQP is the fake broker's AMQP 0-9-1 port, for unit tests of what the
@@ -45,43 +44,6 @@ type AMQP struct {
 	held          []heldConfirm
 	holdUntil     int // HoldConfirmsUntil
 	hang          chan struct{}
-}
-
-// queueKey names a queue of a vhost.
-type queueKey struct{ vhost, name string }
-
-// amqpQueue is what a queue holds for the AMQP side.
-type amqpQueue struct {
-	ready   []Message
-	unacked int
-}
-
-// Message is a message of a queue: its properties as written on the wire
-// (Props, replayed unchanged to a consumer) and its body. PutMessages
-// writes a message id and a user id into Props; ID and UserID read them.
-type Message struct {
-	Props []byte
-	Body  []byte
-	// redelivered: delivered before and requeued, as the redelivered flag
-	// of its next delivery says.
-	redelivered bool
-}
-
-// NewMessage is a message with that message id, user id (either may be
-// empty) and body.
-func NewMessage(id, userID, body string) Message {
-	return Message{Props: encodeProps(id, userID), Body: []byte(body)}
-}
-
-// ID is the message's message-id property.
-func (m Message) ID() string { return m.prop(propMessageID) }
-
-// UserID is the message's user-id property.
-func (m Message) UserID() string { return m.prop(propUserID) }
-
-func (m Message) prop(i int) string {
-	p, _ := props(m.Props).shortstrs()
-	return p[i]
 }
 
 // Publish is a publish the fake received, as OnPublish sees it.
@@ -124,24 +86,6 @@ type heldConfirm struct {
 	ch  uint16
 	seq uint64
 	id  uint32 // ack or nack
-}
-
-// ServeAMQP starts the fake's AMQP port on loopback, closed at the end of
-// the test.
-func (s *Server) ServeAMQP(t testing.TB) *AMQP {
-	t.Helper()
-	a := &AMQP{s: s, refused: map[queueKey]bool{}, hang: make(chan struct{})}
-	s.mu.Lock()
-	if s.amqpQueues == nil {
-		s.amqpQueues = map[queueKey]*amqpQueue{}
-	}
-	s.mu.Unlock()
-	t.Cleanup(a.Unhang)
-	a.addr = serveLoopback(t, func(conn net.Conn) {
-		c := &amqpConn{a: a, nc: conn, r: bufio.NewReader(conn), chans: map[uint16]*amqpChan{}}
-		c.serve()
-	})
-	return a
 }
 
 // URL is the port's amqp:// URL, without credentials or vhost.
@@ -228,45 +172,6 @@ func (a *AMQP) Unhang() {
 	}
 }
 
-// PutMessages appends msgs to the ready messages of queue in vhost, which
-// must exist; its message count in the management API follows.
-func (s *Server) PutMessages(vhost, queue string, msgs ...Message) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	q := s.amqpQueue(queueKey{vhost, queue})
-	q.ready = append(q.ready, msgs...)
-	s.syncCount(queueKey{vhost, queue})
-}
-
-// Messages returns the ready messages of queue in vhost, in order.
-func (s *Server) Messages(vhost, queue string) []Message {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.amqpQueue(queueKey{vhost, queue}).ready)
-}
-
-// amqpQueue is the AMQP side of queue k, under s.mu.
-func (s *Server) amqpQueue(k queueKey) *amqpQueue {
-	if s.amqpQueues == nil {
-		s.amqpQueues = map[queueKey]*amqpQueue{}
-	}
-	q := s.amqpQueues[k]
-	if q == nil {
-		q = &amqpQueue{}
-		s.amqpQueues[k] = q
-	}
-	return q
-}
-
-// syncCount sets the management API's message count of k (ready and
-// unacknowledged, as RabbitMQ's messages), under s.mu.
-func (s *Server) syncCount(k queueKey) {
-	if q, ok := s.queues[k.vhost][k.name]; ok {
-		aq := s.amqpQueue(k)
-		q.Messages = Count(int64(len(aq.ready) + aq.unacked))
-	}
-}
-
 // amqpConn is one client connection.
 type amqpConn struct {
 	a     *AMQP
@@ -280,17 +185,17 @@ type amqpConn struct {
 }
 
 type amqpChan struct {
-	id       uint16
-	closing  bool // the fake closed it and awaits close-ok
-	confirm  bool
-	seq      uint64 // publishes since confirm.select
-	prefetch int
-	consumer string // its one consumer's tag, "" for none
-	queue    queueKey
-	tag      uint64 // the last delivery tag
-	unacked  []delivered
-	pub      *Publish // the publish whose content is arriving
-	pubSize  uint64
+	id         uint16
+	closing    bool   // the fake closed it and awaits close-ok
+	confirming bool   // confirm.select was sent: publishes get confirms
+	seq        uint64 // publishes since confirm.select
+	prefetch   int
+	consumer   string // its one consumer's tag, "" for none
+	queue      queueKey
+	tag        uint64 // the last delivery tag
+	unacked    []delivered
+	pub        *Publish // the publish whose content is arriving
+	pubSize    uint64
 }
 
 type delivered struct {
@@ -300,32 +205,6 @@ type delivered struct {
 
 // errClosed ends a connection the fake closed.
 var errClosed = errors.New("closed by the fake")
-
-func (c *amqpConn) serve() {
-	defer func() { _ = c.nc.Close() }()
-	defer c.requeueAll()
-	if err := c.handshake(); err != nil {
-		return
-	}
-	for {
-		f, err := readFrame(c.r)
-		if err != nil {
-			return
-		}
-		if c.hung {
-			if err := c.heartbeat(); err != nil {
-				return
-			}
-			continue
-		}
-		if err := c.handle(f); err != nil {
-			return
-		}
-		if err := c.deliver(); err != nil {
-			return
-		}
-	}
-}
 
 // handshake reads the protocol header and runs start, tune and open.
 func (c *amqpConn) handshake() error {
@@ -451,4 +330,44 @@ func (c *amqpConn) sendContent(ch uint16, a *args, m Message) error {
 	defer c.wmu.Unlock()
 	_, err := c.nc.Write(b)
 	return err
+}
+
+// AMQPGreeting is what RabbitMQ's AMQP port answers to anything not AMQP: the protocol header.
+const AMQPGreeting = "AMQP\x00\x00\t\x01"
+
+// requeue puts the unacknowledged deliveries of ch back at the head of its
+// queue, in order, as RabbitMQ does when a channel closes.
+func (c *amqpConn) requeue(ch *amqpChan) {
+	if len(ch.unacked) == 0 {
+		return
+	}
+	s := c.a.s
+	s.mu.Lock()
+	q := s.amqpQueue(ch.queue)
+	msgs := make([]Message, 0, len(ch.unacked))
+	for _, d := range ch.unacked {
+		d.msg.redelivered = true
+		msgs = append(msgs, d.msg)
+	}
+	q.ready = append(msgs, q.ready...)
+	q.unacked -= len(ch.unacked)
+	s.syncCount(ch.queue)
+	s.mu.Unlock()
+	ch.unacked = nil
+}
+
+func (c *amqpConn) requeueAll() {
+	for _, id := range c.chanIDs() {
+		c.requeue(c.chans[id])
+	}
+}
+
+// chanIDs are the numbers of the open channels, in order.
+func (c *amqpConn) chanIDs() []uint16 {
+	ids := make([]uint16, 0, len(c.chans))
+	for id := range c.chans {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
 }

@@ -42,15 +42,15 @@ func (s *Server) declare(w http.ResponseWriter, r *http.Request, qs map[string]*
 }
 
 // inequivalent returns the first flag or argument a declaration differs from q in ("" for none).
-func inequivalent(q *Queue, durable, autoDelete bool, args map[string]any) string {
+func inequivalent(q *Queue, durable, autoDelete bool, arguments map[string]any) string {
 	switch {
 	case q.Durable != durable:
 		return "durable"
 	case q.AutoDelete != autoDelete:
 		return "auto_delete"
 	}
-	keys := make([]string, 0, len(args)+len(q.Arguments))
-	for k := range args {
+	keys := make([]string, 0, len(arguments)+len(q.Arguments))
+	for k := range arguments {
 		keys = append(keys, k)
 	}
 	for k := range q.Arguments {
@@ -58,11 +58,11 @@ func inequivalent(q *Queue, durable, autoDelete bool, args map[string]any) strin
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if k == "x-queue-type" && classic(q.Arguments[k]) && classic(args[k]) {
+		if k == "x-queue-type" && isClassic(q.Arguments[k]) && isClassic(arguments[k]) {
 			continue
 		}
 		a, _ := json.Marshal(q.Arguments[k])
-		b, _ := json.Marshal(args[k])
+		b, _ := json.Marshal(arguments[k])
 		if string(a) != string(b) {
 			return k
 		}
@@ -70,18 +70,18 @@ func inequivalent(q *Queue, durable, autoDelete bool, args map[string]any) strin
 	return ""
 }
 
-// classic reports whether an x-queue-type makes a classic queue: "classic" or none.
-func classic(queueType any) bool { return queueType == nil || queueType == "classic" }
+// isClassic reports whether an x-queue-type makes a classic queue: "classic" or none.
+func isClassic(queueType any) bool { return queueType == nil || queueType == "classic" }
 
 // difference words the difference in key as RabbitMQ does.
-func difference(q *Queue, key string, durable, autoDelete bool, args map[string]any) string {
+func difference(q *Queue, key string, durable, autoDelete bool, arguments map[string]any) string {
 	switch key {
 	case "durable":
 		return fmt.Sprintf("received '%v' but current is '%v'", durable, q.Durable)
 	case "auto_delete":
 		return fmt.Sprintf("received '%v' but current is '%v'", autoDelete, q.AutoDelete)
 	}
-	got, hasGot := args[key]
+	got, hasGot := arguments[key]
 	cur, hasCur := q.Arguments[key]
 	if hasGot && hasCur {
 		return fmt.Sprintf("received '%v' but current is '%v'", got, cur)

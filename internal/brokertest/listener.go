@@ -6,9 +6,6 @@ import (
 	"time"
 )
 
-// AMQPGreeting is what RabbitMQ's AMQP port answers to anything not AMQP: the protocol header.
-const AMQPGreeting = "AMQP\x00\x00\t\x01"
-
 // RawListener answers each loopback connection with answer, then closes it; it returns host:port.
 func RawListener(t testing.TB, answer string) string {
 	t.Helper()

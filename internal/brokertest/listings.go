@@ -5,16 +5,6 @@ import (
 	"net/http"
 )
 
-// listings shapes the queue listings, for the tests of shared reads.
-type listings struct {
-	count    map[string]int64 // listing requests so far, by vhost
-	stamp    bool
-	hold     chan struct{}
-	status   int
-	arrived  chan struct{}
-	canceled int64
-}
-
 // StampListings adds a queue seq-<n> to the vhost's n-th listing, to tell which request answered.
 func (s *Server) StampListings() {
 	s.mu.Lock()

@@ -48,16 +48,3 @@ func (s *Server) node(w http.ResponseWriter, r *http.Request, path string) bool 
 	}
 	return true
 }
-
-// DefaultNode is the name of the fake's one node.
-const DefaultNode = "rabbit@localhost"
-
-// renderVhost is the fake's answer for a vhost added with default queue type t ("" for none).
-func (s *Server) renderVhost(name, t string) map[string]any {
-	meta := map[string]any{"description": "", "tags": []string{}}
-	if s.is4x() {
-		meta["default_queue_type"] = s.vhostType(t)
-	}
-	return map[string]any{"name": name, "description": "", "tags": []string{}, "tracing": false,
-		"default_queue_type": s.vhostType(t), "metadata": meta}
-}

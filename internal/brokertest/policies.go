@@ -6,26 +6,6 @@ import (
 	"sort"
 )
 
-// Policy is a user policy or an operator policy as the fake holds it.
-type Policy struct {
-	Name    string
-	Pattern string
-	// ApplyTo is reported as is; "all" when empty, as RabbitMQ defaults it.
-	ApplyTo  string
-	Priority int
-	// Definition is reported as is: int64 keeps a large integer exact.
-	Definition map[string]any
-}
-
-// policyKinds are the two listings, by their path below /api/.
-const (
-	userPolicies     = "policies"
-	operatorPolicies = "operator-policies"
-)
-
-// policyStore holds a vhost's policies by listing path, vhost and name.
-type policyStore map[string]map[string]map[string]Policy
-
 // SetPolicy adds or replaces a user policy of vhost, as PUT /api/policies/{vhost}/{name} does.
 func (s *Server) SetPolicy(vhost string, p Policy) { s.setPolicy(userPolicies, vhost, p) }
 
@@ -141,15 +121,15 @@ func (s *Server) putPolicyRequest(w http.ResponseWriter, r *http.Request, kind, 
 		ErrorBody(w, http.StatusBadRequest, "bad_request", "a policy needs a pattern and a definition")
 		return
 	}
-	applyTo := "all"
+	appliesTo := "all"
 	if body.ApplyTo != nil {
-		applyTo = *body.ApplyTo
+		appliesTo = *body.ApplyTo
 	}
-	if reason, ok := s.applyToRefused(applyTo); ok {
+	if reason, ok := s.applyToRefused(appliesTo); ok {
 		ErrorBody(w, http.StatusBadRequest, "bad_request", reason)
 		return
 	}
-	p := Policy{Name: name, Pattern: *body.Pattern, ApplyTo: applyTo, Priority: body.Priority, Definition: body.Definition}
+	p := Policy{Name: name, Pattern: *body.Pattern, ApplyTo: appliesTo, Priority: body.Priority, Definition: body.Definition}
 	if s.putPolicy(kind, vhost, p) {
 		w.WriteHeader(http.StatusNoContent)
 		return
@@ -165,8 +145,8 @@ func renderPolicy(vhost string, p Policy) map[string]any {
 
 // applyToRefused is the reason the broker's version refuses apply-to with, if it does: 3.10 knows
 // queues, exchanges and all; 4.x also the queue types.
-func (s *Server) applyToRefused(applyTo string) (string, bool) {
-	switch applyTo {
+func (s *Server) applyToRefused(appliesTo string) (string, bool) {
+	switch appliesTo {
 	case "queues", "exchanges", "all":
 		return "", false
 	case "classic_queues", "quorum_queues", "streams":
@@ -175,8 +155,8 @@ func (s *Server) applyToRefused(applyTo string) (string, bool) {
 		}
 	}
 	if !s.is4x() {
-		return "Validation failed\n\napply-to '" + applyTo + "' unrecognised; should be 'queues', 'exchanges' or 'all'\n", true
+		return "Validation failed\n\napply-to '" + appliesTo + "' unrecognised; should be 'queues', 'exchanges' or 'all'\n", true
 	}
-	return "Validation failed\n\napply-to '" + applyTo + "' unrecognised; should be one of: 'queues', 'classic_queues',  " +
+	return "Validation failed\n\napply-to '" + appliesTo + "' unrecognised; should be one of: 'queues', 'classic_queues',  " +
 		"'quorum_queues', 'streams', 'exchanges', or 'all'\n", true
 }

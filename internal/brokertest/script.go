@@ -3,6 +3,8 @@ package brokertest
 import (
 	"io"
 	"net/http"
+	"net/url"
+	"strings"
 	"sync"
 )
 
@@ -63,4 +65,15 @@ func hijackClose(w http.ResponseWriter) {
 			_ = conn.Close()
 		}
 	}
+}
+
+// FailDelete makes every DELETE of the queue name fail with status; the queue stays.
+func (s *Server) FailDelete(name string, status int, errText, reason string) {
+	s.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method != http.MethodDelete || !strings.HasSuffix(r.URL.EscapedPath(), "/"+url.PathEscape(name)) {
+			return false
+		}
+		ErrorBody(w, status, errText, reason)
+		return true
+	})
 }
