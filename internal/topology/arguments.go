@@ -186,3 +186,9 @@ func renderAny(v any) string {
 	}
 	return string(bytes.TrimRight(b.Bytes(), "\n"))
 }
+
+// Queue is a broker queue to declare: its name and its argument table.
+type Queue struct {
+	Name string
+	Args Arguments
+}

@@ -1,11 +1,5 @@
 package topology
 
-// Queue is a broker queue to declare: its name and its argument table.
-type Queue struct {
-	Name string
-	Args Arguments
-}
-
 // HoldQueue is a hold queue with its TTL and expiry.
 type HoldQueue struct {
 	Queue
