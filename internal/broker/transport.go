@@ -16,6 +16,9 @@ import (
 // idleConnsPerHost keeps idle connections for Terraform's usual parallelism (default 10) with room.
 const idleConnsPerHost = 64
 
+// idleConnTimeout closes a connection idle that long (net/http's default is 90 s).
+const idleConnTimeout = 3 * time.Second
+
 // newBaseTransport builds the TLS-aware, keep-alive HTTP transport.
 func newBaseTransport(cfg Config) (*http.Transport, error) {
 	tlsCfg := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: cfg.Insecure} //nolint:gosec // the user asked for it (Config.Insecure)
@@ -51,8 +54,11 @@ func newBaseTransport(cfg Config) (*http.Transport, error) {
 		ResponseHeaderTimeout: cfg.RequestTimeout,
 		MaxIdleConns:          idleConnsPerHost,
 		MaxIdleConnsPerHost:   idleConnsPerHost,
-		IdleConnTimeout:       90 * time.Second,
-		ForceAttemptHTTP2:     false,
+		// A connection idle this long is closed: a provider's calls come in bursts, and a client
+		// that is done (a provider instance of an ended command, in a process that goes on) must not
+		// hold the broker's sockets for long.
+		IdleConnTimeout:   idleConnTimeout,
+		ForceAttemptHTTP2: false,
 	}, nil
 }
 

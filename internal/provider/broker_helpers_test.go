@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -60,13 +61,25 @@ func envClient() (*broker.Client, error) {
 		Insecure: os.Getenv(EnvInsecure) == "true"})
 }
 
-// accClient is a management API client for checking what the broker holds.
+// accClients holds each test's accClient: one client, so one kept-alive connection, however
+// often a test polls (a new client per call left a connection to the management API open per
+// poll, and polling tests ran the broker out of file descriptors).
+var accClients sync.Map // *testing.T → *broker.Client
+
+// accClient is the test's management API client for checking what the broker holds.
 func accClient(t *testing.T) *broker.Client {
 	t.Helper()
+	if c, ok := accClients.Load(t); ok {
+		return c.(*broker.Client) //nolint:forcetypeassert // only accClient stores
+	}
 	c, err := envClient()
 	if err != nil {
 		t.Fatal(err)
 	}
+	if got, loaded := accClients.LoadOrStore(t, c); loaded {
+		return got.(*broker.Client) //nolint:forcetypeassert // only accClient stores
+	}
+	t.Cleanup(func() { accClients.Delete(t) })
 	return c
 }
 
