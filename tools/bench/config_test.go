@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -39,38 +40,26 @@ func parse(t *testing.T, text string) *hclsyntax.Body {
 	return body
 }
 
-// evalCtx has what the generated expressions use: count.index and jsonencode.
-func evalCtx(index int) *hcl.EvalContext {
-	return &hcl.EvalContext{
+// attrs evaluates every attribute of body as Terraform would at count.index
+// index (with jsonencode), failing on one outside allowed.
+func attrs(t *testing.T, body *hclsyntax.Body, where string, index int, allowed ...string) map[string]cty.Value {
+	t.Helper()
+	ctx := &hcl.EvalContext{
 		Variables: map[string]cty.Value{"count": cty.ObjectVal(map[string]cty.Value{"index": cty.NumberIntVal(int64(index))})},
 		Functions: map[string]function.Function{"jsonencode": stdlib.JSONEncodeFunc},
 	}
-}
-
-// attrs evaluates every attribute of body, failing on one outside allowed.
-func attrs(t *testing.T, body *hclsyntax.Body, where string, index int, allowed ...string) map[string]cty.Value {
-	t.Helper()
 	out := map[string]cty.Value{}
 	for name, a := range body.Attributes {
-		if !contains(allowed, name) {
+		if !slices.Contains(allowed, name) {
 			t.Errorf("%s: attribute %q is not one of %v", where, name, allowed)
 		}
-		v, diags := a.Expr.Value(evalCtx(index))
+		v, diags := a.Expr.Value(ctx)
 		if diags.HasErrors() {
 			t.Fatalf("%s.%s: %s", where, name, diags.Error())
 		}
 		out[name] = v
 	}
 	return out
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if x == y {
-			return true
-		}
-	}
-	return false
 }
 
 // The peer's configuration is what cyrilgdn/rabbitmq v1.10.1 documents: the
@@ -129,19 +118,15 @@ func TestPeerConfig(t *testing.T) {
 func checkPeerQueue(t *testing.T, e *env, prefix string, b *hclsyntax.Block) {
 	t.Helper()
 	where := "rabbitmq_queue." + b.Labels[1]
-	a := attrs(t, b.Body, where, 1, "count", "name", "vhost")
 	wantName := prefix + "1"
 	if b.Labels[1] == "dead" {
 		wantName += ".dead"
 	}
-	if n, _ := a["count"].AsBigFloat().Int64(); n != int64(e.o.n) {
-		t.Errorf("%s.count = %d, want %d", where, n, e.o.n)
-	}
-	if got := a["name"].AsString(); got != wantName {
-		t.Errorf("%s.name at index 1 = %q, want %q", where, got, wantName)
-	}
-	if got := a["vhost"].AsString(); got != e.vhost {
-		t.Errorf("%s.vhost = %q, want %q", where, got, e.vhost)
+	a := attrs(t, b.Body, where, 1, "count", "name", "vhost")
+	for k, want := range map[string]cty.Value{"count": cty.NumberIntVal(int64(e.o.n)), "name": cty.StringVal(wantName), "vhost": cty.StringVal(e.vhost)} {
+		if got, ok := a[k]; !ok || !got.RawEquals(want) {
+			t.Errorf("%s.%s at index 1 = %#v, want %#v", where, k, got, want)
+		}
 	}
 	if len(b.Body.Blocks) != 1 || b.Body.Blocks[0].Type != "settings" {
 		t.Fatalf("%s: want exactly one settings block", where)
@@ -150,19 +135,18 @@ func checkPeerQueue(t *testing.T, e *env, prefix string, b *hclsyntax.Block) {
 	if s["durable"] != cty.True || s["auto_delete"] != cty.False {
 		t.Errorf("%s.settings: durable %#v, auto_delete %#v; want true and false", where, s["durable"], s["auto_delete"])
 	}
-	_, hasMap := s["arguments"]
-	_, hasJSON := s["arguments_json"]
+	args, hasMap := s["arguments"]
+	argsJSON, hasJSON := s["arguments_json"]
 	if hasMap && hasJSON {
 		t.Errorf("%s.settings: arguments and arguments_json conflict", where)
 	}
 	got := map[string]any{}
-	switch {
-	case hasJSON:
-		if err := json.Unmarshal([]byte(s["arguments_json"].AsString()), &got); err != nil {
+	if hasJSON {
+		if err := json.Unmarshal([]byte(argsJSON.AsString()), &got); err != nil {
 			t.Fatalf("%s.settings.arguments_json: %v", where, err)
 		}
-	case hasMap:
-		for k, v := range s["arguments"].AsValueMap() {
+	} else if hasMap {
+		for k, v := range args.AsValueMap() {
 			got[k] = v.AsString()
 		}
 	}
