@@ -12,7 +12,7 @@ import (
 // The AMQP credentials are the management API's: basic auth as is; a bearer or OAuth 2.0 token as
 // the password, with the username or a fixed name; UsesToken says which.
 func TestAMQPCredentials(t *testing.T) {
-	ts := newTokenServer(t, "amqp-login-secret")
+	ts := brokertest.NewTokenEndpoint(t, "amqp-login-secret")
 	for _, tc := range []struct {
 		name       string
 		cfg        Config
@@ -45,7 +45,7 @@ func TestAMQPCredentials(t *testing.T) {
 // A token endpoint that refuses the client is the token endpoint's error, as an *Error of the
 // operation the credentials were asked for.
 func TestAMQPCredentials_tokenRefused(t *testing.T) {
-	ts := newTokenServer(t, "another-secret")
+	ts := brokertest.NewTokenEndpoint(t, "another-secret")
 	c, err := New(Config{Endpoint: "https://h", RetryBudget: -1,
 		OAuth2: &OAuth2Config{TokenURL: ts.URL, ClientID: "terraform", ClientSecret: "wrong-s3cret"}})
 	if err != nil {

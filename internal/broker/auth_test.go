@@ -17,10 +17,6 @@ import (
 // are unsigned (brokertest.UnsignedJWT): the client never verifies tokens,
 // it only reads exp.
 
-func newTokenServer(t *testing.T, secret string) *brokertest.TokenEndpoint {
-	return brokertest.NewTokenEndpoint(t, secret)
-}
-
 // authAPI is the fake broker, recording the headers of every request and
 // answering 401 to the Authorization values listed in refuse.
 type authAPI struct {
@@ -65,11 +61,7 @@ func newAuthClient(t *testing.T, cfg Config) *Client {
 // get makes one read and one write, as Read and Create do.
 func get(t *testing.T, c *Client) error {
 	t.Helper()
-	_, err := c.GetQueue(context.Background(), "/", "q", Declared)
-	if errors.Is(err, ErrNotFound) {
-		err = nil
-	}
-	if err != nil {
+	if _, err := c.GetQueue(context.Background(), "/", "q", Declared); err != nil && !errors.Is(err, ErrNotFound) {
 		return err
 	}
 	return c.DeclareQueue(context.Background(), "/", "q", nil)
@@ -107,7 +99,7 @@ func TestAuth_staticBearerReplacesBasic(t *testing.T) {
 }
 
 func TestAuth_oauth2RetryOnceWithNewToken(t *testing.T) {
-	ts := newTokenServer(t, "s3cret")
+	ts := brokertest.NewTokenEndpoint(t, "s3cret")
 	api := newAuthAPI(t)
 	api.refuse["Bearer tok-1"] = "Login failed"
 	c := newAuthClient(t, Config{Endpoint: api.URL, OAuth2: &OAuth2Config{TokenURL: ts.URL, ClientID: "terraform", ClientSecret: "s3cret"}})
@@ -217,7 +209,7 @@ func TestAuth_basicWhenEitherCredentialSet(t *testing.T) {
 // token and its body, not only the reads: the queue is declared as asked.
 func TestAuth_oauth2RetryResendsBody(t *testing.T) {
 	t.Parallel()
-	ts := newTokenServer(t, "s3cret")
+	ts := brokertest.NewTokenEndpoint(t, "s3cret")
 	api := newAuthAPI(t)
 	api.refuse["Bearer tok-1"] = "Login failed"
 	c := newAuthClient(t, Config{Endpoint: api.URL, OAuth2: &OAuth2Config{TokenURL: ts.URL, ClientID: "terraform", ClientSecret: "s3cret"}})

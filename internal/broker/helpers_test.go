@@ -79,20 +79,18 @@ func clockedClient(t *testing.T, endpoint string, budget time.Duration, tm timin
 
 // causeOf is the Cause of err's *Error, or -1 when err holds none.
 func causeOf(err error) Cause {
-	var e *Error
-	if !errors.As(err, &e) {
-		return -1
+	if e, ok := errors.AsType[*Error](err); ok {
+		return e.Cause
 	}
-	return e.Cause
+	return -1
 }
 
 // nodesDown is what err's *Error says of the nodes down: "[a b] of 3".
 func nodesDown(err error) string {
-	var e *Error
-	if !errors.As(err, &e) {
-		return ""
+	if e, ok := errors.AsType[*Error](err); ok {
+		return fmt.Sprintf("%v of %d", e.NodesDown, e.Nodes)
 	}
-	return fmt.Sprintf("%v of %d", e.NodesDown, e.Nodes)
+	return ""
 }
 
 // noAnswerWithin reports whether err's last attempt got no answer within timeout.

@@ -132,11 +132,11 @@ func TestLimit_requestTimeout(t *testing.T) {
 					if f, ok := w.(http.Flusher); ok {
 						f.Flush()
 					}
-					sleepCtx(r.Context(), -tc.delays[i])
+					_ = sleepContext(r.Context(), -tc.delays[i])
 					_, _ = w.Write([]byte(`{"name":"v","default_queue_type":"classic"}`))
 					return true
 				default:
-					sleepCtx(r.Context(), tc.delays[i])
+					_ = sleepContext(r.Context(), tc.delays[i])
 				}
 				return false
 			})
@@ -241,15 +241,5 @@ func TestLimit_restartMemoryFromLastSign(t *testing.T) {
 	if n := len(times()); n <= 2 {
 		t.Errorf("a 404 %s after the first sign of a restart and %s after the last was sent %d times; want it tried for the recovery window",
 			memory+memory/4, memory-memory/4, n)
-	}
-}
-
-// sleepCtx waits d, or until ctx ends.
-func sleepCtx(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
 	}
 }

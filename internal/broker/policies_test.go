@@ -24,7 +24,7 @@ func policyBroker(t *testing.T) (*brokertest.Server, *Client) {
 	b.SetPolicy("v", brokertest.Policy{Name: "a-first", Pattern: "^x", Definition: map[string]any{"expires": 1000}})
 	b.SetOperatorPolicy("v", brokertest.Policy{Name: "ops", Pattern: "^q", ApplyTo: "classic_queues",
 		Definition: map[string]any{"expires": 8000}})
-	return b, fastClient(t, b.URL, time.Minute)
+	return b, timedClient(t, b.URL, time.Minute, fastTiming)
 }
 
 // Numbers decode exactly, beyond float64's integers too, into values topology.AsInt reads; an
@@ -158,10 +158,10 @@ func TestPolicies_refused(t *testing.T) {
 		partial         bool
 		wantUser, wantO int
 	}{
-		{name: "both 401", user: ptr(brokertest.Reply(401, brokertest.NotVhostUser)), operator: ptr(brokertest.Reply(401, brokertest.NotVhostUser))},
-		{name: "both 404 on 4.3", user: ptr(brokertest.Reply(404, brokertest.NotFound43)), operator: ptr(brokertest.Reply(404, brokertest.NotFound43)), arrange: notVisible},
-		{name: "operator 403", operator: ptr(brokertest.Reply(403, `{"error":"forbidden","reason":"Access refused."}`)), partial: true, wantUser: 2},
-		{name: "user 403", user: ptr(brokertest.Reply(403, `{"error":"forbidden","reason":"Access refused."}`)), partial: true, wantO: 1},
+		{name: "both 401", user: new(brokertest.Reply(401, brokertest.NotVhostUser)), operator: new(brokertest.Reply(401, brokertest.NotVhostUser))},
+		{name: "both 404 on 4.3", user: new(brokertest.Reply(404, brokertest.NotFound43)), operator: new(brokertest.Reply(404, brokertest.NotFound43)), arrange: notVisible},
+		{name: "operator 403", operator: new(brokertest.Reply(403, `{"error":"forbidden","reason":"Access refused."}`)), partial: true, wantUser: 2},
+		{name: "user 403", user: new(brokertest.Reply(403, `{"error":"forbidden","reason":"Access refused."}`)), partial: true, wantO: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -195,5 +195,3 @@ func TestPolicies_refused(t *testing.T) {
 		})
 	}
 }
-
-func ptr[T any](v T) *T { return &v }

@@ -102,7 +102,7 @@ func TestAuth_grantFollowsMethod(t *testing.T) {
 			cfg := Config{Endpoint: api.URL, BearerToken: "static"}
 			api.refuse["Bearer static"] = tc.reason
 			if tc.oauth2 {
-				ts := newTokenServer(t, "s3cret")
+				ts := brokertest.NewTokenEndpoint(t, "s3cret")
 				cfg.OAuth2 = &OAuth2Config{TokenURL: ts.URL, ClientID: "terraform", ClientSecret: "s3cret"}
 				api.refuse["Bearer tok-1"] = tc.reason
 			}

@@ -113,11 +113,8 @@ func TestTransientClassification(t *testing.T) {
 var fastTiming = timing{backoffFirst: time.Millisecond, backoffMax: time.Millisecond, confirmPause: time.Millisecond,
 	recoveryWindow: 500 * time.Millisecond, restartMemory: time.Minute, firstContact: time.Second}
 
-func fastClient(t *testing.T, endpoint string, budget time.Duration) *Client {
-	t.Helper()
-	return timedClient(t, endpoint, budget, fastTiming)
-}
-
+// timedClient is a client of endpoint with a 5 s request timeout, the retry
+// budget budget and the clock tm (fastTiming when the test is not of it).
 func timedClient(t *testing.T, endpoint string, budget time.Duration, tm timing) *Client {
 	t.Helper()
 	return mustNew(t, Config{Endpoint: endpoint, Username: "u", Password: "p", RequestTimeout: 5 * time.Second, RetryBudget: budget, timing: tm})
@@ -140,7 +137,7 @@ func TestRetryRidesThroughTransientAnswers(t *testing.T) {
 	s.AddVhost("v", "classic") // names its default queue type: GetVhost then asks nothing more
 	s.Script(nil, brokertest.Reply(503, ``), brokertest.Reply(502, ``), brokertest.Reply(504, ``),
 		brokertest.Reply(500, `{"error":"timeout","reason":"the metadata store operation timed out"}`))
-	if _, err := fastClient(t, s.URL, time.Minute).GetVhost(context.Background(), "v"); err != nil {
+	if _, err := timedClient(t, s.URL, time.Minute, fastTiming).GetVhost(context.Background(), "v"); err != nil {
 		t.Fatal(err)
 	}
 	if got := len(s.Requests()); got != 5 {
@@ -153,7 +150,7 @@ func TestRetryDeclareOnRestartingNode(t *testing.T) {
 	s := brokertest.New(t)
 	s.Script(nil, brokertest.Reply(404, brokertest.StoppedBySupervisor),
 		brokertest.Reply(400, `{"error":"bad_request","reason":"cannot declare queue 'q' because the metadata store operation timed out"}`))
-	if err := fastClient(t, s.URL, time.Minute).DeclareQueue(context.Background(), "/", "q", nil); err != nil {
+	if err := timedClient(t, s.URL, time.Minute, fastTiming).DeclareQueue(context.Background(), "/", "q", nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := len(s.Requests()); got != 3 {
@@ -174,7 +171,7 @@ func TestNoRetryOfRefusals(t *testing.T) {
 	} {
 		s := brokertest.New(t)
 		s.Script(nil, brokertest.Reply(a.status, a.body))
-		err := fastClient(t, s.URL, time.Minute).DeclareQueue(context.Background(), "/", "q", nil)
+		err := timedClient(t, s.URL, time.Minute, fastTiming).DeclareQueue(context.Background(), "/", "q", nil)
 		if !errors.Is(err, a.kind) {
 			t.Errorf("HTTP %d: got %v, want %v", a.status, err, a.kind)
 		}
@@ -222,7 +219,7 @@ func TestRetryBudgetRunsOut(t *testing.T) {
 		brokertest.ErrorBody(w, http.StatusBadRequest, "bad_request", "cannot declare queue 'q' in vhost '/' because the metadata store operation timed out")
 		return true
 	})
-	err = fastClient(t, s2.URL, 50*time.Millisecond).DeclareQueue(context.Background(), "/", "q", nil)
+	err = timedClient(t, s2.URL, 50*time.Millisecond, fastTiming).DeclareQueue(context.Background(), "/", "q", nil)
 	if !errors.Is(err, ErrUnavailable) || causeOf(err) != CauseMetadataStore {
 		t.Fatalf("got %v, want ErrUnavailable about the cluster's metadata store", err)
 	}

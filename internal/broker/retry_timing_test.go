@@ -202,8 +202,7 @@ func checkFirstContact(t *testing.T, err error, addr string) {
 	if !errors.Is(err, ErrUnreachable) {
 		t.Fatalf("got %v, want ErrUnreachable", err)
 	}
-	var e *Error
-	if errors.As(err, &e); e.Cause != CauseFirstContact || e.Addr != addr || e.Unresolved {
+	if e, _ := errors.AsType[*Error](err); e.Cause != CauseFirstContact || e.Addr != addr || e.Unresolved {
 		t.Errorf("got %#v, want first contact at %s", err, addr)
 	}
 	for _, want := range []string{"nothing answered at " + addr, "connection refused"} {

@@ -21,7 +21,7 @@ import (
 )
 
 func TestAuth_oauth2SharedToken(t *testing.T) {
-	ts := newTokenServer(t, "s3cret")
+	ts := brokertest.NewTokenEndpoint(t, "s3cret")
 	ts.ExpiresIn = 3600
 	api := newAuthAPI(t)
 	cfg := Config{Endpoint: api.URL, Username: "ignored", OAuth2: &OAuth2Config{
@@ -77,7 +77,7 @@ func TestAuth_oauth2RefreshBeforeExpiry(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			ts := newTokenServer(t, "s3cret")
+			ts := brokertest.NewTokenEndpoint(t, "s3cret")
 			tc.setup(ts)
 			api := newAuthAPI(t)
 			c := newAuthClient(t, Config{Endpoint: api.URL, OAuth2: &OAuth2Config{TokenURL: ts.URL, ClientID: "terraform", ClientSecret: "s3cret"}})
@@ -102,7 +102,7 @@ func TestAuth_oauth2RefreshBeforeExpiry(t *testing.T) {
 }
 
 func TestAuth_oauth2WrongSecret(t *testing.T) {
-	ts := newTokenServer(t, "right")
+	ts := brokertest.NewTokenEndpoint(t, "right")
 	api := newAuthAPI(t)
 	c := newAuthClient(t, Config{Endpoint: api.URL, OAuth2: &OAuth2Config{TokenURL: ts.URL, ClientID: "terraform", ClientSecret: "wrong-Secret-42"}})
 	for range 5 {
@@ -230,7 +230,7 @@ func TestJWTExpiry(t *testing.T) {
 // budget: a slow identity provider that answers in time gives a token.
 func TestAuth_oauth2SlowTokenEndpoint(t *testing.T) {
 	t.Parallel()
-	ts := newTokenServer(t, "s3cret")
+	ts := brokertest.NewTokenEndpoint(t, "s3cret")
 	ts.Delay = 300 * time.Millisecond
 	api := newAuthAPI(t)
 	c, err := New(Config{Endpoint: api.URL, RequestTimeout: 5 * time.Second, RetryBudget: 50 * time.Millisecond,
@@ -259,7 +259,7 @@ func TestAuth_oauth2TokenStatusFinality(t *testing.T) {
 	} {
 		t.Run(fmt.Sprint(tc.status), func(t *testing.T) {
 			t.Parallel()
-			ts := newTokenServer(t, "s3cret")
+			ts := brokertest.NewTokenEndpoint(t, "s3cret")
 			// After a 4xx the oauth2 package asks a second way (credentials
 			// in the form): both are refused. A 5xx ends the fetch
 			// (finalAnswer). After that the endpoint would give a token.
