@@ -442,18 +442,11 @@ func operatingLimit(t *testing.T, name string) time.Duration {
 	if err != nil {
 		t.Fatal(err)
 	}
-	row := "| " + name + " |"
-	for line := range strings.Lines(string(b)) {
-		if !strings.HasPrefix(line, row) {
-			continue
-		}
-		cell := strings.Trim(strings.TrimSpace(strings.Split(line[len(row):], "|")[0]), "`")
-		d, err := time.ParseDuration(cell)
-		if err != nil {
-			t.Fatalf("%s: the table says %q, not a duration", name, cell)
-		}
-		return d
+	_, row, found := strings.Cut(string(b), "\n| "+name+" |")
+	cell, _, _ := strings.Cut(row, "|")
+	d, err := time.ParseDuration(strings.Trim(strings.TrimSpace(cell), "`"))
+	if !found || err != nil {
+		t.Fatalf("the Operating guide's table lacks a row %q with a duration: %q", name, cell)
 	}
-	t.Fatalf("the Operating guide's table lacks %q", row)
-	return 0
+	return d
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"log"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -163,28 +162,17 @@ func TestLimit_dial(t *testing.T) {
 	}
 }
 
-// resettingListener is a port that reads what it is sent and resets the connection without a word.
+// resettingListener is a port that reads what it is sent (an AMQP header, 8 bytes) and resets
+// the connection without a word.
 func resettingListener(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	p, err := brokertest.NewFaultProxy(brokertest.SilentListener(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			_, _ = c.Read(make([]byte, 8))
-			if tc, ok := c.(*net.TCPConn); ok {
-				_ = tc.SetLinger(0)
-			}
-			_ = c.Close()
-		}
-	}()
-	return ln.Addr().String()
+	t.Cleanup(p.Close)
+	p.Arm(brokertest.Fault{Kind: brokertest.FaultReset, After: 8, All: true})
+	return p.Addr
 }
 
 // amqp091-go dials an amqps:// URL as amqp:// to the same host and port (5671 when none is
