@@ -32,16 +32,15 @@ func newEcho(t *testing.T) string {
 	return serveLoopback(t, func(conn net.Conn) { _, _ = io.Copy(conn, conn); _ = conn.Close() })
 }
 
-func startProxy(t *testing.T, target string, f *Fault) *FaultProxy {
+// startProxy is a FaultProxy to target armed with f, closed when the test ends.
+func startProxy(t *testing.T, target string, f Fault) *FaultProxy {
 	t.Helper()
 	p, err := NewFaultProxy(target)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(p.Close)
-	if f != nil {
-		p.Arm(*f)
-	}
+	p.Arm(f)
 	return p
 }
 
@@ -59,7 +58,7 @@ func dialTCP(t *testing.T, addr string) net.Conn {
 // bytes, then a reset; so does the near end.
 func TestFaultProxy_resetAtOffset(t *testing.T) {
 	target, got := newSink(t)
-	p := startProxy(t, target, &Fault{Kind: FaultReset, After: 40000})
+	p := startProxy(t, target, Fault{Kind: FaultReset, After: 40000})
 	conn := dialTCP(t, p.Addr)
 	_, _ = conn.Write(make([]byte, 100000)) // may fail once the reset lands
 	r := <-got
@@ -81,7 +80,7 @@ func TestFaultProxy_resetAtOffset(t *testing.T) {
 // socket closed, until Heal resets both.
 func TestFaultProxy_halfOpen(t *testing.T) {
 	target := newEcho(t)
-	p := startProxy(t, target, &Fault{Kind: FaultHalfOpen, After: 2000})
+	p := startProxy(t, target, Fault{Kind: FaultHalfOpen, After: 2000})
 	conn := dialTCP(t, p.Addr)
 	// 1000 bytes out and their 1000 back: the offset, exactly.
 	if _, err := conn.Write(make([]byte, 1000)); err != nil {
@@ -117,7 +116,7 @@ func TestFaultProxy_halfOpen(t *testing.T) {
 // twice the latency, and the bytes arrive unchanged.
 func TestFaultProxy_latency(t *testing.T) {
 	target := newEcho(t)
-	p := startProxy(t, target, &Fault{Kind: FaultLatency, After: 4, Latency: 100 * time.Millisecond})
+	p := startProxy(t, target, Fault{Kind: FaultLatency, After: 4, Latency: 100 * time.Millisecond})
 	conn := dialTCP(t, p.Addr)
 	roundTrip := func(msg string) time.Duration {
 		start := time.Now()
@@ -141,7 +140,7 @@ func TestFaultProxy_latency(t *testing.T) {
 // The bandwidth limit holds the bytes after the offset to the rate.
 func TestFaultProxy_bandwidth(t *testing.T) {
 	target, got := newSink(t)
-	p := startProxy(t, target, &Fault{Kind: FaultBandwidth, After: 1000, Rate: 100000})
+	p := startProxy(t, target, Fault{Kind: FaultBandwidth, After: 1000, Rate: 100000})
 	conn := dialTCP(t, p.Addr)
 	start := time.Now()
 	data := bytes.Repeat([]byte("x"), 51000)
@@ -162,7 +161,7 @@ func TestFaultProxy_bandwidth(t *testing.T) {
 // fault strikes the next one only.
 func TestFaultProxy_skip(t *testing.T) {
 	target, got := newSink(t)
-	p := startProxy(t, target, &Fault{Kind: FaultReset, After: 100, Skip: 1})
+	p := startProxy(t, target, Fault{Kind: FaultReset, After: 100, Skip: 1})
 	for i, want := range []int{500, 100, 500} {
 		conn := dialTCP(t, p.Addr)
 		_, _ = conn.Write(make([]byte, 500))
@@ -177,7 +176,7 @@ func TestFaultProxy_skip(t *testing.T) {
 // byte held, in order.
 func TestFaultProxy_pause(t *testing.T) {
 	target := newEcho(t)
-	p := startProxy(t, target, &Fault{Kind: FaultPause, After: 8})
+	p := startProxy(t, target, Fault{Kind: FaultPause, After: 8})
 	conn := dialTCP(t, p.Addr)
 	if _, err := conn.Write([]byte("abcd")); err != nil {
 		t.Fatal(err)
