@@ -151,7 +151,7 @@ func TestCertificateRefused_handshakes(t *testing.T) {
 }
 
 // connect makes a TLS connection over loopback to a server with cfg and returns the client's
-// error: its handshake's, else its first read's (a TLS 1.3 server refuses the client's certificate
+// error: its dial's or handshake's, else its first read's (a TLS 1.3 server refuses the client's certificate
 // after the client's handshake ended); nil when the server's one byte arrived.
 func connect(t *testing.T, server, client *tls.Config) error {
 	t.Helper()
@@ -172,16 +172,14 @@ func connect(t *testing.T, server, client *tls.Config) error {
 			_, _ = io.Copy(io.Discard, c) // until the client closes
 		}
 	}()
-	raw, err := net.DialTimeout("tcp", l.Addr().String(), 10*time.Second)
+	// The dialer's deadline bounds the dial and the handshake together.
+	d := &net.Dialer{Deadline: time.Now().Add(10 * time.Second)}
+	c, err := tls.DialWithDialer(d, "tcp", l.Addr().String(), client)
 	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = raw.Close() }()
-	_ = raw.SetDeadline(time.Now().Add(10 * time.Second))
-	c := tls.Client(raw, client)
-	if err := c.Handshake(); err != nil {
 		return err
 	}
+	defer func() { _ = c.Close() }()
+	_ = c.SetDeadline(d.Deadline)
 	_, err = c.Read(make([]byte, 1))
 	return err
 }
