@@ -12,8 +12,6 @@ func declared(name string, args map[string]any) NamedQueue {
 	return NamedQueue{Name: name, Existing: Existing{Type: "classic", Durable: true, Arguments: args}}
 }
 
-func ptr(i int64) *int64 { return &i }
-
 func TestLogicalQueues(t *testing.T) {
 	s := DefaultSuffixes()
 	undurable := declared("soft", nil)
@@ -39,7 +37,7 @@ func TestLogicalQueues(t *testing.T) {
 	}
 	found, near := LogicalQueues(queues, s, nil)
 	wantFound := []Found{
-		{Name: "orders", MessageTTLMs: ptr(86400000), MaxPriority: ptr(10)},
+		{Name: "orders", MessageTTLMs: new(int64(86400000)), MaxPriority: new(int64(10))},
 		{Name: "plain"},
 	}
 	if !reflect.DeepEqual(found, wantFound) {
