@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -122,13 +123,7 @@ func timedClient(t *testing.T, endpoint string, budget time.Duration, tm timing)
 
 // unguarded returns the DELETEs the fake received without if-empty=true.
 func unguarded(s *brokertest.Server) []string {
-	var out []string
-	for _, r := range s.RequestsMatching("DELETE ") {
-		if !strings.Contains(r, "if-empty=true") {
-			out = append(out, r)
-		}
-	}
-	return out
+	return slices.DeleteFunc(s.RequestsMatching("DELETE "), func(r string) bool { return strings.Contains(r, "if-empty=true") })
 }
 
 func TestRetryRidesThroughTransientAnswers(t *testing.T) {
