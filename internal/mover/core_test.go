@@ -58,7 +58,7 @@ func newTestCore(tc moveCase) *moveCore {
 }
 
 // actionText writes a: "publish 3", "ack 3", "progress 2/5", "done 5",
-// "stop NotConfirmed 2/5".
+// "stop publish not confirmed 2/5".
 func actionText(a moveAction) string {
 	switch a := a.(type) {
 	case movePublish:
@@ -70,9 +70,7 @@ func actionText(a moveAction) string {
 	case moveDone:
 		return fmt.Sprintf("done %d", a.Moved)
 	case moveStop:
-		kinds := map[error]string{errReturned: "Returned", errNotConfirmed: "NotConfirmed", errConnectionLost: "ConnectionLost",
-			errForeignUser: "ForeignUser", context.Canceled: "Canceled"}
-		return fmt.Sprintf("stop %s %d/%d", kinds[a.Err.Kind], a.Err.Moved, a.Err.Total)
+		return fmt.Sprintf("stop %v %d/%d", a.Err.Kind, a.Err.Moved, a.Err.Total)
 	}
 	return fmt.Sprintf("%#v", a)
 }
@@ -135,11 +133,11 @@ func TestMoveCore_acknowledges(t *testing.T) {
 		{name: "a nack in the middle: the heads before it are acked, then it stops", counted: 4, steps: []moveStep{
 			{evs: evs(dlv(1), dlv(2), dlv(3), dlv(4)), want: want("publish 1", "publish 2", "publish 3", "publish 4")},
 			{evs: evs(ok(1), ok(2), nack(3), ok(4)), want: want("ack 2")},
-			{evs: evs(acked), want: want("stop NotConfirmed 2/4"), reason: "the broker nacked a publish to q"},
+			{evs: evs(acked), want: want("stop publish not confirmed 2/4"), reason: "the broker nacked a publish to q"},
 		}},
 		{name: "a nack at the head stops at once", counted: 2, steps: []moveStep{
 			{evs: evs(dlv(1), dlv(2)), want: want("publish 1", "publish 2")},
-			{evs: evs(nack(1)), want: want("stop NotConfirmed 0/2")},
+			{evs: evs(nack(1)), want: want("stop publish not confirmed 0/2")},
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { t.Parallel(); runMoveCase(t, tc) })
@@ -154,25 +152,25 @@ func TestMoveCore_returns(t *testing.T) {
 			{evs: evs(ok(1)), want: want("ack 1")},
 			{evs: evs(acked, ret), want: want(), open: -1},
 			{evs: evs(dlv(4)), want: want()},
-			{evs: evs(ok(2)), want: want("stop Returned 1/3"), reason: `message "m-2" as unroutable (312 NO_ROUTE): queue "q" is gone`},
+			{evs: evs(ok(2)), want: want("stop message returned unroutable 1/3"), reason: `message "m-2" as unroutable (312 NO_ROUTE): queue "q" is gone`},
 		}},
 		{name: "the heads confirmed before a return are acked", counted: 3, steps: []moveStep{
 			{evs: evs(dlv(1), dlv(2), dlv(3)), want: want("publish 1", "publish 2", "publish 3")},
 			{evs: evs(ok(1), ok(2), ret, ok(3)), want: want("ack 2")},
-			{evs: evs(acked), want: want("stop Returned 2/3")},
+			{evs: evs(acked), want: want("stop message returned unroutable 2/3")},
 		}},
 		{name: "a head confirmed after a return is not acked even with later ones confirmed before it", counted: 2,
 			steps: []moveStep{
 				{evs: evs(dlv(1), dlv(2)), want: want("publish 1", "publish 2")},
-				{evs: evs(ok(2), ret, ok(1)), want: want("stop Returned 0/2")},
+				{evs: evs(ok(2), ret, ok(1)), want: want("stop message returned unroutable 0/2")},
 			}},
 		{name: "a nack after a return says nacked", counted: 2, steps: []moveStep{
 			{evs: evs(dlv(1), dlv(2)), want: want("publish 1", "publish 2")},
-			{evs: evs(ret, nack(1)), want: want("stop NotConfirmed 0/2")},
+			{evs: evs(ret, nack(1)), want: want("stop publish not confirmed 0/2")},
 		}},
 		{name: "a return with nothing awaiting a confirm stops", counted: 2, steps: []moveStep{
 			{evs: evs(dlv(1), ok(1)), want: want("publish 1", "ack 1")},
-			{evs: evs(acked, ret), want: want("stop Returned 1/2")},
+			{evs: evs(acked, ret), want: want("stop message returned unroutable 1/2")},
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { t.Parallel(); runMoveCase(t, tc) })
@@ -230,21 +228,21 @@ func TestMoveCore_foreignUserID(t *testing.T) {
 			{evs: evs(ok(1)), want: want("ack 1")},
 			{evs: evs(acked), want: want()},
 			{evs: evs(ok(2)), want: want("ack 2")},
-			{evs: evs(acked), want: want("stop ForeignUser 2/3"),
+			{evs: evs(acked), want: want("stop message published by another user 2/3"),
 				reason: `message "m-3" (the 3rd on q.dead) has user_id "other", and RabbitMQ refuses to publish a user_id other than the connecting user "me"`},
 		}},
 		{name: "stops at once with nothing awaiting a confirm", counted: 3, steps: []moveStep{
-			{evs: evs(dlvFrom(1, "other")), want: want("stop ForeignUser 0/3"), reason: "(the 1st on q.dead)"},
+			{evs: evs(dlvFrom(1, "other")), want: want("stop message published by another user 0/3"), reason: "(the 1st on q.dead)"},
 		}},
 		{name: "a return before the window settles says returned", counted: 3, steps: []moveStep{
 			{evs: evs(dlv(1), dlvFrom(2, "other")), want: want("publish 1")},
-			{evs: evs(ret, ok(1)), want: want("stop Returned 0/3")},
+			{evs: evs(ret, ok(1)), want: want("stop message returned unroutable 0/3")},
 		}},
 		{name: "with the impersonator tag any user_id is published", counted: 2, impersonator: true, steps: []moveStep{
 			{evs: evs(dlvFrom(1, "other"), dlvFrom(2, "me")), want: want("publish 1", "publish 2")},
 		}},
 		{name: "an unknown connecting user: any user_id is foreign", counted: 2, anonymous: true, steps: []moveStep{
-			{evs: evs(dlvFrom(1, "me")), want: want("stop ForeignUser 0/2"), reason: "other than this provider's AMQP user"},
+			{evs: evs(dlvFrom(1, "me")), want: want("stop message published by another user 0/2"), reason: "other than this provider's AMQP user"},
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -260,25 +258,25 @@ func TestMoveCore_closed(t *testing.T) {
 		{name: "a closed connection stops at once, acking nothing more", counted: 3, steps: []moveStep{
 			{evs: evs(dlv(1), dlv(2), dlv(3)), want: want("publish 1", "publish 2", "publish 3")},
 			{evs: evs(ok(1), moveConnectionClosed{Reason: "CONNECTION_FORCED - closed via management plugin"}, ok(2)),
-				want: want("stop ConnectionLost 0/3"), reason: "the AMQP connection closed: CONNECTION_FORCED"},
+				want: want("stop AMQP connection lost 0/3"), reason: "the AMQP connection closed: CONNECTION_FORCED"},
 			{evs: evs(acked, ok(3)), want: want()},
 		}},
 		{name: "a closed channel: what was confirmed is acked, then it stops", counted: 3, steps: []moveStep{
 			{evs: evs(dlv(1), dlv(2), dlv(3)), want: want("publish 1", "publish 2", "publish 3")},
 			{evs: evs(ok(1), moveChannelClosed{}), want: want("ack 1"), open: -1},
-			{evs: evs(acked), want: want("stop ConnectionLost 1/3"), reason: "the AMQP channel closed"},
+			{evs: evs(acked), want: want("stop AMQP connection lost 1/3"), reason: "the AMQP channel closed"},
 		}},
 		{name: "a cancelled consumer: the reason is the loop's", counted: 3, steps: []moveStep{
 			{evs: evs(dlv(1), dlv(2), ok(1), moveChannelClosed{Reason: "RabbitMQ cancelled the consumer"}), want: want("publish 1", "publish 2", "ack 1")},
-			{evs: evs(acked), want: want("stop ConnectionLost 1/3"), reason: "RabbitMQ cancelled the consumer"},
+			{evs: evs(acked), want: want("stop AMQP connection lost 1/3"), reason: "RabbitMQ cancelled the consumer"},
 		}},
 		{name: "a cancelled consumer whose ack fails keeps the first reason", counted: 3, steps: []moveStep{
 			{evs: evs(dlv(1), dlv(2), ok(1), moveChannelClosed{Reason: "RabbitMQ cancelled the consumer"}), want: want("publish 1", "publish 2", "ack 1")},
-			{evs: evs(moveChannelClosed{}), want: want("stop ConnectionLost 0/3"), reason: "RabbitMQ cancelled the consumer"},
+			{evs: evs(moveChannelClosed{}), want: want("stop AMQP connection lost 0/3"), reason: "RabbitMQ cancelled the consumer"},
 		}},
 		{name: "a closed channel with nothing confirmed stops at once", counted: 3, steps: []moveStep{
 			{evs: evs(dlv(1)), want: want("publish 1")},
-			{evs: evs(moveChannelClosed{}), want: want("stop ConnectionLost 0/3")},
+			{evs: evs(moveChannelClosed{}), want: want("stop AMQP connection lost 0/3")},
 		}},
 		{name: "a closed channel after all is confirmed ends done", counted: 1, steps: []moveStep{
 			{evs: evs(dlv(1), ok(1), moveChannelClosed{}), want: want("publish 1", "ack 1")},
@@ -286,17 +284,17 @@ func TestMoveCore_closed(t *testing.T) {
 		}},
 		{name: "an ack that fails is not counted", counted: 3, steps: []moveStep{
 			{evs: evs(dlv(1), dlv(2), ok(1)), want: want("publish 1", "publish 2", "ack 1")},
-			{evs: evs(moveChannelClosed{}), want: want("stop ConnectionLost 0/3")},
+			{evs: evs(moveChannelClosed{}), want: want("stop AMQP connection lost 0/3")},
 		}},
 		{name: "a second closed channel stops at once", counted: 3, steps: []moveStep{
 			{evs: evs(dlv(1), dlv(2)), want: want("publish 1", "publish 2")},
 			{evs: evs(ok(1), moveChannelClosed{}), want: want("ack 1")},
-			{evs: evs(moveChannelClosed{}), want: want("stop ConnectionLost 0/3")},
+			{evs: evs(moveChannelClosed{}), want: want("stop AMQP connection lost 0/3")},
 		}},
 		{name: "the context done stops at once", counted: 3, steps: []moveStep{
 			{evs: evs(dlv(1), ok(1)), want: want("publish 1", "ack 1")},
 			{evs: evs(acked, dlv(2), ok(2), moveCancelled{Err: context.Canceled}, acked), want: want("publish 2",
-				"stop Canceled 1/3"), reason: "interrupted"},
+				"stop context canceled 1/3"), reason: "interrupted"},
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { t.Parallel(); runMoveCase(t, tc) })
@@ -308,7 +306,7 @@ func TestMoveCore_closed(t *testing.T) {
 func TestMoveCore_stall(t *testing.T) {
 	t.Parallel()
 	const edge = stallBound
-	stalled := "stop NotConfirmed 0/3"
+	stalled := "stop publish not confirmed 0/3"
 	for _, tc := range []moveCase{
 		{name: "from the start", counted: 3, steps: []moveStep{
 			{at: edge, evs: evs(moveTick{}), want: want("progress 0/3")},
@@ -330,7 +328,7 @@ func TestMoveCore_stall(t *testing.T) {
 			{evs: evs(dlv(1), ok(1)), want: want("publish 1", "ack 1")},
 			{at: 10 * time.Second, evs: evs(acked), want: want("progress 1/3")},
 			{at: 10*time.Second + edge, evs: evs(moveTick{}), want: want("progress 1/3")},
-			{at: 10*time.Second + edge + 1, evs: evs(moveTick{}), want: want("stop NotConfirmed 1/3"),
+			{at: 10*time.Second + edge + 1, evs: evs(moveTick{}), want: want("stop publish not confirmed 1/3"),
 				reason: "no delivery from q.dead and no confirm for 15s"},
 		}},
 		{name: "a foreign delivery is no activity", counted: 3, steps: []moveStep{

@@ -3,10 +3,6 @@ package mover
 import (
 	"context"
 	"errors"
-	"io"
-	"log"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -24,10 +20,7 @@ func TestDialMistakes(t *testing.T) {
 	// and one that closes without a word, as Go's does.
 	httpPort := brokertest.RawListener(t, "HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n")
 	tlsAlert := brokertest.RawListener(t, "\x15\x03\x03\x00\x02\x02\x46")
-	tlsSrv := httptest.NewUnstartedServer(http.NotFoundHandler())
-	tlsSrv.Config.ErrorLog = log.New(io.Discard, "", 0)
-	tlsSrv.StartTLS()
-	t.Cleanup(tlsSrv.Close)
+	tlsSrv := tlsServer(t, nil)
 	plainAMQP := brokertest.RawListener(t, brokertest.AMQPGreeting)
 	resets := resettingListener(t)
 	for _, tc := range []struct {
