@@ -112,13 +112,7 @@ func pol(name, pattern string, prio int, def map[string]any) Policy {
 	return Policy{Name: name, Pattern: pattern, ApplyTo: "all", Priority: prio, Definition: def}
 }
 
-func names(ps []Policy) string {
-	var s []string
-	for _, p := range ps {
-		s = append(s, p.Name)
-	}
-	return strings.Join(s, ",")
-}
+func names(ps []Policy) string { return joined(ps, func(p Policy) string { return p.Name }) }
 
 func nameOf(p *Policy) string {
 	if p == nil {

@@ -61,13 +61,16 @@ func hold(ttl int64) CheckedQueue {
 	return CheckedQueue{Name: HoldQueueName("q", ttl, DefaultSuffixes()), Role: RoleHold, TTLMs: ttl, Args: args.Map()}
 }
 
-func keys(effects []Effect) string {
-	var s []string
-	for _, e := range effects {
-		s = append(s, e.Key)
+// joined lists name(x) for each x of xs, comma-separated.
+func joined[T any](xs []T, name func(T) string) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = name(x)
 	}
 	return strings.Join(s, ",")
 }
+
+func keys(effects []Effect) string { return joined(effects, func(e Effect) string { return e.Key }) }
 
 // The contract, at both edges of every comparison.
 func TestPolicyEffects_contract(t *testing.T) {

@@ -2,7 +2,7 @@ package topology
 
 import (
 	"errors"
-	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -229,24 +229,19 @@ func TestCompare(t *testing.T) {
 	tests := []struct {
 		name   string
 		actual map[string]any
-		want   []string
+		want   []difference
 	}{
 		{"same, float from JSON", map[string]any{"x-message-ttl": float64(30000), "x-dead-letter-exchange": ""}, nil},
 		{"classic type ignored", map[string]any{"x-message-ttl": float64(30000), "x-dead-letter-exchange": "", "x-queue-type": "classic"}, nil},
-		{"quorum type reported", map[string]any{"x-message-ttl": float64(30000), "x-dead-letter-exchange": "", "x-queue-type": "quorum"}, []string{`argument x-queue-type: broker has "quorum", wanted absent`}},
-		{"string ttl differs", map[string]any{"x-message-ttl": "30000", "x-dead-letter-exchange": ""}, []string{`argument x-message-ttl: broker has "30000", wanted 30000`}},
-		{"missing", map[string]any{"x-message-ttl": float64(30000)}, []string{`argument x-dead-letter-exchange: broker has it absent, wanted ""`}},
-		{"different", map[string]any{"x-message-ttl": float64(5000), "x-dead-letter-exchange": ""}, []string{"argument x-message-ttl: broker has 5000, wanted 30000"}},
-		{"fractional", map[string]any{"x-message-ttl": 30000.5, "x-dead-letter-exchange": ""}, []string{"argument x-message-ttl: broker has 30000.5, wanted 30000"}},
+		{"quorum type reported", map[string]any{"x-message-ttl": float64(30000), "x-dead-letter-exchange": "", "x-queue-type": "quorum"}, []difference{{Key: "x-queue-type", HasActual: true, Actual: `"quorum"`}}},
+		{"string ttl differs", map[string]any{"x-message-ttl": "30000", "x-dead-letter-exchange": ""}, []difference{{Key: "x-message-ttl", HasActual: true, Actual: `"30000"`, HasWanted: true, Wanted: "30000"}}},
+		{"missing", map[string]any{"x-message-ttl": float64(30000)}, []difference{{Key: "x-dead-letter-exchange", HasWanted: true, Wanted: `""`}}},
+		{"different", map[string]any{"x-message-ttl": float64(5000), "x-dead-letter-exchange": ""}, []difference{{Key: "x-message-ttl", HasActual: true, Actual: "5000", HasWanted: true, Wanted: "30000"}}},
+		{"fractional", map[string]any{"x-message-ttl": 30000.5, "x-dead-letter-exchange": ""}, []difference{{Key: "x-message-ttl", HasActual: true, Actual: "30000.5", HasWanted: true, Wanted: "30000"}}},
 	}
 	for _, tt := range tests {
-		diffs := compareArgs(tt.actual, want, ignore)
-		var got []string
-		for _, d := range diffs {
-			got = append(got, d.String())
-		}
-		if strings.Join(got, "|") != strings.Join(tt.want, "|") {
-			t.Errorf("%s: Compare = %q, want %q", tt.name, got, tt.want)
+		if got := compareArgs(tt.actual, want, ignore); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: Compare = %+v, want %+v", tt.name, got, tt.want)
 		}
 	}
 }
@@ -289,17 +284,5 @@ func TestSuffixesOf(t *testing.T) {
 		if got := SuffixesOf("orders", tt.dead, tt.hold, def); got != tt.want {
 			t.Errorf("SuffixesOf(orders, %q, %q) = %+v, want %+v", tt.dead, tt.hold, got, tt.want)
 		}
-	}
-}
-
-// String describes the difference in a sentence fragment, for the tests.
-func (d difference) String() string {
-	switch {
-	case !d.HasWanted:
-		return fmt.Sprintf("argument %s: broker has %s, wanted absent", d.Key, d.Actual)
-	case !d.HasActual:
-		return fmt.Sprintf("argument %s: broker has it absent, wanted %s", d.Key, d.Wanted)
-	default:
-		return fmt.Sprintf("argument %s: broker has %s, wanted %s", d.Key, d.Actual, d.Wanted)
 	}
 }
