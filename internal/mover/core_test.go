@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -79,16 +79,15 @@ func runMoveCase(t *testing.T, tc moveCase) {
 	t.Helper()
 	c := newTestCore(tc)
 	for i, s := range tc.steps {
-		acts := c.Step(moveStart.Add(s.at), s.evs...)
-		got := make([]string, 0, len(acts))
+		var got []string
 		var stop *MoveError
-		for _, a := range acts {
+		for _, a := range c.Step(moveStart.Add(s.at), s.evs...) {
 			got = append(got, actionText(a))
 			if st, isStop := a.(moveStop); isStop {
 				stop = st.Err
 			}
 		}
-		if !reflect.DeepEqual(got, append([]string{}, s.want...)) {
+		if !slices.Equal(got, s.want) { // nil and empty alike
 			t.Fatalf("step %d (%v at +%v): got %q, want %q", i, s.evs, s.at, got, s.want)
 		}
 		if s.open != 0 && c.Accepting() != (s.open > 0) {
