@@ -73,7 +73,7 @@ const (
 	bodyList
 )
 
-// fields maps a field to "string", "integer", "bool", "object", "array",
+// fields maps a field to "string", "number", "bool", "object", "array",
 // "absent", or "=" and the JSON value it must have; {v} and {q} stand for
 // the row's vhost and queue.
 type fields map[string]string
@@ -323,7 +323,8 @@ func contractSend(t *testing.T, b contractBroker, method, path, body string) (in
 	return resp.StatusCode, out
 }
 
-// check compares an answer with s.
+// check compares an answer with s: the status, then in one pass the fields
+// of the object, or of each element of the list, that the body holds.
 func (s shape) check(status int, body []byte, names *strings.Replacer) error {
 	if status != s.status {
 		return fmt.Errorf("status %d, want %d", status, s.status)
@@ -338,40 +339,29 @@ func (s shape) check(status int, body []byte, names *strings.Replacer) error {
 	if err := json.Unmarshal(body, &v); err != nil {
 		return fmt.Errorf("body is not JSON: %v", err)
 	}
-	if s.body == bodyObject {
-		return s.checkObject(v, names)
-	}
-	items, ok := v.([]any)
-	if !ok {
+	items, isList := v.([]any)
+	switch {
+	case s.body == bodyObject:
+		items = []any{v}
+	case !isList:
 		return fmt.Errorf("body is not a list")
-	}
-	if s.length >= 0 && len(items) != s.length {
+	case s.length >= 0 && len(items) != s.length:
 		return fmt.Errorf("%d elements, want %d", len(items), s.length)
 	}
-	for i, item := range items {
-		if err := s.checkObject(item, names); err != nil {
-			return fmt.Errorf("element %d: %w", i, err)
-		}
-	}
-	return nil
-}
-
-func (s shape) checkObject(v any, names *strings.Replacer) error {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return fmt.Errorf("not an object")
-	}
 	var errs []string
-	for k, want := range s.fields {
-		got, present := m[k]
-		if err := checkField(got, present, names.Replace(want)); err != nil {
-			errs = append(errs, k+": "+err.Error())
+	for i, item := range items {
+		m, ok := item.(map[string]any)
+		if !ok {
+			return fmt.Errorf("element %d: not an object", i)
 		}
-	}
-	if s.only {
+		for k, want := range s.fields {
+			if msg := fieldError(m, k, names.Replace(want)); msg != "" {
+				errs = append(errs, fmt.Sprintf("element %d: %s: %s", i, k, msg))
+			}
+		}
 		for k := range m {
-			if want, ok := s.fields[k]; !ok || want == "absent" {
-				errs = append(errs, k+": present, not asked for")
+			if _, asked := s.fields[k]; s.only && !asked {
+				errs = append(errs, fmt.Sprintf("element %d: %s: present, not asked for", i, k))
 			}
 		}
 	}
@@ -382,52 +372,33 @@ func (s shape) checkObject(v any, names *strings.Replacer) error {
 	return nil
 }
 
-// checkField checks one field against its expectation (see fields).
-func checkField(got any, present bool, want string) error {
-	if want == "absent" {
-		if present {
-			return fmt.Errorf("present (%v), want absent", got)
-		}
-		return nil
-	}
-	if !present {
-		return fmt.Errorf("absent, want %s", want)
-	}
-	if value, ok := strings.CutPrefix(want, "="); ok {
-		var w any
-		if err := json.Unmarshal([]byte(value), &w); err != nil {
-			return fmt.Errorf("the row's value %s is not JSON: %v", value, err)
-		}
-		if !reflect.DeepEqual(got, w) {
-			g, _ := json.Marshal(got)
-			return fmt.Errorf("%s, want %s", g, value)
-		}
-		return nil
-	}
-	if kind := jsonKind(got); kind != want {
-		return fmt.Errorf("a %s, want a %s", kind, want)
-	}
-	return nil
-}
+// jsonKinds names the JSON type of a decoded value by its Go type.
+var jsonKinds = map[string]string{"string": "string", "float64": "number", "bool": "bool",
+	"map[string]interface {}": "object", "[]interface {}": "array", "<nil>": "null"}
 
-// jsonKind names the JSON type of a decoded value, integers apart.
-func jsonKind(v any) string {
-	switch x := v.(type) {
-	case string:
-		return "string"
-	case bool:
-		return "bool"
-	case float64:
-		if x == float64(int64(x)) {
-			return "integer"
-		}
-		return "number"
-	case map[string]any:
-		return "object"
-	case []any:
-		return "array"
+// fieldError says how field k of m differs from want (see fields), or "".
+func fieldError(m map[string]any, k, want string) string {
+	got, present := m[k]
+	value, isValue := strings.CutPrefix(want, "=")
+	var w any
+	switch {
+	case present && want == "absent":
+		return fmt.Sprintf("present (%v), want absent", got)
+	case !present && want != "absent":
+		return "absent, want " + want
+	case !present || want == "absent":
+		return ""
+	case !isValue && jsonKinds[fmt.Sprintf("%T", got)] != want:
+		return fmt.Sprintf("a %s, want a %s", jsonKinds[fmt.Sprintf("%T", got)], want)
+	case !isValue:
+		return ""
+	case json.Unmarshal([]byte(value), &w) != nil:
+		return "the row's value is not JSON: " + value
+	case !reflect.DeepEqual(got, w):
+		g, _ := json.Marshal(got)
+		return fmt.Sprintf("%s, want %s", g, value)
 	}
-	return "null"
+	return ""
 }
 
 // fakeContract runs the rows on the fake, answering as version.
