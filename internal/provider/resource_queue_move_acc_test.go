@@ -93,7 +93,7 @@ func TestAccMove_fromRabbitMQQueue(t *testing.T) {
 			t.Errorf("state after the move lacks %s:\n%s", want, out)
 		}
 	}
-	checkMovedIdentity(t, tf, name)
+	checkStateIdentity(t, tf, name)
 	if out := tf.mustRun("plan", "-detailed-exitcode"); !strings.Contains(out, "No changes.") {
 		t.Fatalf("plan after the move is not empty:\n%s", out)
 	}
@@ -149,22 +149,6 @@ func TestAccMove_refusesOtherArguments(t *testing.T) {
 	if queueExists(t, "/", name) || queueExists(t, "/", name+topology.DefaultDeadSuffix) {
 		t.Fatal("destroy through the rabbitmq provider left queues behind")
 	}
-}
-
-// checkMovedIdentity checks, on a CLI with resource identity (Terraform or
-// OpenTofu 1.12 and later), that the state records the moved queue's
-// identity: its name and vhost.
-func checkMovedIdentity(t *testing.T, tf *terraformCLI, name string) {
-	t.Helper()
-	cli, err := cliUnderTest()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, lacks := cli.lacks(featureIdentity); lacks {
-		t.Logf("%s %s has no resource identity: not checked", cli.kind, cli.version)
-		return
-	}
-	checkStateIdentity(t, tf, name)
 }
 
 // serveSourceProviderEnv makes the test binary serve the stand-in.
