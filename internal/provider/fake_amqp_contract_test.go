@@ -122,15 +122,14 @@ func receive[T any](t *testing.T, c <-chan T, what string) T {
 	t.Helper()
 	select {
 	case v, ok := <-c:
-		if !ok {
-			t.Fatalf("waiting for %s: the channel closed", what)
+		if ok {
+			return v
 		}
-		return v
+		t.Fatalf("waiting for %s: the channel closed", what)
 	case <-time.After(10 * time.Second):
 		t.Fatalf("no %s within 10s", what)
 	}
-	var zero T
-	return zero
+	panic("unreachable: t.Fatalf ends the test")
 }
 
 // delivered receives the deliveries of message from to message to-1 that

@@ -102,27 +102,17 @@ const (
 	declFlag = `{"durable":true,"auto_delete":true,"arguments":{"x-message-ttl":1000}}`
 )
 
-// queueFields are a queue's declaration as a GET or listing with
-// declarations reports it (declared with declTTL), by version.
-func queueFields(state310, state4x string, extra fields) map[brokertest.Version]shape {
+// queueFields are a queue's declaration as a GET (body bodyObject) or a
+// listing of one element (bodyList) with declarations reports it (declared
+// with declTTL), by version.
+func queueFields(body bodyKind, state310, state4x string, extra fields) map[brokertest.Version]shape {
 	base := func(state, args string) shape {
 		f := fields{"name": `="{q}"`, "type": `="classic"`, "durable": "=true", "auto_delete": "=false", "exclusive": "=false",
 			"arguments": args, "state": state, "node": "string"}
-		for k, v := range extra {
-			f[k] = v
-		}
-		return shape{status: 200, body: bodyObject, only: true, fields: f}
+		maps.Copy(f, extra)
+		return shape{status: 200, body: body, length: 1, only: true, fields: f}
 	}
 	return on310(base(state310, `={"x-message-ttl":1000}`), base(state4x, `={"x-message-ttl":1000,"x-queue-type":"classic"}`))
-}
-
-// listOf is the shapes of by as a listing of one element.
-func listOf(by map[brokertest.Version]shape) map[brokertest.Version]shape {
-	for v, s := range by {
-		s.body, s.length = bodyList, 1
-		by[v] = s
-	}
-	return by
 }
 
 // Policies (internal/broker/policies.go): the two listings the provider reads, and the writes the
@@ -180,7 +170,7 @@ var contractRows = []contractRow{
 		want: shape{status: 404, body: bodyObject, only: true, fields: fields{"error": `="not_found"`, "reason": `="vhost_not_found"`}}},
 
 	{name: "get declaration", declare: declTTL, messages: 1, method: "GET", path: "queues/{v}/{q}?" + qGet,
-		by: queueFields(`="live"`, `="running"`, fields{"messages": "absent"})},
+		by: queueFields(bodyObject, `="live"`, `="running"`, fields{"messages": "absent"})},
 	{name: "get counts", declare: declTTL, messages: 1, method: "GET", path: "queues/{v}/{q}?" + qGetCounts, by: on310(
 		shape{status: 200, body: bodyObject, only: true, fields: fields{"name": `="{q}"`, "state": `="live"`, "node": "string", "messages": "absent"}},
 		shape{status: 200, body: bodyObject, only: true, fields: fields{"name": `="{q}"`, "state": `="running"`, "node": "string", "messages": "=1"}})},
@@ -193,9 +183,9 @@ var contractRows = []contractRow{
 	{name: "list counts", declare: declTTL, messages: 1, method: "GET", path: "queues/{v}?" + qListCounts,
 		want: shape{status: 200, body: bodyList, length: 1, only: true, fields: fields{"name": `="{q}"`, "state": `="running"`, "node": "string", "messages": "=1"}}},
 	{name: "list declarations", declare: declTTL, messages: 1, method: "GET", path: "queues/{v}?" + qListDecl,
-		by: listOf(queueFields(`="live"`, `="running"`, nil))},
+		by: queueFields(bodyList, `="live"`, `="running"`, nil)},
 	{name: "list declarations and counts", declare: declTTL, messages: 1, method: "GET", path: "queues/{v}?" + qListAll,
-		by: listOf(queueFields(`="running"`, `="running"`, fields{"messages": "=1"}))},
+		by: queueFields(bodyList, `="running"`, `="running"`, fields{"messages": "=1"})},
 	{name: "list an empty vhost", method: "GET", path: "queues/{v}?" + qListCounts, want: shape{status: 200, body: bodyList, length: 0}},
 	{name: "list a missing vhost", method: "GET", path: "queues/{none}?" + qListCounts, want: notFound},
 

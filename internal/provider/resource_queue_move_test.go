@@ -42,11 +42,10 @@ var movedOrders = map[string]string{
 	"identity.name": "orders", "identity.vhost": "/",
 }
 
-func withAttrs(base map[string]string, kv ...string) map[string]string {
+// withAttrs is base with the attributes of changes.
+func withAttrs(base, changes map[string]string) map[string]string {
 	out := maps.Clone(base)
-	for i := 0; i+1 < len(kv); i += 2 {
-		out[kv[i]] = kv[i+1]
-	}
+	maps.Copy(out, changes)
 	return out
 }
 
@@ -72,12 +71,13 @@ func TestMoveStateFromRabbitMQQueue(t *testing.T) {
 			rfd59State("orders", "/", "classic", `{"arguments":null,"arguments_json":"{\"x-max-priority\":10,\"x-message-ttl\":5000,\"x-queue-type\":\"classic\"}","auto_delete":false,"durable":true}`), movedOrders, nil},
 		{"rfd59 under OpenTofu, no arguments, a vhost to escape", rfd59Tofu, "rabbitmq_queue", 0,
 			rfd59State("odd name@x", "team/a b", "classic", `{"arguments":null,"arguments_json":null,"auto_delete":false,"durable":true}`),
-			withAttrs(movedOrders, "id", "team%2Fa%20b/odd%20name@x", "name", "odd name@x", "vhost", "team/a b",
-				"identity.name", "odd name@x", "identity.vhost", "team/a b", "message_ttl", "null",
-				"max_priority", "null", "arguments_json", "{}"), nil},
+			withAttrs(movedOrders, map[string]string{"id": "team%2Fa%20b/odd%20name@x", "name": "odd name@x", "vhost": "team/a b",
+				"identity.name": "odd name@x", "identity.vhost": "team/a b", "message_ttl": "null",
+				"max_priority": "null", "arguments_json": "{}"}), nil},
 		{"TTL rendered as Read renders it, another vhost", cyrilgdnTF, "rabbitmq_queue", 0,
 			cyrilgdnState("orders", "jobs", `{"arguments":{"x-message-ttl":"90000000"},"arguments_json":"","auto_delete":false,"durable":true}`),
-			withAttrs(movedOrders, "id", "jobs/orders", "vhost", "jobs", "identity.vhost", "jobs", "message_ttl", "25h", "max_priority", "null", "arguments_json", `{"x-message-ttl":90000000}`), nil},
+			withAttrs(movedOrders, map[string]string{"id": "jobs/orders", "vhost": "jobs", "identity.vhost": "jobs", "message_ttl": "25h",
+				"max_priority": "null", "arguments_json": `{"x-message-ttl":90000000}`}), nil},
 		{"not durable", cyrilgdnTF, "rabbitmq_queue", 0,
 			cyrilgdnState("orders", "/", `{"arguments":null,"arguments_json":"","auto_delete":false,"durable":false}`), nil,
 			[]string{`Queue "orders" in vhost "/"`, "settings.durable: rabbitmq_queue has false, the backend declares true", "Nothing was moved"}},
