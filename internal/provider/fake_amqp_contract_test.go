@@ -52,23 +52,18 @@ type amqpRow struct {
 }
 
 // amqpEnv is what a row runs with: b.version() is the RabbitMQ version whose
-// answers the row expects.
+// answers the row expects; user and pass log in (the contract's user unless
+// a row changes them).
 type amqpEnv struct {
 	b            amqpContractBroker
 	vhost, queue string
+	user, pass   string
 }
 
-// dial opens a connection to the row's vhost as the contract's user,
-// closed at cleanup.
+// dial opens a connection to the row's vhost as e's user, closed at cleanup.
 func (e amqpEnv) dial(t *testing.T) *amqp.Connection {
 	t.Helper()
-	user, pass := e.b.user()
-	return e.dialAs(t, user, pass)
-}
-
-func (e amqpEnv) dialAs(t *testing.T, user, pass string) *amqp.Connection {
-	t.Helper()
-	conn, err := amqp.DialConfig(e.b.amqpURL(e.vhost, user, pass), amqp.Config{Dial: amqp.DefaultDial(10 * time.Second)})
+	conn, err := amqp.DialConfig(e.b.amqpURL(e.vhost, e.user, e.pass), amqp.Config{Dial: amqp.DefaultDial(10 * time.Second)})
 	if err != nil {
 		t.Fatalf("AMQP connection to vhost %q: %v", e.vhost, err)
 	}
@@ -404,8 +399,8 @@ var amqpRows = []amqpRow{
 		}
 	}},
 	{name: "consume and purge refused without read permission, passive declare allowed", messages: 1, run: func(t *testing.T, e amqpEnv) {
-		user, pass := e.b.readRefused(t, e.vhost, e.queue)
-		conn := e.dialAs(t, user, pass)
+		e.user, e.pass = e.b.readRefused(t, e.vhost, e.queue)
+		conn := e.dial(t)
 		if _, err := openChannel(t, conn).QueueDeclarePassive(e.queue, true, false, false, false, nil); err != nil {
 			t.Errorf("passive declare: %v", err)
 		}
@@ -413,7 +408,7 @@ var amqpRows = []amqpRow{
 		if e.b.version() == brokertest.V310 {
 			access = "access"
 		}
-		reason := fmt.Sprintf("ACCESS_REFUSED - %s to queue '%s' in vhost '%s' refused for user '%s'", access, e.queue, e.vhost, user)
+		reason := fmt.Sprintf("ACCESS_REFUSED - %s to queue '%s' in vhost '%s' refused for user '%s'", access, e.queue, e.vhost, e.user)
 		_, err := openChannel(t, conn).Consume(e.queue, "", false, false, false, false, nil)
 		wantClose(t, err, amqp.AccessRefused, reason)
 		_, err = openChannel(t, conn).QueuePurge(e.queue, false)
@@ -449,6 +444,7 @@ func runAMQPContract(t *testing.T, b amqpContractBroker) {
 	for _, row := range amqpRows {
 		t.Run(row.name, func(t *testing.T) {
 			e := amqpEnv{b: b, vhost: b.addVhost(t), queue: "contract-amqp-q"}
+			e.user, e.pass = b.user()
 			path := "queues/" + url.PathEscape(e.vhost) + "/" + url.PathEscape(e.queue)
 			if status, body := contractSend(t, b, "PUT", path, declNone); status != 201 {
 				t.Fatalf("declaring the row's queue: HTTP %d %s", status, body)
