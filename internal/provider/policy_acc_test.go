@@ -213,11 +213,11 @@ func TestAccPolicy_harmlessSaysNothing(t *testing.T) {
 // accBrokerVersion is the test broker's version, from the management API's overview.
 func accBrokerVersion(t *testing.T) (topology.BrokerVersion, string) {
 	t.Helper()
+	var v topology.BrokerVersion
 	ov, err := accAdmin(t).Overview(context.Background())
-	if err != nil {
-		t.Fatal(err)
+	if err == nil {
+		v, err = topology.ParseBrokerVersion(ov.RabbitMQVersion)
 	}
-	v, err := topology.ParseBrokerVersion(ov.RabbitMQVersion)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -268,11 +268,8 @@ func (sourceQueueResource) Update(context.Context, resource.UpdateRequest, *reso
 func (sourceQueueResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var m sourceQueueModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
 	c, err := envClient()
-	if err == nil {
+	if err == nil && !resp.Diagnostics.HasError() {
 		err = c.DeleteQueue(ctx, m.Vhost.ValueString(), m.Name.ValueString(), false)
 	}
 	if err != nil && !errors.Is(err, broker.ErrNotFound) {
