@@ -1,9 +1,11 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,32 +23,21 @@ import (
 // from this tree, through a dev_overrides CLI configuration, as a user does:
 // they see what terraform-plugin-testing cannot show, such as warnings.
 
-var (
-	buildOnce sync.Once
-	buildDir  string
-	buildErr  error
-)
-
 // builtProvider builds the provider once per test binary and returns the
 // directory holding it.
-func builtProvider(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		// Shared by every test of the binary, so not a t.TempDir.
-		buildDir, buildErr = os.MkdirTemp("", "queuey-e2e-") //nolint:usetesting // outlives any one test
-		if buildErr != nil {
-			return
-		}
-		cmd := exec.Command("go", "build", "-o", filepath.Join(buildDir, "terraform-provider-queuey"), "../..")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+var builtProvider = sync.OnceValues(buildProvider)
+
+func buildProvider() (string, error) {
+	// Shared by every test of the binary, so not a t.TempDir.
+	dir, err := os.MkdirTemp("", "queuey-e2e-") //nolint:usetesting // outlives any one test
+	if err != nil {
+		return "", err
 	}
-	return buildDir
+	out, err := exec.Command("go", "build", "-o", filepath.Join(dir, "terraform-provider-queuey"), "../..").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return dir, nil
 }
 
 // terraformCLI runs terraform in dir with the dev_overrides config and
@@ -60,22 +51,33 @@ type terraformCLI struct {
 
 func newTerraformCLI(t *testing.T, config string) *terraformCLI {
 	t.Helper()
-	bin := builtProvider(t)
-	dir := t.TempDir()
-	rc := filepath.Join(dir, "terraformrc")
-	// "queuey/queuey" means registry.terraform.io/queuey/queuey to Terraform
-	// and registry.opentofu.org/queuey/queuey to OpenTofu: override both.
-	if err := os.WriteFile(rc, []byte(fmt.Sprintf(`provider_installation {
-  dev_overrides {
-    "registry.terraform.io/queuey/queuey" = %[1]q
-    "registry.opentofu.org/queuey/queuey" = %[1]q
-  }
-  direct {}
+	return overridingCLI(t, config, nil)
 }
-`, bin)), 0o600); err != nil {
+
+// overridingCLI is a working directory with config, whose CLI configuration
+// installs the provider built from this tree, and each provider source of
+// more from its directory, with the environment env.
+func overridingCLI(t *testing.T, config string, more map[string]string, env ...string) *terraformCLI {
+	t.Helper()
+	bin, err := builtProvider()
+	if err != nil {
 		t.Fatal(err)
 	}
-	tf := &terraformCLI{t: t, dir: dir, rc: rc}
+	sources := map[string]string{"queuey/queuey": bin}
+	maps.Copy(sources, more)
+	rc := "provider_installation {\n  dev_overrides {\n"
+	for source, dir := range sources {
+		// "queuey/queuey" means registry.terraform.io/queuey/queuey to Terraform
+		// and registry.opentofu.org/queuey/queuey to OpenTofu: override both.
+		for _, host := range []string{"registry.terraform.io/", "registry.opentofu.org/"} {
+			rc += fmt.Sprintf("    %q = %q\n", host+source, dir)
+		}
+	}
+	tf := &terraformCLI{t: t, dir: t.TempDir(), env: env}
+	tf.rc = filepath.Join(tf.dir, "terraformrc")
+	if err := os.WriteFile(tf.rc, []byte(rc+"  }\n  direct {}\n}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	tf.writeConfig(config)
 	return tf
 }
@@ -147,35 +149,22 @@ type testCLI struct {
 	version *version.Version
 }
 
-var (
-	testCLIOnce sync.Once
-	testCLIInfo testCLI
-	testCLIErr  error
-)
-
 // cliBinary is the CLI the tests drive: TF_ACC_TERRAFORM_PATH, else
 // terraform on PATH (as terraform-plugin-testing picks it).
-func cliBinary() string {
-	if bin := os.Getenv("TF_ACC_TERRAFORM_PATH"); bin != "" {
-		return bin
-	}
-	return "terraform"
-}
+func cliBinary() string { return cmp.Or(os.Getenv("TF_ACC_TERRAFORM_PATH"), "terraform") }
 
-// cliUnderTest returns the kind and version of the CLI the tests drive.
-func cliUnderTest() (testCLI, error) {
-	testCLIOnce.Do(func() {
-		bin := cliBinary()
-		cmd := exec.Command(bin, "version")
-		cmd.Env = append(os.Environ(), "CHECKPOINT_DISABLE=1")
-		out, err := cmd.Output()
-		if err != nil {
-			testCLIErr = fmt.Errorf("%s version: %v", bin, err)
-			return
-		}
-		testCLIInfo, testCLIErr = parseCLIVersion(string(out))
-	})
-	return testCLIInfo, testCLIErr
+// cliUnderTest returns the kind and version of the CLI the tests drive,
+// asked once.
+var cliUnderTest = sync.OnceValues(askCLIVersion)
+
+func askCLIVersion() (testCLI, error) {
+	cmd := exec.Command(cliBinary(), "version")
+	cmd.Env = append(os.Environ(), "CHECKPOINT_DISABLE=1")
+	out, err := cmd.Output()
+	if err != nil {
+		return testCLI{}, fmt.Errorf("%s version: %v", cliBinary(), err)
+	}
+	return parseCLIVersion(string(out))
 }
 
 // parseCLIVersion reads the kind and version of a CLI from the output of its

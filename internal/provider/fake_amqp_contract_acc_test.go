@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"os"
 	"testing"
 
@@ -12,11 +13,7 @@ import (
 type realAMQPContract struct{ realContract }
 
 func (r realAMQPContract) amqpURL(vhost, user, password string) string {
-	base := os.Getenv("RABBITMQ_AMQP_URL")
-	if base == "" {
-		base = "amqp://127.0.0.1:5672"
-	}
-	return withLogin(base, vhost, user, password)
+	return withLogin(cmp.Or(os.Getenv("RABBITMQ_AMQP_URL"), "amqp://127.0.0.1:5672"), vhost, user, password)
 }
 
 func (r realAMQPContract) readRefused(t *testing.T, vhost, _ string) (string, string) {

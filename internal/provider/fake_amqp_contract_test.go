@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"slices"
 	"testing"
 	"time"
 
@@ -53,23 +52,18 @@ type amqpRow struct {
 }
 
 // amqpEnv is what a row runs with: b.version() is the RabbitMQ version whose
-// answers the row expects.
+// answers the row expects; user and pass log in (the contract's user unless
+// a row changes them).
 type amqpEnv struct {
 	b            amqpContractBroker
 	vhost, queue string
+	user, pass   string
 }
 
-// dial opens a connection to the row's vhost as the contract's user,
-// closed at cleanup.
+// dial opens a connection to the row's vhost as e's user, closed at cleanup.
 func (e amqpEnv) dial(t *testing.T) *amqp.Connection {
 	t.Helper()
-	user, pass := e.b.user()
-	return e.dialAs(t, user, pass)
-}
-
-func (e amqpEnv) dialAs(t *testing.T, user, pass string) *amqp.Connection {
-	t.Helper()
-	conn, err := amqp.DialConfig(e.b.amqpURL(e.vhost, user, pass), amqp.Config{Dial: amqp.DefaultDial(10 * time.Second)})
+	conn, err := amqp.DialConfig(e.b.amqpURL(e.vhost, e.user, e.pass), amqp.Config{Dial: amqp.DefaultDial(10 * time.Second)})
 	if err != nil {
 		t.Fatalf("AMQP connection to vhost %q: %v", e.vhost, err)
 	}
@@ -123,46 +117,29 @@ func receive[T any](t *testing.T, c <-chan T, what string) T {
 	t.Helper()
 	select {
 	case v, ok := <-c:
-		if !ok {
-			t.Fatalf("waiting for %s: the channel closed", what)
+		if ok {
+			return v
 		}
-		return v
+		t.Fatalf("waiting for %s: the channel closed", what)
 	case <-time.After(10 * time.Second):
 		t.Fatalf("no %s within 10s", what)
 	}
-	var zero T
-	return zero
+	panic("unreachable: t.Fatalf ends the test")
 }
 
-// confirmed waits for the confirm of dc, within the bound of receive.
-func confirmed(t *testing.T, dc *amqp.DeferredConfirmation) {
+// delivered receives the deliveries of message from to message to-1 that
+// come next on d, checking their bodies and order, and returns them.
+func delivered(t *testing.T, d <-chan amqp.Delivery, from, to int) []amqp.Delivery {
 	t.Helper()
-	select {
-	case <-dc.Done():
-	case <-time.After(10 * time.Second):
-		t.Fatal("no confirm within 10s")
-	}
-}
-
-// bodies are the bodies of the n deliveries that come next on d.
-func bodies(t *testing.T, d <-chan amqp.Delivery, n int) ([]string, []amqp.Delivery) {
-	t.Helper()
-	var out []string
 	var all []amqp.Delivery
-	for range n {
+	for i := from; i < to; i++ {
 		m := receive(t, d, "a delivery")
-		out = append(out, string(m.Body))
+		if want := fmt.Sprintf("message %d", i); string(m.Body) != want {
+			t.Errorf("delivered %q, want %q", m.Body, want)
+		}
 		all = append(all, m)
 	}
-	return out, all
-}
-
-func messageBodies(from, to int) []string {
-	var out []string
-	for i := from; i < to; i++ {
-		out = append(out, fmt.Sprintf("message %d", i))
-	}
-	return out
+	return all
 }
 
 // wantClose checks that err is a channel or connection close with code and
@@ -240,8 +217,12 @@ var amqpRows = []amqpRow{
 			}
 			dcs = append(dcs, dc)
 		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
 		for i, dc := range dcs {
-			confirmed(t, dc)
+			if _, err := dc.WaitContext(ctx); err != nil {
+				t.Fatalf("confirm of tag %d: %v", i+1, err)
+			}
 			if dc.DeliveryTag != uint64(i+1) || !dc.Acked() {
 				t.Errorf("confirm of tag %d acked %v, want tag %d acked", dc.DeliveryTag, dc.Acked(), i+1)
 			}
@@ -330,9 +311,8 @@ var amqpRows = []amqpRow{
 	{name: "prefetch holds deliveries until a multiple ack", messages: 5, run: func(t *testing.T, e amqpEnv) {
 		ch := e.channel(t)
 		d := e.consume(t, ch, 2)
-		got, all := bodies(t, d, 2)
-		if !slices.Equal(got, messageBodies(0, 2)) || all[0].DeliveryTag != 1 || all[1].DeliveryTag != 2 {
-			t.Errorf("delivered %q tags %d %d, want message 0 and 1, tags 1 and 2", got, all[0].DeliveryTag, all[1].DeliveryTag)
+		if all := delivered(t, d, 0, 2); all[0].DeliveryTag != 1 || all[1].DeliveryTag != 2 {
+			t.Errorf("delivered tags %d %d, want 1 and 2", all[0].DeliveryTag, all[1].DeliveryTag)
 		}
 		// Both are unacknowledged: the broker sends no third one, and counts three ready.
 		if n := e.ready(t); n != 3 {
@@ -341,9 +321,8 @@ var amqpRows = []amqpRow{
 		if err := ch.Ack(2, true); err != nil { // acknowledges tags 1 and 2
 			t.Fatal(err)
 		}
-		got, all = bodies(t, d, 2)
-		if !slices.Equal(got, messageBodies(2, 4)) || all[0].DeliveryTag != 3 || all[1].DeliveryTag != 4 {
-			t.Errorf("delivered %q tags %d %d, want message 2 and 3, tags 3 and 4", got, all[0].DeliveryTag, all[1].DeliveryTag)
+		if all := delivered(t, d, 2, 4); all[0].DeliveryTag != 3 || all[1].DeliveryTag != 4 {
+			t.Errorf("delivered tags %d %d, want 3 and 4", all[0].DeliveryTag, all[1].DeliveryTag)
 		}
 		if n := e.ready(t); n != 1 {
 			t.Errorf("%d ready, want 1", n)
@@ -379,18 +358,14 @@ var amqpRows = []amqpRow{
 	{name: "channel close requeues unacknowledged deliveries in order", messages: 3, run: func(t *testing.T, e amqpEnv) {
 		conn := e.dial(t)
 		ch := openChannel(t, conn)
-		bodies(t, e.consume(t, ch, 0), 3)
+		delivered(t, e.consume(t, ch, 0), 0, 3)
 		if err := ch.Close(); err != nil {
 			t.Fatal(err)
 		}
 		if n := e.ready(t); n != 3 {
 			t.Errorf("%d ready after the close, want 3", n)
 		}
-		got, again := bodies(t, e.consume(t, openChannel(t, conn), 0), 3)
-		if !slices.Equal(got, messageBodies(0, 3)) {
-			t.Errorf("delivered again %q, want %q", got, messageBodies(0, 3))
-		}
-		for _, d := range again {
+		for _, d := range delivered(t, e.consume(t, openChannel(t, conn), 0), 0, 3) {
 			if !d.Redelivered || d.DeliveryTag > 3 {
 				t.Errorf("%q delivered again with tag %d, redelivered %v, want tags 1 to 3 of the new channel, redelivered", d.Body, d.DeliveryTag, d.Redelivered)
 			}
@@ -398,7 +373,7 @@ var amqpRows = []amqpRow{
 	}},
 	{name: "connection close requeues unacknowledged deliveries", messages: 2, run: func(t *testing.T, e amqpEnv) {
 		conn := e.dial(t)
-		bodies(t, e.consume(t, openChannel(t, conn), 0), 2)
+		delivered(t, e.consume(t, openChannel(t, conn), 0), 0, 2)
 		if err := conn.Close(); err != nil {
 			t.Fatal(err)
 		}
@@ -424,8 +399,8 @@ var amqpRows = []amqpRow{
 		}
 	}},
 	{name: "consume and purge refused without read permission, passive declare allowed", messages: 1, run: func(t *testing.T, e amqpEnv) {
-		user, pass := e.b.readRefused(t, e.vhost, e.queue)
-		conn := e.dialAs(t, user, pass)
+		e.user, e.pass = e.b.readRefused(t, e.vhost, e.queue)
+		conn := e.dial(t)
 		if _, err := openChannel(t, conn).QueueDeclarePassive(e.queue, true, false, false, false, nil); err != nil {
 			t.Errorf("passive declare: %v", err)
 		}
@@ -433,7 +408,7 @@ var amqpRows = []amqpRow{
 		if e.b.version() == brokertest.V310 {
 			access = "access"
 		}
-		reason := fmt.Sprintf("ACCESS_REFUSED - %s to queue '%s' in vhost '%s' refused for user '%s'", access, e.queue, e.vhost, user)
+		reason := fmt.Sprintf("ACCESS_REFUSED - %s to queue '%s' in vhost '%s' refused for user '%s'", access, e.queue, e.vhost, e.user)
 		_, err := openChannel(t, conn).Consume(e.queue, "", false, false, false, false, nil)
 		wantClose(t, err, amqp.AccessRefused, reason)
 		_, err = openChannel(t, conn).QueuePurge(e.queue, false)
@@ -469,6 +444,7 @@ func runAMQPContract(t *testing.T, b amqpContractBroker) {
 	for _, row := range amqpRows {
 		t.Run(row.name, func(t *testing.T) {
 			e := amqpEnv{b: b, vhost: b.addVhost(t), queue: "contract-amqp-q"}
+			e.user, e.pass = b.user()
 			path := "queues/" + url.PathEscape(e.vhost) + "/" + url.PathEscape(e.queue)
 			if status, body := contractSend(t, b, "PUT", path, declNone); status != 201 {
 				t.Fatalf("declaring the row's queue: HTTP %d %s", status, body)

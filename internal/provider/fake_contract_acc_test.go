@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -65,16 +66,13 @@ func stageContract(t *testing.T) realContract {
 		t.Fatal(err)
 	}
 	t.Logf("RabbitMQ %s", ov.RabbitMQVersion)
-	var v brokertest.Version
-	for _, known := range brokertest.Versions {
-		if strings.HasPrefix(ov.RabbitMQVersion, string(known)+".") {
-			v = known
-		}
-	}
-	if v == "" {
+	i := slices.IndexFunc(brokertest.Versions, func(v brokertest.Version) bool {
+		return strings.HasPrefix(ov.RabbitMQVersion, string(v)+".")
+	})
+	if i < 0 {
 		t.Fatalf("RabbitMQ %s: the fake models %v only; record this version's answers in internal/brokertest (versions.go) "+
 			"and add it to brokertest.Versions", ov.RabbitMQVersion, brokertest.Versions)
 	}
 	transport := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: os.Getenv(EnvInsecure) == "true"}} //nolint:gosec // test brokers only
-	return realContract{v: v, http: &http.Client{Transport: transport, Timeout: 30 * time.Second}}
+	return realContract{v: brokertest.Versions[i], http: &http.Client{Transport: transport, Timeout: 30 * time.Second}}
 }

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
-	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -73,7 +73,7 @@ const (
 	bodyList
 )
 
-// fields maps a field to "string", "integer", "bool", "object", "array",
+// fields maps a field to "string", "number", "bool", "object", "array",
 // "absent", or "=" and the JSON value it must have; {v} and {q} stand for
 // the row's vhost and queue.
 type fields map[string]string
@@ -89,12 +89,8 @@ var notFound = shape{status: 404, body: bodyObject, only: true,
 
 // refused is a 400 with the reason RabbitMQ gives.
 func refused(reason string) shape {
-	return shape{status: 400, body: bodyObject, only: true, fields: fields{"error": `="bad_request"`, "reason": "=" + jsonText(reason)}}
-}
-
-func jsonText(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
+	// The reasons are ASCII, which Go quotes as JSON does.
+	return shape{status: 400, body: bodyObject, only: true, fields: fields{"error": `="bad_request"`, "reason": fmt.Sprintf("=%q", reason)}}
 }
 
 const (
@@ -106,27 +102,17 @@ const (
 	declFlag = `{"durable":true,"auto_delete":true,"arguments":{"x-message-ttl":1000}}`
 )
 
-// queueFields are a queue's declaration as a GET or listing with
-// declarations reports it (declared with declTTL), by version.
-func queueFields(state310, state4x string, extra fields) map[brokertest.Version]shape {
+// queueFields are a queue's declaration as a GET (body bodyObject) or a
+// listing of one element (bodyList) with declarations reports it (declared
+// with declTTL), by version.
+func queueFields(body bodyKind, state310, state4x string, extra fields) map[brokertest.Version]shape {
 	base := func(state, args string) shape {
 		f := fields{"name": `="{q}"`, "type": `="classic"`, "durable": "=true", "auto_delete": "=false", "exclusive": "=false",
 			"arguments": args, "state": state, "node": "string"}
-		for k, v := range extra {
-			f[k] = v
-		}
-		return shape{status: 200, body: bodyObject, only: true, fields: f}
+		maps.Copy(f, extra)
+		return shape{status: 200, body: body, length: 1, only: true, fields: f}
 	}
 	return on310(base(state310, `={"x-message-ttl":1000}`), base(state4x, `={"x-message-ttl":1000,"x-queue-type":"classic"}`))
-}
-
-// listOf is the shapes of by as a listing of one element.
-func listOf(by map[brokertest.Version]shape) map[brokertest.Version]shape {
-	for v, s := range by {
-		s.body, s.length = bodyList, 1
-		by[v] = s
-	}
-	return by
 }
 
 // Policies (internal/broker/policies.go): the two listings the provider reads, and the writes the
@@ -184,7 +170,7 @@ var contractRows = []contractRow{
 		want: shape{status: 404, body: bodyObject, only: true, fields: fields{"error": `="not_found"`, "reason": `="vhost_not_found"`}}},
 
 	{name: "get declaration", declare: declTTL, messages: 1, method: "GET", path: "queues/{v}/{q}?" + qGet,
-		by: queueFields(`="live"`, `="running"`, fields{"messages": "absent"})},
+		by: queueFields(bodyObject, `="live"`, `="running"`, fields{"messages": "absent"})},
 	{name: "get counts", declare: declTTL, messages: 1, method: "GET", path: "queues/{v}/{q}?" + qGetCounts, by: on310(
 		shape{status: 200, body: bodyObject, only: true, fields: fields{"name": `="{q}"`, "state": `="live"`, "node": "string", "messages": "absent"}},
 		shape{status: 200, body: bodyObject, only: true, fields: fields{"name": `="{q}"`, "state": `="running"`, "node": "string", "messages": "=1"}})},
@@ -197,9 +183,9 @@ var contractRows = []contractRow{
 	{name: "list counts", declare: declTTL, messages: 1, method: "GET", path: "queues/{v}?" + qListCounts,
 		want: shape{status: 200, body: bodyList, length: 1, only: true, fields: fields{"name": `="{q}"`, "state": `="running"`, "node": "string", "messages": "=1"}}},
 	{name: "list declarations", declare: declTTL, messages: 1, method: "GET", path: "queues/{v}?" + qListDecl,
-		by: listOf(queueFields(`="live"`, `="running"`, nil))},
+		by: queueFields(bodyList, `="live"`, `="running"`, nil)},
 	{name: "list declarations and counts", declare: declTTL, messages: 1, method: "GET", path: "queues/{v}?" + qListAll,
-		by: listOf(queueFields(`="running"`, `="running"`, fields{"messages": "=1"}))},
+		by: queueFields(bodyList, `="running"`, `="running"`, fields{"messages": "=1"})},
 	{name: "list an empty vhost", method: "GET", path: "queues/{v}?" + qListCounts, want: shape{status: 200, body: bodyList, length: 0}},
 	{name: "list a missing vhost", method: "GET", path: "queues/{none}?" + qListCounts, want: notFound},
 
@@ -276,12 +262,11 @@ func runContract(t *testing.T, b contractBroker) {
 			const queue = "contract-q"
 			inPath := strings.NewReplacer("{v}", url.PathEscape(vhost), "{q}", url.PathEscape(queue), "{none}", "tfacc-contract-none")
 			inBody := strings.NewReplacer("{v}", vhost, "{q}", queue, "{user}", user)
-			if row.declare != "" {
-				if status, body := contractSend(t, b, "PUT", inPath.Replace("queues/{v}/{q}"), row.declare); status != 201 {
-					t.Fatalf("declaring the row's queue: HTTP %d %s", status, body)
-				}
+			puts := maps.Clone(row.put)
+			if row.declare != "" { // no row has both
+				puts = map[string]string{"queues/{v}/{q}": row.declare}
 			}
-			for path, body := range row.put {
+			for path, body := range puts {
 				if status, answer := contractSend(t, b, "PUT", inPath.Replace(path), body); status != 201 {
 					t.Fatalf("PUT %s: HTTP %d %s", path, status, answer)
 				}
@@ -323,7 +308,11 @@ func contractSend(t *testing.T, b contractBroker, method, path, body string) (in
 	return resp.StatusCode, out
 }
 
-// check compares an answer with s.
+// check compares an answer with s: the status, then in one pass the fields
+// of the object, or of each element of the list, that the body holds. Each
+// field is described as fields says, then compared: its kind, "absent", or
+// "=" and its JSON (encoding/json writes the keys of an object in order, so
+// equal values read equal).
 func (s shape) check(status int, body []byte, names *strings.Replacer) error {
 	if status != s.status {
 		return fmt.Errorf("status %d, want %d", status, s.status)
@@ -338,40 +327,43 @@ func (s shape) check(status int, body []byte, names *strings.Replacer) error {
 	if err := json.Unmarshal(body, &v); err != nil {
 		return fmt.Errorf("body is not JSON: %v", err)
 	}
-	if s.body == bodyObject {
-		return s.checkObject(v, names)
-	}
-	items, ok := v.([]any)
-	if !ok {
+	items, isList := v.([]any)
+	switch {
+	case s.body == bodyObject:
+		items = []any{v}
+	case !isList:
 		return fmt.Errorf("body is not a list")
-	}
-	if s.length >= 0 && len(items) != s.length {
+	case s.length >= 0 && len(items) != s.length:
 		return fmt.Errorf("%d elements, want %d", len(items), s.length)
 	}
-	for i, item := range items {
-		if err := s.checkObject(item, names); err != nil {
-			return fmt.Errorf("element %d: %w", i, err)
-		}
-	}
-	return nil
-}
-
-func (s shape) checkObject(v any, names *strings.Replacer) error {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return fmt.Errorf("not an object")
-	}
 	var errs []string
-	for k, want := range s.fields {
-		got, present := m[k]
-		if err := checkField(got, present, names.Replace(want)); err != nil {
-			errs = append(errs, k+": "+err.Error())
+	for i, item := range items {
+		m, ok := item.(map[string]any)
+		if !ok {
+			return fmt.Errorf("element %d: not an object", i)
 		}
-	}
-	if s.only {
+		want := maps.Clone(s.fields)
 		for k := range m {
-			if want, ok := s.fields[k]; !ok || want == "absent" {
-				errs = append(errs, k+": present, not asked for")
+			if _, asked := want[k]; !asked && s.only {
+				want[k] = "absent"
+			}
+		}
+		for k, w := range want {
+			got, present := m[k]
+			g := jsonKinds[fmt.Sprintf("%T", got)]
+			if value, isValue := strings.CutPrefix(names.Replace(w), "="); !present {
+				g = "absent"
+			} else if isValue {
+				var wv any
+				if err := json.Unmarshal([]byte(value), &wv); err != nil {
+					return fmt.Errorf("%s: the row's value %s is not JSON: %v", k, value, err)
+				}
+				gj, _ := json.Marshal(got)
+				wj, _ := json.Marshal(wv)
+				g, w = "="+string(gj), "="+string(wj)
+			}
+			if g != w {
+				errs = append(errs, fmt.Sprintf("element %d: %s: %s, want %s", i, k, g, w))
 			}
 		}
 	}
@@ -382,53 +374,9 @@ func (s shape) checkObject(v any, names *strings.Replacer) error {
 	return nil
 }
 
-// checkField checks one field against its expectation (see fields).
-func checkField(got any, present bool, want string) error {
-	if want == "absent" {
-		if present {
-			return fmt.Errorf("present (%v), want absent", got)
-		}
-		return nil
-	}
-	if !present {
-		return fmt.Errorf("absent, want %s", want)
-	}
-	if value, ok := strings.CutPrefix(want, "="); ok {
-		var w any
-		if err := json.Unmarshal([]byte(value), &w); err != nil {
-			return fmt.Errorf("the row's value %s is not JSON: %v", value, err)
-		}
-		if !reflect.DeepEqual(got, w) {
-			g, _ := json.Marshal(got)
-			return fmt.Errorf("%s, want %s", g, value)
-		}
-		return nil
-	}
-	if kind := jsonKind(got); kind != want {
-		return fmt.Errorf("a %s, want a %s", kind, want)
-	}
-	return nil
-}
-
-// jsonKind names the JSON type of a decoded value, integers apart.
-func jsonKind(v any) string {
-	switch x := v.(type) {
-	case string:
-		return "string"
-	case bool:
-		return "bool"
-	case float64:
-		if x == float64(int64(x)) {
-			return "integer"
-		}
-		return "number"
-	case map[string]any:
-		return "object"
-	case []any:
-		return "array"
-	}
-	return "null"
-}
+// jsonKinds names the JSON type of a decoded value by its Go type.
+var jsonKinds = map[string]string{"string": "string", "float64": "number", "bool": "bool",
+	"map[string]interface {}": "object", "[]interface {}": "array", "<nil>": "null"}
 
 // fakeContract runs the rows on the fake, answering as version.
 type fakeContract struct {

@@ -28,27 +28,24 @@ func listVhost(t *testing.T) string {
 	vhost := uniqueName("list")
 	createVhost(t, vhost, "")
 	ch := amqpChannel(t, vhost)
-	declare := func(name string, args amqp.Table) {
+	for name, args := range map[string]amqp.Table{
+		"orders":      {"x-message-ttl": int32(86400000), "x-max-priority": int32(10)},
+		"orders.dead": nil,
+		// A TTL long enough that the hold queue outlives the test: an idle one
+		// deletes itself 2*TTL after its declaration.
+		"orders.deferred.3600000": {
+			"x-message-ttl": int32(3600000), "x-dead-letter-exchange": "", "x-dead-letter-routing-key": "orders", "x-expires": int32(7200000),
+		},
+		"plain": nil, "plain.dead": nil, "odd": {"x-max-length": int32(10)}, "odd.dead": nil, "lonely": nil,
+	} {
 		if _, err := ch.QueueDeclare(name, true, false, false, false, args); err != nil {
 			t.Fatalf("declaring %q: %v", name, err)
 		}
 	}
-	declare("orders", amqp.Table{"x-message-ttl": int32(86400000), "x-max-priority": int32(10)})
-	declare("orders.dead", nil)
-	// A TTL long enough that the hold queue outlives the test: an idle one
-	// deletes itself 2*TTL after its declaration.
-	declare("orders.deferred.3600000", amqp.Table{
-		"x-message-ttl": int32(3600000), "x-dead-letter-exchange": "", "x-dead-letter-routing-key": "orders", "x-expires": int32(7200000),
-	})
-	declare("plain", nil)
-	declare("plain.dead", nil)
-	declare("odd", amqp.Table{"x-max-length": int32(10)})
-	declare("odd.dead", nil)
-	declare("lonely", nil)
 	return vhost
 }
 
-func listConfig(vhost, extra string) string {
+func listConfig(vhost string) string {
 	// The provider block comes from the step before: terraform-plugin-testing
 	// keeps the configuration next to the .tfquery.hcl file it writes.
 	return fmt.Sprintf(`
@@ -75,7 +72,7 @@ list "queuey_queue" "limited" {
     vhost = %[1]q
   }
 }
-%s`, vhost, extra)
+`, vhost)
 }
 
 func TestAccQueueList_query(t *testing.T) {
@@ -92,7 +89,7 @@ func TestAccQueueList_query(t *testing.T) {
 			{Config: `provider "queuey" {}`},
 			{
 				Query:  true,
-				Config: listConfig(vhost, ""),
+				Config: listConfig(vhost),
 				QueryResultChecks: []querycheck.QueryResultCheck{
 					querycheck.ExpectLength("queuey_queue.all", 2),
 					querycheck.ExpectIdentity("queuey_queue.all", identity("orders")),

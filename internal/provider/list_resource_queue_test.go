@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -43,14 +44,10 @@ func listOn(t *testing.T, data *providerData, vals map[string]tftypes.Value, lim
 	}
 	var stream list.ListResultsStream
 	r.List(ctx, req, &stream)
-	var out []list.ListResult
 	if stream.Results == nil {
-		return out
+		return nil
 	}
-	for res := range stream.Results {
-		out = append(out, res)
-	}
-	return out
+	return slices.Collect(stream.Results)
 }
 
 func TestQueueList_streamsWarningThenQueues(t *testing.T) {

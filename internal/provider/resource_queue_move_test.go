@@ -2,9 +2,9 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
-	"math/big"
 	"strings"
 	"testing"
 
@@ -42,11 +42,10 @@ var movedOrders = map[string]string{
 	"identity.name": "orders", "identity.vhost": "/",
 }
 
-func withAttrs(base map[string]string, kv ...string) map[string]string {
+// withAttrs is base with the attributes of changes.
+func withAttrs(base, changes map[string]string) map[string]string {
 	out := maps.Clone(base)
-	for i := 0; i+1 < len(kv); i += 2 {
-		out[kv[i]] = kv[i+1]
-	}
+	maps.Copy(out, changes)
 	return out
 }
 
@@ -72,12 +71,13 @@ func TestMoveStateFromRabbitMQQueue(t *testing.T) {
 			rfd59State("orders", "/", "classic", `{"arguments":null,"arguments_json":"{\"x-max-priority\":10,\"x-message-ttl\":5000,\"x-queue-type\":\"classic\"}","auto_delete":false,"durable":true}`), movedOrders, nil},
 		{"rfd59 under OpenTofu, no arguments, a vhost to escape", rfd59Tofu, "rabbitmq_queue", 0,
 			rfd59State("odd name@x", "team/a b", "classic", `{"arguments":null,"arguments_json":null,"auto_delete":false,"durable":true}`),
-			withAttrs(movedOrders, "id", "team%2Fa%20b/odd%20name@x", "name", "odd name@x", "vhost", "team/a b",
-				"identity.name", "odd name@x", "identity.vhost", "team/a b", "message_ttl", "null",
-				"max_priority", "null", "arguments_json", "{}"), nil},
+			withAttrs(movedOrders, map[string]string{"id": "team%2Fa%20b/odd%20name@x", "name": "odd name@x", "vhost": "team/a b",
+				"identity.name": "odd name@x", "identity.vhost": "team/a b", "message_ttl": "null",
+				"max_priority": "null", "arguments_json": "{}"}), nil},
 		{"TTL rendered as Read renders it, another vhost", cyrilgdnTF, "rabbitmq_queue", 0,
 			cyrilgdnState("orders", "jobs", `{"arguments":{"x-message-ttl":"90000000"},"arguments_json":"","auto_delete":false,"durable":true}`),
-			withAttrs(movedOrders, "id", "jobs/orders", "vhost", "jobs", "identity.vhost", "jobs", "message_ttl", "25h", "max_priority", "null", "arguments_json", `{"x-message-ttl":90000000}`), nil},
+			withAttrs(movedOrders, map[string]string{"id": "jobs/orders", "vhost": "jobs", "identity.vhost": "jobs", "message_ttl": "25h",
+				"max_priority": "null", "arguments_json": `{"x-message-ttl":90000000}`}), nil},
 		{"not durable", cyrilgdnTF, "rabbitmq_queue", 0,
 			cyrilgdnState("orders", "/", `{"arguments":null,"arguments_json":"","auto_delete":false,"durable":false}`), nil,
 			[]string{`Queue "orders" in vhost "/"`, "settings.durable: rabbitmq_queue has false, the backend declares true", "Nothing was moved"}},
@@ -138,15 +138,12 @@ func TestMoveStateFromRabbitMQQueue(t *testing.T) {
 
 // moveResourceState moves a source state into queuey_queue through the
 // provider's protocol server, as the CLIs do, and returns the target state
-// rendered attribute by attribute (renderAttrs), or the diagnostics.
+// and identity rendered attribute by attribute (renderAttrs), or the
+// diagnostics.
 func moveResourceState(t *testing.T, provider, typeName string, version int64, state string) (map[string]string, string) {
 	t.Helper()
 	ctx := context.Background()
 	srv, err := providerserver.NewProtocol6WithError(New("test")())()
-	if err != nil {
-		t.Fatal(err)
-	}
-	schemas, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,53 +161,36 @@ func moveResourceState(t *testing.T, provider, typeName string, version int64, s
 	if resp.TargetState == nil {
 		return nil, strings.Join(diags, "\n")
 	}
-	v, err := resp.TargetState.Unmarshal(schemas.ResourceSchemas["queuey_queue"].ValueType())
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := renderAttrs(t, v)
-	ids, err := srv.GetResourceIdentitySchemas(ctx, &tfprotov6.GetResourceIdentitySchemasRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if resp.TargetIdentity == nil || resp.TargetIdentity.IdentityData == nil {
 		t.Fatal("the move returned no identity")
 	}
-	idv, err := resp.TargetIdentity.IdentityData.Unmarshal(ids.IdentitySchemas["queuey_queue"].ValueType())
-	if err != nil {
+	schemas, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+	ids, idErr := srv.GetResourceIdentitySchemas(ctx, &tfprotov6.GetResourceIdentitySchemasRequest{})
+	if err = errors.Join(err, idErr); err != nil {
 		t.Fatal(err)
 	}
-	for k, v := range renderAttrs(t, idv) {
-		out["identity."+k] = v
-	}
+	out := map[string]string{}
+	renderAttrs(t, out, "", resp.TargetState, schemas.ResourceSchemas["queuey_queue"].ValueType())
+	renderAttrs(t, out, "identity.", resp.TargetIdentity.IdentityData, ids.IdentitySchemas["queuey_queue"].ValueType())
 	return out, strings.Join(diags, "\n")
 }
 
-// renderAttrs renders each attribute of the object v: a string as itself,
-// a number or a bool as Go prints it, null as "null".
-func renderAttrs(t *testing.T, v tftypes.Value) map[string]string {
+// renderAttrs adds to out each attribute of the object in v, its name
+// prefixed: tftypes prints a value Type<"value"> or Type<null>, of which the
+// value is kept (a string as itself, a number or a bool as tftypes prints it),
+// and null as "null".
+func renderAttrs(t *testing.T, out map[string]string, prefix string, v *tfprotov6.DynamicValue, typ tftypes.Type) {
 	t.Helper()
 	var obj map[string]tftypes.Value
-	if err := v.As(&obj); err != nil {
+	val, err := v.Unmarshal(typ)
+	if err == nil {
+		err = val.As(&obj)
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
-	out := make(map[string]string, len(obj))
 	for k, a := range obj {
-		var str string
-		var n big.Float
-		var b bool
-		switch {
-		case a.IsNull():
-			out[k] = "null"
-		case a.As(&str) == nil:
-			out[k] = str
-		case a.As(&n) == nil:
-			out[k] = n.String()
-		case a.As(&b) == nil:
-			out[k] = fmt.Sprint(b)
-		default:
-			t.Fatalf("attribute %s of unexpected type %s", k, a.Type())
-		}
+		s := strings.TrimSuffix(strings.TrimPrefix(a.String(), a.Type().String()+"<"), ">")
+		out[prefix+k] = strings.TrimSuffix(strings.TrimPrefix(s, `"`), `"`)
 	}
-	return out
 }
