@@ -133,26 +133,24 @@ func actionCLI(t *testing.T, blocks string) *terraformCLI {
 	return newTerraformCLI(t, requiredQueuey+"\nprovider \"queuey\" {}\n"+blocks)
 }
 
-// redriveBlock is an action block of queuey_redrive_dead_letters named r.
-func redriveBlock(queue, extra string) string {
-	return fmt.Sprintf(`
-action "queuey_redrive_dead_letters" "r" {
+// actionBlock is an action block of type typ named label for queue, with
+// the lines of extra in its config.
+const actionBlock = `
+action %q %q {
   config {
     queue = %q
 %s  }
 }
-`, queue, extra)
+`
+
+// redriveBlock is an action block of queuey_redrive_dead_letters named r.
+func redriveBlock(queue, extra string) string {
+	return fmt.Sprintf(actionBlock, "queuey_redrive_dead_letters", "r", queue, extra)
 }
 
 // purgeBlock is an action block of queuey_purge_dead_letters named p.
 func purgeBlock(queue string) string {
-	return fmt.Sprintf(`
-action "queuey_purge_dead_letters" "p" {
-  config {
-    queue = %q
-  }
-}
-`, queue)
+	return fmt.Sprintf(actionBlock, "queuey_purge_dead_letters", "p", queue, "")
 }
 
 // saysWords reports whether out holds phrase, whatever the line wrapping

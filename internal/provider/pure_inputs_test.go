@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -154,11 +153,7 @@ func TestHoldTTLErrors(t *testing.T) {
 // examples/, so that the examples in the docs are run by the tests.
 func exampleConfig(t *testing.T, rel string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "examples", rel))
-	if err != nil {
-		t.Fatalf("reading the example: %s", err)
-	}
-	return string(b)
+	return readRepoFile(t, filepath.Join("examples", rel))
 }
 
 // Every attribute of the pure data sources and every parameter of the
