@@ -225,11 +225,9 @@ func queueExists(t *testing.T, vhost, queue string) bool {
 // deleteOutOfBand deletes queues of the vhost "/" behind Terraform's back,
 // whatever they hold (a test step's PreConfig).
 func deleteOutOfBand(t *testing.T, names ...string) {
-	const vhost = "/"
 	t.Helper()
-	c := accClient(t)
 	for _, n := range names {
-		_ = c.DeleteQueue(context.Background(), vhost, n, false)
+		_ = accClient(t).DeleteQueue(context.Background(), "/", n, false)
 	}
 }
 

@@ -20,11 +20,8 @@ import (
 func errorMatching(phrases ...string) *regexp.Regexp {
 	parts := make([]string, len(phrases))
 	for i, p := range phrases {
-		words := strings.Fields(p)
-		for j, w := range words {
-			words[j] = regexp.QuoteMeta(w)
-		}
-		parts[i] = strings.Join(words, `\s+`)
+		// QuoteMeta leaves blanks alone, so each run of them becomes \s+.
+		parts[i] = regexp.MustCompile(`\s+`).ReplaceAllString(regexp.QuoteMeta(strings.TrimSpace(p)), `\s+`)
 	}
 	return regexp.MustCompile(`(?s)` + strings.Join(parts, `.*`))
 }
