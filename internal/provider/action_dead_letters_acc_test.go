@@ -63,25 +63,21 @@ func publishDead(t *testing.T, ch *amqp.Channel, queue string, n int, edit func(
 	})
 }
 
-// readBack takes every ready message of queue through ch (acking them) and
-// returns them in order.
+// readBack takes every ready message of queue through ch (the broker counts
+// each acknowledged as it delivers it) and returns them in order.
 func readBack(t *testing.T, ch *amqp.Channel, queue string) []amqp.Delivery {
 	t.Helper()
 	var out []amqp.Delivery
 	for {
-		d, ok, err := ch.Get(queue, false)
+		d, ok, err := ch.Get(queue, true)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !ok {
-			break
+			return out
 		}
 		out = append(out, d)
-		if err := d.Ack(false); err != nil {
-			t.Fatal(err)
-		}
 	}
-	return out
 }
 
 // idCounts counts the deliveries by message id.
@@ -133,26 +129,24 @@ func actionCLI(t *testing.T, blocks string) *terraformCLI {
 	return newTerraformCLI(t, requiredQueuey+"\nprovider \"queuey\" {}\n"+blocks)
 }
 
-// redriveBlock is an action block of queuey_redrive_dead_letters named r.
-func redriveBlock(queue, extra string) string {
-	return fmt.Sprintf(`
-action "queuey_redrive_dead_letters" "r" {
+// actionBlock is an action block of type typ named label for queue, with
+// the lines of extra in its config.
+const actionBlock = `
+action %q %q {
   config {
     queue = %q
 %s  }
 }
-`, queue, extra)
+`
+
+// redriveBlock is an action block of queuey_redrive_dead_letters named r.
+func redriveBlock(queue, extra string) string {
+	return fmt.Sprintf(actionBlock, "queuey_redrive_dead_letters", "r", queue, extra)
 }
 
 // purgeBlock is an action block of queuey_purge_dead_letters named p.
 func purgeBlock(queue string) string {
-	return fmt.Sprintf(`
-action "queuey_purge_dead_letters" "p" {
-  config {
-    queue = %q
-  }
-}
-`, queue)
+	return fmt.Sprintf(actionBlock, "queuey_purge_dead_letters", "p", queue, "")
 }
 
 // saysWords reports whether out holds phrase, whatever the line wrapping

@@ -57,9 +57,8 @@ func configured(a action.Action, data *providerData) action.Action {
 
 func planDiags(t *testing.T, a action.Action, data *providerData, vals map[string]tftypes.Value) diag.Diagnostics {
 	t.Helper()
-	a = configured(a, data)
 	var resp action.ModifyPlanResponse
-	mp, ok := a.(action.ActionWithModifyPlan)
+	mp, ok := configured(a, data).(action.ActionWithModifyPlan)
 	if !ok {
 		t.Fatalf("%T has no ModifyPlan", a)
 	}

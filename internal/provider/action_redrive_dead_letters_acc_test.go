@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
@@ -198,17 +197,13 @@ func TestAccAction_redriveConnectionClosedMidMove(t *testing.T) {
 func closeConnection(t *testing.T, name string) {
 	t.Helper()
 	admin := accAdmin(t)
-	for range 600 {
+	waitFor(t, "a connection named "+name, func() bool {
 		n, err := admin.CloseConnection(context.Background(), name)
-		if err != nil || n > 0 {
-			if err != nil {
-				t.Error(err)
-			}
-			return
+		if err != nil {
+			t.Fatal(err)
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Errorf("no connection named %q", name)
+		return n > 0
+	})
 }
 
 // A dead letter whose user_id is another user's stops the move before it

@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -223,11 +225,9 @@ func queueExists(t *testing.T, vhost, queue string) bool {
 // deleteOutOfBand deletes queues of the vhost "/" behind Terraform's back,
 // whatever they hold (a test step's PreConfig).
 func deleteOutOfBand(t *testing.T, names ...string) {
-	const vhost = "/"
 	t.Helper()
-	c := accClient(t)
 	for _, n := range names {
-		_ = c.DeleteQueue(context.Background(), vhost, n, false)
+		_ = accClient(t).DeleteQueue(context.Background(), "/", n, false)
 	}
 }
 
@@ -258,13 +258,8 @@ func deleteQueuesWithPrefix(c *broker.Client, vhost, prefix string) {
 // start with prefix.
 func queuesWithPrefix(c *broker.Client, vhost, prefix string) ([]string, error) {
 	all, err := listQueues(c, vhost, broker.Counted)
-	var names []string
-	for name := range all {
-		if strings.HasPrefix(name, prefix) {
-			names = append(names, name)
-		}
-	}
-	return names, err
+	names := slices.Collect(maps.Keys(all))
+	return slices.DeleteFunc(names, func(name string) bool { return !strings.HasPrefix(name, prefix) }), err
 }
 
 // getQueue reads a queue of vhost "/" through the management API, failing
@@ -304,13 +299,9 @@ func declaredAs(q broker.Queue, wantArgs string) error {
 	if !q.Durable || q.AutoDelete || q.Exclusive {
 		return fmt.Errorf("queue %q: durable=%v auto_delete=%v exclusive=%v, want true, false, false", q.Name, q.Durable, q.AutoDelete, q.Exclusive)
 	}
-	args := map[string]any{}
-	for k, v := range q.Arguments {
-		if k == "x-queue-type" && v == "classic" {
-			continue
-		}
-		args[k] = v
-	}
+	args := map[string]any{} // not a clone: no arguments must marshal as {}, not null
+	maps.Copy(args, q.Arguments)
+	maps.DeleteFunc(args, func(k string, v any) bool { return k == "x-queue-type" && v == "classic" })
 	got, err := json.Marshal(args)
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -25,9 +26,9 @@ func holdQueuesOnFake(t *testing.T, fake *brokertest.Server, s topology.Suffixes
 	for _, h := range holds {
 		n := "?"
 		if h.messages != nil {
-			n = itoa64(*h.messages)
+			n = strconv.FormatInt(*h.messages, 10)
 		}
-		out = append(out, h.name+":"+itoa64(h.ttl)+":"+n)
+		out = append(out, fmt.Sprintf("%s:%d:%s", h.name, h.ttl, n))
 	}
 	return strings.Join(out, " "), ""
 }
@@ -61,5 +62,3 @@ func TestHoldQueuesDataSource_onlyHoldQueues(t *testing.T) {
 		t.Errorf("a missing vhost: %q", errText)
 	}
 }
-
-func itoa64(n int64) string { return strconv.FormatInt(n, 10) }

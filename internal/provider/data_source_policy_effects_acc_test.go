@@ -70,6 +70,12 @@ output "effects" {
 	}
 }
 
+// policyEffects is the value of queuey_policy_effects as terraform output -json writes it.
+type policyEffects struct {
+	OK     bool               `json:"ok"`
+	Queues []policyEffectsRow `json:"queues"`
+}
+
 // policyEffectsRow is one queue of queuey_policy_effects as terraform output -json writes it.
 type policyEffectsRow struct {
 	Name           string   `json:"name"`
@@ -80,18 +86,12 @@ type policyEffectsRow struct {
 }
 
 // policyEffectsOutput applies tf's configuration and reads its output "effects".
-func policyEffectsOutput(t *testing.T, tf *terraformCLI) struct {
-	OK     bool               `json:"ok"`
-	Queues []policyEffectsRow `json:"queues"`
-} {
+func policyEffectsOutput(t *testing.T, tf *terraformCLI) policyEffects {
 	t.Helper()
 	tf.mustRun("apply", "-auto-approve")
 	var outputs struct {
 		Effects struct {
-			Value struct {
-				OK     bool               `json:"ok"`
-				Queues []policyEffectsRow `json:"queues"`
-			} `json:"value"`
+			Value policyEffects `json:"value"`
 		} `json:"effects"`
 	}
 	if err := json.Unmarshal([]byte(tf.mustRun("output", "-json")), &outputs); err != nil {

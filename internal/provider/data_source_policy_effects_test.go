@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -29,25 +30,16 @@ func policyEffectsOnFake(t *testing.T, fake *brokertest.Server, vhost string) st
 	}
 	var b strings.Builder
 	for _, q := range queues {
-		fmt.Fprintf(&b, "%s %s %s/%s %s\n", q.Name.ValueString(), q.Role.ValueString(), orDash(q.Policy.ValueString()),
-			orDash(q.OperatorPolicy.ValueString()), q.EffectiveDefinitionJSON.ValueString())
+		fmt.Fprintf(&b, "%s %s %s/%s %s\n", q.Name.ValueString(), q.Role.ValueString(), cmp.Or(q.Policy.ValueString(), "-"),
+			cmp.Or(q.OperatorPolicy.ValueString(), "-"), q.EffectiveDefinitionJSON.ValueString())
 		for _, e := range q.Effects {
 			b.WriteString("  - " + e + "\n")
 		}
 	}
-	if ok {
-		b.WriteString("ok")
-	} else {
-		b.WriteString("not ok")
+	if !ok {
+		b.WriteString("not ")
 	}
-	return b.String()
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
+	return b.String() + "ok"
 }
 
 // Each queue of the topology that exists (q, q.dead, the hold queues by TTL, the holding queue),

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"testing"
 	"time"
@@ -222,9 +223,7 @@ func configOf(t *testing.T, typ tftypes.Type, vals map[string]tftypes.Value) tft
 	all := map[string]tftypes.Value{}
 	for name, at := range obj.AttributeTypes {
 		all[name] = tftypes.NewValue(at, nil)
-		if v, ok := vals[name]; ok {
-			all[name] = v
-		}
 	}
+	maps.Copy(all, vals)
 	return tftypes.NewValue(obj, all)
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -37,33 +38,25 @@ func readRepoFile(t *testing.T, name string) string {
 // text, each a slice of trimmed cells; the first row is the header.
 func tableAfter(t *testing.T, text, marker string) [][]string {
 	t.Helper()
-	i := strings.Index(text, marker)
-	if i < 0 {
-		t.Fatalf("no %q", marker)
-	}
+	_, after, found := strings.Cut(text, marker)
 	var rows [][]string
-	for _, line := range strings.Split(text[i:], "\n")[1:] {
+	for _, line := range strings.Split(after, "\n")[1:] {
 		line = strings.TrimSpace(line)
-		if !strings.HasPrefix(line, "|") {
-			if len(rows) > 0 {
-				break
-			}
-			continue
+		if !strings.HasPrefix(line, "|") && len(rows) > 0 {
+			break
 		}
-		if strings.HasPrefix(line, "|---") {
-			continue
+		if strings.HasPrefix(line, "|") && !strings.HasPrefix(line, "|---") {
+			rows = append(rows, cellSeparator.Split(strings.TrimSpace(strings.Trim(line, "|")), -1))
 		}
-		cells := strings.Split(strings.Trim(line, "|"), "|")
-		for j := range cells {
-			cells[j] = strings.TrimSpace(cells[j])
-		}
-		rows = append(rows, cells)
 	}
-	if len(rows) < 2 {
+	if !found || len(rows) < 2 {
 		t.Fatalf("no table after %q", marker)
 	}
 	return rows
 }
+
+// cellSeparator is a Markdown table's cell border with the blanks around it.
+var cellSeparator = regexp.MustCompile(`\s*\|\s*`)
 
 // makeVersions reads the CLI version variables of GNUmakefile, without the v.
 func makeVersions(t *testing.T) map[string]string {
@@ -225,20 +218,11 @@ func TestDocsLinks(t *testing.T) {
 // anchor is anchor, or an HTML anchor of that id (tfplugindocs writes those
 // for nested attributes).
 func hasHeading(text, anchor string) bool {
-	if strings.Contains(text, `id="`+anchor+`"`) {
-		return true
-	}
 	drop := regexp.MustCompile("[^a-z0-9 _-]")
-	for _, line := range strings.Split(text, "\n") {
-		if !strings.HasPrefix(line, "#") {
-			continue
-		}
-		h := strings.ToLower(strings.TrimSpace(strings.TrimLeft(line, "#")))
-		if strings.ReplaceAll(drop.ReplaceAllString(h, ""), " ", "-") == anchor {
-			return true
-		}
-	}
-	return false
+	return strings.Contains(text, `id="`+anchor+`"`) ||
+		slices.ContainsFunc(regexp.MustCompile(`(?m)^#+(.*)$`).FindAllStringSubmatch(text, -1), func(m []string) bool {
+			return strings.ReplaceAll(drop.ReplaceAllString(strings.ToLower(strings.TrimSpace(m[1])), ""), " ", "-") == anchor
+		})
 }
 
 // DESIGN.md's "where each rule lives" table names files and Go declarations,
@@ -317,26 +301,16 @@ func designFile(t *testing.T, pkg, prev, name string) string {
 // or a const.
 func declares(t *testing.T, dir, name string) bool {
 	t.Helper()
-	files := []string{dir}
+	pattern := filepath.Join(repoRoot, dir)
 	if !strings.HasSuffix(dir, ".go") {
-		var err error
-		if files, err = filepath.Glob(filepath.Join(repoRoot, dir, "*.go")); err != nil {
-			t.Fatal(err)
-		}
-		for i, f := range files {
-			files[i], _ = filepath.Rel(repoRoot, f)
-		}
+		pattern = filepath.Join(pattern, "*.go")
 	}
+	files, _ := filepath.Glob(pattern) // the pattern is well formed
 	decl := regexp.MustCompile(`(?m)^(func (\([^)]*\) )?|type |var |const )` + regexp.QuoteMeta(name) + `\b`)
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		if decl.MatchString(readRepoFile(t, f)) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(files, func(f string) bool {
+		rel, _ := filepath.Rel(repoRoot, f)
+		return !strings.HasSuffix(f, "_test.go") && decl.MatchString(readRepoFile(t, rel))
+	})
 }
 
 // The Operating guide's table of limits against the code: each row's default

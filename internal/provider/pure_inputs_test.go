@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -21,11 +20,8 @@ import (
 func errorMatching(phrases ...string) *regexp.Regexp {
 	parts := make([]string, len(phrases))
 	for i, p := range phrases {
-		words := strings.Fields(p)
-		for j, w := range words {
-			words[j] = regexp.QuoteMeta(w)
-		}
-		parts[i] = strings.Join(words, `\s+`)
+		// QuoteMeta leaves blanks alone, so each run of them becomes \s+.
+		parts[i] = regexp.MustCompile(`\s+`).ReplaceAllString(regexp.QuoteMeta(strings.TrimSpace(p)), `\s+`)
 	}
 	return regexp.MustCompile(`(?s)` + strings.Join(parts, `.*`))
 }
@@ -154,11 +150,7 @@ func TestHoldTTLErrors(t *testing.T) {
 // examples/, so that the examples in the docs are run by the tests.
 func exampleConfig(t *testing.T, rel string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "examples", rel))
-	if err != nil {
-		t.Fatalf("reading the example: %s", err)
-	}
-	return string(b)
+	return readRepoFile(t, filepath.Join("examples", rel))
 }
 
 // Every attribute of the pure data sources and every parameter of the

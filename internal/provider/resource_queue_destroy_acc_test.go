@@ -174,17 +174,14 @@ func drain(t *testing.T, vhost, queue string, n int) {
 // consumers appear in its list a moment after they subscribe.
 func waitConsumers(t *testing.T, vhost, queue string, n int64) {
 	t.Helper()
-	c := accClient(t)
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-		all, err := listQueues(c, vhost, broker.CheckedWithConsumers)
+	waitFor(t, fmt.Sprintf("the management API to list %d consumers on %s", n, queue), func() bool {
+		all, err := listQueues(accClient(t), vhost, broker.CheckedWithConsumers)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if q, ok := all[queue]; ok && q.Consumers != nil && *q.Consumers == n {
-			return
-		}
-	}
-	t.Fatalf("the management API did not list %d consumers on %s within 20s", n, queue)
+		q, ok := all[queue]
+		return ok && q.Consumers != nil && *q.Consumers == n
+	})
 }
 
 // forEachConfig is three queues of one for_each, base-a, base-b and base-c;
