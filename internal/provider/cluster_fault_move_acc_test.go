@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"strings"
 	"testing"
 	"time"
 
@@ -22,27 +21,36 @@ import (
 const nodeDownBound = 30 * time.Second
 
 // nodeDownMove stops node n mid-move: the move's AMQP connection (through
-// fp) is paused at a random byte offset of its traffic, n's RabbitMQ
-// application stopped, and the connection resumed; run is the move, run in
-// the background. It returns how long after the resume the move's error
-// came, how long the stop took, and the error.
-func nodeDownMove(t *testing.T, n testNode, fp faultProxies, offset int64, run func() error) (after, stop time.Duration, err error) {
+// fp) is paused at offset of its traffic, n's RabbitMQ application stopped,
+// and the connection resumed; run is the move, run in the background. The
+// run's elapsed time is from the resume to the end of the move.
+func nodeDownMove(t *testing.T, n testNode, fp faultProxies, offset int64, run func() (string, error)) faultRun {
 	t.Helper()
 	fp.amqp.Arm(brokertest.Fault{Kind: brokertest.FaultPause, After: offset})
-	done := make(chan error, 1)
-	go func() { done <- run() }()
+	done := make(chan faultRun, 1)
+	go func() {
+		out, err := run()
+		done <- faultRun{out: out, err: err}
+	}()
 	select {
 	case <-fp.amqp.Struck():
-	case err := <-done:
-		t.Fatalf("the move ended before offset %d: %v", offset, err)
+	case r := <-done:
+		t.Fatalf("the move ended before offset %d: %v", offset, r.err)
 	}
 	start := time.Now()
 	n.ctl(t, "stop_app")
-	stop = time.Since(start)
+	stop := time.Since(start)
 	resumed := time.Now()
 	fp.heal()
-	err = <-done
-	return time.Since(resumed), stop, err
+	r := <-done
+	r.struck, r.elapsed, r.note = true, time.Since(resumed), fmt.Sprintf(" (stop_app took %.1fs)", stop.Seconds())
+	return r
+}
+
+// nodeDownCase is the fault of nodeDownMove, stopping node n that hosts queue.
+func nodeDownCase(n testNode, queue string, offset int64) faultCase {
+	return faultCase{name: "stop_app", what: fmt.Sprintf("stop_app of %s (hosts %s) in a 3-node cluster", n.name, queue),
+		fault: brokertest.Fault{Kind: brokertest.FaultPause, After: offset}, bound: nodeDownBound}
 }
 
 // TestAccCluster_faultMoveNodeDown stops, mid-move, the node of a 3-node
@@ -81,42 +89,34 @@ func nodeDownRedrive(t *testing.T, c1, c2 testNode, offset int64, seed uint64) {
 	publishDead(t, amqpChannelAt(t, c2.amqpURL), name, faultMoveN, nil)
 
 	fp := newFaultProxies(t, c1.amqpURL, c1.endpoint)
-	mgmt, err := broker.New(broker.Config{Endpoint: "http://" + fp.mgmt.Addr,
-		Username: defaultUser, Password: defaultPassword, RequestTimeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	client := moverOf(t, mgmt, "amqp://"+fp.amqp.Addr)
+	proxied := c1 // the management API through the proxy, with the default retry budget
+	proxied.endpoint = "http://" + fp.mgmt.Addr
+	client := moverOf(t, proxied.client(t, 0), "amqp://"+fp.amqp.Addr)
 	redrive := mover.Move{Vhost: "/", From: name + ".dead", To: name}
-	var moved int
-	after, stop, err := nodeDownMove(t, c2, fp, offset, func() (err error) {
-		moved, err = client.Move(ctx, redrive)
-		return err
-	})
-	var me *mover.MoveError
-	if !errors.As(err, &me) || moved != me.Moved {
-		t.Errorf("the redrive with %s stopped: moved %d, %v; want a *mover.MoveError", c2.name, moved, err)
-	} else if !strings.Contains(err.Error(), "RabbitMQ cancelled the consumer of "+name+".dead") {
-		t.Errorf("the error does not say the broker cancelled the consumer: %v", err)
-	} else if after > nodeDownBound {
-		t.Errorf("the error came %.1fs after the node stopped, past the bound %s: %v", after.Seconds(), nodeDownBound, err)
-	}
-	t.Logf("the redrive with %s stopping: %v", c2.name, err)
-
-	c2.ctl(t, "start_app")
-	waitState(t, via1, name+".dead", true)
-	waitNoConsumer(t, c1.amqpURL, name+".dead")
-	again, err := client.Move(ctx, redrive)
-	if err != nil {
-		t.Errorf("the redrive once %s is back: %v", c2.name, err)
-	}
-	dups, lost := account(t, c1.amqpURL, name, name+".dead")
-	fmt.Printf("==> fault stop_app of %s (hosts %s.dead)@offset %d (seed %d) × redrive %d × RabbitMQ 3-node cluster %s: "+
-		"moved %d then error %.1fs after the stop (stop_app took %.1fs; bound %s); rerun moved %d; duplicates %d, lost %d\n",
-		c2.name, name, offset, seed, faultMoveN, brokerLabel(), moved, after.Seconds(), stop.Seconds(), nodeDownBound, again, dups, lost)
-	if lost > 0 {
-		t.Errorf("%d messages lost", lost)
-	}
+	faultedMove{faultCase: nodeDownCase(c2, name+".dead", offset), seed: seed, move: "redrive",
+		says: "RabbitMQ cancelled the consumer of " + name + ".dead", url: c1.amqpURL,
+		from: []string{name + ".dead"}, queues: []string{name, name + ".dead"},
+		strike: func() faultRun {
+			return nodeDownMove(t, c2, fp, offset, func() (string, error) {
+				moved, err := client.Move(ctx, redrive)
+				if me := (*mover.MoveError)(nil); !errors.As(err, &me) || moved != me.Moved {
+					t.Errorf("the redrive with %s stopped: moved %d, %v; want a *mover.MoveError", c2.name, moved, err)
+				}
+				return fmt.Sprint(err), err
+			})
+		},
+		back: func() {
+			c2.ctl(t, "start_app")
+			waitState(t, via1, name+".dead", true)
+		},
+		rerun: func() string {
+			again, err := client.Move(ctx, redrive)
+			if err != nil {
+				t.Errorf("the redrive once %s is back: %v", c2.name, err)
+			}
+			return fmt.Sprintf("rerun moved %d", again)
+		},
+	}.run(t)
 }
 
 func nodeDownRedeclare(t *testing.T, c1, c2 testNode, offset int64, seed uint64) {
@@ -124,8 +124,7 @@ func nodeDownRedeclare(t *testing.T, c1, c2 testNode, offset int64, seed uint64)
 	via1 := c1.client(t, -1)
 	t.Cleanup(func() { deleteQueuesWithPrefix(via1, "/", name) })
 	// Declared through c2's management API, q and q.dead live on c2.
-	creds := fmt.Sprintf("  username = %q\n  password = %q\n", defaultUser, defaultPassword)
-	tf := newRedeclareCLI(t, name, fmt.Sprintf("  endpoint = %q\n", c2.endpoint)+creds)
+	tf := newRedeclareCLI(t, name, fmt.Sprintf("  endpoint = %q\n", c2.endpoint)+credentials)
 	tf.configure("  message_ttl = \"1h\"\n  max_priority = 5\n")
 	tf.mustRun("apply", "-auto-approve")
 	if q := waitState(t, via1, name, true); q.Node != c2.erlang {
@@ -135,38 +134,29 @@ func nodeDownRedeclare(t *testing.T, c1, c2 testNode, offset int64, seed uint64)
 
 	// The change talks to c1, through the proxies.
 	fp := newFaultProxies(t, c1.amqpURL, c1.endpoint)
-	tf.provider = fp.provider + creds
+	tf.provider = fp.provider + credentials
 	tf.configure(newSettings + "  keep_messages_on_change = true\n")
-	var out string
-	after, stop, err := nodeDownMove(t, c2, fp, offset, func() (err error) {
-		out, err = tf.run("apply", "-auto-approve")
-		return err
-	})
 	holding := topology.RedeclaringQueueName(name)
-	outcome := "no error"
-	if r := (faultRun{out: out, err: err, struck: true, elapsed: after}); err != nil {
-		outcome = checkStopped(t, faultCase{name: "stop_app", bound: nodeDownBound}, r)
-		if !saysWords(out, "RabbitMQ cancelled the consumer of "+name) {
-			t.Errorf("the error does not say the broker cancelled the consumer:\n%s", out)
-		}
-	} else {
-		t.Errorf("the change with %s stopping did not fail:\n%s", c2.name, out)
-	}
-
-	c2.ctl(t, "start_app")
-	waitState(t, via1, name, true)
-	waitNoConsumer(t, c1.amqpURL, name, holding)
-	tf.mustRun("apply", "-auto-approve")
-	if q, err := via1.GetQueue(context.Background(), "/", name, broker.Declared); err != nil {
-		t.Error(err)
-	} else if err := declaredAs(q, newTable); err != nil {
-		t.Error(err)
-	}
-	dups, lost := account(t, c1.amqpURL, name, holding, name+".dead")
-	fmt.Printf("==> fault stop_app of %s (hosts %s)@offset %d (seed %d) × redeclare %d (move aside) × RabbitMQ 3-node cluster %s: "+
-		"%s (stop_app took %.1fs); rerun finished the change; duplicates %d, lost %d\n",
-		c2.name, name, offset, seed, faultMoveN, brokerLabel(), outcome, stop.Seconds(), dups, lost)
-	if lost > 0 {
-		t.Errorf("%d messages lost", lost)
-	}
+	faultedMove{faultCase: nodeDownCase(c2, name, offset), seed: seed, move: "redeclare (move aside)",
+		says: "RabbitMQ cancelled the consumer of " + name, url: c1.amqpURL,
+		from: []string{name, holding}, queues: []string{name, holding, name + ".dead"},
+		strike: func() faultRun {
+			return nodeDownMove(t, c2, fp, offset, func() (string, error) { return tf.run("apply", "-auto-approve") })
+		},
+		back: func() {
+			c2.ctl(t, "start_app")
+			waitState(t, via1, name, true)
+		},
+		rerun: func() string {
+			tf.mustRun("apply", "-auto-approve")
+			return "rerun finished the change"
+		},
+		check: func() {
+			if q, err := via1.GetQueue(context.Background(), "/", name, broker.Declared); err != nil {
+				t.Error(err)
+			} else if err := declaredAs(q, newTable); err != nil {
+				t.Error(err)
+			}
+		},
+	}.run(t)
 }

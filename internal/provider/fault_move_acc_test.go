@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/url"
@@ -37,8 +36,8 @@ const faultMoveN = 5000
 
 // faultCase is one fault of the table.
 type faultCase struct {
-	name  string
-	fault brokertest.Fault
+	name, what string // what: the fault, as the table line names it
+	fault      brokertest.Fault
 	// bound is how long after the strike the move may take to stop with an
 	// error; 0: the move rides through the fault and ends with no error.
 	bound time.Duration
@@ -54,10 +53,10 @@ type faultCase struct {
 func faultCases(rng *rand.Rand) []faultCase {
 	offset := func() int64 { return 32<<10 + rng.Int64N(600<<10) }
 	return []faultCase{
-		{name: "reset", fault: brokertest.Fault{Kind: brokertest.FaultReset, After: offset()}, bound: 10 * time.Second},
-		{name: "latency", fault: brokertest.Fault{Kind: brokertest.FaultLatency, After: offset(), All: true, Latency: 200 * time.Millisecond}},
-		{name: "halfopen", fault: brokertest.Fault{Kind: brokertest.FaultHalfOpen, After: offset()}, bound: 35 * time.Second},
-		{name: "bandwidth", fault: brokertest.Fault{Kind: brokertest.FaultBandwidth, After: offset(), All: true, Rate: 256 << 10}},
+		{"reset", "reset", brokertest.Fault{Kind: brokertest.FaultReset, After: offset()}, 10 * time.Second},
+		{"latency", "latency 200ms", brokertest.Fault{Kind: brokertest.FaultLatency, After: offset(), All: true, Latency: 200 * time.Millisecond}, 0},
+		{"halfopen", "half-open", brokertest.Fault{Kind: brokertest.FaultHalfOpen, After: offset()}, 35 * time.Second},
+		{"bandwidth", "bandwidth 256 KiB/s", brokertest.Fault{Kind: brokertest.FaultBandwidth, After: offset(), All: true, Rate: 256 << 10}, 0},
 	}
 }
 
@@ -76,43 +75,32 @@ func faultSeed(t *testing.T) uint64 {
 var drawnSeed = sync.OnceValue(func() uint64 { return uint64(time.Now().UnixNano()) })
 
 // faultProxies are fault proxies in front of the AMQP port and the
-// management API of the broker at amqpURL and endpoint, closed at cleanup;
-// provider is the provider block's body that talks to the broker through
-// them.
+// management API of a broker, closed at cleanup; provider is the provider
+// block's body that talks to the broker through them.
 type faultProxies struct {
 	amqp, mgmt *brokertest.FaultProxy
 	provider   string
 }
 
+// newFaultProxies starts the proxies in front of the broker at amqpURL and
+// endpoint.
 func newFaultProxies(t *testing.T, amqpURL, endpoint string) faultProxies {
 	t.Helper()
-	au, aerr := url.Parse(amqpURL)
-	mu, merr := url.Parse(endpoint)
-	if err := errors.Join(aerr, merr); err != nil {
-		t.Fatal(err)
-	}
-	proxy := func(host string) *brokertest.FaultProxy {
-		p, err := brokertest.NewFaultProxy(host)
+	proxy := func(raw string) (*brokertest.FaultProxy, string) {
+		u, err := url.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := brokertest.NewFaultProxy(u.Host)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(p.Close)
-		return p
+		return p, u.Scheme + "://" + p.Addr
 	}
-	fp := faultProxies{amqp: proxy(au.Host), mgmt: proxy(mu.Host)}
-	fp.provider = fmt.Sprintf("  endpoint      = %q\n  amqp_endpoint = %q\n", mu.Scheme+"://"+fp.mgmt.Addr, au.Scheme+"://"+fp.amqp.Addr)
-	return fp
-}
-
-// arm arms f on the AMQP proxy; a latency or a bandwidth limit also slows
-// every request of the management API.
-func (fp faultProxies) arm(f brokertest.Fault) {
-	fp.amqp.Arm(f)
-	if f.Kind == brokertest.FaultLatency || f.Kind == brokertest.FaultBandwidth {
-		g := f
-		g.After, g.Skip, g.All = 0, 0, true
-		fp.mgmt.Arm(g)
-	}
+	a, aURL := proxy(amqpURL)
+	m, mURL := proxy(endpoint)
+	return faultProxies{amqp: a, mgmt: m, provider: fmt.Sprintf("  endpoint      = %q\n  amqp_endpoint = %q\n", mURL, aURL)}
 }
 
 func (fp faultProxies) heal() {
@@ -126,11 +114,19 @@ type faultRun struct {
 	err     error
 	struck  bool
 	elapsed time.Duration // from the strike to the end of the command
+	note    string        // for the table line, after the outcome
 }
 
-// runFaulted runs the CLI with the fault armed, and heals the proxies after.
+// runFaulted runs the CLI with f armed on the AMQP proxy, and heals the
+// proxies after; a latency or a bandwidth limit also slows every request of
+// the management API.
 func runFaulted(tf *terraformCLI, fp faultProxies, f brokertest.Fault, args ...string) faultRun {
-	fp.arm(f)
+	fp.amqp.Arm(f)
+	if f.Kind == brokertest.FaultLatency || f.Kind == brokertest.FaultBandwidth {
+		g := f
+		g.After, g.Skip, g.All = 0, 0, true
+		fp.mgmt.Arm(g)
+	}
 	out, err := tf.run(args...)
 	end := time.Now()
 	r := faultRun{out: out, err: err}
@@ -143,53 +139,84 @@ func runFaulted(tf *terraformCLI, fp faultProxies, f brokertest.Fault, args ...s
 	return r
 }
 
+// faultedMove is one move of 5,000 messages through a fault: strike runs it
+// with the fault armed. A move that rides through (bound 0) must succeed
+// and say done; one that stops must fail within the bound saying how many
+// moved, where the rest wait, and says; then back (nil: nothing) undoes the
+// fault, and rerun runs the move again and tells the table line what it
+// did. Last, check (nil: nothing) looks at the queues, and no message of
+// the queues may be missing.
+type faultedMove struct {
+	faultCase
+	seed         uint64
+	move         string   // as the table line names it
+	done, says   string   // what the move's output says besides the counts ("": nothing)
+	url          string   // the AMQP URL of the queues' vhost
+	from, queues []string // the queues the move takes from; every queue a message may be on
+	strike       func() faultRun
+	back, check  func()
+	rerun        func() string
+}
+
 var (
 	stoppedRe = regexp.MustCompile(`moved\s+(\d+)\s+of\s+(\d+)\s+messages\s+from\s+(\S+)\s+to\s+(\S+)\s+in\s+vhost`)
 	restRe    = regexp.MustCompile(`The\s+other\s+(\d+)\s+stay\s+on\s+(\S+?):`)
 	movedRe   = regexp.MustCompile(`moved\s+(\d+)\s+messages\s+from`)
 )
 
-// checkStopped checks the run of a fault that breaks the connection: it
-// failed within the bound, saying how many moved and where the rest wait;
-// it returns the phrase of the table line.
-func checkStopped(t *testing.T, c faultCase, r faultRun) string {
+// run runs the move through its fault, checks it and prints its table line,
+// "==> fault ...".
+func (m faultedMove) run(t *testing.T) {
+	t.Helper()
+	r := m.strike()
+	if !r.struck {
+		t.Fatalf("%s: the fault never struck (offset %d, skip %d):\n%s", m.name, m.fault.After, m.fault.Skip, r.out)
+	}
+	outcome, rerun := fmt.Sprintf("moved %d, no error, done %.1fs after the fault", faultMoveN, r.elapsed.Seconds()), "no rerun"
+	if m.bound == 0 && (r.err != nil || !saysWords(r.out, m.done)) {
+		t.Errorf("%s: the move failed, or does not say %q: %v\n%s", m.name, m.done, r.err, r.out)
+	} else if m.bound > 0 {
+		if outcome = m.stopped(t, r); !saysWords(r.out, m.says) {
+			t.Errorf("%s: the error does not say %q:\n%s", m.name, m.says, r.out)
+		}
+		if m.back != nil {
+			m.back()
+		}
+		waitNoConsumer(t, m.url, m.from...)
+		rerun = m.rerun()
+	}
+	if m.check != nil {
+		m.check()
+	}
+	dups, lost := account(t, m.url, m.queues...)
+	fmt.Printf("==> fault %s@offset %d (seed %d) × %s %d × %s: %s%s; %s; duplicates %d, lost %d\n", m.what, m.fault.After, m.seed,
+		m.move, faultMoveN, brokerLabel(), outcome, r.note, rerun, dups, lost)
+	if lost > 0 {
+		t.Errorf("%d messages lost", lost)
+	}
+}
+
+// stopped checks the run of a fault that breaks the connection: it failed
+// within the bound, saying how many moved and where the rest wait; it
+// returns the outcome of the table line.
+func (m faultedMove) stopped(t *testing.T, r faultRun) string {
 	t.Helper()
 	if r.err == nil {
-		t.Errorf("%s: the run did not fail:\n%s", c.name, r.out)
+		t.Errorf("%s: the run did not fail:\n%s", m.name, r.out)
 		return "no error"
 	}
-	t.Logf("%s: the faulted run prints:\n%s", c.name, errorPart(r.out))
-	m, rest := stoppedRe.FindStringSubmatch(errorPart(r.out)), restRe.FindStringSubmatch(errorPart(r.out))
-	if m == nil || rest == nil {
-		t.Errorf("%s: the error does not say how many moved and where the rest wait:\n%s", c.name, r.out)
+	errs := r.out[max(strings.Index(r.out, "Error:"), 0):] // from the CLI's first error on
+	t.Logf("%s: the faulted run prints:\n%s", m.name, errs)
+	moved, rest := stoppedRe.FindStringSubmatch(errs), restRe.FindStringSubmatch(errs)
+	if moved == nil || rest == nil {
+		t.Errorf("%s: the error does not say how many moved and where the rest wait:\n%s", m.name, r.out)
 		return "error without counts"
 	}
-	if r.elapsed > c.bound {
-		t.Errorf("%s: the error came %.1fs after the fault, past the bound %s:\n%s", c.name, r.elapsed.Seconds(), c.bound, r.out)
+	if r.elapsed > m.bound {
+		t.Errorf("%s: the error came %.1fs after the fault, past the bound %s:\n%s", m.name, r.elapsed.Seconds(), m.bound, r.out)
 	}
-	return fmt.Sprintf("moved %s of %s then error after %.2fs (bound %s), the other %s wait on %s", m[1], m[2],
-		r.elapsed.Seconds(), c.bound, rest[1], rest[2])
-}
-
-// errorPart is the CLI output from its first error on.
-func errorPart(out string) string {
-	if i := strings.Index(out, "Error:"); i >= 0 {
-		return out[i:]
-	}
-	return out
-}
-
-// faultLine prints the table line of one run.
-func faultLine(c faultCase, seed uint64, move, broker, outcome, rerun string, dups, lost int) {
-	what := c.fault.Kind.String()
-	switch c.fault.Kind {
-	case brokertest.FaultLatency:
-		what += " " + c.fault.Latency.String()
-	case brokertest.FaultBandwidth:
-		what += fmt.Sprintf(" %d KiB/s", c.fault.Rate>>10)
-	}
-	fmt.Printf("==> fault %s@offset %d (seed %d) × %s %d × %s: %s; %s; duplicates %d, lost %d\n", what, c.fault.After, seed, move,
-		faultMoveN, broker, outcome, rerun, dups, lost)
+	return fmt.Sprintf("moved %s of %s then error after %.2fs (bound %s), the other %s wait on %s", moved[1], moved[2],
+		r.elapsed.Seconds(), m.bound, rest[1], rest[2])
 }
 
 // brokerLabel names the test broker as the acceptance run does.
@@ -200,16 +227,18 @@ func brokerLabel() string {
 	return "RabbitMQ at " + redact.URL(os.Getenv(EnvEndpoint))
 }
 
-// account reads every queue of queues to its end through ch (a missing
-// one counts as empty) and counts the message ids m-000000 to
-// m-(faultMoveN-1): duplicates (copies beyond the first), lost (none), and
-// unexpected ids.
+// account reads every queue of queues to its end through the AMQP URL u
+// (with its vhost; a missing queue counts as empty) and counts the message
+// ids m-000000 to m-(faultMoveN-1): duplicates (copies beyond the first),
+// lost (none), and unexpected ids.
 func account(t *testing.T, u string, queues ...string) (dups, lost int) {
 	t.Helper()
 	var counts []map[string]int
 	for _, q := range queues {
-		if queueExistsAt(t, u, q) {
-			counts = append(counts, idCounts(readBack(t, amqpChannelAt(t, u), q)))
+		// The passive declaration of a missing queue closes the channel.
+		ch := amqpChannelAt(t, u)
+		if _, err := ch.QueueDeclarePassive(q, true, false, false, false, nil); err == nil {
+			counts = append(counts, idCounts(readBack(t, ch, q)))
 		}
 	}
 	dups, missing, unexpected := tally(faultMoveN, counts...)
@@ -219,32 +248,22 @@ func account(t *testing.T, u string, queues ...string) (dups, lost int) {
 	return dups, len(missing)
 }
 
-// queueExistsAt says whether queue exists, by a passive declaration through
-// the AMQP URL u (with its vhost).
-func queueExistsAt(t *testing.T, u, queue string) bool {
-	t.Helper()
-	_, err := amqpChannelAt(t, u).QueueDeclarePassive(queue, true, false, false, false, nil)
-	return err == nil
-}
-
 // waitNoConsumer waits until no consumer is left on the queues that exist:
 // the broker has requeued what the faulted move's connection held.
 func waitNoConsumer(t *testing.T, u string, queues ...string) {
 	t.Helper()
 	waitFor(t, "the faulted connection's consumer to go", func() bool {
+		conn, err := amqp.Dial(u)
+		if err != nil {
+			return false
+		}
+		defer func() { _ = conn.Close() }()
 		for _, q := range queues {
-			conn, err := amqp.Dial(u)
+			ch, err := conn.Channel() // one a queue: a missing one's passive declaration closes it
 			if err != nil {
 				return false
 			}
-			ch, err := conn.Channel()
-			if err != nil {
-				_ = conn.Close()
-				return false
-			}
-			info, err := ch.QueueDeclarePassive(q, true, false, false, false, nil)
-			_ = conn.Close()
-			if err == nil && info.Consumers > 0 {
+			if info, err := ch.QueueDeclarePassive(q, true, false, false, false, nil); err == nil && info.Consumers > 0 {
 				return false
 			}
 		}
@@ -261,51 +280,32 @@ func TestAccFaultMove_redrive(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			needsCLI(t, featureActions)
 			t.Parallel()
-			faultRedrive(t, c, seed)
+			name := actionTopology(t, "fault-"+c.name)
+			fp := newFaultProxies(t, amqpURL(""), os.Getenv(EnvEndpoint))
+			tf := newTerraformCLI(t, requiredQueuey+"\nprovider \"queuey\" {\n"+fp.provider+"}\n"+redriveBlock(name, ""))
+			publishDead(t, amqpChannel(t, "/"), name, faultMoveN, nil)
+			invoke := []string{"apply", "-auto-approve", "-invoke=action.queuey_redrive_dead_letters.r"}
+			faultedMove{faultCase: c, seed: seed, move: "redrive", done: fmt.Sprintf("moved %d messages from", faultMoveN), url: amqpURL("/"),
+				from:   []string{name + ".dead"},
+				queues: []string{name, name + ".dead", name + ".deferred.600000", topology.RedeclaringQueueName(name)},
+				strike: func() faultRun { return runFaulted(tf, fp, c.fault, invoke...) },
+				rerun: func() string {
+					out := tf.mustRun(invoke...)
+					if m := movedRe.FindStringSubmatch(out); m != nil {
+						return "rerun moved " + m[1]
+					}
+					if !saysWords(out, "nothing to move") {
+						t.Errorf("the rerun does not say what it moved:\n%s", out)
+					}
+					return "rerun moved 0"
+				},
+				check: func() {
+					if n := messagesIn(t, "/", name+".dead"); n != 0 {
+						t.Errorf("%s.dead holds %d messages after the move", name, n)
+					}
+				},
+			}.run(t)
 		})
-	}
-}
-
-func faultRedrive(t *testing.T, c faultCase, seed uint64) {
-	name := actionTopology(t, "fault-"+c.name)
-	fp := newFaultProxies(t, amqpURL(""), os.Getenv(EnvEndpoint))
-	tf := actionCLI(t, "")
-	tf.writeConfig(requiredQueuey + "\n" +
-		"provider \"queuey\" {\n" + fp.provider + "}\n" + redriveBlock(name, ""))
-	publishDead(t, amqpChannel(t, "/"), name, faultMoveN, nil)
-
-	invoke := []string{"apply", "-auto-approve", "-invoke=action.queuey_redrive_dead_letters.r"}
-	r := runFaulted(tf, fp, c.fault, invoke...)
-	if !r.struck {
-		t.Fatalf("the fault never struck (offset %d):\n%s", c.fault.After, r.out)
-	}
-	var outcome, rerun string
-	if c.bound > 0 {
-		outcome = checkStopped(t, c, r)
-		waitNoConsumer(t, amqpURL("/"), name+".dead")
-		out := tf.mustRun(invoke...)
-		m := movedRe.FindStringSubmatch(out)
-		if m == nil && !saysWords(out, "nothing to move") {
-			t.Errorf("the rerun does not say what it moved:\n%s", out)
-		}
-		rerun = "rerun moved 0"
-		if m != nil {
-			rerun = "rerun moved " + m[1]
-		}
-	} else {
-		if r.err != nil || !saysWords(r.out, fmt.Sprintf("moved %d messages from", faultMoveN)) {
-			t.Errorf("the move through %s failed: %v\n%s", c.name, r.err, r.out)
-		}
-		outcome = fmt.Sprintf("moved %d, no error, done %.1fs after the fault", faultMoveN, r.elapsed.Seconds())
-		rerun = "no rerun"
-	}
-	if n := messagesIn(t, "/", name+".dead"); n != 0 {
-		t.Errorf("%s.dead holds %d messages after the move", name, n)
-	}
-	dups, lost := account(t, amqpURL("/"), name, name+".dead", name+".deferred.600000", topology.RedeclaringQueueName(name))
-	faultLine(c, seed, "redrive", brokerLabel(), outcome, rerun, dups, lost)
-	if lost > 0 {
-		t.Errorf("%d messages lost", lost)
 	}
 }
 
@@ -321,52 +321,32 @@ func TestAccFaultMove_redeclare(t *testing.T) {
 		c.fault.Skip = rng.IntN(2)
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			faultRedeclare(t, c, seed)
+			name := uniqueName("fault-redecl-" + c.name)
+			cleanupQueues(t, "/", name)
+			fp := newFaultProxies(t, amqpURL(""), os.Getenv(EnvEndpoint))
+			tf := newRedeclareCLI(t, name, fp.provider)
+			tf.configure("  message_ttl = \"1h\"\n  max_priority = 5\n")
+			tf.mustRun("apply", "-auto-approve")
+			publishConfirmed(t, amqpChannel(t, "/"), name, faultMoveN, jobMessage)
+			tf.configure(newSettings + "  keep_messages_on_change = true\n")
+			holding := topology.RedeclaringQueueName(name)
+			faultedMove{faultCase: c, seed: seed, move: "redeclare (fault in the move " + [...]string{"aside", "back"}[c.fault.Skip] + ")",
+				says: "Nothing is lost: the messages not moved back wait in " + holding, url: amqpURL("/"),
+				from: []string{name, holding}, queues: []string{name, holding, name + ".dead"},
+				strike: func() faultRun { return runFaulted(tf.terraformCLI, fp, c.fault, "apply", "-auto-approve") },
+				rerun: func() string {
+					tf.mustRun("apply", "-auto-approve")
+					return "rerun finished the change"
+				},
+				check: func() {
+					if err := declaredAs(getQueue(t, name), newTable); err != nil {
+						t.Error(err)
+					}
+					if queueExists(t, "/", holding) {
+						t.Errorf("%s is left after the change", holding)
+					}
+				},
+			}.run(t)
 		})
-	}
-}
-
-func faultRedeclare(t *testing.T, c faultCase, seed uint64) {
-	name := uniqueName("fault-redecl-" + c.name)
-	cleanupQueues(t, "/", name)
-	fp := newFaultProxies(t, amqpURL(""), os.Getenv(EnvEndpoint))
-	tf := newRedeclareCLI(t, name, fp.provider)
-	tf.configure("  message_ttl = \"1h\"\n  max_priority = 5\n")
-	tf.mustRun("apply", "-auto-approve")
-	publishConfirmed(t, amqpChannel(t, "/"), name, faultMoveN, jobMessage)
-	tf.configure(newSettings + "  keep_messages_on_change = true\n")
-
-	r := runFaulted(tf.terraformCLI, fp, c.fault, "apply", "-auto-approve")
-	if !r.struck {
-		t.Fatalf("the fault never struck (offset %d, skip %d):\n%s", c.fault.After, c.fault.Skip, r.out)
-	}
-	holding := topology.RedeclaringQueueName(name)
-	move := [...]string{"aside", "back"}[c.fault.Skip]
-	var outcome, rerun string
-	if c.bound > 0 {
-		outcome = checkStopped(t, c, r)
-		if !saysWords(r.out, "Nothing is lost: the messages not moved back wait in "+holding) {
-			t.Errorf("the interrupted apply does not say where the messages wait:\n%s", r.out)
-		}
-		waitNoConsumer(t, amqpURL("/"), name, holding)
-		tf.mustRun("apply", "-auto-approve")
-		rerun = "rerun finished the change"
-	} else {
-		if r.err != nil {
-			t.Errorf("the change through %s failed: %v\n%s", c.name, r.err, r.out)
-		}
-		outcome = fmt.Sprintf("moved %d aside and back, no error, done %.1fs after the fault", faultMoveN, r.elapsed.Seconds())
-		rerun = "no rerun"
-	}
-	if err := declaredAs(getQueue(t, name), newTable); err != nil {
-		t.Error(err)
-	}
-	if queueExists(t, "/", holding) {
-		t.Errorf("%s is left after the change", holding)
-	}
-	dups, lost := account(t, amqpURL("/"), name, holding, name+".dead")
-	faultLine(c, seed, "redeclare (fault in the move "+move+")", brokerLabel(), outcome, rerun, dups, lost)
-	if lost > 0 {
-		t.Errorf("%d messages lost", lost)
 	}
 }

@@ -1,7 +1,10 @@
 package provider
 
 import (
+	"bytes"
+	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -10,7 +13,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,7 +46,7 @@ const (
 
 // policy picks the fault for a request: the n-th (0-based) since the policy
 // was set, and the same-th among those with the same method and URL (the
-// attempts of one request share them).
+// attempts of one request share them). The proxy calls it under its lock.
 type policy func(n, sameN int) fault
 
 // always applies f to every request.
@@ -54,17 +57,13 @@ func always(f fault) policy { return func(int, int) fault { return f } }
 // provider's 3 attempts absorb. Requests sent at the same time do not change
 // that, since it counts attempts per request (method and URL).
 func twoFaultsThenPass(fs ...fault) policy {
-	var mu sync.Mutex
-	next := 0
+	next := -1
 	return func(_, sameN int) fault {
 		if sameN%3 == 2 {
 			return pass
 		}
-		mu.Lock()
-		defer mu.Unlock()
-		f := fs[next%len(fs)]
 		next++
-		return f
+		return fs[next%len(fs)]
 	}
 }
 
@@ -97,10 +96,9 @@ type proxyRecord struct {
 type faultProxy struct {
 	URL string
 
-	srv      *httptest.Server
-	rp       *httputil.ReverseProxy
-	stop     chan struct{}
-	stopOnce sync.Once
+	srv  *httptest.Server
+	rp   *httputil.ReverseProxy
+	stop chan struct{} // closed at cleanup
 
 	mu          sync.Mutex
 	policy      policy
@@ -126,6 +124,9 @@ func newFaultProxy(t *testing.T, tlsCfg *tls.Config) *faultProxy {
 	return proxyTo(t, strings.TrimRight(os.Getenv(EnvEndpoint), "/"), tlsCfg)
 }
 
+// recordIndex is the context key of the index of a forwarded request's record.
+type recordIndex struct{}
+
 // proxyTo starts a fault proxy in front of the management API at upstream,
 // forwarding every request until a policy is set, closed at cleanup.
 func proxyTo(t *testing.T, upstream string, tlsCfg *tls.Config) *faultProxy {
@@ -138,45 +139,34 @@ func proxyTo(t *testing.T, upstream string, tlsCfg *tls.Config) *faultProxy {
 	p := &faultProxy{stop: make(chan struct{}), policy: always(pass), sameN: map[string]int{}, delay: 300 * time.Millisecond}
 	quiet := log.New(io.Discard, "", 0)
 	p.rp = &httputil.ReverseProxy{
-		Rewrite: func(pr *httputil.ProxyRequest) {
-			pr.SetURL(up) // keeps the escaped path: %2F stays %2F
-		},
+		Rewrite: func(pr *httputil.ProxyRequest) { pr.SetURL(up) }, // keeps the escaped path: %2F stays %2F
 		Transport: &http.Transport{
 			MaxIdleConnsPerHost: 64,
 			IdleConnTimeout:     30 * time.Second,
 			// The upstream of a test is a local broker; its certificate is not what is tested.
 			TLSClientConfig: &tls.Config{InsecureSkipVerify: up.Scheme == "https"}, //nolint:gosec // test upstream
 		},
-		ErrorLog: quiet,
-		// A request the upstream does not take (a node's port closed) gets
-		// its connection closed with no answer, as one open to a node that
-		// stops does.
-		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, _ error) {
-			if _, lost := w.(*httptest.ResponseRecorder); !lost {
-				hijackClose(w)
-			}
-		},
+		ModifyResponse: p.answered,
+		ErrorLog:       quiet,
+		// A lost answer, or a request the upstream does not take (a node's
+		// port closed), gets its connection closed with no answer, as one
+		// open to a node that stops does.
+		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, _ error) { hijackClose(w) },
 	}
 	p.srv = httptest.NewUnstartedServer(p)
 	p.srv.Config.ErrorLog = quiet
-	if tlsCfg != nil {
-		p.srv.TLS = tlsCfg
+	if p.srv.TLS = tlsCfg; tlsCfg != nil {
 		p.srv.StartTLS()
 	} else {
 		p.srv.Start()
 	}
 	p.URL = p.srv.URL
-	t.Cleanup(p.Close)
-	return p
-}
-
-// Close releases held requests and stops the proxy.
-func (p *faultProxy) Close() {
-	p.stopOnce.Do(func() {
+	t.Cleanup(func() { // releases held requests and stops the proxy
 		close(p.stop)
 		p.srv.CloseClientConnections()
 		p.srv.Close()
 	})
+	return p
 }
 
 // Set replaces the policy; its request numbers start again at 0.
@@ -197,7 +187,7 @@ func (p *faultProxy) SetDelay(d time.Duration) {
 func (p *faultProxy) Records() []proxyRecord {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return append([]proxyRecord(nil), p.records...)
+	return slices.Clone(p.records)
 }
 
 // MaxInflight is the largest number of requests the proxy held at once.
@@ -216,21 +206,18 @@ func (p *faultProxy) Attempts() map[string]int {
 	return out
 }
 
-// Summary counts the requests by fault, for test logs.
+// Summary counts the requests by fault, for test logs: "12 requests [drop:2 pass:10]".
 func (p *faultProxy) Summary() string {
 	counts := map[fault]int{}
 	recs := p.Records()
 	for _, r := range recs {
 		counts[r.Fault]++
 	}
-	var parts []string
-	for f, n := range counts {
-		parts = append(parts, fmt.Sprintf("%s=%d", f, n))
-	}
-	sort.Strings(parts)
-	return fmt.Sprintf("%d requests (%s)", len(recs), strings.Join(parts, " "))
+	return fmt.Sprintf("%d requests %s", len(recs), strings.TrimPrefix(fmt.Sprint(counts), "map")) // fmt sorts the keys
 }
 
+// begin records r with the fault the policy picks for it, and returns the
+// record's index, the fault and the delay of a slow request.
 func (p *faultProxy) begin(r *http.Request) (int, fault, time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -239,25 +226,40 @@ func (p *faultProxy) begin(r *http.Request) (int, fault, time.Duration) {
 	p.n++
 	p.sameN[key]++
 	p.inflight++
-	if p.inflight > p.maxInflight {
-		p.maxInflight = p.inflight
-	}
+	p.maxInflight = max(p.maxInflight, p.inflight)
 	p.records = append(p.records, proxyRecord{Method: r.Method, URL: r.URL.String(), Header: r.Header.Clone(), Fault: f, Start: time.Now()})
 	return len(p.records) - 1, f, p.delay
 }
 
-func (p *faultProxy) end(i, status int, reason string) {
+// edit changes the i-th record under the lock.
+func (p *faultProxy) edit(i int, change func(*proxyRecord)) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.inflight--
-	p.records[i].Status, p.records[i].Reason = status, reason
-	p.records[i].End = time.Now()
+	change(&p.records[i])
+}
+
+// answered records the upstream's answer to a forwarded request (the body of
+// a 401 or a 403 as its reason), and loses it when its fault says so.
+func (p *faultProxy) answered(res *http.Response) error {
+	i, _ := res.Request.Context().Value(recordIndex{}).(int)
+	var reason []byte
+	if res.StatusCode == http.StatusUnauthorized || res.StatusCode == http.StatusForbidden {
+		reason, _ = io.ReadAll(res.Body)
+		res.Body = io.NopCloser(bytes.NewReader(reason))
+	}
+	var f fault
+	p.edit(i, func(r *proxyRecord) { r.Status, r.Reason, f = res.StatusCode, string(reason), r.Fault })
+	if f == lost {
+		return errors.New("answer lost by the fault proxy")
+	}
+	return nil
 }
 
 // Hold arms the gate: once after requests of method have gone through,
-// every request that arrives, whatever its method, is held until Release. The channel it returns is closed when the first request is held.
-// A test arranges with it that an operation is under way and cannot go on
-// before something happens to the node, however fast the machine is.
+// every request that arrives, whatever its method, is held until Release.
+// The channel it returns is closed when the first request is held. A test
+// arranges with it that an operation is under way and cannot go on before
+// something happens to the node, however fast the machine is.
 func (p *faultProxy) Hold(method string, after int) <-chan struct{} {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -266,20 +268,15 @@ func (p *faultProxy) Hold(method string, after int) <-chan struct{} {
 	return p.reached
 }
 
-// Release lets the held requests go on and disarms the gate.
-func (p *faultProxy) Release() {
+// Release lets the held requests go on and disarms the gate; it returns the
+// number of requests the gate held since Hold.
+func (p *faultProxy) Release() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.release != nil {
 		close(p.release)
 		p.release = nil
 	}
-}
-
-// Held is the number of requests the gate held since Hold.
-func (p *faultProxy) Held() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	return p.held
 }
 
@@ -303,50 +300,39 @@ func (p *faultProxy) gate(r *http.Request) <-chan struct{} {
 	return p.release
 }
 
+// until waits for c (nil: for nothing that comes) and says whether it came
+// before r's client gave up and the proxy closed.
+func until[T any](p *faultProxy, r *http.Request, c <-chan T) bool {
+	select {
+	case <-c:
+		return true
+	case <-r.Context().Done():
+	case <-p.stop:
+	}
+	return false
+}
+
 func (p *faultProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if wait := p.gate(r); wait != nil {
-		select {
-		case <-wait:
-		case <-r.Context().Done():
-			return
-		case <-p.stop:
-			return
-		}
+	if wait := p.gate(r); wait != nil && !until(p, r, wait) {
+		return
 	}
 	i, f, delay := p.begin(r)
-	status, reason := 0, ""
-	defer func() { p.end(i, status, reason) }()
+	defer p.edit(i, func(rec *proxyRecord) { rec.End = time.Now(); p.inflight-- })
 	switch f {
 	case drop:
 		hijackClose(w)
-	case lost:
-		rec := httptest.NewRecorder()
-		p.rp.ServeHTTP(rec, r)
-		status = rec.Code
-		hijackClose(w)
 	case hang:
-		select {
-		case <-r.Context().Done():
-		case <-p.stop:
-		}
+		until[struct{}](p, r, nil)
 	case status500, status502, status503, status504:
-		status, _ = strconv.Atoi(string(f))
+		status, _ := strconv.Atoi(string(f))
+		p.edit(i, func(rec *proxyRecord) { rec.Status = status })
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)
 		_, _ = fmt.Fprintf(w, `{"error":"injected","reason":"HTTP %d injected by the test proxy"}`, status)
-	default:
-		if f == slow {
-			select {
-			case <-time.After(delay):
-			case <-r.Context().Done():
-				return
-			case <-p.stop:
-				return
-			}
+	default: // pass, slow and lost: answered records the answer
+		if f != slow || until(p, r, time.After(delay)) {
+			p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), recordIndex{}, i)))
 		}
-		sw := &statusWriter{ResponseWriter: w}
-		p.rp.ServeHTTP(sw, r)
-		status, reason = sw.status, sw.reason.String()
 	}
 }
 
@@ -358,32 +344,6 @@ func hijackClose(w http.ResponseWriter) {
 	}
 	_ = conn.Close()
 }
-
-// statusWriter records the status of an answer, and the body of a 401 or a 403.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-	reason strings.Builder
-}
-
-func (s *statusWriter) WriteHeader(code int) {
-	if s.status == 0 {
-		s.status = code
-	}
-	s.ResponseWriter.WriteHeader(code)
-}
-
-func (s *statusWriter) Write(b []byte) (int, error) {
-	if s.status == 0 {
-		s.status = http.StatusOK
-	}
-	if s.status == http.StatusUnauthorized || s.status == http.StatusForbidden {
-		s.reason.Write(b)
-	}
-	return s.ResponseWriter.Write(b)
-}
-
-func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
 // TestFaultProxy_holdsUntilRelease: the armed gate forwards requests until
 // two PUTs went through, then holds the next request (a GET) from the
@@ -425,10 +385,9 @@ func TestFaultProxy_holdsUntilRelease(t *testing.T) {
 	mu.Lock()
 	before := len(seen)
 	mu.Unlock()
-	if before != 3 || p.Held() != 1 {
-		t.Fatalf("at the gate the upstream saw %d requests and the proxy holds %d, want 3 and 1", before, p.Held())
+	if held := p.Release(); before != 3 || held != 1 {
+		t.Fatalf("at the gate the upstream saw %d requests and the proxy held %d, want 3 and 1", before, held)
 	}
-	p.Release()
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}

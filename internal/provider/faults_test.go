@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -473,12 +474,9 @@ func applicationRoundTrip(t *testing.T, user, password, name, hold string) {
 	ch := amqpChannelAt(t, u.String())
 	s := topology.DefaultSuffixes()
 	ttl := int64(3600000)
-	mainArgs, err := topology.QueueArgs(&ttl, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	holdArgs, err := topology.HoldQueueArgs(name, 1000)
-	if err != nil {
+	mainArgs, merr := topology.QueueArgs(&ttl, nil)
+	holdArgs, herr := topology.HoldQueueArgs(name, 1000)
+	if err := errors.Join(merr, herr); err != nil {
 		t.Fatal(err)
 	}
 	for _, q := range []topology.Queue{

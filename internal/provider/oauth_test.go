@@ -2,23 +2,22 @@ package provider
 
 import (
 	"crypto/rand"
-	"encoding/hex"
-	"fmt"
-	"os"
-	"path/filepath"
-	"regexp"
-	"sort"
-	"strings"
-	"testing"
-	"time"
-
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"testing"
+	"time"
 
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -31,19 +30,16 @@ import (
 // plugin (see oauthPreCheck); make testacc-oauth runs them on RabbitMQ
 // 3.10 and 4.3. They change environment variables, so none runs in parallel.
 
-func randomSecret(prefix string) string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	return prefix + hex.EncodeToString(b)
-}
+// randomSecret is prefix and 26 random characters (130 bits).
+func randomSecret(prefix string) string { return prefix + rand.Text() }
 
 // checkQueues checks that exactly the given queues exist with prefix.
 func (b *oauthBroker) checkQueues(t *testing.T, prefix string, want ...string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		got := b.queues(t, prefix)
-		sort.Strings(got)
-		sort.Strings(want)
-		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
 			return fmt.Errorf("queues with prefix %s: got %q, want %q", prefix, got, want)
 		}
 		return nil
@@ -54,21 +50,8 @@ func (b *oauthBroker) checkQueues(t *testing.T, prefix string, want ...string) r
 // lines, a queue with a message TTL and a maximum priority, and the live
 // data source of its hold queues.
 func queueAndHoldQueuesConfig(endpoint, providerLines, name string) string {
-	return fmt.Sprintf(`
-provider "queuey" {
-  endpoint = %q
-%s}
-
-resource "queuey_queue" "q" {
-  name         = %q
-  message_ttl  = "1h"
-  max_priority = 5
-}
-
-data "queuey_hold_queues" "q" {
-  queue = queuey_queue.q.name
-}
-`, endpoint, providerLines, name)
+	return providerQueue(fmt.Sprintf("  endpoint = %q\n%s", endpoint, providerLines), name, "  message_ttl  = \"1h\"\n  max_priority = 5") +
+		"\ndata \"queuey_hold_queues\" \"q\" {\n  queue = queuey_queue.test.name\n}\n"
 }
 
 // apply, plan and destroy with only endpoint and oauth2 in the provider block;
@@ -86,7 +69,7 @@ func TestAccOAuth2_applyPlanDestroy(t *testing.T) {
 			Config: cfg,
 			Check: resource.ComposeTestCheckFunc(
 				b.checkQueues(t, name, name, name+".dead"),
-				resource.TestCheckResourceAttr("queuey_queue.q", "dead_queue", name+".dead"),
+				resource.TestCheckResourceAttr("queuey_queue.test", "dead_queue", name+".dead"),
 			),
 		},
 		{
@@ -491,12 +474,8 @@ func oauthPreCheck(t *testing.T) *oauthBroker {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: set TF_ACC=1")
 	}
-	var missing []string
-	for _, e := range []string{EnvOAuthEndpoint, EnvOAuthSigningKey, EnvOAuthResourceServerID, EnvOAuthVersion} {
-		if os.Getenv(e) == "" {
-			missing = append(missing, e)
-		}
-	}
+	missing := slices.DeleteFunc([]string{EnvOAuthEndpoint, EnvOAuthSigningKey, EnvOAuthResourceServerID, EnvOAuthVersion},
+		func(e string) bool { return os.Getenv(e) != "" })
 	if len(missing) > 0 {
 		t.Skipf("needs a RabbitMQ node with the OAuth 2.0 backend, described by %s: run make testacc-oauth",
 			strings.Join(missing, ", "))
@@ -574,19 +553,17 @@ func (b *oauthBroker) queues(t *testing.T, prefix string) []string {
 // issued and counts its requests.
 type tokenIssuer struct {
 	URL    string
-	b      *oauthBroker
 	secret string
-	// life is the tokens' lifetime; expires_in is sent unless omitExpiresIn.
-	life          time.Duration
-	omitExpiresIn bool
 
 	hits   atomic.Int64
 	mu     sync.Mutex
 	issued []string
 }
 
+// newTokenIssuer starts a token issuer for the client "terraform" with
+// secret, whose tokens live life, closed at cleanup.
 func newTokenIssuer(t *testing.T, b *oauthBroker, secret string, life time.Duration) *tokenIssuer {
-	ti := &tokenIssuer{b: b, secret: secret, life: life}
+	ti := &tokenIssuer{secret: secret}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ti.hits.Add(1)
 		_ = r.ParseForm()
@@ -595,29 +572,26 @@ func newTokenIssuer(t *testing.T, b *oauthBroker, secret string, life time.Durat
 			id, sec = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
 		}
 		w.Header().Set("Content-Type", "application/json")
-		if r.PostForm.Get("grant_type") != "client_credentials" {
+		switch {
+		case r.PostForm.Get("grant_type") != "client_credentials":
 			w.WriteHeader(http.StatusBadRequest)
-			_, _ = w.Write([]byte(`{"error":"unsupported_grant_type"}`))
+			_, _ = io.WriteString(w, `{"error":"unsupported_grant_type"}`)
 			return
-		}
-		if id != "terraform" || sec != ti.secret {
+		case id != "terraform" || sec != ti.secret:
 			w.WriteHeader(http.StatusUnauthorized)
-			_, _ = w.Write([]byte(`{"error":"invalid_client","error_description":"Invalid client or Invalid client credentials"}`))
+			_, _ = io.WriteString(w, `{"error":"invalid_client","error_description":"Invalid client or Invalid client credentials"}`)
 			return
 		}
 		scopes := strings.Fields(r.PostForm.Get("scope"))
 		if len(scopes) == 0 {
 			scopes = b.fullScopes()
 		}
-		tok := b.token(t, scopes, ti.life)
+		tok := b.token(t, scopes, life)
 		ti.mu.Lock()
 		ti.issued = append(ti.issued, tok)
 		ti.mu.Unlock()
-		body := map[string]any{"access_token": tok, "token_type": "Bearer", "scope": strings.Join(scopes, " ")}
-		if !ti.omitExpiresIn {
-			body["expires_in"] = int(ti.life / time.Second)
-		}
-		_ = json.NewEncoder(w).Encode(body)
+		_ = json.NewEncoder(w).Encode(map[string]any{"access_token": tok, "token_type": "Bearer", "scope": strings.Join(scopes, " "),
+			"expires_in": int(life / time.Second)})
 	}))
 	t.Cleanup(srv.Close)
 	ti.URL = srv.URL + "/realms/test/protocol/openid-connect/token"
@@ -628,7 +602,7 @@ func newTokenIssuer(t *testing.T, b *oauthBroker, secret string, life time.Durat
 func (ti *tokenIssuer) tokens() []string {
 	ti.mu.Lock()
 	defer ti.mu.Unlock()
-	return append([]string(nil), ti.issued...)
+	return slices.Clone(ti.issued)
 }
 
 // newOAuthTest checks that the test can run (oauthPreCheck) and starts a
@@ -649,11 +623,8 @@ func (ti *tokenIssuer) block(scopes ...string) string {
 func (ti *tokenIssuer) oauth2Block(secretExpr string, scopes ...string) string {
 	s := fmt.Sprintf("  oauth2 {\n    token_url     = %q\n    client_id     = \"terraform\"\n    client_secret = %s\n", ti.URL, secretExpr)
 	if len(scopes) > 0 {
-		q := make([]string, len(scopes))
-		for i, sc := range scopes {
-			q[i] = fmt.Sprintf("%q", sc)
-		}
-		s += "    scopes        = [" + strings.Join(q, ", ") + "]\n"
+		list, _ := json.Marshal(scopes) // a JSON list of strings is an HCL one
+		s += "    scopes        = " + string(list) + "\n"
 	}
 	return s + "  }\n"
 }
@@ -666,15 +637,11 @@ func (p *faultProxy) checkAllBearer(t *testing.T, allowed ...string) {
 	if len(seen) == 0 {
 		t.Fatal("the proxy saw no request")
 	}
-	ok := map[string]bool{}
-	for _, a := range allowed {
-		ok["Bearer "+a] = true
-	}
 	for _, r := range seen {
-		switch auth := r.Header.Get("Authorization"); {
-		case !strings.HasPrefix(auth, "Bearer "):
-			t.Errorf("%s %s: Authorization scheme %q, want Bearer only", r.Method, r.URL, strings.SplitN(auth+" ", " ", 2)[0])
-		case len(ok) > 0 && !ok[auth]:
+		switch scheme, token, _ := strings.Cut(r.Header.Get("Authorization"), " "); {
+		case scheme != "Bearer":
+			t.Errorf("%s %s: Authorization scheme %q, want Bearer only", r.Method, r.URL, scheme)
+		case len(allowed) > 0 && !slices.Contains(allowed, token):
 			t.Errorf("%s %s: a bearer token the test did not issue", r.Method, r.URL)
 		}
 	}

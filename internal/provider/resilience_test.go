@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -50,9 +49,8 @@ func resilNodes(t *testing.T, env string, want int) []testNode {
 			t.Fatalf("rabbitmq-node.sh env %s: %v", name, err)
 		}
 		n := testNode{name: name}
-		sc := bufio.NewScanner(strings.NewReader(string(out)))
-		for sc.Scan() {
-			k, v, _ := strings.Cut(sc.Text(), "=")
+		for line := range strings.Lines(string(out)) {
+			k, v, _ := strings.Cut(strings.TrimSpace(line), "=")
 			switch k {
 			case "NODE_NAME":
 				n.erlang = v
@@ -86,66 +84,38 @@ func (n testNode) tryCtl(args ...string) error {
 	return nil
 }
 
-// waitAnswers waits until the node's management API answers a listing of
-// vhost "/", and returns when it did.
-func (n testNode) waitAnswers() (time.Time, error) {
-	c, err := n.newClient(-1)
-	if err != nil {
-		return time.Time{}, err
-	}
-	deadline := time.Now().Add(3 * time.Minute)
-	for {
-		if _, err := listQueues(c, "/", broker.Counted); err == nil {
-			return time.Now(), nil
-		}
-		if time.Now().After(deadline) {
-			return time.Time{}, fmt.Errorf("%s: the management API did not answer within 3 minutes", n.name)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-}
-
 // client is a management API client of the node; budget as in broker.Config.
 func (n testNode) client(t *testing.T, budget time.Duration) *broker.Client {
 	t.Helper()
-	c, err := n.newClient(budget)
+	c, err := broker.New(broker.Config{Endpoint: n.endpoint, Username: defaultUser, Password: defaultPassword,
+		RequestTimeout: 10 * time.Second, RetryBudget: budget})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return c
 }
 
-func (n testNode) newClient(budget time.Duration) (*broker.Client, error) {
-	return broker.New(broker.Config{Endpoint: n.endpoint, Username: defaultUser, Password: defaultPassword,
-		RequestTimeout: 10 * time.Second, RetryBudget: budget})
-}
-
-// provider is a provider block for the node, with extra settings.
-func (n testNode) provider(extra string) string {
-	return fmt.Sprintf(`terraform {
-  required_providers {
-    queuey = { source = "queuey/queuey" }
-  }
-}
-
-provider "queuey" {
-  endpoint = %q
-  username = %q
-  password = %q
-%s}
-`, n.endpoint, defaultUser, defaultPassword, extra)
-}
-
 // comeBack starts the stopped application after outage and returns how long
-// the management API was away since start.
-func (n testNode) comeBack(start time.Time) (time.Duration, error) {
+// the management API was away since start: until it answers a listing of
+// vhost "/".
+func (n testNode) comeBack(t *testing.T, start time.Time) (time.Duration, error) {
 	time.Sleep(outage)
 	if err := n.tryCtl("start_app"); err != nil {
 		return 0, err
 	}
-	back, err := n.waitAnswers()
-	return back.Sub(start), err
+	c := n.client(t, -1)
+	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
+		if _, err := listQueues(c, "/", broker.Counted); err == nil {
+			return time.Since(start), nil
+		}
+		if time.Now().After(deadline) {
+			return 0, fmt.Errorf("%s: the management API did not answer within 3 minutes", n.name)
+		}
+	}
 }
+
+// credentials are the provider settings of the nodes' user.
+var credentials = fmt.Sprintf("  username = %q\n  password = %q\n", defaultUser, defaultPassword)
 
 // queuesOn is a configuration of count queues named base-0 ... base-<count-1>.
 // Its retry_budget outlasts the longest restart a loaded machine makes: the
@@ -154,13 +124,7 @@ func (n testNode) comeBack(start time.Time) (time.Duration, error) {
 // held at both edges by the broker's unit tests (TestLimit_retryBudget), on a
 // clock the test moves.
 func queuesOn(n testNode, base string, count int) string {
-	return n.provider("  retry_budget = \"10m\"\n") + fmt.Sprintf(`
-resource "queuey_queue" "q" {
-  count       = %d
-  name        = "%s-${count.index}"
-  message_ttl = "1m"
-}
-`, count, base)
+	return requiredQueuey + proxiedQueuesConfig(n.endpoint, credentials+"  retry_budget = \"10m\"", base, count, `  message_ttl = "1m"`)
 }
 
 // TestAccRestart_ridesThrough restarts the broker (its RabbitMQ application
@@ -294,14 +258,13 @@ func duringRestart(t *testing.T, n testNode, p *faultProxy, hold restartHold, tf
 		}
 		stopped = time.Now()
 		err := n.tryCtl("stop_app")
-		r.stop, r.held = time.Since(stopped), p.Held()
-		p.Release()
+		r.stop, r.held = time.Since(stopped), p.Release()
 		if err != nil {
 			<-done
 			t.Fatal(err)
 		}
 	}
-	away, err := n.comeBack(stopped)
+	away, err := n.comeBack(t, stopped)
 	<-done
 	if err != nil {
 		t.Fatal(err)
@@ -328,14 +291,10 @@ func settledCount(c *broker.Client, base string, want int) int {
 	return k
 }
 
-// clusterQueueOn is the configuration of one queue through node n.
+// clusterQueueOn is the configuration of one queue through node n, with
+// extra provider settings.
 func clusterQueueOn(n testNode, name, extra string) string {
-	return n.provider(extra) + fmt.Sprintf(`
-resource "queuey_queue" "q" {
-  name        = %q
-  message_ttl = "1h"
-}
-`, name)
+	return requiredQueuey + providerQueue(fmt.Sprintf("  endpoint = %q\n", n.endpoint)+credentials+extra, name, `  message_ttl = "1h"`)
 }
 
 // waitState waits until node c reports queue's state as running (or not).

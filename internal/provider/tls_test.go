@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -14,8 +15,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-
-	"crypto/x509"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
@@ -46,10 +45,7 @@ func checkProxied(p *faultProxy) resource.TestCheckFunc {
 // cacert_file names another CA, reached with insecure = true, and verified
 // with cacert_file naming its CA.
 func TestAccTLS_serverCertificate(t *testing.T) {
-	dir := t.TempDir()
-	ca := newTestCA(t, dir, "queuey-test")
-	other := newTestCA(t, dir, "other")
-	server := ca.issue(t, "server", true)
+	ca, other, server, _, _ := newClientAuthPKI(t)
 	p := newFaultProxy(t, &tls.Config{Certificates: []tls.Certificate{server.TLS}, MinVersion: tls.VersionTLS12})
 	name := uniqueName("tls")
 	cleanupQueues(t, "/", name)
@@ -178,51 +174,42 @@ func TestTLS_certificateRefusal(t *testing.T) {
 	}
 }
 
+// testCA is a CA of the tests, as a tls.Certificate, a pool and a PEM file.
 type testCA struct {
 	TLS      tls.Certificate
 	Pool     *x509.CertPool
 	CertFile string
-	dir      string
 }
 
 // issuedCert is a certificate signed by a testCA, as PEM files and as a
 // tls.Certificate.
 type issuedCert struct {
-	CertFile string
-	KeyFile  string
-	TLS      tls.Certificate
+	CertFile, KeyFile string
+	TLS               tls.Certificate
 }
 
-// newTestCA makes a CA named name whose files go into dir.
-func newTestCA(t *testing.T, dir, name string) *testCA {
-	t.Helper()
-	ca := &testCA{TLS: brokertest.NewCert(t, name, nil, brokertest.AsCA), Pool: x509.NewCertPool(), dir: dir}
-	ca.Pool.AddCert(ca.TLS.Leaf)
-	ca.CertFile, _ = brokertest.WriteCert(t, dir, name+"-ca", ca.TLS)
-	return ca
-}
-
-// issue signs a leaf certificate named name: a server certificate valid for
-// 127.0.0.1 and localhost, or a client certificate.
-func (ca *testCA) issue(t *testing.T, name string, server bool) issuedCert {
-	t.Helper()
-	ic := issuedCert{TLS: brokertest.NewCert(t, name, &ca.TLS, func(c *x509.Certificate) {
-		c.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
-		if server {
-			c.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
-			c.IPAddresses = []net.IP{net.IPv4(127, 0, 0, 1)}
-			c.DNSNames = []string{"localhost"}
-		}
-	})}
-	ic.CertFile, ic.KeyFile = brokertest.WriteCert(t, ca.dir, name, ic.TLS)
-	return ic
-}
-
-// newClientAuthPKI makes a CA, a server and a client certificate it issues,
-// and a client certificate from another CA.
+// newClientAuthPKI makes a CA, a server certificate (valid for 127.0.0.1 and
+// localhost) and a client certificate it issues, and a client certificate
+// from another CA, their files in a directory of the test.
 func newClientAuthPKI(t *testing.T) (ca, other *testCA, server, client, stranger issuedCert) {
 	t.Helper()
 	dir := t.TempDir()
-	ca, other = newTestCA(t, dir, "queuey-test"), newTestCA(t, dir, "other")
-	return ca, other, ca.issue(t, "server", true), ca.issue(t, "terraform", false), other.issue(t, "stranger", false)
+	newCA := func(name string) *testCA {
+		c := &testCA{TLS: brokertest.NewCert(t, name, nil, brokertest.AsCA), Pool: x509.NewCertPool()}
+		c.Pool.AddCert(c.TLS.Leaf)
+		c.CertFile, _ = brokertest.WriteCert(t, dir, name+"-ca", c.TLS)
+		return c
+	}
+	issue := func(ca *testCA, name string, server bool) issuedCert {
+		ic := issuedCert{TLS: brokertest.NewCert(t, name, &ca.TLS, func(c *x509.Certificate) {
+			c.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
+			if server {
+				c.ExtKeyUsage, c.IPAddresses, c.DNSNames = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, []net.IP{net.IPv4(127, 0, 0, 1)}, []string{"localhost"}
+			}
+		})}
+		ic.CertFile, ic.KeyFile = brokertest.WriteCert(t, dir, name, ic.TLS)
+		return ic
+	}
+	ca, other = newCA("queuey-test"), newCA("other")
+	return ca, other, issue(ca, "server", true), issue(ca, "terraform", false), issue(other, "stranger", false)
 }
