@@ -48,19 +48,12 @@ func resilNodes(t *testing.T, env string, want int) []testNode {
 		if err != nil {
 			t.Fatalf("rabbitmq-node.sh env %s: %v", name, err)
 		}
-		n := testNode{name: name}
+		vars := map[string]string{} // the script's KEY=value lines
 		for line := range strings.Lines(string(out)) {
 			k, v, _ := strings.Cut(strings.TrimSpace(line), "=")
-			switch k {
-			case "NODE_NAME":
-				n.erlang = v
-			case "NODE_ENDPOINT":
-				n.endpoint = v
-			case "NODE_AMQP_URL":
-				n.amqpURL = v
-			}
+			vars[k] = v
 		}
-		nodes = append(nodes, n)
+		nodes = append(nodes, testNode{name, vars["NODE_NAME"], vars["NODE_ENDPOINT"], vars["NODE_AMQP_URL"]})
 	}
 	if len(nodes) < want {
 		t.Fatalf("%s names %d nodes, want %d", env, len(nodes), want)
@@ -104,14 +97,21 @@ func (n testNode) comeBack(t *testing.T, start time.Time) (time.Duration, error)
 		return 0, err
 	}
 	c := n.client(t, -1)
-	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
-		if _, err := listQueues(c, "/", broker.Counted); err == nil {
-			return time.Since(start), nil
-		}
+	if !eventually(3*time.Minute, func() bool { _, err := listQueues(c, "/", broker.Counted); return err == nil }) {
+		return 0, fmt.Errorf("%s: the management API did not answer within 3 minutes", n.name)
+	}
+	return time.Since(start), nil
+}
+
+// eventually asks cond every 250 ms until it holds or within has passed, and
+// says whether it held: what the nodes report after a restart lags a while.
+func eventually(within time.Duration, cond func() bool) bool {
+	for deadline := time.Now().Add(within); !cond(); time.Sleep(250 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			return 0, fmt.Errorf("%s: the management API did not answer within 3 minutes", n.name)
+			return false
 		}
 	}
+	return true
 }
 
 // credentials are the provider settings of the nodes' user.
@@ -169,12 +169,21 @@ func TestAccRestart_ridesThrough(t *testing.T) {
 				}
 				return r.out
 			}
-			settled := func(want int) int { return settledCount(c, base, want) }
+			// The queues of the test that c lists, once they are want or after
+			// 30 s: a listing answered just after a restart can lack some.
+			settled := func(want int) (names []string) {
+				eventually(30*time.Second, func() bool {
+					var err error
+					names, err = queuesWithPrefix(c, "/", base)
+					return err == nil && len(names) == want
+				})
+				return names
+			}
 
 			// Apply: the proxy holds what follows the first two queues' declarations.
 			ridden("apply", duringRestart(t, n, p, restartHold{http.MethodPut, 4}, tf, "apply", "-auto-approve", "-parallelism=1"))
-			if got := settled(2 * count); got != 2*count {
-				t.Fatalf("after the apply the broker holds %d queues of the test, want %d", got, 2*count)
+			if got := settled(2 * count); len(got) != 2*count {
+				t.Fatalf("after the apply the broker holds %d queues of the test, want %d", len(got), 2*count)
 			}
 			// Plan: directly to the node, once with it up (so that this
 			// endpoint has answered the provider before), then with the node
@@ -188,15 +197,8 @@ func TestAccRestart_ridesThrough(t *testing.T) {
 			// Destroy: the proxy holds what follows the first two queues' deletes.
 			tf.writeConfig(queuesOn(proxied, base, count))
 			ridden("destroy", duringRestart(t, n, p, restartHold{http.MethodDelete, 4}, tf, "destroy", "-auto-approve", "-parallelism=1"))
-			if got := settled(0); got != 0 {
-				all, _ := listQueues(c, "/", broker.Counted)
-				var left []string
-				for name, q := range all {
-					if strings.HasPrefix(name, base) {
-						left = append(left, fmt.Sprintf("%s (state %q, %s)", name, q.State, countText(q.Messages, "message")))
-					}
-				}
-				t.Fatalf("after the destroy the broker still holds %d queues of the test: %s", got, strings.Join(left, ", "))
+			if left := settled(0); len(left) != 0 {
+				t.Fatalf("after the destroy the broker still holds %d queues of the test: %s", len(left), strings.Join(left, ", "))
 			}
 			t.Logf("%s: longest restart ridden through: %s", n.name, longest.Round(time.Millisecond))
 		})
@@ -273,24 +275,6 @@ func duringRestart(t *testing.T, n testNode, p *faultProxy, hold restartHold, tf
 	return r
 }
 
-// settledCount is the number of queues named base... that c lists, once it
-// is want or after 30 s: a listing answered just after a restart can lack
-// queues for a moment. -1 when no listing answered.
-func settledCount(c *broker.Client, base string, want int) int {
-	count := func() int {
-		names, err := queuesWithPrefix(c, "/", base)
-		if err != nil {
-			return -1
-		}
-		return len(names)
-	}
-	k := count()
-	for deadline := time.Now().Add(30 * time.Second); k != want && time.Now().Before(deadline); k = count() {
-		time.Sleep(500 * time.Millisecond)
-	}
-	return k
-}
-
 // clusterQueueOn is the configuration of one queue through node n, with
 // extra provider settings.
 func clusterQueueOn(n testNode, name, extra string) string {
@@ -300,17 +284,15 @@ func clusterQueueOn(n testNode, name, extra string) string {
 // waitState waits until node c reports queue's state as running (or not).
 func waitState(t *testing.T, c *broker.Client, queue string, running bool) broker.Queue {
 	t.Helper()
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		q, err := c.GetQueue(context.Background(), "/", queue, broker.Declared)
-		if err == nil && q.Running() == running {
-			return q
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("queue %q: still not running = %v after 2 minutes (%+v, %v)", queue, !running, q, err)
-		}
-		time.Sleep(250 * time.Millisecond)
+	var q broker.Queue
+	var err error
+	if !eventually(2*time.Minute, func() bool {
+		q, err = c.GetQueue(context.Background(), "/", queue, broker.Declared)
+		return err == nil && q.Running() == running
+	}) {
+		t.Fatalf("queue %q: still not running = %v after 2 minutes (%+v, %v)", queue, !running, q, err)
 	}
+	return q
 }
 
 // TestAccCluster_nodeDown stops the node that hosts q in a 3-node cluster:
