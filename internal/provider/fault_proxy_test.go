@@ -37,6 +37,8 @@ const (
 	hang fault = "hang"
 	// slow waits the proxy's delay, then forwards.
 	slow fault = "slow"
+	// held waits until Release (see Hold), then forwards.
+	held fault = "held"
 	// status500 ... status504 answer with that status without forwarding.
 	status500 fault = "500"
 	status502 fault = "502"
@@ -44,13 +46,13 @@ const (
 	status504 fault = "504"
 )
 
-// policy picks the fault for a request: the n-th (0-based) since the policy
+// policy picks the fault for request r: the n-th (0-based) since the policy
 // was set, and the same-th among those with the same method and URL (the
 // attempts of one request share them). The proxy calls it under its lock.
-type policy func(n, sameN int) fault
+type policy func(r *http.Request, n, sameN int) fault
 
 // always applies f to every request.
-func always(f fault) policy { return func(int, int) fault { return f } }
+func always(f fault) policy { return func(*http.Request, int, int) fault { return f } }
 
 // twoFaultsThenPass fails the first two attempts of every request, with the
 // given faults in turn across requests, and forwards the third: the most the
@@ -58,7 +60,7 @@ func always(f fault) policy { return func(int, int) fault { return f } }
 // that, since it counts attempts per request (method and URL).
 func twoFaultsThenPass(fs ...fault) policy {
 	next := -1
-	return func(_, sameN int) fault {
+	return func(_ *http.Request, _, sameN int) fault {
 		if sameN%3 == 2 {
 			return pass
 		}
@@ -69,7 +71,7 @@ func twoFaultsThenPass(fs ...fault) policy {
 
 // passThenDrop forwards k requests, then drops every one after them.
 func passThenDrop(k int) policy {
-	return func(n, _ int) fault {
+	return func(_ *http.Request, n, _ int) fault {
 		if n < k {
 			return pass
 		}
@@ -108,11 +110,8 @@ type faultProxy struct {
 	records     []proxyRecord
 	inflight    int
 	maxInflight int
-
-	// the gate of Hold; release is nil when it is not armed
-	holdMethod              string
-	holdAfter, passed, held int
-	reached, release        chan struct{}
+	held        int           // requests held since Hold
+	release     chan struct{} // what they wait for
 }
 
 // newFaultProxy starts a fault proxy in front of the acceptance tests'
@@ -217,18 +216,24 @@ func (p *faultProxy) Summary() string {
 }
 
 // begin records r with the fault the policy picks for it, and returns the
-// record's index, the fault and the delay of a slow request.
-func (p *faultProxy) begin(r *http.Request) (int, fault, time.Duration) {
+// record's index, the fault and, for a slow or a held request, what it waits
+// for before it is forwarded.
+func (p *faultProxy) begin(r *http.Request) (int, fault, <-chan struct{}) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	key := r.Method + " " + r.URL.String()
-	f := p.policy(p.n, p.sameN[key])
+	f := p.policy(r, p.n, p.sameN[key])
 	p.n++
 	p.sameN[key]++
 	p.inflight++
 	p.maxInflight = max(p.maxInflight, p.inflight)
 	p.records = append(p.records, proxyRecord{Method: r.Method, URL: r.URL.String(), Header: r.Header.Clone(), Fault: f, Start: time.Now()})
-	return len(p.records) - 1, f, p.delay
+	wait := p.release
+	if f == slow {
+		wait = make(chan struct{})
+		time.AfterFunc(p.delay, func() { close(wait) })
+	}
+	return len(p.records) - 1, f, wait
 }
 
 // edit changes the i-th record under the lock.
@@ -255,54 +260,44 @@ func (p *faultProxy) answered(res *http.Response) error {
 	return nil
 }
 
-// Hold arms the gate: once after requests of method have gone through,
-// every request that arrives, whatever its method, is held until Release.
-// The channel it returns is closed when the first request is held. A test
-// arranges with it that an operation is under way and cannot go on before
-// something happens to the node, however fast the machine is.
+// Hold sets a policy that forwards requests until after of method have
+// gone through, then holds every request that arrives, whatever its method,
+// until Release. The channel it returns is closed when the first request is
+// held. A test arranges with it that an operation is under way and cannot go
+// on before something happens to the node, however fast the machine is.
 func (p *faultProxy) Hold(method string, after int) <-chan struct{} {
+	reached, passed := make(chan struct{}), 0
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.holdMethod, p.holdAfter, p.passed, p.held = method, after, 0, 0
-	p.reached, p.release = make(chan struct{}), make(chan struct{})
-	return p.reached
-}
-
-// Release lets the held requests go on and disarms the gate; it returns the
-// number of requests the gate held since Hold.
-func (p *faultProxy) Release() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.release != nil {
-		close(p.release)
-		p.release = nil
-	}
-	return p.held
-}
-
-// gate returns what r waits for before it is forwarded: nil for nothing.
-func (p *faultProxy) gate(r *http.Request) <-chan struct{} {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	switch {
-	case p.release == nil:
-		return nil
-	case p.passed < p.holdAfter:
-		if r.Method == p.holdMethod {
-			p.passed++
+	p.held, p.release = 0, make(chan struct{}) // before the policy that holds requests on it
+	p.mu.Unlock()
+	p.Set(func(r *http.Request, _, _ int) fault {
+		if passed < after {
+			if r.Method == method {
+				passed++
+			}
+			return pass
 		}
-		return nil
-	}
-	p.held++
-	if p.held == 1 {
-		close(p.reached)
-	}
-	return p.release
+		if p.held++; p.held == 1 {
+			close(reached)
+		}
+		return held
+	})
+	return reached
+}
+
+// Release forwards every request again, the held ones too, and returns the
+// number of requests held since Hold.
+func (p *faultProxy) Release() int {
+	p.Set(always(pass))
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	close(p.release)
+	return p.held
 }
 
 // until waits for c (nil: for nothing that comes) and says whether it came
 // before r's client gave up and the proxy closed.
-func until[T any](p *faultProxy, r *http.Request, c <-chan T) bool {
+func until(p *faultProxy, r *http.Request, c <-chan struct{}) bool {
 	select {
 	case <-c:
 		return true
@@ -313,24 +308,21 @@ func until[T any](p *faultProxy, r *http.Request, c <-chan T) bool {
 }
 
 func (p *faultProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if wait := p.gate(r); wait != nil && !until(p, r, wait) {
-		return
-	}
-	i, f, delay := p.begin(r)
+	i, f, wait := p.begin(r)
 	defer p.edit(i, func(rec *proxyRecord) { rec.End = time.Now(); p.inflight-- })
 	switch f {
 	case drop:
 		hijackClose(w)
 	case hang:
-		until[struct{}](p, r, nil)
+		until(p, r, nil)
 	case status500, status502, status503, status504:
 		status, _ := strconv.Atoi(string(f))
 		p.edit(i, func(rec *proxyRecord) { rec.Status = status })
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)
 		_, _ = fmt.Fprintf(w, `{"error":"injected","reason":"HTTP %d injected by the test proxy"}`, status)
-	default: // pass, slow and lost: answered records the answer
-		if f != slow || until(p, r, time.After(delay)) {
+	default: // pass, slow, held and lost: answered records the answer
+		if (f != slow && f != held) || until(p, r, wait) {
 			p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), recordIndex{}, i)))
 		}
 	}
