@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -19,39 +18,6 @@ import (
 // down at once; should it not, the move's stall bound (15 s) and the wait
 // for the close-ok (5 s) end it.
 const nodeDownBound = 30 * time.Second
-
-// nodeDownMove stops node n mid-move: the move's AMQP connection (through
-// fp) is paused at offset of its traffic, n's RabbitMQ application stopped,
-// and the connection resumed; run is the move, run in the background. The
-// run's elapsed time is from the resume to the end of the move.
-func nodeDownMove(t *testing.T, n testNode, fp faultProxies, offset int64, run func() (string, error)) faultRun {
-	t.Helper()
-	fp.amqp.Arm(brokertest.Fault{Kind: brokertest.FaultPause, After: offset})
-	done := make(chan faultRun, 1)
-	go func() {
-		out, err := run()
-		done <- faultRun{out: out, err: err}
-	}()
-	select {
-	case <-fp.amqp.Struck():
-	case r := <-done:
-		t.Fatalf("the move ended before offset %d: %v", offset, r.err)
-	}
-	start := time.Now()
-	n.ctl(t, "stop_app")
-	stop := time.Since(start)
-	resumed := time.Now()
-	fp.heal()
-	r := <-done
-	r.struck, r.elapsed, r.note = true, time.Since(resumed), fmt.Sprintf(" (stop_app took %.1fs)", stop.Seconds())
-	return r
-}
-
-// nodeDownCase is the fault of nodeDownMove, stopping node n that hosts queue.
-func nodeDownCase(n testNode, queue string, offset int64) faultCase {
-	return faultCase{name: "stop_app", what: fmt.Sprintf("stop_app of %s (hosts %s) in a 3-node cluster", n.name, queue),
-		fault: brokertest.Fault{Kind: brokertest.FaultPause, After: offset}, bound: nodeDownBound}
-}
 
 // TestAccCluster_faultMoveNodeDown stops, mid-move, the node of a 3-node
 // cluster that hosts the queue the move takes from -- q.dead for the
@@ -72,51 +38,64 @@ func TestAccCluster_faultMoveNodeDown(t *testing.T) {
 	t.Run("redeclare", func(t *testing.T) { nodeDownRedeclare(t, c1, c2, offset(), seed) })
 }
 
+// nodeDown is the fault of the cluster's moves: once the move's AMQP
+// connection (through the proxies fp in front of c1) reaches offset, it is
+// paused, node c2, which hosts the queue hosted the move takes from, stopped,
+// and the connection resumed; back starts c2 again. It checks first that
+// hosted lives on c2.
+func nodeDown(t *testing.T, c1, c2 testNode, hosted string, offset int64, seed uint64) faultedMove {
+	t.Helper()
+	via1 := c1.client(t, -1)
+	if q := waitState(t, via1, hosted, true); q.Node != c2.erlang {
+		t.Fatalf("%s lives on %s, want %s", hosted, q.Node, c2.erlang)
+	}
+	return faultedMove{
+		faultCase: faultCase{name: "stop_app", what: fmt.Sprintf("stop_app of %s (hosts %s) in a 3-node cluster", c2.name, hosted),
+			fault: brokertest.Fault{Kind: brokertest.FaultPause, After: offset}, bound: nodeDownBound},
+		seed: seed, says: "RabbitMQ cancelled the consumer of " + hosted, url: c1.amqpURL,
+		fp: newFaultProxies(t, c1.amqpURL, c1.endpoint),
+		atStrike: func() string {
+			start := time.Now()
+			c2.ctl(t, "stop_app")
+			return fmt.Sprintf(" (stop_app took %.1fs)", time.Since(start).Seconds())
+		},
+		back: func() {
+			c2.ctl(t, "start_app")
+			waitState(t, via1, hosted, true)
+		},
+	}
+}
+
 func nodeDownRedrive(t *testing.T, c1, c2 testNode, offset int64, seed uint64) {
 	name := uniqueName("nd-redrive")
 	via1, via2 := c1.client(t, -1), c2.client(t, -1)
 	t.Cleanup(func() { deleteQueuesWithPrefix(via1, "/", name) })
-	ctx := context.Background()
-	if err := via1.DeclareQueue(ctx, "/", name, map[string]any{"x-message-ttl": 3600000}); err != nil {
+	if err := errors.Join(via1.DeclareQueue(t.Context(), "/", name, map[string]any{"x-message-ttl": 3600000}),
+		via2.DeclareQueue(t.Context(), "/", name+".dead", map[string]any{})); err != nil {
 		t.Fatal(err)
 	}
-	if err := via2.DeclareQueue(ctx, "/", name+".dead", map[string]any{}); err != nil {
-		t.Fatal(err)
-	}
-	if q := waitState(t, via1, name+".dead", true); q.Node != c2.erlang {
-		t.Fatalf("%s.dead lives on %s, want %s", name, q.Node, c2.erlang)
-	}
+	m := nodeDown(t, c1, c2, name+".dead", offset, seed)
 	publishDead(t, amqpChannelAt(t, c2.amqpURL), name, faultMoveN, nil)
-
-	fp := newFaultProxies(t, c1.amqpURL, c1.endpoint)
 	proxied := c1 // the management API through the proxy, with the default retry budget
-	proxied.endpoint = "http://" + fp.mgmt.Addr
-	client := moverOf(t, proxied.client(t, 0), "amqp://"+fp.amqp.Addr)
+	proxied.endpoint = "http://" + m.fp.mgmt.Addr
+	client := moverOf(t, proxied.client(t, 0), "amqp://"+m.fp.amqp.Addr)
 	redrive := mover.Move{Vhost: "/", From: name + ".dead", To: name}
-	faultedMove{faultCase: nodeDownCase(c2, name+".dead", offset), seed: seed, move: "redrive",
-		says: "RabbitMQ cancelled the consumer of " + name + ".dead", url: c1.amqpURL,
-		from: []string{name + ".dead"}, queues: []string{name, name + ".dead"},
-		strike: func() faultRun {
-			return nodeDownMove(t, c2, fp, offset, func() (string, error) {
-				moved, err := client.Move(ctx, redrive)
-				if me := (*mover.MoveError)(nil); !errors.As(err, &me) || moved != me.Moved {
-					t.Errorf("the redrive with %s stopped: moved %d, %v; want a *mover.MoveError", c2.name, moved, err)
-				}
-				return fmt.Sprint(err), err
-			})
-		},
-		back: func() {
-			c2.ctl(t, "start_app")
-			waitState(t, via1, name+".dead", true)
-		},
-		rerun: func() string {
-			again, err := client.Move(ctx, redrive)
-			if err != nil {
-				t.Errorf("the redrive once %s is back: %v", c2.name, err)
-			}
-			return fmt.Sprintf("rerun moved %d", again)
-		},
-	}.run(t)
+	m.move, m.from, m.queues = "redrive", []string{name + ".dead"}, []string{name, name + ".dead"}
+	m.cmd = func() (string, error) {
+		moved, err := client.Move(t.Context(), redrive)
+		if me := (*mover.MoveError)(nil); !errors.As(err, &me) || moved != me.Moved {
+			t.Errorf("the redrive with %s stopped: moved %d, %v; want a *mover.MoveError", c2.name, moved, err)
+		}
+		return fmt.Sprint(err), err
+	}
+	m.rerun = func() string {
+		again, err := client.Move(t.Context(), redrive)
+		if err != nil {
+			t.Errorf("the redrive once %s is back: %v", c2.name, err)
+		}
+		return fmt.Sprintf("rerun moved %d", again)
+	}
+	m.run(t)
 }
 
 func nodeDownRedeclare(t *testing.T, c1, c2 testNode, offset int64, seed uint64) {
@@ -127,36 +106,26 @@ func nodeDownRedeclare(t *testing.T, c1, c2 testNode, offset int64, seed uint64)
 	tf := newRedeclareCLI(t, name, fmt.Sprintf("  endpoint = %q\n", c2.endpoint)+credentials)
 	tf.configure("  message_ttl = \"1h\"\n  max_priority = 5\n")
 	tf.mustRun("apply", "-auto-approve")
-	if q := waitState(t, via1, name, true); q.Node != c2.erlang {
-		t.Fatalf("%s lives on %s, want %s", name, q.Node, c2.erlang)
-	}
+	m := nodeDown(t, c1, c2, name, offset, seed)
 	publishConfirmed(t, amqpChannelAt(t, c2.amqpURL), name, faultMoveN, jobMessage)
-
 	// The change talks to c1, through the proxies.
-	fp := newFaultProxies(t, c1.amqpURL, c1.endpoint)
-	tf.provider = fp.provider + credentials
+	tf.provider = m.fp.provider + credentials
 	tf.configure(newSettings + "  keep_messages_on_change = true\n")
 	holding := topology.RedeclaringQueueName(name)
-	faultedMove{faultCase: nodeDownCase(c2, name, offset), seed: seed, move: "redeclare (move aside)",
-		says: "RabbitMQ cancelled the consumer of " + name, url: c1.amqpURL,
-		from: []string{name, holding}, queues: []string{name, holding, name + ".dead"},
-		strike: func() faultRun {
-			return nodeDownMove(t, c2, fp, offset, func() (string, error) { return tf.run("apply", "-auto-approve") })
-		},
-		back: func() {
-			c2.ctl(t, "start_app")
-			waitState(t, via1, name, true)
-		},
-		rerun: func() string {
-			tf.mustRun("apply", "-auto-approve")
-			return "rerun finished the change"
-		},
-		check: func() {
-			if q, err := via1.GetQueue(context.Background(), "/", name, broker.Declared); err != nil {
-				t.Error(err)
-			} else if err := declaredAs(q, newTable); err != nil {
-				t.Error(err)
-			}
-		},
-	}.run(t)
+	m.move, m.from, m.queues = "redeclare (move aside)", []string{name, holding}, []string{name, holding, name + ".dead"}
+	m.cmd = func() (string, error) { return tf.run("apply", "-auto-approve") }
+	m.rerun = func() string {
+		tf.mustRun("apply", "-auto-approve")
+		return "rerun finished the change"
+	}
+	m.check = func() {
+		q, err := via1.GetQueue(t.Context(), "/", name, broker.Declared)
+		if err == nil {
+			err = declaredAs(q, newTable)
+		}
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	m.run(t)
 }

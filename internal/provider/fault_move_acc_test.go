@@ -103,49 +103,59 @@ func newFaultProxies(t *testing.T, amqpURL, endpoint string) faultProxies {
 	return faultProxies{amqp: a, mgmt: m, provider: fmt.Sprintf("  endpoint      = %q\n  amqp_endpoint = %q\n", mURL, aURL)}
 }
 
-func (fp faultProxies) heal() {
-	fp.amqp.Heal()
-	fp.mgmt.Heal()
-}
-
 // faultRun is what one faulted run saw.
 type faultRun struct {
 	out     string
 	err     error
 	struck  bool
-	elapsed time.Duration // from the strike to the end of the command
+	elapsed time.Duration // from the strike (or the resume, see atStrike) to the end of the command
 	note    string        // for the table line, after the outcome
 }
 
-// runFaulted runs the CLI with f armed on the AMQP proxy, and heals the
-// proxies after; a latency or a bandwidth limit also slows every request of
-// the management API.
-func runFaulted(tf *terraformCLI, fp faultProxies, f brokertest.Fault, args ...string) faultRun {
-	fp.amqp.Arm(f)
-	if f.Kind == brokertest.FaultLatency || f.Kind == brokertest.FaultBandwidth {
-		g := f
+// strike runs the move with its fault armed on the AMQP proxy (a latency or
+// a bandwidth limit slows every request of the management API too), and
+// heals the proxies after. With atStrike, the fault pauses the connection,
+// which resumes once atStrike returned the note of the table line.
+func (m faultedMove) strike(t *testing.T) faultRun {
+	t.Helper()
+	m.fp.amqp.Arm(m.fault)
+	if k := m.fault.Kind; k == brokertest.FaultLatency || k == brokertest.FaultBandwidth {
+		g := m.fault
 		g.After, g.Skip, g.All = 0, 0, true
-		fp.mgmt.Arm(g)
+		m.fp.mgmt.Arm(g)
 	}
-	out, err := tf.run(args...)
-	end := time.Now()
-	r := faultRun{out: out, err: err}
+	defer m.fp.mgmt.Heal()
+	defer m.fp.amqp.Heal()
+	done := make(chan faultRun, 1)
+	go func() {
+		out, err := m.cmd()
+		done <- faultRun{out: out, err: err}
+	}()
+	if m.atStrike == nil {
+		r := <-done
+		r.struck, r.elapsed = !m.fp.amqp.StruckAt().IsZero(), time.Since(m.fp.amqp.StruckAt())
+		return r
+	}
 	select {
-	case <-fp.amqp.Struck():
-		r.struck, r.elapsed = true, end.Sub(fp.amqp.StruckAt())
-	default:
+	case <-m.fp.amqp.Struck():
+	case r := <-done:
+		t.Fatalf("%s: the move ended before offset %d: %v", m.name, m.fault.After, r.err)
 	}
-	fp.heal()
+	note := m.atStrike()
+	resumed := time.Now()
+	m.fp.amqp.Heal()
+	r := <-done
+	r.struck, r.elapsed, r.note = true, time.Since(resumed), note
 	return r
 }
 
-// faultedMove is one move of 5,000 messages through a fault: strike runs it
-// with the fault armed. A move that rides through (bound 0) must succeed
-// and say done; one that stops must fail within the bound saying how many
-// moved, where the rest wait, and says; then back (nil: nothing) undoes the
-// fault, and rerun runs the move again and tells the table line what it
-// did. Last, check (nil: nothing) looks at the queues, and no message of
-// the queues may be missing.
+// faultedMove is one move of 5,000 messages through a fault: cmd runs it
+// (see strike). A move that rides through (bound 0) must succeed and say
+// done; one that stops must fail within the bound saying how many moved,
+// where the rest wait, and says; then back (nil: nothing) undoes the fault,
+// and rerun runs the move again and tells the table line what it did. Last,
+// check (nil: nothing) looks at the queues, and no message of the queues may
+// be missing.
 type faultedMove struct {
 	faultCase
 	seed         uint64
@@ -153,7 +163,9 @@ type faultedMove struct {
 	done, says   string   // what the move's output says besides the counts ("": nothing)
 	url          string   // the AMQP URL of the queues' vhost
 	from, queues []string // the queues the move takes from; every queue a message may be on
-	strike       func() faultRun
+	fp           faultProxies
+	cmd          func() (string, error)
+	atStrike     func() string
 	back, check  func()
 	rerun        func() string
 }
@@ -168,7 +180,7 @@ var (
 // "==> fault ...".
 func (m faultedMove) run(t *testing.T) {
 	t.Helper()
-	r := m.strike()
+	r := m.strike(t)
 	if !r.struck {
 		t.Fatalf("%s: the fault never struck (offset %d, skip %d):\n%s", m.name, m.fault.After, m.fault.Skip, r.out)
 	}
@@ -288,7 +300,7 @@ func TestAccFaultMove_redrive(t *testing.T) {
 			faultedMove{faultCase: c, seed: seed, move: "redrive", done: fmt.Sprintf("moved %d messages from", faultMoveN), url: amqpURL("/"),
 				from:   []string{name + ".dead"},
 				queues: []string{name, name + ".dead", name + ".deferred.600000", topology.RedeclaringQueueName(name)},
-				strike: func() faultRun { return runFaulted(tf, fp, c.fault, invoke...) },
+				fp:     fp, cmd: func() (string, error) { return tf.run(invoke...) },
 				rerun: func() string {
 					out := tf.mustRun(invoke...)
 					if m := movedRe.FindStringSubmatch(out); m != nil {
@@ -333,7 +345,7 @@ func TestAccFaultMove_redeclare(t *testing.T) {
 			faultedMove{faultCase: c, seed: seed, move: "redeclare (fault in the move " + [...]string{"aside", "back"}[c.fault.Skip] + ")",
 				says: "Nothing is lost: the messages not moved back wait in " + holding, url: amqpURL("/"),
 				from: []string{name, holding}, queues: []string{name, holding, name + ".dead"},
-				strike: func() faultRun { return runFaulted(tf.terraformCLI, fp, c.fault, "apply", "-auto-approve") },
+				fp: fp, cmd: func() (string, error) { return tf.run("apply", "-auto-approve") },
 				rerun: func() string {
 					tf.mustRun("apply", "-auto-approve")
 					return "rerun finished the change"
