@@ -46,22 +46,22 @@ const (
 	status504 fault = "504"
 )
 
-// policy picks the fault for request r: the n-th (0-based) since the policy
-// was set, and the same-th among those with the same method and URL (the
-// attempts of one request share them). The proxy calls it under its lock.
-type policy func(r *http.Request, n, sameN int) fault
+// policy picks the fault for each request. The proxy calls it under its
+// lock, so it may count what it saw.
+type policy func(r *http.Request) fault
 
 // always applies f to every request.
-func always(f fault) policy { return func(*http.Request, int, int) fault { return f } }
+func always(f fault) policy { return func(*http.Request) fault { return f } }
 
 // twoFaultsThenPass fails the first two attempts of every request, with the
 // given faults in turn across requests, and forwards the third: the most the
 // provider's 3 attempts absorb. Requests sent at the same time do not change
 // that, since it counts attempts per request (method and URL).
 func twoFaultsThenPass(fs ...fault) policy {
-	next := -1
-	return func(_ *http.Request, _, sameN int) fault {
-		if sameN%3 == 2 {
+	next, attempts := -1, map[string]int{}
+	return func(r *http.Request) fault {
+		key := r.Method + " " + r.URL.String()
+		if attempts[key]++; attempts[key]%3 == 0 {
 			return pass
 		}
 		next++
@@ -71,8 +71,8 @@ func twoFaultsThenPass(fs ...fault) policy {
 
 // passThenDrop forwards k requests, then drops every one after them.
 func passThenDrop(k int) policy {
-	return func(_ *http.Request, n, _ int) fault {
-		if n < k {
+	return func(*http.Request) fault {
+		if k--; k >= 0 {
 			return pass
 		}
 		return drop
@@ -104,8 +104,6 @@ type faultProxy struct {
 
 	mu          sync.Mutex
 	policy      policy
-	n           int            // requests since the policy was set
-	sameN       map[string]int // the same, by method and URL
 	delay       time.Duration
 	records     []proxyRecord
 	inflight    int
@@ -135,7 +133,7 @@ func proxyTo(t *testing.T, upstream string, tlsCfg *tls.Config) *faultProxy {
 		t.Fatal(err)
 	}
 	up.User = nil
-	p := &faultProxy{stop: make(chan struct{}), policy: always(pass), sameN: map[string]int{}, delay: 300 * time.Millisecond}
+	p := &faultProxy{stop: make(chan struct{}), policy: always(pass), delay: 300 * time.Millisecond}
 	quiet := log.New(io.Discard, "", 0)
 	p.rp = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) { pr.SetURL(up) }, // keeps the escaped path: %2F stays %2F
@@ -168,11 +166,11 @@ func proxyTo(t *testing.T, upstream string, tlsCfg *tls.Config) *faultProxy {
 	return p
 }
 
-// Set replaces the policy; its request numbers start again at 0.
+// Set replaces the policy.
 func (p *faultProxy) Set(pol policy) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.policy, p.n, p.sameN = pol, 0, map[string]int{}
+	p.policy = pol
 }
 
 // SetDelay sets how long a slow request waits before it is forwarded.
@@ -221,10 +219,7 @@ func (p *faultProxy) Summary() string {
 func (p *faultProxy) begin(r *http.Request) (int, fault, <-chan struct{}) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	key := r.Method + " " + r.URL.String()
-	f := p.policy(r, p.n, p.sameN[key])
-	p.n++
-	p.sameN[key]++
+	f := p.policy(r)
 	p.inflight++
 	p.maxInflight = max(p.maxInflight, p.inflight)
 	p.records = append(p.records, proxyRecord{Method: r.Method, URL: r.URL.String(), Header: r.Header.Clone(), Fault: f, Start: time.Now()})
@@ -270,7 +265,7 @@ func (p *faultProxy) Hold(method string, after int) <-chan struct{} {
 	p.mu.Lock()
 	p.held, p.release = 0, make(chan struct{}) // before the policy that holds requests on it
 	p.mu.Unlock()
-	p.Set(func(r *http.Request, _, _ int) fault {
+	p.Set(func(r *http.Request) fault {
 		if passed < after {
 			if r.Method == method {
 				passed++
