@@ -171,19 +171,18 @@ func TestAccRestart_ridesThrough(t *testing.T) {
 			}
 			// The queues of the test that c lists, once they are want or after
 			// 30 s: a listing answered just after a restart can lack some.
-			settled := func(want int) (names []string) {
+			settled := func(want int) (names []string, err error) {
 				eventually(30*time.Second, func() bool {
-					var err error
 					names, err = queuesWithPrefix(c, "/", base)
 					return err == nil && len(names) == want
 				})
-				return names
+				return names, err
 			}
 
 			// Apply: the proxy holds what follows the first two queues' declarations.
 			ridden("apply", duringRestart(t, n, p, restartHold{http.MethodPut, 4}, tf, "apply", "-auto-approve", "-parallelism=1"))
-			if got := settled(2 * count); len(got) != 2*count {
-				t.Fatalf("after the apply the broker holds %d queues of the test, want %d", len(got), 2*count)
+			if got, err := settled(2 * count); err != nil || len(got) != 2*count {
+				t.Fatalf("after the apply the broker holds %d queues of the test, want %d (%v)", len(got), 2*count, err)
 			}
 			// Plan: directly to the node, once with it up (so that this
 			// endpoint has answered the provider before), then with the node
@@ -197,8 +196,8 @@ func TestAccRestart_ridesThrough(t *testing.T) {
 			// Destroy: the proxy holds what follows the first two queues' deletes.
 			tf.writeConfig(queuesOn(proxied, base, count))
 			ridden("destroy", duringRestart(t, n, p, restartHold{http.MethodDelete, 4}, tf, "destroy", "-auto-approve", "-parallelism=1"))
-			if left := settled(0); len(left) != 0 {
-				t.Fatalf("after the destroy the broker still holds %d queues of the test: %s", len(left), strings.Join(left, ", "))
+			if left, err := settled(0); err != nil || len(left) != 0 {
+				t.Fatalf("after the destroy the broker still holds %d queues of the test: %s (%v)", len(left), strings.Join(left, ", "), err)
 			}
 			t.Logf("%s: longest restart ridden through: %s", n.name, longest.Round(time.Millisecond))
 		})
