@@ -81,7 +81,7 @@ func TestReads_recentQueuesWithinCheckAge(t *testing.T) {
 		if fmt.Sprint(seqs) != fmt.Sprint(tc.wantSeqs) {
 			t.Errorf("%s: the calls got listings %v, want %v", tc.name, seqs, tc.wantSeqs)
 		}
-		if n := requestCount(b, "GET consumers v"); n != 3 {
+		if n := len(b.RequestsMatching("GET consumers v")); n != 3 {
 			t.Errorf("%s: 3 calls sent %d consumer listings, want 3 (never kept)", tc.name, n)
 		}
 		if err := c.DeclareQueue(ctx, "v", "new", nil); err != nil {
@@ -147,7 +147,7 @@ func TestListQueues_began(t *testing.T) {
 		_, began, err := keptWithConsumers(c, ctx)
 		first <- answer{began, err}
 	}()
-	waitListings(t, b, 2)
+	poll(t, "2 listings", func() bool { return b.Listings("v") >= 2 })
 	time.Sleep(50 * time.Millisecond) // the broker takes a while to answer
 	answered := time.Now()
 	close(hold)
