@@ -26,10 +26,10 @@ func newReadsBroker(t *testing.T) (*brokertest.Server, *Client) {
 }
 
 // seqOf returns the number of the listing request that produced an answer.
+// An answer merged from two listings (the checks before a destroy) has two
+// sequence numbers: the highest identifies it. Other names read 0.
 func seqOf(t *testing.T, qs map[string]Queue) (seq int64) {
 	t.Helper()
-	// An answer merged from two listings (the checks before a destroy) has
-	// two sequence numbers: the highest identifies it. Other names read 0.
 	for name := range qs {
 		n, _ := strconv.ParseInt(strings.TrimPrefix(name, "seq-"), 10, 64)
 		seq = max(seq, n)
