@@ -386,7 +386,7 @@ func TestReads_peekSharesTheChecksListingUntilAWrite(t *testing.T) {
 	b, c := newReadsBroker(t)
 	ctx := context.Background()
 	for range 5 {
-		qs, _, err := keptWithConsumers(c, ctx)
+		qs, err := queuesOf(c, ctx, "v", CheckedWithConsumers, Kept)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -465,14 +465,14 @@ func TestReads_checksJoinAListingInFlightAcrossQueueDeletesOnly(t *testing.T) {
 	// A kept read after a delete takes neither a finished answer nor one in
 	// flight from before it.
 	b.HoldListings(nil)
-	if _, _, err := keptWithConsumers(c, ctx); err != nil {
+	if _, err := queuesOf(c, ctx, "v", CheckedWithConsumers, Kept); err != nil {
 		t.Fatal(err)
 	}
 	before := b.Listings("v")
 	if err := c.DeleteQueue(ctx, "v", "new", true); err != nil {
 		t.Fatal(err)
 	}
-	qs, _, err := keptWithConsumers(c, ctx)
+	qs, err := queuesOf(c, ctx, "v", CheckedWithConsumers, Kept)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -486,7 +486,7 @@ func TestReads_checksJoinAListingInFlightAcrossQueueDeletesOnly(t *testing.T) {
 	b.HoldListings(hold)
 	d := make(chan result, 1)
 	go func() {
-		qs, _, err := keptWithConsumers(c, ctx)
+		qs, err := queuesOf(c, ctx, "v", CheckedWithConsumers, Kept)
 		d <- result{qs, err}
 	}()
 	poll(t, "D's 2 listings", func() bool { return b.Listings("v") >= before+4 })
@@ -495,7 +495,7 @@ func TestReads_checksJoinAListingInFlightAcrossQueueDeletesOnly(t *testing.T) {
 	}
 	e := make(chan result, 1)
 	go func() {
-		qs, _, err := keptWithConsumers(c, ctx)
+		qs, err := queuesOf(c, ctx, "v", CheckedWithConsumers, Kept)
 		e <- result{qs, err}
 	}()
 	poll(t, "E's 2 listings", func() bool { return b.Listings("v") >= before+6 })
@@ -535,7 +535,7 @@ func TestReads_checksNeverPredateTheLastDeclaration(t *testing.T) {
 					if live {
 						qs, err = queuesOf(c, ctx, "v", CheckedWithConsumers, Live)
 					} else {
-						qs, _, err = keptWithConsumers(c, ctx)
+						qs, err = queuesOf(c, ctx, "v", CheckedWithConsumers, Kept)
 					}
 					if err != nil {
 						t.Error(err)

@@ -60,12 +60,6 @@ func (e amqpEnv) dial(t *testing.T) *amqp.Connection {
 	return conn
 }
 
-// channel opens a channel on a connection of its own.
-func (e amqpEnv) channel(t *testing.T) *amqp.Channel {
-	t.Helper()
-	return openChannel(t, e.dial(t))
-}
-
 func openChannel(t *testing.T, conn *amqp.Connection) *amqp.Channel {
 	t.Helper()
 	ch, err := conn.Channel()
@@ -79,7 +73,7 @@ func openChannel(t *testing.T, conn *amqp.Connection) *amqp.Channel {
 // answers, on a connection of its own.
 func (e amqpEnv) ready(t *testing.T) int {
 	t.Helper()
-	q, err := e.channel(t).QueueDeclarePassive(e.queue, true, false, false, false, nil)
+	q, err := amqpChannelAt(t, e.url()).QueueDeclarePassive(e.queue, true, false, false, false, nil)
 	if err != nil {
 		t.Fatalf("passive declare of %q: %v", e.queue, err)
 	}
@@ -164,7 +158,7 @@ var amqpRows = []contractRow{
 		wantClose(t, err, amqp.NotAllowed, "NOT_ALLOWED - vhost "+e.vhost+" not found")
 	}},
 	{name: "passive declare counts the ready messages", declare: declNone, messages: 3, run: func(t *testing.T, e amqpEnv) {
-		q, err := e.channel(t).QueueDeclarePassive(e.queue, true, false, false, false, nil)
+		q, err := amqpChannelAt(t, e.url()).QueueDeclarePassive(e.queue, true, false, false, false, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -186,7 +180,7 @@ var amqpRows = []contractRow{
 		}
 	}},
 	{name: "publisher confirms ack each publish by its tag", declare: declNone, run: func(t *testing.T, e amqpEnv) {
-		ch := e.channel(t)
+		ch := amqpChannelAt(t, e.url())
 		if err := ch.Confirm(false); err != nil {
 			t.Fatal(err)
 		}
@@ -215,7 +209,7 @@ var amqpRows = []contractRow{
 		}
 	}},
 	{name: "mandatory publish to a missing queue is returned, then acked", declare: declNone, run: func(t *testing.T, e amqpEnv) {
-		ch := e.channel(t)
+		ch := amqpChannelAt(t, e.url())
 		if err := ch.Confirm(false); err != nil {
 			t.Fatal(err)
 		}
@@ -272,9 +266,9 @@ var amqpRows = []contractRow{
 			CorrelationId: "corr", ReplyTo: "reply", Expiration: "3600000", MessageId: "m-1", Timestamp: ts,
 			Type: "kind", UserId: user, AppId: "app", Body: []byte(`{"a":1}`),
 		}, {MessageId: "m-2", Priority: 0, DeliveryMode: amqp.Transient, Body: []byte("two")}}
-		pub := e.channel(t)
+		pub := amqpChannelAt(t, e.url())
 		publishConfirmed(t, pub, e.queue, len(sent), func(i int) amqp.Publishing { return sent[i] })
-		d := e.consume(t, e.channel(t), 0)
+		d := e.consume(t, amqpChannelAt(t, e.url()), 0)
 		for i, want := range sent {
 			got := receive(t, d, "a delivery")
 			if got.DeliveryTag != uint64(i+1) || got.Redelivered || got.Exchange != "" || got.RoutingKey != e.queue ||
@@ -292,7 +286,7 @@ var amqpRows = []contractRow{
 		}
 	}},
 	{name: "prefetch holds deliveries until a multiple ack", declare: declNone, messages: 5, run: func(t *testing.T, e amqpEnv) {
-		ch := e.channel(t)
+		ch := amqpChannelAt(t, e.url())
 		d := e.consume(t, ch, 2)
 		if all := delivered(t, d, 0, 2); all[0].DeliveryTag != 1 || all[1].DeliveryTag != 2 {
 			t.Errorf("delivered tags %d %d, want 1 and 2", all[0].DeliveryTag, all[1].DeliveryTag)
@@ -327,7 +321,7 @@ var amqpRows = []contractRow{
 		}
 	}},
 	{name: "ack of an unknown delivery tag closes the channel 406", declare: declNone, messages: 1, run: func(t *testing.T, e amqpEnv) {
-		ch := e.channel(t)
+		ch := amqpChannelAt(t, e.url())
 		closed := ch.NotifyClose(make(chan *amqp.Error, 1))
 		receive(t, e.consume(t, ch, 0), "a delivery")
 		if err := ch.Ack(9, false); err != nil {
@@ -365,9 +359,9 @@ var amqpRows = []contractRow{
 		}
 	}},
 	{name: "purge removes the ready messages and answers their count", declare: declNone, messages: 4, run: func(t *testing.T, e amqpEnv) {
-		con := e.channel(t)
+		con := amqpChannelAt(t, e.url())
 		receive(t, e.consume(t, con, 1), "a delivery")
-		n, err := e.channel(t).QueuePurge(e.queue, false)
+		n, err := amqpChannelAt(t, e.url()).QueuePurge(e.queue, false)
 		if err != nil {
 			t.Fatal(err)
 		}

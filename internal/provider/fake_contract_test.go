@@ -266,17 +266,16 @@ func runContract(t *testing.T, b contractBroker, rows []contractRow) {
 		t.Run(row.name, func(t *testing.T) {
 			e := amqpEnv{b: b, vhost: b.addVhost(t), queue: "contract-q", user: b.user, pass: b.pass}
 			inPath := strings.NewReplacer("{v}", url.PathEscape(e.vhost), "{q}", url.PathEscape(e.queue), "{none}", "tfacc-contract-none")
-			puts := maps.Clone(row.put)
 			if row.declare != "" { // no row has both
-				puts = map[string]string{"queues/{v}/{q}": row.declare}
+				row.put = map[string]string{"queues/{v}/{q}": row.declare}
 			}
-			for path, body := range puts {
+			for path, body := range row.put {
 				if status, answer := contractSend(t, b, "PUT", inPath.Replace(path), body); status != 201 {
 					t.Fatalf("PUT %s: HTTP %d %s", path, status, answer)
 				}
 			}
 			if row.messages > 0 {
-				publish(t, e.channel(t), e.queue, row.messages)
+				publish(t, amqpChannelAt(t, e.url()), e.queue, row.messages)
 			}
 			if row.consumer {
 				b.consume(t, e.vhost, e.queue)
