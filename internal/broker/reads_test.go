@@ -16,13 +16,15 @@ import (
 )
 
 // newReadsBroker returns a fake broker with the vhost "v" whose listings
-// carry their sequence number (see seqOf), and a client of it.
+// carry their sequence number (see seqOf), and a client of it whose request
+// timeout (a minute) outlasts every wait of these tests: a request ends
+// because the client ended it, never by its timeout.
 func newReadsBroker(t *testing.T) (*brokertest.Server, *Client) {
 	t.Helper()
 	b := brokertest.New(t)
 	b.AddVhost("v", "")
 	b.StampListings()
-	return b, fakeClient(t, b, 5*time.Second)
+	return b, fakeClient(t, b, time.Minute)
 }
 
 // seqOf returns the number of the listing request that produced an answer.
