@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"reflect"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -23,6 +24,7 @@ type authAPI struct {
 	*brokertest.Server
 	mu      sync.Mutex
 	headers []http.Header
+	auths   []string          // their Authorization headers
 	refuse  map[string]string // Authorization value → 401 reason
 }
 
@@ -31,6 +33,7 @@ func newAuthAPI(t *testing.T) *authAPI {
 	a.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
 		a.mu.Lock()
 		a.headers = append(a.headers, r.Header.Clone())
+		a.auths = append(a.auths, r.Header.Get("Authorization"))
 		reason, refused := a.refuse[r.Header.Get("Authorization")]
 		a.mu.Unlock()
 		if refused {
@@ -41,14 +44,11 @@ func newAuthAPI(t *testing.T) *authAPI {
 	return a
 }
 
+// authorizations are the Authorization headers of the requests so far.
 func (a *authAPI) authorizations() []string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	out := make([]string, 0, len(a.headers))
-	for _, h := range a.headers {
-		out = append(out, h.Get("Authorization"))
-	}
-	return out
+	return slices.Clone(a.auths)
 }
 
 func newAuthClient(t *testing.T, cfg Config) *Client {

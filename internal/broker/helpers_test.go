@@ -21,13 +21,6 @@ func queuesOf(c *Client, ctx context.Context, vhost string, what Detail, fresh F
 	return l.Queues, err
 }
 
-// keptWithConsumers is the kept CheckedWithConsumers listing of vhost "v",
-// with when the answer's request began.
-func keptWithConsumers(c *Client, ctx context.Context) (map[string]Queue, time.Time, error) {
-	l, err := c.ListQueues(ctx, "v", CheckedWithConsumers, Kept)
-	return l.Queues, l.Began, err
-}
-
 // fakeClock is a retry transport's clock that the test moves: a pause moves
 // it by its length at once, and each reading by a microsecond (time goes on
 // while attempts run, as on a real clock). The rules are then decided at the

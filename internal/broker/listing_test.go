@@ -81,7 +81,7 @@ func TestReads_recentQueuesWithinCheckAge(t *testing.T) {
 		if fmt.Sprint(seqs) != fmt.Sprint(tc.wantSeqs) {
 			t.Errorf("%s: the calls got listings %v, want %v", tc.name, seqs, tc.wantSeqs)
 		}
-		if n := requestCount(b, "GET consumers v"); n != 3 {
+		if n := len(b.RequestsMatching("GET consumers v")); n != 3 {
 			t.Errorf("%s: 3 calls sent %d consumer listings, want 3 (never kept)", tc.name, n)
 		}
 		if err := c.DeclareQueue(ctx, "v", "new", nil); err != nil {
@@ -144,10 +144,10 @@ func TestListQueues_began(t *testing.T) {
 	}
 	first := make(chan answer, 1)
 	go func() {
-		_, began, err := keptWithConsumers(c, ctx)
-		first <- answer{began, err}
+		l, err := c.ListQueues(ctx, "v", CheckedWithConsumers, Kept)
+		first <- answer{l.Began, err}
 	}()
-	waitListings(t, b, 2)
+	poll(t, "2 listings", func() bool { return b.Listings("v") >= 2 })
 	time.Sleep(50 * time.Millisecond) // the broker takes a while to answer
 	answered := time.Now()
 	close(hold)
@@ -159,11 +159,11 @@ func TestListQueues_began(t *testing.T) {
 		t.Errorf("began %v after the call, want before the broker answered (%v after the call)", a.began.Sub(asked), answered.Sub(asked))
 	}
 	time.Sleep(20 * time.Millisecond)
-	_, again, err := keptWithConsumers(c, ctx)
+	again, err := c.ListQueues(ctx, "v", CheckedWithConsumers, Kept)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !again.Equal(a.began) {
-		t.Errorf("a kept answer began %v, want its request's %v", again, a.began)
+	if !again.Began.Equal(a.began) {
+		t.Errorf("a kept answer began %v, want its request's %v", again.Began, a.began)
 	}
 }

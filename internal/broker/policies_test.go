@@ -95,7 +95,7 @@ func TestPolicies_readOncePerVhost(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, prefix := range []string{"GET policies v", "GET operator-policies v", "GET policies w", "GET operator-policies w"} {
-		if got := requestCount(b, prefix); got != 1 {
+		if got := len(b.RequestsMatching(prefix)); got != 1 {
 			t.Errorf("%d requests %q, want 1", got, prefix)
 		}
 	}
@@ -110,7 +110,7 @@ func TestPolicies_retriesTransient(t *testing.T) {
 	if err != nil || len(p.User) != 2 {
 		t.Fatalf("Policies = %+v, %v; want both user policies", p, err)
 	}
-	if got := requestCount(b, "GET policies v"); got != 2 {
+	if got := len(b.RequestsMatching("GET policies v")); got != 2 {
 		t.Errorf("%d requests, want 2 (the 503, then the answer)", got)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,33 +16,25 @@ import (
 )
 
 // newReadsBroker returns a fake broker with the vhost "v" whose listings
-// carry their sequence number (see seqOf), and a client of it.
+// carry their sequence number (see seqOf), and a client of it whose request
+// timeout (a minute) outlasts every wait of these tests: a request ends
+// because the client ended it, never by its timeout.
 func newReadsBroker(t *testing.T) (*brokertest.Server, *Client) {
 	t.Helper()
 	b := brokertest.New(t)
 	b.AddVhost("v", "")
 	b.StampListings()
-	return b, fakeClient(t, b, 5*time.Second)
-}
-
-// requestCount returns the number of requests the broker received that start
-// with prefix.
-func requestCount(b *brokertest.Server, prefix string) int64 {
-	return int64(len(b.RequestsMatching(prefix)))
+	return b, fakeClient(t, b, time.Minute)
 }
 
 // seqOf returns the number of the listing request that produced an answer.
-func seqOf(t *testing.T, qs map[string]Queue) int64 {
+// An answer merged from two listings (the checks before a destroy) has two
+// sequence numbers: the highest identifies it. Other names read 0.
+func seqOf(t *testing.T, qs map[string]Queue) (seq int64) {
 	t.Helper()
-	// An answer merged from two listings (the checks before a destroy) has
-	// two sequence numbers: the highest identifies it, whatever the order
-	// in which the map is walked.
-	var seq int64
 	for name := range qs {
-		var n int64
-		if _, err := fmt.Sscanf(name, "seq-%d", &n); err == nil {
-			seq = max(seq, n)
-		}
+		n, _ := strconv.ParseInt(strings.TrimPrefix(name, "seq-"), 10, 64)
+		seq = max(seq, n)
 	}
 	if seq == 0 {
 		t.Fatalf("answer carries no sequence number: %v", qs)
@@ -149,7 +143,7 @@ func TestReads_liveCallersShareARequestInFlight(t *testing.T) {
 	go func() {
 		more <- listConcurrently(t, 9, func() (map[string]Queue, error) { return queuesOf(c, context.Background(), "v", Counted, Live) })
 	}()
-	waitJoined(&c.counted, "v", 10, func() bool { return b.Listings("v") > 1 })
+	poll(t, "10 callers on one request", func() bool { return waiting(&c.counted, "v") >= 10 || b.Listings("v") > 1 })
 	close(hold)
 	for _, s := range append(<-done, <-more...) {
 		if s != 1 {
@@ -292,7 +286,7 @@ func TestReads_errorsAreSharedAndNotKept(t *testing.T) {
 			_, errs[i] = queuesOf(c, context.Background(), "v", Declared, Kept)
 		}()
 	}
-	waitJoined(&c.declared, "v", len(errs), func() bool { return b.Listings("v") > 1 })
+	poll(t, "5 callers on one request", func() bool { return waiting(&c.declared, "v") >= len(errs) || b.Listings("v") > 1 })
 	close(hold)
 	wg.Wait()
 	for i, err := range errs {
@@ -338,7 +332,7 @@ func TestReads_cancelOneCallerOnly(t *testing.T) {
 			<-started // the first caller's request is in flight; the others join it
 		}
 	}
-	waitJoined(&c.counted, "v", len(results), func() bool { return b.Listings("v") > 1 })
+	poll(t, "3 callers on one request", func() bool { return waiting(&c.counted, "v") >= len(results) || b.Listings("v") > 1 })
 	cancel1()
 	select {
 	case r := <-results[0]:
@@ -381,13 +375,7 @@ func TestReads_requestCancelledWhenEveryCallerLeaves(t *testing.T) {
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("got %v, want context.Canceled", err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for b.CanceledListings() == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the request went on with nobody waiting for it")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	poll(t, "the request, with nobody waiting for it, to be cancelled", func() bool { return b.CanceledListings() > 0 })
 	// The abandoned request is not kept: the next caller asks again.
 	b.HoldListings(nil)
 	if _, err := queuesOf(c, context.Background(), "v", Declared, Kept); err != nil {
@@ -400,7 +388,7 @@ func TestReads_peekSharesTheChecksListingUntilAWrite(t *testing.T) {
 	b, c := newReadsBroker(t)
 	ctx := context.Background()
 	for range 5 {
-		qs, _, err := keptWithConsumers(c, ctx)
+		qs, err := queuesOf(c, ctx, "v", CheckedWithConsumers, Kept)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -409,27 +397,15 @@ func TestReads_peekSharesTheChecksListingUntilAWrite(t *testing.T) {
 		}
 	}
 	// One round: the queue listings with and without counts, and the consumers.
-	if l, cs := b.Listings("v"), requestCount(b, "GET consumers v"); l != 2 || cs != 1 {
+	if l, cs := b.Listings("v"), len(b.RequestsMatching("GET consumers v")); l != 2 || cs != 1 {
 		t.Fatalf("5 peeks sent %d queue and %d consumer listings, want 2 and 1", l, cs)
 	}
 	// A live check never takes the kept one.
 	if _, err := queuesOf(c, ctx, "v", CheckedWithConsumers, Live); err != nil {
 		t.Fatal(err)
 	}
-	if l, cs := b.Listings("v"), requestCount(b, "GET consumers v"); l != 4 || cs != 2 {
+	if l, cs := b.Listings("v"), len(b.RequestsMatching("GET consumers v")); l != 4 || cs != 2 {
 		t.Fatalf("a live check after peeks: %d queue and %d consumer listings in all, want 4 and 2", l, cs)
-	}
-}
-
-// waitListings waits until the broker has received n listing requests.
-func waitListings(t *testing.T, b *brokertest.Server, n int64) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for b.Listings("v") < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d listing requests arrived, want %d", b.Listings("v"), n)
-		}
-		time.Sleep(time.Millisecond)
 	}
 }
 
@@ -458,14 +434,14 @@ func TestReads_checksJoinAListingInFlightAcrossQueueDeletesOnly(t *testing.T) {
 	hold := make(chan struct{})
 	b.HoldListings(hold)
 	a := check()
-	waitListings(t, b, 2) // the listings with and without counts, held
+	poll(t, "A's 2 listings", func() bool { return b.Listings("v") >= 2 }) // with and without counts, held
 
 	// A delete while A's listings are in flight: B, asking after it, joins them.
 	if err := c.DeleteQueue(ctx, "v", "gone", true); err != nil {
 		t.Fatal(err)
 	}
 	bCh := check()
-	waitJoined(&c.checks, "v", 2, func() bool { return b.Listings("v") > 2 })
+	poll(t, "B to join A", func() bool { return waiting(&c.checks, "v") >= 2 || b.Listings("v") > 2 })
 	wantListings(t, b, 2, "a check after a queue delete sent listings of its own: %d in all, want 2")
 
 	// A declaration: C, asking after it, never joins them.
@@ -473,7 +449,7 @@ func TestReads_checksJoinAListingInFlightAcrossQueueDeletesOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	cCh := check()
-	waitListings(t, b, 4)
+	poll(t, "C's 2 listings", func() bool { return b.Listings("v") >= 4 })
 	close(hold)
 	ra, rb, rc := <-a, <-bCh, <-cCh
 	for _, r := range []result{ra, rb, rc} {
@@ -491,14 +467,14 @@ func TestReads_checksJoinAListingInFlightAcrossQueueDeletesOnly(t *testing.T) {
 	// A kept read after a delete takes neither a finished answer nor one in
 	// flight from before it.
 	b.HoldListings(nil)
-	if _, _, err := keptWithConsumers(c, ctx); err != nil {
+	if _, err := queuesOf(c, ctx, "v", CheckedWithConsumers, Kept); err != nil {
 		t.Fatal(err)
 	}
 	before := b.Listings("v")
 	if err := c.DeleteQueue(ctx, "v", "new", true); err != nil {
 		t.Fatal(err)
 	}
-	qs, _, err := keptWithConsumers(c, ctx)
+	qs, err := queuesOf(c, ctx, "v", CheckedWithConsumers, Kept)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -512,19 +488,19 @@ func TestReads_checksJoinAListingInFlightAcrossQueueDeletesOnly(t *testing.T) {
 	b.HoldListings(hold)
 	d := make(chan result, 1)
 	go func() {
-		qs, _, err := keptWithConsumers(c, ctx)
+		qs, err := queuesOf(c, ctx, "v", CheckedWithConsumers, Kept)
 		d <- result{qs, err}
 	}()
-	waitListings(t, b, before+4)
+	poll(t, "D's 2 listings", func() bool { return b.Listings("v") >= before+4 })
 	if err := c.DeleteQueue(ctx, "v", "other", true); err != nil {
 		t.Fatal(err)
 	}
 	e := make(chan result, 1)
 	go func() {
-		qs, _, err := keptWithConsumers(c, ctx)
+		qs, err := queuesOf(c, ctx, "v", CheckedWithConsumers, Kept)
 		e <- result{qs, err}
 	}()
-	waitListings(t, b, before+6)
+	poll(t, "E's 2 listings", func() bool { return b.Listings("v") >= before+6 })
 	close(hold)
 	if r := <-d; r.err != nil {
 		t.Fatal(r.err)
@@ -561,7 +537,7 @@ func TestReads_checksNeverPredateTheLastDeclaration(t *testing.T) {
 					if live {
 						qs, err = queuesOf(c, ctx, "v", CheckedWithConsumers, Live)
 					} else {
-						qs, _, err = keptWithConsumers(c, ctx)
+						qs, err = queuesOf(c, ctx, "v", CheckedWithConsumers, Kept)
 					}
 					if err != nil {
 						t.Error(err)
@@ -592,17 +568,16 @@ func TestReads_checksNeverPredateTheLastDeclaration(t *testing.T) {
 	t.Logf("%d listing requests served the concurrent calls", b.Listings("v"))
 }
 
-// waitFor fails the test when ch does not deliver within a second.
-func waitFor[T any](t *testing.T, ch <-chan T, what string) T {
+// waitFor fails the test when ch does not deliver within 5 s, a bound for a
+// broken flight, not a race.
+func waitFor[T any](t *testing.T, ch <-chan T, what string) (v T) {
 	t.Helper()
 	select {
-	case v := <-ch:
-		return v
-	case <-time.After(time.Second):
+	case v = <-ch:
+	case <-time.After(5 * time.Second):
 		t.Fatalf("timed out waiting for %s", what)
 	}
-	var zero T
-	return zero
+	return v
 }
 
 type flightResult struct {
@@ -651,16 +626,7 @@ func TestFlight_failureDropsOnlyItself(t *testing.T) {
 		resC <- flightResult{v, err}
 	}()
 	// C joins B (its caller is counted) before B ends.
-	deadline := time.Now().Add(time.Second)
-	for {
-		f.mu.Lock()
-		joined := f.calls["k"] != nil && f.calls["k"].waiting == 2
-		f.mu.Unlock()
-		if joined || len(calledC) > 0 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
+	poll(t, "C to join B", func() bool { return waiting(&f, "k") == 2 || len(calledC) > 0 })
 	close(releaseB)
 	if r := waitFor(t, resC, "C's caller"); r.err != nil || r.val != 2 || len(calledC) != 0 {
 		t.Errorf("C got %d, %v (own request: %v), want B's answer 2", r.val, r.err, len(calledC) != 0)
@@ -776,29 +742,22 @@ func TestFlight_peek(t *testing.T) {
 	if _, _, ok := f.peek("k", kept, fetch); ok {
 		t.Fatal("peek answered before any request")
 	}
-	for fetches.Load() == 0 {
-		time.Sleep(time.Millisecond)
-	}
+	poll(t, "the first request", func() bool { return fetches.Load() > 0 })
 	if _, _, ok := f.peek("k", kept, fetch); ok || fetches.Load() != 1 {
 		t.Fatalf("a second peek while the first request is in flight: answered %v, %d requests", ok, fetches.Load())
 	}
 	close(release)
-	peekUntil(t, &f, fetch, 1)
+	poll(t, "peek to answer 1", func() bool { v, _, ok := f.peek("k", kept, fetch); return ok && v == 1 })
 	f.wrote()
 	if _, _, ok := f.peek("k", kept, fetch); ok {
 		t.Fatal("peek answered with a request older than a write")
 	}
-	for fetches.Load() < 2 || func() bool { f.mu.Lock(); defer f.mu.Unlock(); return f.calls["k"] != nil }() {
-		time.Sleep(time.Millisecond) // the second request fails and is dropped
-	}
+	// The second request fails and is dropped.
+	poll(t, "the second request's end", func() bool { return fetches.Load() >= 2 && waiting(&f, "k") < 0 })
 	if _, _, ok := f.peek("k", kept, fetch); ok {
 		t.Fatal("peek answered after a failed request")
 	}
-	for deadline := time.Now().Add(5 * time.Second); fetches.Load() < 3; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d requests, want 3: a failed request is asked again", fetches.Load())
-		}
-	}
+	poll(t, "a third request: a failed one is asked again", func() bool { return fetches.Load() >= 3 })
 }
 
 // A request peek started belongs to no caller: one who joins it and then
@@ -821,9 +780,7 @@ func TestFlight_peekedRequestOutlivesAJoinerWhoLeaves(t *testing.T) {
 		_, err := f.do(ctx, "k", kept, func(context.Context) (int, error) { return 0, errors.New("a request of its own") })
 		joined <- err
 	}()
-	for func() bool { f.mu.Lock(); defer f.mu.Unlock(); return f.calls["k"].waiting == 0 }() {
-		time.Sleep(time.Millisecond)
-	}
+	poll(t, "the joiner to wait", func() bool { return waiting(&f, "k") > 0 })
 	cancel()
 	if err := waitFor(t, joined, "the joiner"); !errors.Is(err, context.Canceled) {
 		t.Fatalf("the joiner got %v", err)
@@ -832,39 +789,28 @@ func TestFlight_peekedRequestOutlivesAJoinerWhoLeaves(t *testing.T) {
 	if waitFor(t, cancelled, "the request's end") {
 		t.Fatal("the joiner's leaving cancelled the peeked request")
 	}
-	peekUntil(t, &f, nil, 7)
+	poll(t, "peek to answer 7", func() bool { v, _, ok := f.peek("k", kept, nil); return ok && v == 7 })
 }
 
-// peekUntil peeks at key "k" until the answer is there, and fails the test
-// unless it is want or when it does not come within 5 s.
-func peekUntil(t *testing.T, f *flight[int], fetch func(context.Context) (int, error), want int) {
+// poll waits until cond holds, asking every millisecond: the tests of shared
+// reads wait for a condition, never a pause a slow machine could outlast; the
+// 5 s only bound a broken client.
+func poll(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
-		if v, _, ok := f.peek("k", kept, fetch); ok {
-			if v != want {
-				t.Fatalf("peek answered %d, want %d", v, want)
-			}
-			return
-		}
+	for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatal("the peeked request never answered")
+			t.Fatalf("waited 5 s for %s", what)
 		}
 	}
 }
 
-// waitJoined waits until n callers wait on f's request in flight for key, or
-// until moot reports that they never will (e.g. the broker got a second
-// request: a caller asked on its own). The tests of shared reads use it, a
-// condition, where a pause would let a slow machine outlast it.
-func waitJoined[T any](f *flight[T], key string, n int, moot func() bool) {
-	for !moot() {
-		f.mu.Lock()
-		c := f.calls[key]
-		ok := c != nil && c.waiting >= n
-		f.mu.Unlock()
-		if ok {
-			return
-		}
-		time.Sleep(time.Millisecond)
+// waiting is the number of callers on f's request for key, or -1 when there
+// is none.
+func waiting[T any](f *flight[T], key string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if c := f.calls[key]; c != nil {
+		return c.waiting
 	}
+	return -1
 }

@@ -1,8 +1,6 @@
 package broker
 
 import (
-	"net/http"
-	"strings"
 	"testing"
 	"time"
 
@@ -19,19 +17,14 @@ type answer = struct {
 	body   string
 }
 
-// client starts a fake broker that answers the paths of vb as given, and
-// returns a client of it.
+// client starts a fake broker that answers the paths of vb as given, once
+// each (the client, without retries, asks each once), and returns a client
+// of it.
 func (vb versionBroker) client(t *testing.T) (*Client, *brokertest.Server) {
 	t.Helper()
 	b := brokertest.New(t)
-	b.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
-		a, ok := vb[strings.TrimPrefix(r.URL.EscapedPath(), "/api/")]
-		if ok {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(a.status)
-			_, _ = w.Write([]byte(a.body))
-		}
-		return ok
-	})
+	for path, a := range vb {
+		b.Script(brokertest.Path(path), brokertest.Reply(a.status, a.body))
+	}
 	return fakeClient(t, b, 5*time.Second), b
 }

@@ -32,7 +32,7 @@ func TestReads_vhostCheckedOncePerClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	check()
-	if n := requestCount(b, "GET vhosts v"); n != 1 {
+	if n := len(b.RequestsMatching("GET vhosts v")); n != 1 {
 		t.Fatalf("16 vhost checks sent %d requests, want 1", n)
 	}
 }

@@ -29,52 +29,35 @@ import (
 // one basic.ack (multiple); amqp091-go confirms each tag, which is what the
 // rows see.
 
-// amqpContractBroker is the broker the AMQP rows run on: the management
-// side of contractBroker (vhosts, and requests such as a queue's PUT or
-// DELETE), and its AMQP port.
-type amqpContractBroker interface {
-	contractBroker
-	// amqpURL is the AMQP URL of vhost, logging in as user with password.
-	amqpURL(vhost, user, password string) string
-	// readRefused is a user, with password, who may configure and write
-	// in vhost but not read queue (consume, purge).
-	readRefused(t *testing.T, vhost, queue string) (user, password string)
-}
-
-// amqpRow is one behaviour of the AMQP port. Each row runs in a vhost of its
-// own, where its queue (durable, classic, no arguments) is declared through
-// the management API and given messages (message 0, message 1, ...,
-// persistent, confirmed) before run.
-type amqpRow struct {
-	name     string
-	messages int
-	run      func(t *testing.T, e amqpEnv)
-}
-
-// amqpEnv is what a row runs with: b.version() is the RabbitMQ version whose
-// answers the row expects; user and pass log in (the contract's user unless
-// a row changes them).
+// amqpEnv is what an AMQP row runs with (runContract): its vhost and queue
+// (durable, classic, no arguments), and a user and password who log in (the
+// contract's user unless a row changes them).
 type amqpEnv struct {
-	b            amqpContractBroker
+	b            contractBroker
 	vhost, queue string
 	user, pass   string
+}
+
+// url is the AMQP URL of e's vhost, logging in as e's user.
+func (e amqpEnv) url() string {
+	u, err := url.Parse(e.b.amqpURL)
+	if err != nil {
+		panic(err)
+	}
+	u.User = url.UserPassword(e.user, e.pass)
+	u.Path, u.RawPath = "/"+e.vhost, "/"+url.PathEscape(e.vhost)
+	return u.String()
 }
 
 // dial opens a connection to the row's vhost as e's user, closed at cleanup.
 func (e amqpEnv) dial(t *testing.T) *amqp.Connection {
 	t.Helper()
-	conn, err := amqp.DialConfig(e.b.amqpURL(e.vhost, e.user, e.pass), amqp.Config{Dial: amqp.DefaultDial(10 * time.Second)})
+	conn, err := amqp.DialConfig(e.url(), amqp.Config{Dial: amqp.DefaultDial(10 * time.Second)})
 	if err != nil {
 		t.Fatalf("AMQP connection to vhost %q: %v", e.vhost, err)
 	}
 	t.Cleanup(func() { _ = conn.Close() })
 	return conn
-}
-
-// channel opens a channel on a connection of its own.
-func (e amqpEnv) channel(t *testing.T) *amqp.Channel {
-	t.Helper()
-	return openChannel(t, e.dial(t))
 }
 
 func openChannel(t *testing.T, conn *amqp.Connection) *amqp.Channel {
@@ -90,7 +73,7 @@ func openChannel(t *testing.T, conn *amqp.Connection) *amqp.Channel {
 // answers, on a connection of its own.
 func (e amqpEnv) ready(t *testing.T) int {
 	t.Helper()
-	q, err := e.channel(t).QueueDeclarePassive(e.queue, true, false, false, false, nil)
+	q, err := amqpChannelAt(t, e.url()).QueueDeclarePassive(e.queue, true, false, false, false, nil)
 	if err != nil {
 		t.Fatalf("passive declare of %q: %v", e.queue, err)
 	}
@@ -113,18 +96,17 @@ func (e amqpEnv) consume(t *testing.T, ch *amqp.Channel, prefetch int) <-chan am
 
 // receive waits for the next value of c: the broker sends it without being
 // asked again, so the wait is a bound for a broken broker, not a race.
-func receive[T any](t *testing.T, c <-chan T, what string) T {
+func receive[T any](t *testing.T, c <-chan T, what string) (v T) {
 	t.Helper()
+	ok := false
 	select {
-	case v, ok := <-c:
-		if ok {
-			return v
-		}
-		t.Fatalf("waiting for %s: the channel closed", what)
+	case v, ok = <-c:
 	case <-time.After(10 * time.Second):
-		t.Fatalf("no %s within 10s", what)
 	}
-	panic("unreachable: t.Fatalf ends the test")
+	if !ok {
+		t.Fatalf("no %s within 10s, or its channel closed", what)
+	}
+	return v
 }
 
 // delivered receives the deliveries of message from to message to-1 that
@@ -146,42 +128,37 @@ func delivered(t *testing.T, d <-chan amqp.Delivery, from, to int) []amqp.Delive
 // reason.
 func wantClose(t *testing.T, err error, code int, reason string) {
 	t.Helper()
-	var ae *amqp.Error
-	if !errors.As(err, &ae) {
-		t.Fatalf("got %v, want a close %d %q", err, code, reason)
-	}
-	if ae.Code != code || ae.Reason != reason {
-		t.Errorf("got close %d %q, want %d %q", ae.Code, ae.Reason, code, reason)
+	if ae, ok := errors.AsType[*amqp.Error](err); !ok || ae.Code != code || ae.Reason != reason {
+		t.Errorf("got %v, want a close %d %q", err, code, reason)
 	}
 }
 
 // amqpRows are the behaviours of RabbitMQ the mover relies on (internal/mover: dial.go, move.go,
 // purge.go).
-var amqpRows = []amqpRow{
-	{name: "connection and channel open, close-ok", run: func(t *testing.T, e amqpEnv) {
+var amqpRows = []contractRow{
+	{name: "connection and channel open, close-ok", declare: declNone, run: func(t *testing.T, e amqpEnv) {
 		conn := e.dial(t)
 		openChannel(t, conn)
 		if err := conn.Close(); err != nil {
 			t.Errorf("connection.close: %v", err)
 		}
 	}},
-	{name: "login refused", run: func(t *testing.T, e amqpEnv) {
-		user, _ := e.b.user()
+	{name: "login refused", declare: declNone, run: func(t *testing.T, e amqpEnv) {
+		e.pass = "not-the-password"
 		// Without authentication_failure_close among amqp091-go's capabilities,
 		// RabbitMQ closes the socket without a word: the client says ErrCredentials.
-		_, err := amqp.DialConfig(e.b.amqpURL(e.vhost, user, "not-the-password"), amqp.Config{Dial: amqp.DefaultDial(10 * time.Second)})
+		_, err := amqp.DialConfig(e.url(), amqp.Config{Dial: amqp.DefaultDial(10 * time.Second)})
 		if !errors.Is(err, amqp.ErrCredentials) {
 			t.Errorf("got %v, want amqp.ErrCredentials", err)
 		}
 	}},
-	{name: "vhost refused", run: func(t *testing.T, e amqpEnv) {
-		user, pass := e.b.user()
-		none := e.vhost + "-none"
-		_, err := amqp.DialConfig(e.b.amqpURL(none, user, pass), amqp.Config{Dial: amqp.DefaultDial(10 * time.Second)})
-		wantClose(t, err, amqp.NotAllowed, "NOT_ALLOWED - vhost "+none+" not found")
+	{name: "vhost refused", declare: declNone, run: func(t *testing.T, e amqpEnv) {
+		e.vhost += "-none"
+		_, err := amqp.DialConfig(e.url(), amqp.Config{Dial: amqp.DefaultDial(10 * time.Second)})
+		wantClose(t, err, amqp.NotAllowed, "NOT_ALLOWED - vhost "+e.vhost+" not found")
 	}},
-	{name: "passive declare counts the ready messages", messages: 3, run: func(t *testing.T, e amqpEnv) {
-		q, err := e.channel(t).QueueDeclarePassive(e.queue, true, false, false, false, nil)
+	{name: "passive declare counts the ready messages", declare: declNone, messages: 3, run: func(t *testing.T, e amqpEnv) {
+		q, err := amqpChannelAt(t, e.url()).QueueDeclarePassive(e.queue, true, false, false, false, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -189,7 +166,7 @@ var amqpRows = []amqpRow{
 			t.Errorf("declare-ok %q with %d messages, want %q with 3", q.Name, q.Messages, e.queue)
 		}
 	}},
-	{name: "passive declare of a missing queue closes the channel 404", run: func(t *testing.T, e amqpEnv) {
+	{name: "passive declare of a missing queue closes the channel 404", declare: declNone, run: func(t *testing.T, e amqpEnv) {
 		conn := e.dial(t)
 		ch := openChannel(t, conn)
 		_, err := ch.QueueDeclarePassive("contract-missing", true, false, false, false, nil)
@@ -202,8 +179,8 @@ var amqpRows = []amqpRow{
 			t.Errorf("another channel of the connection: %v", err)
 		}
 	}},
-	{name: "publisher confirms ack each publish by its tag", run: func(t *testing.T, e amqpEnv) {
-		ch := e.channel(t)
+	{name: "publisher confirms ack each publish by its tag", declare: declNone, run: func(t *testing.T, e amqpEnv) {
+		ch := amqpChannelAt(t, e.url())
 		if err := ch.Confirm(false); err != nil {
 			t.Fatal(err)
 		}
@@ -231,8 +208,8 @@ var amqpRows = []amqpRow{
 			t.Errorf("%d ready, want 3", n)
 		}
 	}},
-	{name: "mandatory publish to a missing queue is returned, then acked", run: func(t *testing.T, e amqpEnv) {
-		ch := e.channel(t)
+	{name: "mandatory publish to a missing queue is returned, then acked", declare: declNone, run: func(t *testing.T, e amqpEnv) {
+		ch := amqpChannelAt(t, e.url())
 		if err := ch.Confirm(false); err != nil {
 			t.Fatal(err)
 		}
@@ -261,8 +238,8 @@ var amqpRows = []amqpRow{
 			t.Errorf("confirm %+v, want tag 1 acked", c)
 		}
 	}},
-	{name: "publish with another user's user_id closes the channel 406", run: func(t *testing.T, e amqpEnv) {
-		user, _ := e.b.user()
+	{name: "publish with another user's user_id closes the channel 406", declare: declNone, run: func(t *testing.T, e amqpEnv) {
+		user := e.user
 		conn := e.dial(t)
 		ch := openChannel(t, conn)
 		closed := ch.NotifyClose(make(chan *amqp.Error, 1))
@@ -276,8 +253,8 @@ var amqpRows = []amqpRow{
 			t.Errorf("%d ready, want the publish dropped: 0", n)
 		}
 	}},
-	{name: "message properties and headers kept", run: func(t *testing.T, e amqpEnv) {
-		user, _ := e.b.user()
+	{name: "message properties and headers kept", declare: declNone, run: func(t *testing.T, e amqpEnv) {
+		user := e.user
 		ts := time.Unix(1767225600, 0) // amqp091-go reads a timestamp in time.Local
 		// Priority 0 is left out of the properties by amqp091-go itself
 		// (a zero field is not sent), and read back as 0: the second message
@@ -289,9 +266,9 @@ var amqpRows = []amqpRow{
 			CorrelationId: "corr", ReplyTo: "reply", Expiration: "3600000", MessageId: "m-1", Timestamp: ts,
 			Type: "kind", UserId: user, AppId: "app", Body: []byte(`{"a":1}`),
 		}, {MessageId: "m-2", Priority: 0, DeliveryMode: amqp.Transient, Body: []byte("two")}}
-		pub := e.channel(t)
+		pub := amqpChannelAt(t, e.url())
 		publishConfirmed(t, pub, e.queue, len(sent), func(i int) amqp.Publishing { return sent[i] })
-		d := e.consume(t, e.channel(t), 0)
+		d := e.consume(t, amqpChannelAt(t, e.url()), 0)
 		for i, want := range sent {
 			got := receive(t, d, "a delivery")
 			if got.DeliveryTag != uint64(i+1) || got.Redelivered || got.Exchange != "" || got.RoutingKey != e.queue ||
@@ -308,8 +285,8 @@ var amqpRows = []amqpRow{
 			}
 		}
 	}},
-	{name: "prefetch holds deliveries until a multiple ack", messages: 5, run: func(t *testing.T, e amqpEnv) {
-		ch := e.channel(t)
+	{name: "prefetch holds deliveries until a multiple ack", declare: declNone, messages: 5, run: func(t *testing.T, e amqpEnv) {
+		ch := amqpChannelAt(t, e.url())
 		d := e.consume(t, ch, 2)
 		if all := delivered(t, d, 0, 2); all[0].DeliveryTag != 1 || all[1].DeliveryTag != 2 {
 			t.Errorf("delivered tags %d %d, want 1 and 2", all[0].DeliveryTag, all[1].DeliveryTag)
@@ -343,8 +320,8 @@ var amqpRows = []amqpRow{
 			t.Errorf("%d ready once all were acknowledged, want 0", n)
 		}
 	}},
-	{name: "ack of an unknown delivery tag closes the channel 406", messages: 1, run: func(t *testing.T, e amqpEnv) {
-		ch := e.channel(t)
+	{name: "ack of an unknown delivery tag closes the channel 406", declare: declNone, messages: 1, run: func(t *testing.T, e amqpEnv) {
+		ch := amqpChannelAt(t, e.url())
 		closed := ch.NotifyClose(make(chan *amqp.Error, 1))
 		receive(t, e.consume(t, ch, 0), "a delivery")
 		if err := ch.Ack(9, false); err != nil {
@@ -355,7 +332,7 @@ var amqpRows = []amqpRow{
 			t.Errorf("%d ready after the close, want the delivery back: 1", n)
 		}
 	}},
-	{name: "channel close requeues unacknowledged deliveries in order", messages: 3, run: func(t *testing.T, e amqpEnv) {
+	{name: "channel close requeues unacknowledged deliveries in order", declare: declNone, messages: 3, run: func(t *testing.T, e amqpEnv) {
 		conn := e.dial(t)
 		ch := openChannel(t, conn)
 		delivered(t, e.consume(t, ch, 0), 0, 3)
@@ -371,7 +348,7 @@ var amqpRows = []amqpRow{
 			}
 		}
 	}},
-	{name: "connection close requeues unacknowledged deliveries", messages: 2, run: func(t *testing.T, e amqpEnv) {
+	{name: "connection close requeues unacknowledged deliveries", declare: declNone, messages: 2, run: func(t *testing.T, e amqpEnv) {
 		conn := e.dial(t)
 		delivered(t, e.consume(t, openChannel(t, conn), 0), 0, 2)
 		if err := conn.Close(); err != nil {
@@ -381,10 +358,10 @@ var amqpRows = []amqpRow{
 			t.Errorf("%d ready after the close, want 2", n)
 		}
 	}},
-	{name: "purge removes the ready messages and answers their count", messages: 4, run: func(t *testing.T, e amqpEnv) {
-		con := e.channel(t)
+	{name: "purge removes the ready messages and answers their count", declare: declNone, messages: 4, run: func(t *testing.T, e amqpEnv) {
+		con := amqpChannelAt(t, e.url())
 		receive(t, e.consume(t, con, 1), "a delivery")
-		n, err := e.channel(t).QueuePurge(e.queue, false)
+		n, err := amqpChannelAt(t, e.url()).QueuePurge(e.queue, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -398,14 +375,14 @@ var amqpRows = []amqpRow{
 			t.Errorf("%d ready after the consumer's close, want the unacknowledged one back: 1", n)
 		}
 	}},
-	{name: "consume and purge refused without read permission, passive declare allowed", messages: 1, run: func(t *testing.T, e amqpEnv) {
+	{name: "consume and purge refused without read permission, passive declare allowed", declare: declNone, messages: 1, run: func(t *testing.T, e amqpEnv) {
 		e.user, e.pass = e.b.readRefused(t, e.vhost, e.queue)
 		conn := e.dial(t)
 		if _, err := openChannel(t, conn).QueueDeclarePassive(e.queue, true, false, false, false, nil); err != nil {
 			t.Errorf("passive declare: %v", err)
 		}
 		access := "read access" // 4.0 and 4.3; 3.10 leaves out which access
-		if e.b.version() == brokertest.V310 {
+		if e.b.v == brokertest.V310 {
 			access = "access"
 		}
 		reason := fmt.Sprintf("ACCESS_REFUSED - %s to queue '%s' in vhost '%s' refused for user '%s'", access, e.queue, e.vhost, e.user)
@@ -414,7 +391,7 @@ var amqpRows = []amqpRow{
 		_, err = openChannel(t, conn).QueuePurge(e.queue, false)
 		wantClose(t, err, amqp.AccessRefused, reason)
 	}},
-	{name: "consumer cancelled when its queue is deleted", messages: 1, run: func(t *testing.T, e amqpEnv) {
+	{name: "consumer cancelled when its queue is deleted", declare: declNone, messages: 1, run: func(t *testing.T, e amqpEnv) {
 		conn := e.dial(t)
 		ch := openChannel(t, conn)
 		cancels := ch.NotifyCancel(make(chan string, 1))
@@ -439,63 +416,12 @@ var amqpRows = []amqpRow{
 	}},
 }
 
-// runAMQPContract runs every AMQP row on b.
-func runAMQPContract(t *testing.T, b amqpContractBroker) {
-	for _, row := range amqpRows {
-		t.Run(row.name, func(t *testing.T) {
-			e := amqpEnv{b: b, vhost: b.addVhost(t), queue: "contract-amqp-q"}
-			e.user, e.pass = b.user()
-			path := "queues/" + url.PathEscape(e.vhost) + "/" + url.PathEscape(e.queue)
-			if status, body := contractSend(t, b, "PUT", path, declNone); status != 201 {
-				t.Fatalf("declaring the row's queue: HTTP %d %s", status, body)
-			}
-			if row.messages > 0 {
-				publishConfirmed(t, e.channel(t), e.queue, row.messages, func(i int) amqp.Publishing {
-					return amqp.Publishing{DeliveryMode: amqp.Persistent, Body: fmt.Appendf(nil, "message %d", i)}
-				})
-			}
-			row.run(t, e)
-		})
-	}
-}
-
-// withLogin is base (an amqp:// URL) with user, password and vhost.
-func withLogin(base, vhost, user, password string) string {
-	u, err := url.Parse(base)
-	if err != nil {
-		panic(err)
-	}
-	u.User = url.UserPassword(user, password)
-	u.Path, u.RawPath = "/"+vhost, "/"+url.PathEscape(vhost)
-	return u.String()
-}
-
-// fakeAMQPContract runs the AMQP rows on the fake's port.
-type fakeAMQPContract struct {
-	fakeContract
-	a *brokertest.AMQP
-}
-
-func (f fakeAMQPContract) amqpURL(vhost, user, password string) string {
-	return withLogin(f.a.URL(), vhost, user, password)
-}
-
-func (f fakeAMQPContract) readRefused(_ *testing.T, vhost, queue string) (string, string) {
-	f.a.Refuse(vhost, queue)
-	return f.user()
-}
-
 // TestFakeAMQPContract runs the AMQP contract on the fake in each version it
 // models.
 func TestFakeAMQPContract(t *testing.T) {
 	for _, v := range brokertest.Versions {
 		t.Run(string(v), func(t *testing.T) {
-			s := brokertest.New(t)
-			s.AnswerAs(v)
-			a := s.ServeAMQP(t)
-			f := fakeAMQPContract{fakeContract{s: s, v: v}, a}
-			a.Login(f.user())
-			runAMQPContract(t, f)
+			runContract(t, fakeBroker(t, v), amqpRows)
 		})
 	}
 }
