@@ -1,6 +1,7 @@
 package mover
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -14,12 +15,10 @@ import (
 var moveStart = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 // Events, short.
-func dlv(tag uint64) moveDelivery { return moveDelivery{Tag: tag, MessageID: fmt.Sprintf("m-%d", tag)} }
-func dlvFrom(tag uint64, user string) moveDelivery {
-	return moveDelivery{Tag: tag, UserID: user, MessageID: fmt.Sprintf("m-%d", tag)}
-}
-func ok(tag uint64) moveConfirm   { return moveConfirm{Tag: tag, Ack: true} }
-func nack(tag uint64) moveConfirm { return moveConfirm{Tag: tag} }
+func dlv(tag uint64) moveDelivery                  { return moveDelivery{Tag: tag, MessageID: fmt.Sprintf("m-%d", tag)} }
+func dlvFrom(tag uint64, user string) moveDelivery { d := dlv(tag); d.UserID = user; return d }
+func ok(tag uint64) moveConfirm                    { return moveConfirm{Tag: tag, Ack: true} }
+func nack(tag uint64) moveConfirm                  { return moveConfirm{Tag: tag} }
 
 var ret = moveReturn{MessageID: "m-2", Code: 312, Text: "NO_ROUTE"}
 
@@ -38,23 +37,9 @@ type moveCase struct {
 	name           string
 	counted, limit int
 	window         int    // 0: Window
-	user           string // the connecting user: "me" unless anonymous
-	anonymous      bool   // the connecting user is not known
+	user           string // the connecting user, "" when not known (only a delivery's user_id tells)
 	impersonator   bool
 	steps          []moveStep
-}
-
-func newTestCore(tc moveCase) *moveCore {
-	user := tc.user
-	if user == "" && !tc.anonymous {
-		user = "me"
-	}
-	c := newMoveCore(Move{Vhost: "v", From: "q.dead", To: "q", Limit: tc.limit}, "amqp://h:5672", tc.counted, user,
-		tc.impersonator, moveStart)
-	if tc.window > 0 {
-		c.window = tc.window
-	}
-	return c
 }
 
 // actionText writes a: "publish 3", "ack 3", "progress 2/5", "done 5",
@@ -77,7 +62,9 @@ func actionText(a moveAction) string {
 
 func runMoveCase(t *testing.T, tc moveCase) {
 	t.Helper()
-	c := newTestCore(tc)
+	c := newMoveCore(Move{Vhost: "v", From: "q.dead", To: "q", Limit: tc.limit}, "amqp://h:5672", tc.counted, tc.user,
+		tc.impersonator, moveStart)
+	c.window = cmp.Or(tc.window, Window)
 	for i, s := range tc.steps {
 		var got []string
 		var stop *MoveError
@@ -209,11 +196,11 @@ func TestMoveCore_counts(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { t.Parallel(); runMoveCase(t, tc) })
 	}
 	for counted, want := range map[int]int{0: 0, 1: 1, prefetch: prefetch, prefetch + 1: prefetch} {
-		if got := newTestCore(moveCase{counted: counted}).Prefetch(); got != want {
+		if got := newMoveCore(Move{}, "", counted, "", false, moveStart).Prefetch(); got != want {
 			t.Errorf("Prefetch() of a move of %d = %d, want %d", counted, got, want)
 		}
 	}
-	if c := newTestCore(moveCase{counted: 0}); c.Total() != 0 || c.Accepting() {
+	if c := newMoveCore(Move{}, "", 0, "", false, moveStart); c.Total() != 0 || c.Accepting() {
 		t.Errorf("a move of nothing: Total() %d, Accepting() %v", c.Total(), c.Accepting())
 	}
 }
@@ -221,7 +208,7 @@ func TestMoveCore_counts(t *testing.T) {
 func TestMoveCore_foreignUserID(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []moveCase{
-		{name: "stops once the publishes before it are acked, not publishing it", counted: 3, steps: []moveStep{
+		{name: "stops once the publishes before it are acked, not publishing it", counted: 3, user: "me", steps: []moveStep{
 			{evs: evs(dlvFrom(1, "me"), dlv(2)), want: want("publish 1", "publish 2")},
 			{evs: evs(dlvFrom(3, "other")), want: want(), open: -1},
 			{evs: evs(ok(1)), want: want("ack 1")},
@@ -230,17 +217,17 @@ func TestMoveCore_foreignUserID(t *testing.T) {
 			{evs: evs(acked), want: want("stop message published by another user 2/3"),
 				reason: `message "m-3" (the 3rd on q.dead) has user_id "other", and RabbitMQ refuses to publish a user_id other than the connecting user "me"`},
 		}},
-		{name: "stops at once with nothing awaiting a confirm", counted: 3, steps: []moveStep{
+		{name: "stops at once with nothing awaiting a confirm", counted: 3, user: "me", steps: []moveStep{
 			{evs: evs(dlvFrom(1, "other")), want: want("stop message published by another user 0/3"), reason: "(the 1st on q.dead)"},
 		}},
-		{name: "a return before the window settles says returned", counted: 3, steps: []moveStep{
+		{name: "a return before the window settles says returned", counted: 3, user: "me", steps: []moveStep{
 			{evs: evs(dlv(1), dlvFrom(2, "other")), want: want("publish 1")},
 			{evs: evs(ret, ok(1)), want: want("stop message returned unroutable 0/3")},
 		}},
-		{name: "with the impersonator tag any user_id is published", counted: 2, impersonator: true, steps: []moveStep{
+		{name: "with the impersonator tag any user_id is published", counted: 2, user: "me", impersonator: true, steps: []moveStep{
 			{evs: evs(dlvFrom(1, "other"), dlvFrom(2, "me")), want: want("publish 1", "publish 2")},
 		}},
-		{name: "an unknown connecting user: any user_id is foreign", counted: 2, anonymous: true, steps: []moveStep{
+		{name: "an unknown connecting user: any user_id is foreign", counted: 2, steps: []moveStep{
 			{evs: evs(dlvFrom(1, "me")), want: want("stop message published by another user 0/2"), reason: "other than this provider's AMQP user"},
 		}},
 	} {
@@ -330,7 +317,7 @@ func TestMoveCore_stall(t *testing.T) {
 			{at: 10*time.Second + edge + 1, evs: evs(moveTick{}), want: want("stop publish not confirmed 1/3"),
 				reason: "no delivery from q.dead and no confirm for 15s"},
 		}},
-		{name: "a foreign delivery is no activity", counted: 3, steps: []moveStep{
+		{name: "a foreign delivery is no activity", counted: 3, user: "me", steps: []moveStep{
 			{at: 10 * time.Second, evs: evs(dlv(1), dlvFrom(2, "other")), want: want("publish 1")},
 			{at: 10*time.Second + edge + 1, evs: evs(moveTick{}), want: want(stalled)},
 		}},
@@ -423,27 +410,20 @@ func TestMoveCore_unstarted(t *testing.T) {
 	}
 }
 
-// The move's stall bound has its row in the Operating guide's table (the rest of the table:
-// internal/provider's TestDocsLimitsTable).
-func TestDocsStallLimit(t *testing.T) {
+// The mover's bounds have their rows in the Operating guide's table of limits: the dial bound and
+// the stall bound (the rest of the table: internal/provider's TestDocsLimitsTable).
+func TestDocsMoverLimits(t *testing.T) {
 	t.Parallel()
-	if d := operatingLimit(t, "A move waiting for a delivery or a confirm"); d != stallBound {
-		t.Errorf("the table says %s, the move waits %s", d, stallBound)
-	}
-}
-
-// operatingLimit is the default of the row named name in the Operating guide's table of limits.
-func operatingLimit(t *testing.T, name string) time.Duration {
-	t.Helper()
 	b, err := os.ReadFile("../../docs/guides/operating.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, row, found := strings.Cut(string(b), "\n| "+name+" |")
-	cell, _, _ := strings.Cut(row, "|")
-	d, err := time.ParseDuration(strings.Trim(strings.TrimSpace(cell), "`"))
-	if !found || err != nil {
-		t.Fatalf("the Operating guide's table lacks a row %q with a duration: %q", name, cell)
+	for row, want := range map[string]time.Duration{"An AMQP connection": dialTimeout,
+		"A move waiting for a delivery or a confirm": stallBound} {
+		_, after, found := strings.Cut(string(b), "\n| "+row+" |")
+		cell, _, _ := strings.Cut(after, "|")
+		if d, err := time.ParseDuration(strings.Trim(strings.TrimSpace(cell), "`")); !found || err != nil || d != want {
+			t.Errorf("the Operating guide's row %q says %q, the mover waits %s", row, cell, want)
+		}
 	}
-	return d
 }

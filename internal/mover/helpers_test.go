@@ -62,16 +62,13 @@ func checkNoLoss(t *testing.T, s *brokertest.Server, total, moved int, exact boo
 	}
 }
 
-// atPublish answers the at-th publish with f, after doing do (when given),
-// and routes every other publish.
+// atPublish answers the at-th publish with f, after doing do, and routes every other publish.
 func atPublish(at int, f brokertest.PublishFault, do func()) func(int, brokertest.Publish) brokertest.PublishFault {
 	return func(n int, _ brokertest.Publish) brokertest.PublishFault {
 		if n != at {
 			return brokertest.Route
 		}
-		if do != nil {
-			do()
-		}
+		do()
 		return f
 	}
 }
