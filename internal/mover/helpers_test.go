@@ -29,18 +29,17 @@ func fakeBroker(t *testing.T) (*Mover, *brokertest.Server, *brokertest.AMQP) {
 }
 
 // deadLetters are n messages m-0, m-1, ... published by guest.
-func deadLetters(n int) []brokertest.Message {
-	msgs := make([]brokertest.Message, n)
-	for i := range msgs {
-		msgs[i] = brokertest.NewMessage(fmt.Sprintf("m-%d", i), "guest", fmt.Sprintf("body %d", i))
+func deadLetters(n int) (msgs []brokertest.Message) {
+	for i := range n {
+		msgs = append(msgs, brokertest.NewMessage(fmt.Sprintf("m-%d", i), "guest", fmt.Sprintf("body %d", i)))
 	}
 	return msgs
 }
 
-func ids(msgs []brokertest.Message) []string {
-	out := make([]string, len(msgs))
-	for i, m := range msgs {
-		out[i] = m.ID()
+// ids are the message ids of msgs.
+func ids(msgs []brokertest.Message) (out []string) {
+	for _, m := range msgs {
+		out = append(out, m.ID())
 	}
 	return out
 }
