@@ -15,10 +15,12 @@ import (
 var moveStart = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 // Events, short.
-func dlv(tag uint64) moveDelivery                  { return moveDelivery{Tag: tag, MessageID: fmt.Sprintf("m-%d", tag)} }
+func dlv(tag uint64) moveDelivery { return moveDelivery{Tag: tag, MessageID: fmt.Sprintf("m-%d", tag)} }
+func ok(tag uint64) moveEvent     { return moveConfirm{Tag: tag, Ack: true} }
+func nack(tag uint64) moveConfirm { return moveConfirm{Tag: tag} }
+
+// dlvFrom is dlv(tag) with the user_id user.
 func dlvFrom(tag uint64, user string) moveDelivery { d := dlv(tag); d.UserID = user; return d }
-func ok(tag uint64) moveConfirm                    { return moveConfirm{Tag: tag, Ack: true} }
-func nack(tag uint64) moveConfirm                  { return moveConfirm{Tag: tag} }
 
 var ret = moveReturn{MessageID: "m-2", Code: 312, Text: "NO_ROUTE"}
 
@@ -284,33 +286,31 @@ var stallCases = []moveCase{
 // whichever comes first, and at the end (its cases built here: a thousand events a step).
 func TestMoveCore(t *testing.T) {
 	t.Parallel()
-	many := func(from, to uint64, ev func(uint64) moveEvent) []moveEvent {
-		var out []moveEvent
+	// The events ev makes of the tags from to to, and the publishes of their deliveries.
+	many := func(from, to uint64, ev func(uint64) moveEvent) (out []moveEvent) {
 		for tag := from; tag <= to; tag++ {
 			out = append(out, ev(tag))
 		}
 		return out
 	}
-	published := func(from, to uint64) []string {
-		var out []string
+	published := func(from, to uint64) (out []string) {
 		for tag := from; tag <= to; tag++ {
 			out = append(out, fmt.Sprintf("publish %d", tag))
 		}
 		return out
 	}
 	d := func(tag uint64) moveEvent { return dlv(tag) }
-	o := func(tag uint64) moveEvent { return ok(tag) }
 	const every = progressEvery
 	progressCases := []moveCase{
 		{name: "every progressEvery acked", counted: 3 * every, window: 3 * every, steps: []moveStep{
 			{evs: many(1, every, d), want: published(1, every)},
-			{evs: many(1, every-1, o), want: want(fmt.Sprintf("ack %d", every-1))},
+			{evs: many(1, every-1, ok), want: want(fmt.Sprintf("ack %d", every-1))},
 			{evs: evs(acked), want: want()},
 			{evs: evs(ok(every)), want: want(fmt.Sprintf("ack %d", every))},
 			{evs: evs(acked), want: want(fmt.Sprintf("progress %d/%d", every, 3*every))},
 			// counted from the last report
 			{evs: many(every+1, 2*every, d), want: published(every+1, 2*every)},
-			{evs: many(every+1, 2*every-1, o), want: want(fmt.Sprintf("ack %d", 2*every-1))},
+			{evs: many(every+1, 2*every-1, ok), want: want(fmt.Sprintf("ack %d", 2*every-1))},
 			{evs: evs(acked), want: want()},
 			{evs: evs(ok(2 * every)), want: want(fmt.Sprintf("ack %d", 2*every))},
 			{evs: evs(acked), want: want(fmt.Sprintf("progress %d/%d", 2*every, 3*every))},
