@@ -9,25 +9,21 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 )
 
-// fakeAMQP is a management fake with queues q and q.dead in "/" and its
-// AMQP port.
-func fakeAMQP(t *testing.T) (*Server, *AMQP) {
+// fakeAMQP is a management fake with queues q and q.dead in "/", its AMQP port, and a connection
+// to that port as guest, closed when the test ends.
+func fakeAMQP(t *testing.T) (*Server, *AMQP, *amqp.Connection) {
 	t.Helper()
 	s := New(t)
 	s.PutQueue("/", Queue{Name: "q"})
 	s.PutQueue("/", Queue{Name: "q.dead"})
-	return s, s.ServeAMQP(t)
-}
-
-func dial(t *testing.T, a *AMQP) *amqp.Connection {
-	t.Helper()
+	a := s.ServeAMQP(t)
 	conn, err := amqp.DialConfig(a.URL(), amqp.Config{Vhost: "/",
 		SASL: []amqp.Authentication{&amqp.PlainAuth{Username: "guest", Password: "pw"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = conn.Close() })
-	return conn
+	return s, a, conn
 }
 
 func channel(t *testing.T, conn *amqp.Connection) *amqp.Channel {
@@ -64,8 +60,7 @@ func waitConfirm(t *testing.T, dc *amqp.DeferredConfirmation) bool {
 // unchanged; an ack removes it, a closed channel requeues what it did not
 // ack, and a purge answers what it removed.
 func TestAMQPPublishConsumeAckPurge(t *testing.T) {
-	s, a := fakeAMQP(t)
-	conn := dial(t, a)
+	s, _, conn := fakeAMQP(t)
 	pub := channel(t, conn)
 	if err := pub.Confirm(false); err != nil {
 		t.Fatal(err)
@@ -129,8 +124,7 @@ func TestAMQPPublishConsumeAckPurge(t *testing.T) {
 // channel (404, 403), a mandatory publish to no queue is returned, a
 // refused login and a missing vhost fail the handshake.
 func TestAMQPRefusals(t *testing.T) {
-	_, a := fakeAMQP(t)
-	conn := dial(t, a)
+	_, a, conn := fakeAMQP(t)
 	var ae *amqp.Error
 	if _, err := channel(t, conn).QueueDeclarePassive("gone", true, false, false, false, nil); !errors.As(err, &ae) || ae.Code != 404 {
 		t.Errorf("a missing queue: %v", err)
@@ -163,7 +157,7 @@ func TestAMQPRefusals(t *testing.T) {
 // OnPublish decides each publish: nacked, returned, held until
 // ReleaseConfirms, the connection closed.
 func TestAMQPPublishFaults(t *testing.T) {
-	s, a := fakeAMQP(t)
+	s, a, conn := fakeAMQP(t)
 	faults := map[int]PublishFault{1: Nack, 2: Return, 3: Hold, 5: CloseConnection}
 	a.OnPublish(func(n int, p Publish) PublishFault {
 		if p.RoutingKey != "q" || !p.Mandatory {
@@ -171,7 +165,6 @@ func TestAMQPPublishFaults(t *testing.T) {
 		}
 		return faults[n]
 	})
-	conn := dial(t, a)
 	closed := conn.NotifyClose(make(chan *amqp.Error, 1))
 	pub := channel(t, conn)
 	_ = pub.Confirm(false)
@@ -207,9 +200,8 @@ func TestAMQPPublishFaults(t *testing.T) {
 // CloseChannel closes the publishing channel alone: the publish is dropped,
 // and the connection's other channels go on.
 func TestAMQPCloseChannel(t *testing.T) {
-	s, a := fakeAMQP(t)
+	s, a, conn := fakeAMQP(t)
 	a.OnPublish(func(int, Publish) PublishFault { return CloseChannel })
-	conn := dial(t, a)
 	pub := channel(t, conn)
 	closed := pub.NotifyClose(make(chan *amqp.Error, 1))
 	_ = pub.Confirm(false)
@@ -227,10 +219,9 @@ func TestAMQPCloseChannel(t *testing.T) {
 
 // Hang leaves the connection open and silent until Unhang closes it.
 func TestAMQPHang(t *testing.T) {
-	_, a := fakeAMQP(t)
+	_, a, conn := fakeAMQP(t)
 	hung := make(chan struct{})
 	a.OnPublish(func(int, Publish) PublishFault { close(hung); return Hang })
-	conn := dial(t, a)
 	closed := conn.NotifyClose(make(chan *amqp.Error, 1))
 	pub := channel(t, conn)
 	_ = pub.Confirm(false)
@@ -252,9 +243,8 @@ func TestAMQPHang(t *testing.T) {
 // HoldConfirmsUntil sends every confirm only once the publish it names is
 // handled, after that publish's return.
 func TestAMQPHoldConfirmsUntil(t *testing.T) {
-	_, a := fakeAMQP(t)
+	_, a, conn := fakeAMQP(t)
 	a.HoldConfirmsUntil(2)
-	conn := dial(t, a)
 	pub := channel(t, conn)
 	_ = pub.Confirm(false)
 	rets := pub.NotifyReturn(make(chan amqp.Return, 2))
@@ -275,8 +265,7 @@ func TestAMQPHoldConfirmsUntil(t *testing.T) {
 
 // A consumer whose queue is deleted is cancelled: its deliveries end.
 func TestAMQPConsumerCancelled(t *testing.T) {
-	s, a := fakeAMQP(t)
-	conn := dial(t, a)
+	s, _, conn := fakeAMQP(t)
 	con := channel(t, conn)
 	cancels := con.NotifyCancel(make(chan string, 1))
 	ds, err := con.Consume("q", "", false, false, false, false, nil)

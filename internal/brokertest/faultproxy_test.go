@@ -32,8 +32,9 @@ func newEcho(t *testing.T) string {
 	return serveLoopback(t, func(conn net.Conn) { _, _ = io.Copy(conn, conn); _ = conn.Close() })
 }
 
-// startProxy is a FaultProxy to target armed with f, closed when the test ends.
-func startProxy(t *testing.T, target string, f Fault) *FaultProxy {
+// startProxy is a FaultProxy to target armed with f, and a dial through it; the proxy and the
+// connections close when the test ends.
+func startProxy(t *testing.T, target string, f Fault) (*FaultProxy, func() net.Conn) {
 	t.Helper()
 	p, err := NewFaultProxy(target)
 	if err != nil {
@@ -41,25 +42,22 @@ func startProxy(t *testing.T, target string, f Fault) *FaultProxy {
 	}
 	t.Cleanup(p.Close)
 	p.Arm(f)
-	return p
-}
-
-func dialTCP(t *testing.T, addr string) net.Conn {
-	t.Helper()
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
+	return p, func() net.Conn {
+		conn, err := net.Dial("tcp", p.Addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = conn.Close() })
+		return conn
 	}
-	t.Cleanup(func() { _ = conn.Close() })
-	return conn
 }
 
 // A reset strikes at the byte offset exactly: the far end reads that many
 // bytes, then a reset; so does the near end.
 func TestFaultProxy_resetAtOffset(t *testing.T) {
 	target, got := newSink(t)
-	p := startProxy(t, target, Fault{Kind: FaultReset, After: 40000})
-	conn := dialTCP(t, p.Addr)
+	p, dial := startProxy(t, target, Fault{Kind: FaultReset, After: 40000})
+	conn := dial()
 	_, _ = conn.Write(make([]byte, 100000)) // may fail once the reset lands
 	r := <-got
 	if r.n != 40000 || !errors.Is(r.err, syscall.ECONNRESET) {
@@ -80,8 +78,8 @@ func TestFaultProxy_resetAtOffset(t *testing.T) {
 // socket closed, until Heal resets both.
 func TestFaultProxy_halfOpen(t *testing.T) {
 	target := newEcho(t)
-	p := startProxy(t, target, Fault{Kind: FaultHalfOpen, After: 2000})
-	conn := dialTCP(t, p.Addr)
+	p, dial := startProxy(t, target, Fault{Kind: FaultHalfOpen, After: 2000})
+	conn := dial()
 	// 1000 bytes out and their 1000 back: the offset, exactly.
 	if _, err := conn.Write(make([]byte, 1000)); err != nil {
 		t.Fatal(err)
@@ -103,7 +101,7 @@ func TestFaultProxy_halfOpen(t *testing.T) {
 		t.Fatalf("after Heal the half-open connection read %v, want a reset", err)
 	}
 	// After Heal, new connections pass.
-	conn = dialTCP(t, p.Addr)
+	conn = dial()
 	if _, err := conn.Write([]byte("ping")); err != nil {
 		t.Fatal(err)
 	}
@@ -116,8 +114,8 @@ func TestFaultProxy_halfOpen(t *testing.T) {
 // twice the latency, and the bytes arrive unchanged.
 func TestFaultProxy_latency(t *testing.T) {
 	target := newEcho(t)
-	p := startProxy(t, target, Fault{Kind: FaultLatency, After: 4, Latency: 100 * time.Millisecond})
-	conn := dialTCP(t, p.Addr)
+	p, dial := startProxy(t, target, Fault{Kind: FaultLatency, After: 4, Latency: 100 * time.Millisecond})
+	conn := dial()
 	roundTrip := func(msg string) time.Duration {
 		start := time.Now()
 		if _, err := conn.Write([]byte(msg)); err != nil {
@@ -140,8 +138,8 @@ func TestFaultProxy_latency(t *testing.T) {
 // The bandwidth limit holds the bytes after the offset to the rate.
 func TestFaultProxy_bandwidth(t *testing.T) {
 	target, got := newSink(t)
-	p := startProxy(t, target, Fault{Kind: FaultBandwidth, After: 1000, Rate: 100000})
-	conn := dialTCP(t, p.Addr)
+	_, dial := startProxy(t, target, Fault{Kind: FaultBandwidth, After: 1000, Rate: 100000})
+	conn := dial()
 	start := time.Now()
 	data := bytes.Repeat([]byte("x"), 51000)
 	if _, err := conn.Write(data); err != nil {
@@ -161,9 +159,9 @@ func TestFaultProxy_bandwidth(t *testing.T) {
 // fault strikes the next one only.
 func TestFaultProxy_skip(t *testing.T) {
 	target, got := newSink(t)
-	p := startProxy(t, target, Fault{Kind: FaultReset, After: 100, Skip: 1})
+	_, dial := startProxy(t, target, Fault{Kind: FaultReset, After: 100, Skip: 1})
 	for i, want := range []int{500, 100, 500} {
-		conn := dialTCP(t, p.Addr)
+		conn := dial()
 		_, _ = conn.Write(make([]byte, 500))
 		_ = conn.Close()
 		if r := <-got; r.n != want {
@@ -176,8 +174,8 @@ func TestFaultProxy_skip(t *testing.T) {
 // byte held, in order.
 func TestFaultProxy_pause(t *testing.T) {
 	target := newEcho(t)
-	p := startProxy(t, target, Fault{Kind: FaultPause, After: 8})
-	conn := dialTCP(t, p.Addr)
+	p, dial := startProxy(t, target, Fault{Kind: FaultPause, After: 8})
+	conn := dial()
 	if _, err := conn.Write([]byte("abcd")); err != nil {
 		t.Fatal(err)
 	}

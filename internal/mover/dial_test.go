@@ -22,7 +22,13 @@ func TestDialMistakes(t *testing.T) {
 	tlsAlert := brokertest.RawListener(t, "\x15\x03\x03\x00\x02\x02\x46")
 	tlsSrv := tlsServer(t, nil)
 	plainAMQP := brokertest.RawListener(t, brokertest.AMQPGreeting)
-	resets := resettingListener(t)
+	// A port that reads the AMQP header (8 bytes) and resets the connection without a word.
+	resets, err := brokertest.NewFaultProxy(brokertest.SilentListener(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(resets.Close)
+	resets.Arm(brokertest.Fault{Kind: brokertest.FaultReset, After: 8, All: true})
 	for _, tc := range []struct {
 		name, url string
 		kind      error
@@ -35,7 +41,7 @@ func TestDialMistakes(t *testing.T) {
 		{"silent TLS port, amqp://", "amqp://" + strings.TrimPrefix(tlsSrv.URL, "https://"), ErrUnreachable, ClosedUnanswered,
 			"closed the connection without answering"},
 		{"plain port, amqps://", "amqps://" + plainAMQP, ErrWrongScheme, PlainPortTLSURL, "the port speaks plain AMQP"},
-		{"reset without a word, amqp://", "amqp://" + resets, ErrUnreachable, ClosedUnanswered, "closed the connection without answering"},
+		{"reset without a word, amqp://", "amqp://" + resets.Addr, ErrUnreachable, ClosedUnanswered, "closed the connection without answering"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := moverAt(tc.url)
@@ -108,15 +114,6 @@ func TestDialCancelled(t *testing.T) {
 	}
 }
 
-// The dial bound has its row in the Operating guide's table (the rest of the table:
-// internal/provider's TestDocsLimitsTable).
-func TestDocsDialLimit(t *testing.T) {
-	t.Parallel()
-	if d := operatingLimit(t, "An AMQP connection"); d != dialTimeout {
-		t.Errorf("the table says %s, a connection waits %s", d, dialTimeout)
-	}
-}
-
 // A Mover's bounds are the defaults: dialTimeout for connecting, defaultCloseWait for closing.
 func TestDialDefaults(t *testing.T) {
 	t.Parallel()
@@ -153,19 +150,6 @@ func TestLimit_dial(t *testing.T) {
 			}
 		})
 	}
-}
-
-// resettingListener is a port that reads what it is sent (an AMQP header, 8 bytes) and resets
-// the connection without a word.
-func resettingListener(t *testing.T) string {
-	t.Helper()
-	p, err := brokertest.NewFaultProxy(brokertest.SilentListener(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.Close)
-	p.Arm(brokertest.Fault{Kind: brokertest.FaultReset, After: 8, All: true})
-	return p.Addr
 }
 
 // amqp091-go dials an amqps:// URL as amqp:// to the same host and port (5671 when none is

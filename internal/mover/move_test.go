@@ -136,7 +136,7 @@ func TestRedrive_neverAcksBeforeTheConfirm(t *testing.T) {
 		t.Run(tc.kind.Error(), func(t *testing.T) {
 			c, s, a := fakeBroker(t)
 			s.PutMessages("/", "q.dead", deadLetters(total)...)
-			a.OnPublish(atPublish(failing, tc.fault, nil))
+			a.OnPublish(atPublish(failing, tc.fault, func() {}))
 			n, _, err := redrive(context.Background(), c, 0)
 			var me *MoveError
 			if !errors.As(err, &me) || !errors.Is(err, tc.kind) || !strings.Contains(err.Error(), tc.says) {
@@ -172,7 +172,7 @@ func TestRedrive_channelClosed(t *testing.T) {
 	c, s, a := fakeBroker(t)
 	const total, failing = 20, 7
 	s.PutMessages("/", "q.dead", deadLetters(total)...)
-	a.OnPublish(atPublish(failing, brokertest.CloseChannel, nil))
+	a.OnPublish(atPublish(failing, brokertest.CloseChannel, func() {}))
 	n, _, err := redrive(context.Background(), c, 0)
 	if !errors.Is(err, errConnectionLost) || n > failing-1 {
 		t.Fatalf("moved %d, %v; want at most %d and errConnectionLost", n, err, failing-1)

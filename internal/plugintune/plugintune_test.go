@@ -25,32 +25,6 @@ func TestStartProfileWritesOneProfilePerProcess(t *testing.T) {
 	}
 }
 
-// profiling reports whether a CPU profile is running: then another cannot
-// start.
-func profiling() bool {
-	if err := pprof.StartCPUProfile(io.Discard); err != nil {
-		return true
-	}
-	pprof.StopCPUProfile()
-	return false
-}
-
-// stderrOf returns what f writes to standard error.
-func stderrOf(t *testing.T, f func()) string {
-	t.Helper()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	saved := os.Stderr
-	os.Stderr = w
-	f()
-	os.Stderr = saved
-	_ = w.Close()
-	out, _ := io.ReadAll(r)
-	return string(out)
-}
-
 func TestStartProfile_notStarted(t *testing.T) {
 	for _, tt := range []struct {
 		name, dir, wantStderr string
@@ -59,13 +33,24 @@ func TestStartProfile_notStarted(t *testing.T) {
 		{"missing directory is reported, not fatal", filepath.Join(t.TempDir(), "missing"), EnvCPUProfile + ": no CPU profile"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			var stop func()
-			stderr := stderrOf(t, func() { stop = startProfile(tt.dir) })
-			if profiling() {
+			// What startProfile writes to standard error goes to a file for the check below.
+			f, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			saved := os.Stderr
+			os.Stderr = f
+			stop := startProfile(tt.dir)
+			os.Stderr = saved
+			// A CPU profile running, another one cannot start.
+			if err := pprof.StartCPUProfile(io.Discard); err != nil {
 				t.Error("a CPU profile is running")
+			} else {
+				pprof.StopCPUProfile()
 			}
 			stop()
-			if tt.wantStderr == "" && stderr != "" || !strings.Contains(stderr, tt.wantStderr) {
+			stderr, _ := os.ReadFile(f.Name())
+			if tt.wantStderr == "" && len(stderr) != 0 || !strings.Contains(string(stderr), tt.wantStderr) {
 				t.Errorf("standard error %q, want %q", stderr, tt.wantStderr)
 			}
 		})

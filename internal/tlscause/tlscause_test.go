@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -150,36 +153,26 @@ func TestCertificateRefused_handshakes(t *testing.T) {
 	}
 }
 
-// connect makes a TLS connection over loopback to a server with cfg and returns the client's
-// error: its dial's or handshake's, else its first read's (a TLS 1.3 server refuses the client's certificate
-// after the client's handshake ended); nil when the server's one byte arrived.
+// connect makes a TLS connection over loopback to an HTTPS server with cfg and returns the
+// client's error: its dial's or handshake's, else that of a request's first byte back (a TLS 1.3
+// server refuses the client's certificate after the client's handshake ended); nil when it came.
 func connect(t *testing.T, server, client *tls.Config) error {
 	t.Helper()
-	l, err := tls.Listen("tcp", "127.0.0.1:0", server)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Close() })
-	go func() {
-		c, err := l.Accept()
-		if err != nil {
-			return
-		}
-		defer func() { _ = c.Close() }()
-		_ = c.SetDeadline(time.Now().Add(10 * time.Second))
-		if c.(*tls.Conn).Handshake() == nil { //nolint:forcetypeassert // tls.Listen's
-			_, _ = c.Write([]byte{1})
-			_, _ = io.Copy(io.Discard, c) // until the client closes
-		}
-	}()
+	srv := httptest.NewUnstartedServer(http.NotFoundHandler())
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	srv.TLS = server
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
 	// The dialer's deadline bounds the dial and the handshake together.
 	d := &net.Dialer{Deadline: time.Now().Add(10 * time.Second)}
-	c, err := tls.DialWithDialer(d, "tcp", l.Addr().String(), client)
+	c, err := tls.DialWithDialer(d, "tcp", srv.Listener.Addr().String(), client)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = c.Close() }()
 	_ = c.SetDeadline(d.Deadline)
-	_, err = c.Read(make([]byte, 1))
+	if _, err = io.WriteString(c, "GET / HTTP/1.0\r\n\r\n"); err == nil {
+		_, err = c.Read(make([]byte, 1))
+	}
 	return err
 }

@@ -6,12 +6,6 @@ import (
 	"testing"
 )
 
-// topologyNames lists what an exclusion must leave out for queue, a few
-// hold queue TTLs included.
-func topologyNames(queue string, s Suffixes) []string {
-	return []string{queue, DeadQueueName(queue, s), HoldQueueName(queue, 30000, s), HoldQueuePrefix(queue, s) + "0", RedeclaringQueueName(queue)}
-}
-
 func mustMatch(t *testing.T, pattern, name string) bool {
 	t.Helper()
 	ok, err := MatchPolicyPattern(pattern, name)
@@ -33,7 +27,8 @@ func TestExcludeTopologies(t *testing.T) {
 			t.Fatalf("%q: %v", pattern, err)
 		}
 		for _, q := range []string{"orders", "jobs"} {
-			for _, name := range topologyNames(q, s) {
+			// What the exclusion must leave out for q, a few hold queue TTLs included.
+			for _, name := range []string{q, DeadQueueName(q, s), HoldQueueName(q, 30000, s), HoldQueuePrefix(q, s) + "0", RedeclaringQueueName(q)} {
 				if mustMatch(t, got, name) {
 					t.Errorf("%s still matches %q", got, name)
 				}
@@ -104,7 +99,8 @@ func TestExcludeTopologies_errors(t *testing.T) {
 		{`\h`, []string{"q"}, "pattern", `\h`},
 		{`(*UCP)\w`, []string{"q"}, "pattern", "start-of-pattern option"},
 		{"(?x)q # comment", []string{"q"}, "pattern", "cannot be wrapped"},
-		{`.*`, manyQueues(30), "queues", "refuse a pattern over 1024 bytes"},
+		{`.*`, []string{strings.Repeat("a", 235), strings.Repeat("b", 235), strings.Repeat("c", 235), strings.Repeat("d", 235),
+			strings.Repeat("e", 235)}, "queues", "refuse a pattern over 1024 bytes"},
 	} {
 		got, err := ExcludeTopologies(c.pattern, c.queues, s)
 		var ee *ExcludeError
@@ -116,14 +112,6 @@ func TestExcludeTopologies_errors(t *testing.T) {
 	if _, err := ExcludeTopologies(`.*`, []string{"q"}, Suffixes{}); !errors.As(err, &se) {
 		t.Errorf("empty suffixes: %v", err)
 	}
-}
-
-func manyQueues(n int) []string {
-	qs := make([]string, n)
-	for i := range qs {
-		qs[i] = "queue-number-" + strings.Repeat("x", i%3) + string(rune('a'+i%26)) + string(rune('a'+i/26))
-	}
-	return qs
 }
 
 // The longest pattern that fits is accepted, one byte more refused.

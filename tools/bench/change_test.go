@@ -4,8 +4,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/zclconf/go-cty/cty"
 )
 
 // The change case's configuration is one queuey_queue with the name given
@@ -13,27 +11,14 @@ import (
 // given and keep_messages_on_change = true; nothing else.
 func TestChangeConfig(t *testing.T) {
 	name := `bench-x-r1-q"${x}`
-	body := parse(t, changeConfig(name, 7))
-	var found bool
-	for _, b := range body.Blocks {
-		if b.Type != "resource" {
-			continue
-		}
-		if !reflect.DeepEqual(b.Labels, []string{"queuey_queue", "q"}) {
-			t.Fatalf("resource %v, want only queuey_queue.q", b.Labels)
-		}
-		found = true
-		a := attrs(t, b.Body, "queuey_queue.q", 0, "name", "message_ttl", "max_priority", "keep_messages_on_change")
-		want := map[string]cty.Value{"name": cty.StringVal(name), "message_ttl": cty.StringVal(changeTTL),
-			"max_priority": cty.NumberIntVal(7), "keep_messages_on_change": cty.True}
-		for k, v := range want {
-			if got, ok := a[k]; !ok || !got.RawEquals(v) {
-				t.Errorf("queuey_queue.q.%s = %#v, want %#v", k, got, v)
-			}
-		}
+	want := obj{
+		"terraform":       obj{"required_providers": obj{"queuey": obj{"source": "queuey/queuey"}}},
+		"provider queuey": obj{},
+		"resource queuey_queue q": obj{"name": name, "message_ttl": changeTTL, "max_priority": 7.0,
+			"keep_messages_on_change": true},
 	}
-	if !found {
-		t.Fatal("no resource queuey_queue.q")
+	if got := readConfig(t, changeConfig(name, 7)); !reflect.DeepEqual(got, want) {
+		t.Errorf("the change's configuration reads\n%v\nwant\n%v", got, want)
 	}
 }
 
