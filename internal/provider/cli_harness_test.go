@@ -178,7 +178,8 @@ func parseCLIVersion(out string) (testCLI, error) {
 // lacks returns the first of features that cli does not have, if any.
 func (cli testCLI) lacks(features ...cliFeature) (cliFeature, bool) {
 	for _, f := range features {
-		if first := map[string]string{"Terraform": f.terraform, "OpenTofu": f.opentofu}[cli.kind]; first == "" || cli.version.LessThan(version.Must(version.NewVersion(first))) {
+		first := map[string]string{"Terraform": f.terraform, "OpenTofu": f.opentofu}[cli.kind]
+		if first == "" || cli.version.LessThan(version.Must(version.NewVersion(first))) {
 			return f, true
 		}
 	}
