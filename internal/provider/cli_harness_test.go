@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -33,8 +34,8 @@ func buildProvider() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	out, err := exec.Command("go", "build", "-o", filepath.Join(dir, "terraform-provider-queuey"), "../..").CombinedOutput()
-	if err != nil {
+	// -o names a directory: the binary is terraform-provider-queuey in it.
+	if out, err := exec.Command("go", "build", "-o", dir, "../..").CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build: %v\n%s", err, out)
 	}
 	return dir, nil
@@ -45,8 +46,7 @@ func buildProvider() (string, error) {
 type terraformCLI struct {
 	t   *testing.T
 	dir string
-	rc  string
-	env []string // more environment of the CLI
+	env []string // more environment of the CLI, its CLI configuration first
 }
 
 func newTerraformCLI(t *testing.T, config string) *terraformCLI {
@@ -69,13 +69,11 @@ func overridingCLI(t *testing.T, config string, more map[string]string, env ...s
 	for source, dir := range sources {
 		// "queuey/queuey" means registry.terraform.io/queuey/queuey to Terraform
 		// and registry.opentofu.org/queuey/queuey to OpenTofu: override both.
-		for _, host := range []string{"registry.terraform.io/", "registry.opentofu.org/"} {
-			rc += fmt.Sprintf("    %q = %q\n", host+source, dir)
-		}
+		rc += fmt.Sprintf("    %q = %q\n    %q = %q\n", "registry.terraform.io/"+source, dir, "registry.opentofu.org/"+source, dir)
 	}
-	tf := &terraformCLI{t: t, dir: t.TempDir(), env: env}
-	tf.rc = filepath.Join(tf.dir, "terraformrc")
-	if err := os.WriteFile(tf.rc, []byte(rc+"  }\n  direct {}\n}\n"), 0o600); err != nil {
+	tf := &terraformCLI{t: t, dir: t.TempDir()}
+	tf.env = append([]string{"TF_CLI_CONFIG_FILE=" + filepath.Join(tf.dir, "terraformrc")}, env...)
+	if err := os.WriteFile(filepath.Join(tf.dir, "terraformrc"), []byte(rc+"  }\n  direct {}\n}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	tf.writeConfig(config)
@@ -83,13 +81,11 @@ func overridingCLI(t *testing.T, config string, more map[string]string, env ...s
 }
 
 func (c *terraformCLI) run(args ...string) (string, error) {
-	c.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, cliBinary(), append(args, "-no-color")...)
 	cmd.Dir = c.dir
-	cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+c.rc, "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1")
-	cmd.Env = append(cmd.Env, c.env...)
+	cmd.Env = append(append(os.Environ(), "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1"), c.env...)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
@@ -171,27 +167,18 @@ func askCLIVersion() (testCLI, error) {
 // `version` command: the first line "Terraform v1.11.4" or "OpenTofu
 // v1.12.6" (OpenTofu may print a warning before it).
 func parseCLIVersion(out string) (testCLI, error) {
-	for _, line := range strings.Split(out, "\n") {
-		f := strings.Fields(line)
-		if len(f) < 2 || (f[0] != "Terraform" && f[0] != "OpenTofu") || !strings.HasPrefix(f[1], "v") {
-			continue
-		}
-		v, err := version.NewVersion(strings.TrimPrefix(f[1], "v"))
-		if err != nil {
-			return testCLI{}, fmt.Errorf("CLI version %q: %v", f[1], err)
-		}
-		return testCLI{kind: f[0], version: v}, nil
+	m := regexp.MustCompile(`(?m)^(Terraform|OpenTofu) v(\S+)`).FindStringSubmatch(out)
+	if m == nil {
+		return testCLI{}, fmt.Errorf("no \"Terraform vX\" or \"OpenTofu vX\" line in the CLI's version output:\n%s", out)
 	}
-	return testCLI{}, fmt.Errorf("no \"Terraform vX\" or \"OpenTofu vX\" line in the CLI's version output:\n%s", out)
+	v, err := version.NewVersion(m[2])
+	return testCLI{kind: m[1], version: v}, err
 }
 
 // lacks returns the first of features that cli does not have, if any.
 func (cli testCLI) lacks(features ...cliFeature) (cliFeature, bool) {
 	for _, f := range features {
-		first := f.terraform
-		if cli.kind == "OpenTofu" {
-			first = f.opentofu
-		}
+		first := map[string]string{"Terraform": f.terraform, "OpenTofu": f.opentofu}[cli.kind]
 		if first == "" || cli.version.LessThan(version.Must(version.NewVersion(first))) {
 			return f, true
 		}
@@ -208,26 +195,15 @@ func needsCLI(t *testing.T, features ...cliFeature) {
 	if testing.Short() {
 		t.Skip("drives the Terraform CLI: skipped with -short")
 	}
-	if len(features) == 0 {
-		return
-	}
 	cli, err := cliUnderTest()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if f, lacks := cli.lacks(features...); lacks {
 		recordExpectedSkip(t)
-		t.Skipf("%s %s: needs %s (%s)", expectedSkipMarker, cli.kind+" "+cli.version.String(), f.name, f.since())
+		t.Skipf("%s %s %s: needs %s (first in Terraform %s, OpenTofu %s)", expectedSkipMarker, cli.kind, cli.version,
+			f.name, f.terraform, cmp.Or(f.opentofu, "none yet"))
 	}
-}
-
-// since says which CLI versions have f: "Terraform 1.12.0+, OpenTofu 1.12.0+".
-func (f cliFeature) since() string {
-	tofu := "no OpenTofu"
-	if f.opentofu != "" {
-		tofu = "OpenTofu " + f.opentofu + "+"
-	}
-	return "Terraform " + f.terraform + "+, " + tofu
 }
 
 // expectedSkipMarker starts the message of every skip needsCLI makes.
@@ -238,17 +214,15 @@ const expectedSkipMarker = "CLI lacks a feature:"
 // and fails the stage on any skipped test that is not listed there.
 const expectedSkipsEnv = "QUEUEY_EXPECTED_SKIPS"
 
-var expectedSkipsMu sync.Mutex
-
-// recordExpectedSkip appends t's name to the file of expectedSkipsEnv.
+// recordExpectedSkip appends t's name to the file of expectedSkipsEnv, in one
+// write to a file opened for appending, so that the lines of tests running in
+// parallel do not mix.
 func recordExpectedSkip(t *testing.T) {
 	t.Helper()
 	file := os.Getenv(expectedSkipsEnv)
 	if file == "" {
 		return
 	}
-	expectedSkipsMu.Lock()
-	defer expectedSkipsMu.Unlock()
 	f, err := os.OpenFile(file, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 	if err == nil {
 		_, err = fmt.Fprintln(f, t.Name())

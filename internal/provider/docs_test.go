@@ -38,25 +38,25 @@ func readRepoFile(t *testing.T, name string) string {
 // text, each a slice of trimmed cells; the first row is the header.
 func tableAfter(t *testing.T, text, marker string) [][]string {
 	t.Helper()
-	_, after, found := strings.Cut(text, marker)
+	_, after, _ := strings.Cut(text, marker)
 	var rows [][]string
-	for _, line := range strings.Split(after, "\n")[1:] {
-		line = strings.TrimSpace(line)
-		if !strings.HasPrefix(line, "|") && len(rows) > 0 {
-			break
-		}
-		if strings.HasPrefix(line, "|") && !strings.HasPrefix(line, "|---") {
+	for _, line := range strings.Split(tableLines.FindString(after), "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "|---") {
 			rows = append(rows, cellSeparator.Split(strings.TrimSpace(strings.Trim(line, "|")), -1))
 		}
 	}
-	if !found || len(rows) < 2 {
+	if len(rows) < 2 {
 		t.Fatalf("no table after %q", marker)
 	}
 	return rows
 }
 
-// cellSeparator is a Markdown table's cell border with the blanks around it.
-var cellSeparator = regexp.MustCompile(`\s*\|\s*`)
+var (
+	// tableLines is the first run of lines that start with a cell border.
+	tableLines = regexp.MustCompile(`(?m)(^[ \t]*\|.*(\n|$))+`)
+	// cellSeparator is a Markdown table's cell border with the blanks around it.
+	cellSeparator = regexp.MustCompile(`\s*\|\s*`)
+)
 
 // makeVersions reads the CLI version variables of GNUmakefile, without the v.
 func makeVersions(t *testing.T) map[string]string {
@@ -77,10 +77,9 @@ type accStage struct{ name, cli, broker, run string }
 
 func accStages(t *testing.T) []accStage {
 	t.Helper()
-	script := readRepoFile(t, "tools/acc/table.go")
 	re := regexp.MustCompile(`(?m)^\s*(?:STAGES=\()?"([a-z0-9.-]+)\s+(\S+)\s+(\S+)\s+(\S+)\s+[^"]*"`)
 	var out []accStage
-	for _, m := range re.FindAllStringSubmatch(script, -1) {
+	for _, m := range re.FindAllStringSubmatch(readRepoFile(t, "tools/acc/table.go"), -1) {
 		out = append(out, accStage{m[1], m[2], m[3], m[4]})
 	}
 	if len(out) < 5 {
@@ -283,14 +282,10 @@ func designFile(t *testing.T, pkg, prev, name string) string {
 	case strings.Contains(name, "/"):
 		path = name
 	case strings.HasPrefix(name, "_") && prev != "":
-		stem := strings.TrimSuffix(filepath.Base(prev), ".go")
-		if i := strings.LastIndex(stem, "_"); i > 0 {
-			stem = stem[:i]
-		}
-		path = filepath.Join(filepath.Dir(prev), stem+name)
+		// The last _part of prev's name, if any, gives way to name.
+		path = regexp.MustCompile(`(_[a-z0-9]+)?\.go$`).ReplaceAllLiteralString(prev, name)
 	}
-	matches, err := filepath.Glob(filepath.Join(repoRoot, path))
-	if err != nil || len(matches) == 0 {
+	if matches, _ := filepath.Glob(filepath.Join(repoRoot, path)); len(matches) == 0 {
 		t.Errorf("DESIGN.md's rule table names %s (%s), which the repository lacks", name, path)
 	}
 	return path

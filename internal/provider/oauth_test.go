@@ -1,11 +1,13 @@
 package provider
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -13,8 +15,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -27,57 +29,53 @@ import (
 )
 
 // These tests run against a broker node with the rabbitmq_auth_backend_oauth2
-// plugin (see oauthPreCheck); make testacc-oauth runs them on RabbitMQ
+// plugin (see newOAuthTest); make testacc-oauth runs them on RabbitMQ
 // 3.10 and 4.3. They change environment variables, so none runs in parallel.
 
 // randomSecret is prefix and 26 random characters (130 bits).
 func randomSecret(prefix string) string { return prefix + rand.Text() }
 
-// checkQueues checks that exactly the given queues exist with prefix.
-func (b *oauthBroker) checkQueues(t *testing.T, prefix string, want ...string) resource.TestCheckFunc {
-	return func(*terraform.State) error {
-		got := b.queues(t, prefix)
-		slices.Sort(got)
-		slices.Sort(want)
-		if !slices.Equal(got, want) {
-			return fmt.Errorf("queues with prefix %s: got %q, want %q", prefix, got, want)
-		}
-		return nil
-	}
+// queueAndHoldQueuesConfig is a provider block with an endpoint and more
+// lines, a queue with a message TTL and a maximum priority, and the live data
+// source of its hold queues.
+const queueAndHoldQueuesConfig = `
+provider "queuey" {
+  endpoint = %q
+%s}
+
+resource "queuey_queue" "test" {
+  name         = %q
+  message_ttl  = "1h"
+  max_priority = 5
 }
 
-// queueAndHoldQueuesConfig is a provider block with endpoint and the given
-// lines, a queue with a message TTL and a maximum priority, and the live
-// data source of its hold queues.
-func queueAndHoldQueuesConfig(endpoint, providerLines, name string) string {
-	return providerQueue(fmt.Sprintf("  endpoint = %q\n%s", endpoint, providerLines), name, "  message_ttl  = \"1h\"\n  max_priority = 5") +
-		"\ndata \"queuey_hold_queues\" \"q\" {\n  queue = queuey_queue.test.name\n}\n"
+data "queuey_hold_queues" "q" {
+  queue = queuey_queue.test.name
 }
+`
 
 // apply, plan and destroy with only endpoint and oauth2 in the provider block;
 // RABBITMQ_USERNAME and RABBITMQ_PASSWORD in the environment are ignored.
 func TestAccOAuth2_applyPlanDestroy(t *testing.T) {
-	b, issuer := newOAuthTest(t, 10*time.Minute)
+	b, issuer, name := newOAuthTest(t, "oauth", 10*time.Minute)
 	proxy := proxyTo(t, b.endpoint, nil)
 	t.Setenv(EnvUsername, defaultUser)
 	t.Setenv(EnvPassword, defaultPassword)
-	name := uniqueName("oauth")
-	b.cleanup(t, name)
-	cfg := queueAndHoldQueuesConfig(proxy.URL, issuer.block(), name)
-	resource.Test(t, b.queueCase(t, name, []resource.TestStep{
-		{
+	cfg := fmt.Sprintf(queueAndHoldQueuesConfig, proxy.URL, issuer.block(), name)
+	resource.Test(t, b.queueCase(name,
+		resource.TestStep{
 			Config: cfg,
 			Check: resource.ComposeTestCheckFunc(
-				b.checkQueues(t, name, name, name+".dead"),
+				b.checkQueues(name, name, name+".dead"),
 				resource.TestCheckResourceAttr("queuey_queue.test", "dead_queue", name+".dead"),
 			),
 		},
-		{
+		resource.TestStep{
 			Config:           cfg,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 		},
-	}))
-	proxy.checkAllBearer(t, issuer.tokens()...)
+	))
+	b.bearerTokens(t, proxy)
 	if n := issuer.hits.Load(); n < 1 || n > 3 {
 		t.Errorf("the token endpoint was asked %d times over the whole test, want 1 to 3 (one shared token)", n)
 	}
@@ -93,49 +91,41 @@ func TestAccOAuth2_applyPlanDestroy(t *testing.T) {
 // The provider block names only the endpoint; the oauth2 settings come from
 // the environment.
 func TestAccOAuth2_fromEnvironment(t *testing.T) {
-	b, issuer := newOAuthTest(t, 10*time.Minute)
+	b, issuer, name := newOAuthTest(t, "oauth-env", 10*time.Minute)
 	proxy := proxyTo(t, b.endpoint, nil)
 	t.Setenv(EnvUsername, "")
 	t.Setenv(EnvPassword, "")
 	t.Setenv(EnvOAuth2TokenURL, issuer.URL)
 	t.Setenv(EnvOAuth2ClientID, "terraform")
 	t.Setenv(EnvOAuth2ClientSecret, issuer.secret)
-	name := uniqueName("oauth-env")
-	b.cleanup(t, name)
-	resource.Test(t, b.queueCase(t, name, []resource.TestStep{{
+	resource.Test(t, b.queueCase(name, resource.TestStep{
 		Config: fmt.Sprintf("provider \"queuey\" {\n  endpoint = %q\n}\n\nresource \"queuey_queue\" \"q\" {\n  name = %q\n}\n", proxy.URL, name),
-		Check:  b.checkQueues(t, name, name, name+".dead"),
-	}}))
-	proxy.checkAllBearer(t, issuer.tokens()...)
+		Check:  b.checkQueues(name, name, name+".dead"),
+	}))
+	b.bearerTokens(t, proxy)
 }
 
 // Tokens that live 3 s, over an apply of 30 queues through a proxy that
 // holds each request, so that the apply outlasts several tokens: every token
 // is replaced before it expires and nothing fails.
 func TestAccOAuth2_shortLivedTokens(t *testing.T) {
-	b, issuer := newOAuthTest(t, 3*time.Second)
+	b, issuer, base := newOAuthTest(t, "oauth-short", 3*time.Second)
 	proxy := proxyTo(t, b.endpoint, nil)
 	proxy.SetDelay(300 * time.Millisecond)
 	proxy.Set(always(slow))
-	base := uniqueName("oauth-short")
-	b.cleanup(t, base)
 	cfg := proxiedQueuesConfig(proxy.URL, issuer.block(), base, 30, `  message_ttl = "10m"`)
 	start := time.Now()
 	var applied time.Duration
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy:             b.checkQueues(t, base),
+		CheckDestroy:             b.checkQueues(base),
 		Steps: []resource.TestStep{{
 			Config: cfg,
 			Check: resource.ComposeTestCheckFunc(
 				checkStateCount("queuey_queue", 30),
 				func(*terraform.State) error {
 					applied = time.Since(start)
-					got := b.queues(t, base)
-					if len(got) != 60 {
-						return fmt.Errorf("%d queues with prefix %s, want 60", len(got), base)
-					}
-					return nil
+					return b.checkQueues(base, queueNames(base, 30)...)(nil)
 				},
 			),
 		}},
@@ -161,21 +151,19 @@ func TestAccOAuth2_shortLivedTokens(t *testing.T) {
 			t.Errorf("%s %s answered 401 (%s): a token expired in use", r.Method, r.URL, r.Reason)
 		}
 	}
-	proxy.checkAllBearer(t, issuer.tokens()...)
+	b.bearerTokens(t, proxy)
 }
 
 // The least a token needs, as the operating guide says: the management tag
 // and configure on the queues of the topology, in vhost "/" only (%2F).
 func TestAccOAuth2_minimalScopes(t *testing.T) {
-	b, issuer := newOAuthTest(t, 10*time.Minute)
-	name := uniqueName("oauth-min")
-	b.cleanup(t, name)
+	b, issuer, name := newOAuthTest(t, "oauth-min", 10*time.Minute)
 	scopes := []string{b.rsid + ".tag:management", b.rsid + ".configure:%2F/" + name + "*"}
-	cfg := queueAndHoldQueuesConfig(b.endpoint, issuer.block(scopes...), name)
-	resource.Test(t, b.queueCase(t, name, []resource.TestStep{
-		{Config: cfg, Check: b.checkQueues(t, name, name, name+".dead")},
-		{Config: cfg, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
-	}))
+	cfg := fmt.Sprintf(queueAndHoldQueuesConfig, b.endpoint, issuer.block(scopes...), name)
+	resource.Test(t, b.queueCase(name,
+		resource.TestStep{Config: cfg, Check: b.checkQueues(name, name, name+".dead")},
+		resource.TestStep{Config: cfg, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+	))
 }
 
 // terraform apply -invoke of queuey_redrive_dead_letters with the oauth2
@@ -185,31 +173,24 @@ func TestAccOAuth2_minimalScopes(t *testing.T) {
 // are unset, so neither the management API nor the AMQP port can be reached
 // but with a token.
 func TestAccOAuth2_redriveWithToken(t *testing.T) {
-	b := oauthPreCheck(t)
+	b, issuer, name := newOAuthTest(t, "oauth-redrive", 10*time.Minute)
 	needsCLI(t, featureActions)
-	issuer := newTokenIssuer(t, b, randomSecret("cs-"), 10*time.Minute)
 	amqpAdmin := os.Getenv(EnvOAuthAMQPURL) // amqp://guest:guest@127.0.0.1:5676/
-	if amqpAdmin == "" {
-		t.Fatalf("%s is not set: run make testacc-oauth", EnvOAuthAMQPURL)
+	u, err := url.Parse(amqpAdmin)
+	if err != nil || u.Host == "" {
+		t.Fatalf("%s is %q (%v): run make testacc-oauth", EnvOAuthAMQPURL, amqpAdmin, err)
 	}
-	amqpEndpoint := withoutCredentials(t, amqpAdmin)
+	amqpEndpoint := u.Scheme + "://" + u.Host // without the user, the password and the vhost path
 	t.Setenv(EnvUsername, "")
 	t.Setenv(EnvPassword, "")
 	t.Setenv(EnvAMQP, "")
 	proxy := proxyTo(t, b.endpoint, nil)
-	name := uniqueName("oauth-redrive")
-	b.cleanup(t, name)
 	// The management tag, configure on the topology's queues (apply), read
 	// on them (consume q.dead) and write on the default exchange (publish
 	// to q): docs/guides/dead-letters.md's permissions table.
 	scopes := []string{b.rsid + ".tag:management", b.rsid + ".configure:%2F/" + name + "*",
 		b.rsid + ".read:%2F/" + name + "*", b.rsid + ".write:%2F/amq.default"}
-	tf := newTerraformCLI(t, fmt.Sprintf(`terraform {
-  required_providers {
-    queuey = { source = "queuey/queuey" }
-  }
-}
-
+	tf := newTerraformCLI(t, requiredQueuey+fmt.Sprintf(`
 provider "queuey" {
   endpoint      = %q
   amqp_endpoint = %q
@@ -220,8 +201,8 @@ resource "queuey_queue" "q" {
 }
 `, proxy.URL, amqpEndpoint, issuer.block(scopes...), name)+redriveBlock(name, ""))
 	tf.mustRun("apply", "-auto-approve")
-	if got := b.queues(t, name); len(got) != 2 {
-		t.Fatalf("queues after the apply: %q, want %s and %s.dead", got, name, name)
+	if err := b.checkQueues(name, name, name+".dead")(nil); err != nil {
+		t.Fatalf("after the apply: %v", err)
 	}
 
 	// The dead letters, published by the admin (guest, the internal backend).
@@ -241,37 +222,19 @@ resource "queuey_queue" "q" {
 			len(counts), name, n, len(left), name)
 	}
 	t.Logf("%d messages on %s after the redrive (%d duplicates)", len(moved), name, dups)
-	if len(issuer.tokens()) == 0 {
-		t.Error("no token was issued")
-	}
-	proxy.checkAllBearer(t, issuer.tokens()...)
-}
-
-// withoutCredentials is an AMQP URL without its user, password and vhost
-// path: an amqp_endpoint.
-func withoutCredentials(t *testing.T, raw string) string {
-	t.Helper()
-	u, err := url.Parse(raw)
-	if err != nil {
-		t.Fatalf("AMQP URL: %v", err)
-	}
-	u.User, u.Path, u.RawPath = nil, "", ""
-	return u.String()
+	b.bearerTokens(t, proxy)
 }
 
 // A wrong client secret: an error naming token_url and the identity
 // provider's error code, and no storm of token requests.
 func TestAccOAuth2_wrongClientSecret(t *testing.T) {
-	b := oauthPreCheck(t)
-	issuer := newTokenIssuer(t, b, randomSecret("right-"), 10*time.Minute)
+	b, issuer, base := newOAuthTest(t, "oauth-wrong", 10*time.Minute)
 	proxy := proxyTo(t, b.endpoint, nil)
-	base := uniqueName("oauth-wrong")
-	b.cleanup(t, base)
-	wrong := randomSecret("wrong-")
+	wrong := strings.Replace(issuer.block(), issuer.secret, randomSecret("wrong-"), 1)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
-			Config:      proxiedQueuesConfig(proxy.URL, issuer.oauth2Block(fmt.Sprintf("%q", wrong)), base, 5, ""),
+			Config:      proxiedQueuesConfig(proxy.URL, wrong, base, 5, ""),
 			ExpectError: regexp.MustCompile(`(?s)token_url\s+` + regexp.QuoteMeta(issuer.URL) + `.*HTTP\s+401.*"invalid_client".*client_secret`),
 		}},
 	})
@@ -283,17 +246,15 @@ func TestAccOAuth2_wrongClientSecret(t *testing.T) {
 	if n := len(proxy.Records()); n != 0 {
 		t.Errorf("the management API saw %d requests without a token", n)
 	}
-	if got := b.queues(t, base); len(got) != 0 {
-		t.Errorf("queues created: %q", got)
+	if err := b.checkQueues(base)(nil); err != nil {
+		t.Error(err)
 	}
 }
 
 // A token without the management tag scope: the refusal explained, with the
 // scope needed.
 func TestAccOAuth2_noManagementScope(t *testing.T) {
-	b, issuer := newOAuthTest(t, 10*time.Minute)
-	base := uniqueName("oauth-notag")
-	b.cleanup(t, base)
+	b, issuer, base := newOAuthTest(t, "oauth-notag", 10*time.Minute)
 	scopes := []string{b.rsid + ".configure:*/*", b.rsid + ".write:*/*", b.rsid + ".read:*/*"}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
@@ -302,21 +263,19 @@ func TestAccOAuth2_noManagementScope(t *testing.T) {
 			ExpectError: errorMatching("HTTP 401", "Not management user", "rabbitmq.tag:management", "oauth2.client_id"),
 		}},
 	})
-	if got := b.queues(t, base); len(got) != 0 {
-		t.Errorf("queues created: %q", got)
+	if err := b.checkQueues(base)(nil); err != nil {
+		t.Error(err)
 	}
 }
 
 // A static bearer_token works, and headers reach the broker.
 func TestAccBearerToken_staticWithHeaders(t *testing.T) {
-	b := oauthPreCheck(t)
-	tok := b.token(t, b.fullScopes(), 10*time.Minute)
+	b, _, name := newOAuthTest(t, "bearer", 0)
+	tok := b.token(b.fullScopes(), 10*time.Minute)
 	proxy := proxyTo(t, b.endpoint, nil)
 	headerValue := randomSecret("hv-")
 	t.Setenv("TF_VAR_queuey_token", tok)
-	name := uniqueName("bearer")
-	b.cleanup(t, name)
-	resource.Test(t, b.queueCase(t, name, []resource.TestStep{{
+	resource.Test(t, b.queueCase(name, resource.TestStep{
 		Config: fmt.Sprintf(`
 variable "queuey_token" {
   type      = string
@@ -336,9 +295,11 @@ resource "queuey_queue" "q" {
   name = %q
 }
 `, proxy.URL, headerValue, name),
-		Check: b.checkQueues(t, name, name, name+".dead"),
-	}}))
-	proxy.checkAllBearer(t, tok)
+		Check: b.checkQueues(name, name, name+".dead"),
+	}))
+	if got := b.bearerTokens(t, proxy); !slices.Equal(got, []string{tok}) {
+		t.Errorf("the broker saw %d bearer tokens, want the static one only", len(got))
+	}
 	for _, r := range proxy.Records() {
 		if r.Header.Get("X-Queuey-Test") != headerValue || r.Header.Get("Cf-Access-Client-Id") != "terraform.access" {
 			t.Errorf("%s %s arrived without the configured headers", r.Method, r.URL)
@@ -348,10 +309,8 @@ resource "queuey_queue" "q" {
 
 // An expired bearer_token: the refusal explained.
 func TestAccBearerToken_expired(t *testing.T) {
-	b := oauthPreCheck(t)
-	tok := b.token(t, b.fullScopes(), -time.Minute)
-	base := uniqueName("bearer-expired")
-	b.cleanup(t, base)
+	b, _, base := newOAuthTest(t, "bearer-expired", 0)
+	tok := b.token(b.fullScopes(), -time.Minute)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
@@ -364,7 +323,7 @@ func TestAccBearerToken_expired(t *testing.T) {
 // No secret — the client secret, a token, a header value — in the output or
 // in the TRACE logs of Terraform and the provider.
 func TestAccOAuth2_secretsNotLogged(t *testing.T) {
-	b, issuer := newOAuthTest(t, 10*time.Minute)
+	b, issuer, name := newOAuthTest(t, "oauth-secrets", 10*time.Minute)
 	headerValue := randomSecret("hv-")
 	proxy := proxyTo(t, b.endpoint, nil)
 	logPath := filepath.Join(t.TempDir(), "trace.log")
@@ -374,8 +333,6 @@ func TestAccOAuth2_secretsNotLogged(t *testing.T) {
 	// Through sensitive variables, as an operator would pass them:
 	// terraform-plugin-testing logs each step's configuration text itself.
 	t.Setenv("TF_VAR_header_value", headerValue)
-	name := uniqueName("oauth-secrets")
-	b.cleanup(t, name)
 	cfg := fmt.Sprintf(`
 variable "client_secret" {
   type      = string
@@ -399,24 +356,22 @@ resource "queuey_queue" "q" {
 output "dead" {
   value = queuey_queue.q.dead_queue
 }
-`, proxy.URL, issuer.oauth2Block("var.client_secret"), name)
-	resource.Test(t, b.queueCase(t, name, []resource.TestStep{
-		{Config: cfg, Check: b.checkQueues(t, name, name, name+".dead")},
-		{Config: cfg, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
-	}))
+`, proxy.URL, strings.Replace(issuer.block(), strconv.Quote(issuer.secret), "var.client_secret", 1), name)
+	resource.Test(t, b.queueCase(name,
+		resource.TestStep{Config: cfg, Check: b.checkQueues(name, name, name+".dead")},
+		resource.TestStep{Config: cfg, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+	))
 	raw, err := os.ReadFile(logPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	logs := string(raw)
 	secrets := map[string]string{"the client secret": issuer.secret, "the header value": headerValue}
-	for i, tok := range issuer.tokens() {
+	// Every token the provider sent: the proxy saw them all.
+	for i, tok := range b.bearerTokens(t, proxy) {
 		secrets[fmt.Sprintf("token %d", i+1)] = tok
 		// The signature alone identifies a token.
 		secrets[fmt.Sprintf("the signature of token %d", i+1)] = tok[strings.LastIndex(tok, ".")+1:]
-	}
-	if len(issuer.tokens()) == 0 {
-		t.Fatal("no token was issued")
 	}
 	for what, s := range secrets {
 		if i := strings.Index(logs, s); i >= 0 {
@@ -460,40 +415,36 @@ const (
 
 // oauthBroker is the OAuth-enabled node under test.
 type oauthBroker struct {
-	endpoint, rsid, keyID, version string
-	key                            []byte
+	endpoint, rsid, keyID string
+	key                   []byte
 	// admin reaches the node with guest/guest (the internal backend, tried
 	// after oauth2), for setting up and checking.
 	admin *broker.Client
 }
 
-// oauthPreCheck skips the test, saying why, unless TF_ACC is set and an
-// OAuth-enabled node is described in the environment.
-func oauthPreCheck(t *testing.T) *oauthBroker {
+// newOAuthTest skips the test, saying why, unless TF_ACC is set and an
+// OAuth-enabled node is described in the environment. It returns that node,
+// a token issuer whose tokens live life, and a queue name made from prefix
+// whose queues are deleted at the end.
+func newOAuthTest(t *testing.T, prefix string, life time.Duration) (*oauthBroker, *tokenIssuer, string) {
 	t.Helper()
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("acceptance test: set TF_ACC=1")
+	if os.Getenv("TF_ACC") == "" || os.Getenv(EnvOAuthEndpoint) == "" {
+		t.Skip("needs TF_ACC=1 and a RabbitMQ node with the OAuth 2.0 backend, described by RABBITMQ_OAUTH_*: run make testacc-oauth")
 	}
-	missing := slices.DeleteFunc([]string{EnvOAuthEndpoint, EnvOAuthSigningKey, EnvOAuthResourceServerID, EnvOAuthVersion},
-		func(e string) bool { return os.Getenv(e) != "" })
-	if len(missing) > 0 {
-		t.Skipf("needs a RabbitMQ node with the OAuth 2.0 backend, described by %s: run make testacc-oauth",
-			strings.Join(missing, ", "))
-	}
+	// A node described without its key or resource server id fails the test.
 	key, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(os.Getenv(EnvOAuthSigningKey), "="))
-	if err != nil {
-		t.Fatalf("%s: %v", EnvOAuthSigningKey, err)
+	b := &oauthBroker{endpoint: strings.TrimRight(os.Getenv(EnvOAuthEndpoint), "/"), rsid: os.Getenv(EnvOAuthResourceServerID),
+		keyID: os.Getenv(EnvOAuthKeyID), key: key}
+	if err == nil {
+		b.admin, err = broker.New(broker.Config{Endpoint: b.endpoint, Username: defaultUser, Password: defaultPassword})
 	}
-	b := &oauthBroker{
-		endpoint: strings.TrimRight(os.Getenv(EnvOAuthEndpoint), "/"), rsid: os.Getenv(EnvOAuthResourceServerID),
-		keyID: os.Getenv(EnvOAuthKeyID), version: os.Getenv(EnvOAuthVersion), key: key,
+	if err != nil || len(key) == 0 || b.rsid == "" {
+		t.Fatalf("the OAuth 2.0 node of %s: %s or %s unset, or %v", EnvOAuthEndpoint, EnvOAuthSigningKey, EnvOAuthResourceServerID, err)
 	}
-	b.admin, err = broker.New(broker.Config{Endpoint: b.endpoint, Username: defaultUser, Password: defaultPassword})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("OAuth 2.0 broker: RabbitMQ %s at %s", b.version, b.endpoint)
-	return b
+	t.Logf("OAuth 2.0 broker: RabbitMQ %s at %s", os.Getenv(EnvOAuthVersion), b.endpoint)
+	name := uniqueName(prefix)
+	t.Cleanup(func() { deleteQueuesWithPrefix(b.admin, "/", name) })
+	return b, newTokenIssuer(t, b, life), name
 }
 
 // fullScopes are the scopes Terraform's client needs on every vhost.
@@ -502,68 +453,69 @@ func (b *oauthBroker) fullScopes() []string {
 }
 
 // token signs a JWT for the broker with the given scopes and lifetime
-// (negative: already expired).
-func (b *oauthBroker) token(t *testing.T, scopes []string, life time.Duration) string {
-	t.Helper()
-	now := time.Now()
-	tok := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{
-		"sub": "terraform", "client_id": "terraform", "aud": []string{b.rsid},
-		"scope": strings.Join(scopes, " "), "iat": now.Unix(), "exp": now.Add(life).Unix(),
-		"jti": uniqueName("jti"),
-	})
+// (negative: already expired). Signing with HS256 fails only on a key that
+// is not a []byte or is empty, which newOAuthTest has ruled out.
+func (b *oauthBroker) token(scopes []string, life time.Duration) string {
+	tok := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{"sub": "terraform", "client_id": "terraform",
+		"aud": []string{b.rsid}, "scope": strings.Join(scopes, " "), "iat": time.Now().Unix(),
+		"exp": time.Now().Add(life).Unix(), "jti": uniqueName("jti")})
 	if b.keyID != "" {
 		tok.Header["kid"] = b.keyID
 	}
-	s, err := tok.SignedString(b.key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, _ := tok.SignedString(b.key)
 	return s
 }
 
-// cleanup deletes, at the end of the test, the queues whose names start with
-// prefix.
-func (b *oauthBroker) cleanup(t *testing.T, prefix string) {
-	t.Cleanup(func() { deleteQueuesWithPrefix(b.admin, "/", prefix) })
+// checkQueues checks that exactly the given queues exist with prefix.
+func (b *oauthBroker) checkQueues(prefix string, want ...string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		got, err := queuesWithPrefix(b.admin, "/", prefix)
+		slices.Sort(got)
+		if slices.Sort(want); err == nil && !slices.Equal(got, want) {
+			err = fmt.Errorf("queues with prefix %s: got %q, want %q", prefix, got, want)
+		}
+		return err
+	}
 }
 
 // queueCase is an acceptance test of the queuey_queue name on this broker:
 // its steps, then a check that its queues are gone.
-func (b *oauthBroker) queueCase(t *testing.T, name string, steps []resource.TestStep) resource.TestCase {
-	return resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy:             b.checkQueues(t, name),
-		Steps:                    steps,
-	}
+func (b *oauthBroker) queueCase(name string, steps ...resource.TestStep) resource.TestCase {
+	return resource.TestCase{ProtoV6ProviderFactories: testProviderFactories, CheckDestroy: b.checkQueues(name), Steps: steps}
 }
 
-// queues lists the queues of vhost "/" whose names start with prefix.
-func (b *oauthBroker) queues(t *testing.T, prefix string) []string {
+// bearerTokens fails unless every request the proxy saw carried a bearer
+// token signed with the broker's key (so issued by the test) and none
+// carried basic auth; it returns the tokens, each once.
+func (b *oauthBroker) bearerTokens(t *testing.T, p *faultProxy) []string {
 	t.Helper()
-	names, err := queuesWithPrefix(b.admin, "/", prefix)
-	if err != nil {
-		t.Fatal(err)
+	seen := map[string]bool{}
+	for _, r := range p.Records() {
+		scheme, tok, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+		_, err := jwt.Parse(tok, func(*jwt.Token) (any, error) { return b.key, nil }, jwt.WithoutClaimsValidation())
+		if seen[tok] = true; scheme != "Bearer" || err != nil {
+			t.Errorf("%s %s: Authorization scheme %q, want Bearer only with a token the test issued (%v)", r.Method, r.URL, scheme, err)
+		}
 	}
-	return names
+	if len(seen) == 0 {
+		t.Fatal("the proxy saw no request")
+	}
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // tokenIssuer is a loopback OAuth 2.0 token endpoint for the client
-// credentials grant. It grants the scopes asked for (all of fullScopes when
-// none are), signs JWTs with the broker's key, remembers every token it
-// issued and counts its requests.
+// "terraform" and the client credentials grant, which counts its requests.
 type tokenIssuer struct {
-	URL    string
-	secret string
-
-	hits   atomic.Int64
-	mu     sync.Mutex
-	issued []string
+	URL, secret string
+	hits        atomic.Int64
 }
 
-// newTokenIssuer starts a token issuer for the client "terraform" with
-// secret, whose tokens live life, closed at cleanup.
-func newTokenIssuer(t *testing.T, b *oauthBroker, secret string, life time.Duration) *tokenIssuer {
-	ti := &tokenIssuer{secret: secret}
+// newTokenIssuer starts a token issuer whose tokens live life, closed at
+// cleanup. It grants the scopes asked for (all of fullScopes when none are)
+// and signs JWTs with the broker's key. That the client asks for the client
+// credentials grant is checked by internal/broker's TestAuth_oauth2SharedToken.
+func newTokenIssuer(t *testing.T, b *oauthBroker, life time.Duration) *tokenIssuer {
+	ti := &tokenIssuer{secret: randomSecret("cs-")}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ti.hits.Add(1)
 		_ = r.ParseForm()
@@ -572,78 +524,24 @@ func newTokenIssuer(t *testing.T, b *oauthBroker, secret string, life time.Durat
 			id, sec = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
 		}
 		w.Header().Set("Content-Type", "application/json")
-		switch {
-		case r.PostForm.Get("grant_type") != "client_credentials":
-			w.WriteHeader(http.StatusBadRequest)
-			_, _ = io.WriteString(w, `{"error":"unsupported_grant_type"}`)
-			return
-		case id != "terraform" || sec != ti.secret:
+		if id != "terraform" || sec != ti.secret {
 			w.WriteHeader(http.StatusUnauthorized)
-			_, _ = io.WriteString(w, `{"error":"invalid_client","error_description":"Invalid client or Invalid client credentials"}`)
+			_, _ = io.WriteString(w, `{"error":"invalid_client","error_description":"Invalid client credentials"}`)
 			return
 		}
-		scopes := strings.Fields(r.PostForm.Get("scope"))
-		if len(scopes) == 0 {
-			scopes = b.fullScopes()
-		}
-		tok := b.token(t, scopes, life)
-		ti.mu.Lock()
-		ti.issued = append(ti.issued, tok)
-		ti.mu.Unlock()
-		_ = json.NewEncoder(w).Encode(map[string]any{"access_token": tok, "token_type": "Bearer", "scope": strings.Join(scopes, " "),
-			"expires_in": int(life / time.Second)})
+		scopes := cmp.Or(r.PostForm.Get("scope"), strings.Join(b.fullScopes(), " "))
+		_ = json.NewEncoder(w).Encode(map[string]any{"access_token": b.token(strings.Fields(scopes), life), "token_type": "Bearer",
+			"scope": scopes, "expires_in": int(life / time.Second)})
 	}))
 	t.Cleanup(srv.Close)
 	ti.URL = srv.URL + "/realms/test/protocol/openid-connect/token"
 	return ti
 }
 
-// tokens returns the tokens issued so far.
-func (ti *tokenIssuer) tokens() []string {
-	ti.mu.Lock()
-	defer ti.mu.Unlock()
-	return slices.Clone(ti.issued)
-}
-
-// newOAuthTest checks that the test can run (oauthPreCheck) and starts a
-// token issuer for it with a fresh client secret.
-func newOAuthTest(t *testing.T, life time.Duration) (*oauthBroker, *tokenIssuer) {
-	t.Helper()
-	b := oauthPreCheck(t)
-	return b, newTokenIssuer(t, b, randomSecret("cs-"), life)
-}
-
 // block is the provider's oauth2 block for this issuer, with the right
-// secret written out.
+// secret written out and the given scopes (none: null, as if unset).
 func (ti *tokenIssuer) block(scopes ...string) string {
-	return ti.oauth2Block(fmt.Sprintf("%q", ti.secret), scopes...)
-}
-
-// oauth2Block is the provider's oauth2 block for this issuer.
-func (ti *tokenIssuer) oauth2Block(secretExpr string, scopes ...string) string {
-	s := fmt.Sprintf("  oauth2 {\n    token_url     = %q\n    client_id     = \"terraform\"\n    client_secret = %s\n", ti.URL, secretExpr)
-	if len(scopes) > 0 {
-		list, _ := json.Marshal(scopes) // a JSON list of strings is an HCL one
-		s += "    scopes        = " + string(list) + "\n"
-	}
-	return s + "  }\n"
-}
-
-// checkAllBearer fails unless every request the proxy saw carried a bearer
-// token (one of allowed, when given) and none carried basic auth.
-func (p *faultProxy) checkAllBearer(t *testing.T, allowed ...string) {
-	t.Helper()
-	seen := p.Records()
-	if len(seen) == 0 {
-		t.Fatal("the proxy saw no request")
-	}
-	for _, r := range seen {
-		switch scheme, token, _ := strings.Cut(r.Header.Get("Authorization"), " "); {
-		case scheme != "Bearer":
-			t.Errorf("%s %s: Authorization scheme %q, want Bearer only", r.Method, r.URL, scheme)
-		case len(allowed) > 0 && !slices.Contains(allowed, token):
-			t.Errorf("%s %s: a bearer token the test did not issue", r.Method, r.URL)
-		}
-	}
-	t.Logf("the broker saw %d requests, all with a bearer token and none with basic auth", len(seen))
+	list, _ := json.Marshal(scopes) // a JSON list of strings is an HCL one
+	return fmt.Sprintf("  oauth2 {\n    token_url     = %q\n    client_id     = \"terraform\"\n    client_secret = %q\n    scopes        = %s\n  }\n",
+		ti.URL, ti.secret, list)
 }

@@ -1,12 +1,12 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -35,20 +35,15 @@ func providerQueue(settings, name, extra string) string {
 func checkBrokerQueue(t *testing.T, vhost, name, wantArgs string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		q, err := accClient(t).GetQueue(context.Background(), vhost, name, broker.Declared)
-		if err != nil {
-			return err
-		}
-		return declaredAs(q, wantArgs)
+		return cmp.Or(err, declaredAs(q, wantArgs))
 	}
 }
 
 // checkGone asserts that none of the names exists in vhost any more.
 func checkGone(t *testing.T, vhost string, names ...string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		for _, n := range names {
-			if queueExists(t, vhost, n) {
-				return fmt.Errorf("queue %q still exists in vhost %q", n, vhost)
-			}
+		if i := slices.IndexFunc(names, func(n string) bool { return queueExists(t, vhost, n) }); i >= 0 {
+			return fmt.Errorf("queue %q still exists in vhost %q", names[i], vhost)
 		}
 		return nil
 	}
@@ -532,7 +527,11 @@ resource "queuey_queue" "imported" {
 // works.
 func TestAccNodeQuorum_refused(t *testing.T) {
 	testAccPreCheck(t)
-	if got := nodeDefaultQueueType(t); got != "quorum" {
+	got, err := accClient(t).NodeDefaultQueueType(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != "quorum" {
 		t.Skipf("the broker's default_queue_type is %q: this test needs a node with default_queue_type = quorum in rabbitmq.conf", got)
 	}
 	plain, classic := uniqueName("node-plain"), uniqueName("node-classic")
@@ -560,62 +559,14 @@ func TestAccNodeQuorum_refused(t *testing.T) {
 	}
 }
 
-// nodeDefaultQueueType is the default_queue_type the test broker reports in
-// /api/overview ("" when it reports none, as 3.10 does).
-func nodeDefaultQueueType(t *testing.T) string {
-	t.Helper()
-	got, err := accClient(t).NodeDefaultQueueType(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return got
-}
-
-// terraformWithParallelism points terraform-plugin-testing (through
-// TF_ACC_TERRAFORM_PATH) at a wrapper of the real terraform binary that runs
-// every command with -parallelism=n, and returns the file where the wrapper
-// writes each command line it ran.
-//
-// Why a wrapper: terraform-plugin-testing has no parallelism setting, and
-// terraform-exec passes -parallelism=10 explicitly to plan, apply and
-// destroy. TF_CLI_ARGS_apply=-parallelism=20 does reach Terraform, but
-// Terraform inserts those arguments before the command line's own, so the
-// explicit -parallelism=10 that follows wins (Terraform's TRACE log shows
-// "CLI command args: [apply -parallelism=20 ... -parallelism=10 ...]").
-func terraformWithParallelism(t *testing.T, n int) string {
-	t.Helper()
-	tfBin, err := exec.LookPath(cliBinary())
-	if err != nil {
-		t.Fatalf("no terraform binary: %v", err)
-	}
-	dir := t.TempDir()
-	argLog := filepath.Join(dir, "commands.log")
-	wrapper := filepath.Join(dir, "terraform")
-	script := fmt.Sprintf(`#!/bin/sh
-# Runs terraform with every -parallelism=N replaced by -parallelism=%d.
-for a in "$@"; do
-  shift
-  case "$a" in
-    -parallelism=*) set -- "$@" "-parallelism=%d" ;;
-    *) set -- "$@" "$a" ;;
-  esac
-done
-echo "$*" >> %q
-exec %q "$@"
-`, n, n, argLog, tfBin)
-	if err := os.WriteFile(wrapper, []byte(script), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("TF_ACC_TERRAFORM_PATH", wrapper)
-	return argLog
-}
-
 // TestAccConcurrency_fiftyQueues applies and destroys 50 queuey_queue
 // resources with a parallelism of 20: no error, and no queue left behind.
+// The CLI runs through the harness, which passes -parallelism=20 itself:
+// terraform-plugin-testing has no parallelism setting, and terraform-exec
+// passes -parallelism=10 on every plan, apply and destroy.
 func TestAccConcurrency_fiftyQueues(t *testing.T) {
 	testAccPreCheck(t)
 	const n, parallelism = 50, 20
-	argLog := terraformWithParallelism(t, parallelism)
 	base := uniqueName("conc")
 	cleanupQueues(t, "/", base+"-")
 	// Through a proxy that holds every request 100ms, so that the operations
@@ -624,55 +575,21 @@ func TestAccConcurrency_fiftyQueues(t *testing.T) {
 	p := newFaultProxy(t, nil)
 	p.SetDelay(100 * time.Millisecond)
 	p.Set(always(slow))
-	cfg := proxiedQueuesConfig(p.URL, `  request_timeout = "10s"`, base, n, `  max_priority = 2`)
-	names := queueNames(base, n)
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
-		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy: func(*terraform.State) error {
-			all, err := listQueues(accClient(t), "/", broker.Counted)
-			if err != nil {
-				return err
-			}
-			var left []string
-			for _, name := range names {
-				if _, ok := all[name]; ok {
-					left = append(left, name)
-				}
-			}
-			if len(left) > 0 {
-				return fmt.Errorf("%d of %d queues left after destroy: %s", len(left), len(names), strings.Join(left, ", "))
-			}
-			return nil
-		},
-		Steps: []resource.TestStep{
-			{
-				Config: cfg,
-				Check: resource.ComposeAggregateTestCheckFunc(
-					checkStateCount("queuey_queue", n),
-					func(*terraform.State) error {
-						all, err := listQueues(accClient(t), "/", broker.Counted)
-						if err != nil {
-							return err
-						}
-						for i := range n {
-							q := fmt.Sprintf("%s-%d", base, i)
-							if all[q].Name == "" {
-								return fmt.Errorf("queue %q missing", q)
-							}
-							if err := declaredAs(all[q], `{"x-max-priority":2}`); err != nil {
-								return err
-							}
-							if _, ok := all[q+".dead"]; !ok {
-								return fmt.Errorf("queue %q missing", q+".dead")
-							}
-						}
-						return nil
-					},
-				),
-			},
-		},
-	})
+	tf := newTerraformCLI(t, requiredQueuey+proxiedQueuesConfig(p.URL, `  request_timeout = "10s"`, base, n, `  max_priority = 2`))
+	tf.mustRun("apply", "-auto-approve", fmt.Sprintf("-parallelism=%d", parallelism))
+	if got := strings.Count(tf.mustRun("state", "list"), "queuey_queue.q["); got != n {
+		t.Errorf("state holds %d queuey_queue.q, want %d", got, n)
+	}
+	all, err := listQueues(accClient(t), "/", broker.Counted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		q := fmt.Sprintf("%s-%d", base, i)
+		if err := declaredAs(all[q], `{"x-max-priority":2}`); all[q].Name == "" || err != nil || all[q+".dead"].Name == "" {
+			t.Errorf("queue %s or its dead queue missing or declared otherwise (%v)", q, err)
+		}
+	}
 	// Each of the 20 operations at a time has a request in flight (nothing
 	// serialises them), and none has more than its vhost check and the
 	// look-ups of its three queues: q, q.dead and the holding queue of an
@@ -682,25 +599,9 @@ func TestAccConcurrency_fiftyQueues(t *testing.T) {
 	if inflight < parallelism || inflight > 4*parallelism {
 		t.Errorf("at most %d requests were in flight at once; want from %d (one per operation) to %d", inflight, parallelism, 4*parallelism)
 	}
-
-	b, err := os.ReadFile(argLog)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ran []string
-	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		cmd, _, _ := strings.Cut(line, " ")
-		if cmd == "plan" || cmd == "apply" || cmd == "destroy" {
-			ran = append(ran, cmd)
-			if !strings.Contains(line, fmt.Sprintf("-parallelism=%d", parallelism)) || strings.Contains(line, "-parallelism=10") {
-				t.Errorf("terraform %s did not run with -parallelism=%d: %s", cmd, parallelism, line)
-			}
-		}
-	}
-	for _, want := range []string{"apply", "destroy"} {
-		if !strings.Contains(strings.Join(ran, " "), want) {
-			t.Errorf("the wrapper saw no terraform %s (commands: %v)", want, ran)
-		}
+	tf.mustRun("destroy", "-auto-approve", fmt.Sprintf("-parallelism=%d", parallelism))
+	if left, err := queuesWithPrefix(accClient(t), "/", base+"-"); err != nil || len(left) > 0 {
+		t.Errorf("%d of %d queues left after destroy (%v): %s", len(left), 2*n, err, strings.Join(left, ", "))
 	}
 }
 

@@ -22,9 +22,17 @@ import (
 
 // tlsQueueConfig is a provider pointed at an HTTPS endpoint with the given TLS
 // settings, and one queuey_queue.
-func tlsQueueConfig(endpoint, tlsSettings, name string) string {
-	return providerQueue(fmt.Sprintf("  endpoint = %q\n  request_timeout = \"5s\"\n%s", endpoint, tlsSettings), name, "")
+const tlsQueueConfig = `
+provider "queuey" {
+  endpoint        = %q
+  request_timeout = "5s"
+%s
 }
+
+resource "queuey_queue" "test" {
+  name = %q
+}
+`
 
 // certificateHint is the advice that comes with a refused certificate.
 const certificateHint = `The\s+TLS\s+handshake\s+failed\s+over\s+a\s+certificate:\s+set\s+cacert_file`
@@ -51,12 +59,12 @@ func TestAccTLS_serverCertificate(t *testing.T) {
 	cleanupQueues(t, "/", name)
 	resource.ParallelTest(t, queueCase(t, name, []resource.TestStep{
 		{
-			Config: tlsQueueConfig(p.URL, fmt.Sprintf("  cacert_file = %q", other.CertFile), name),
+			Config: fmt.Sprintf(tlsQueueConfig, p.URL, fmt.Sprintf("  cacert_file = %q", other.CertFile), name),
 			ExpectError: regexp.MustCompile(`at\s+` + regexp.QuoteMeta(p.URL) + `\s+failed:\s+tls:\s+failed\s+to\s+verify\s+certificate:\s+` +
 				`x509:\s+certificate\s+signed\s+by\s+unknown\s+authority\.\s+` + certificateHint),
 		},
 		{
-			Config: tlsQueueConfig(p.URL, "  insecure = true", name),
+			Config: fmt.Sprintf(tlsQueueConfig, p.URL, "  insecure = true", name),
 			Check: resource.ComposeAggregateTestCheckFunc(
 				checkBrokerQueue(t, "/", name, `{}`),
 				checkProxied(p),
@@ -64,7 +72,7 @@ func TestAccTLS_serverCertificate(t *testing.T) {
 		},
 		{
 			// Verified this time: the refresh and plan go through, nothing to do.
-			Config:           tlsQueueConfig(p.URL, fmt.Sprintf("  cacert_file = %q", ca.CertFile), name),
+			Config:           fmt.Sprintf(tlsQueueConfig, p.URL, fmt.Sprintf("  cacert_file = %q", ca.CertFile), name),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 		},
 	}))
@@ -92,17 +100,17 @@ func TestAccTLS_clientCertificate(t *testing.T) {
 	resource.ParallelTest(t, queueCase(t, name, []resource.TestStep{
 		{
 			// No client certificate.
-			Config:      tlsQueueConfig(p.URL, withCA, name),
+			Config:      fmt.Sprintf(tlsQueueConfig, p.URL, withCA, name),
 			ExpectError: refused,
 		},
 		{
 			// A client certificate the front does not trust.
-			Config: tlsQueueConfig(p.URL, withCA+fmt.Sprintf("  clientcert_file = %q\n  clientkey_file  = %q",
+			Config: fmt.Sprintf(tlsQueueConfig, p.URL, withCA+fmt.Sprintf("  clientcert_file = %q\n  clientkey_file  = %q",
 				stranger.CertFile, stranger.KeyFile), name),
 			ExpectError: refused,
 		},
 		{
-			Config: tlsQueueConfig(p.URL, withCA+fmt.Sprintf("  clientcert_file = %q\n  clientkey_file  = %q",
+			Config: fmt.Sprintf(tlsQueueConfig, p.URL, withCA+fmt.Sprintf("  clientcert_file = %q\n  clientkey_file  = %q",
 				client.CertFile, client.KeyFile), name),
 			Check: resource.ComposeAggregateTestCheckFunc(
 				checkBrokerQueue(t, "/", name, `{}`),
@@ -194,22 +202,21 @@ type issuedCert struct {
 func newClientAuthPKI(t *testing.T) (ca, other *testCA, server, client, stranger issuedCert) {
 	t.Helper()
 	dir := t.TempDir()
-	newCA := func(name string) *testCA {
-		c := &testCA{TLS: brokertest.NewCert(t, name, nil, brokertest.AsCA), Pool: x509.NewCertPool()}
+	ca = &testCA{TLS: brokertest.NewCert(t, "queuey-test", nil, brokertest.AsCA)}
+	other = &testCA{TLS: brokertest.NewCert(t, "other", nil, brokertest.AsCA)}
+	for _, c := range []*testCA{ca, other} {
+		c.Pool = x509.NewCertPool()
 		c.Pool.AddCert(c.TLS.Leaf)
-		c.CertFile, _ = brokertest.WriteCert(t, dir, name+"-ca", c.TLS)
-		return c
+		c.CertFile, _ = brokertest.WriteCert(t, dir, c.TLS.Leaf.Subject.CommonName+"-ca", c.TLS)
 	}
-	issue := func(ca *testCA, name string, server bool) issuedCert {
+	// The loopback names are for the server; a client certificate ignores them.
+	issue := func(ca *testCA, name string, usage x509.ExtKeyUsage) issuedCert {
 		ic := issuedCert{TLS: brokertest.NewCert(t, name, &ca.TLS, func(c *x509.Certificate) {
-			c.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
-			if server {
-				c.ExtKeyUsage, c.IPAddresses, c.DNSNames = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, []net.IP{net.IPv4(127, 0, 0, 1)}, []string{"localhost"}
-			}
+			c.ExtKeyUsage, c.IPAddresses, c.DNSNames = []x509.ExtKeyUsage{usage}, []net.IP{net.IPv4(127, 0, 0, 1)}, []string{"localhost"}
 		})}
 		ic.CertFile, ic.KeyFile = brokertest.WriteCert(t, dir, name, ic.TLS)
 		return ic
 	}
-	ca, other = newCA("queuey-test"), newCA("other")
-	return ca, other, issue(ca, "server", true), issue(ca, "terraform", false), issue(other, "stranger", false)
+	return ca, other, issue(ca, "server", x509.ExtKeyUsageServerAuth), issue(ca, "terraform", x509.ExtKeyUsageClientAuth),
+		issue(other, "stranger", x509.ExtKeyUsageClientAuth)
 }
