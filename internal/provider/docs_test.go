@@ -312,7 +312,7 @@ func declares(t *testing.T, dir, name string) bool {
 // is the value the code waits, and a row with a setting names a provider
 // attribute whose description gives that default. The mover's dial bound and
 // stall limit and the retry transport's defaults are unexported; internal/mover's
-// TestDocsDialLimit and TestDocsStallLimit and internal/broker's TestDocsRetryLimits
+// TestDocsMoverLimits and internal/broker's TestDocsRetryLimits
 // check their rows.
 func TestDocsLimitsTable(t *testing.T) {
 	limits := map[string]time.Duration{
@@ -325,9 +325,9 @@ func TestDocsLimitsTable(t *testing.T) {
 		"Confirming a `404`":                             -1, // see TestDocsRetryLimits
 		"The plan's message check":                       warnTimeout,
 		"Destroy waiting for counts and running queues":  countWait,
-		"An AMQP connection":                             -1, // see TestDocsDialLimit
+		"An AMQP connection":                             -1, // see internal/mover's TestDocsMoverLimits
 		"A purge waiting for the management API's count": purgeWait,
-		"A move waiting for a delivery or a confirm":     -1, // see TestDocsStallLimit
+		"A move waiting for a delivery or a confirm":     -1, // see internal/mover's TestDocsMoverLimits
 	}
 	var sr provider.SchemaResponse
 	New("test")().Schema(context.Background(), provider.SchemaRequest{}, &sr)
