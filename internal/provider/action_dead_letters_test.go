@@ -41,7 +41,7 @@ func actionConfig(t *testing.T, a action.Action, vals map[string]tftypes.Value) 
 	t.Helper()
 	var sr action.SchemaResponse
 	a.Schema(context.Background(), action.SchemaRequest{}, &sr)
-	return tfsdk.Config{Schema: sr.Schema, Raw: configOf(t, sr.Schema.Type().TerraformType(context.Background()), vals)}
+	return configOf(t, tfsdk.Config{Schema: sr.Schema}, vals)
 }
 
 func str(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }

@@ -39,7 +39,7 @@ func listOn(t *testing.T, data *providerData, vals map[string]tftypes.Value, lim
 	var idSchema resource.IdentitySchemaResponse
 	(&queueResource{}).IdentitySchema(ctx, resource.IdentitySchemaRequest{}, &idSchema)
 	req := list.ListRequest{
-		Config:         tfsdk.Config{Raw: configOf(t, sr.Schema.Type().TerraformType(ctx), vals), Schema: sr.Schema},
+		Config:         configOf(t, tfsdk.Config{Schema: sr.Schema}, vals),
 		ResourceSchema: resSchema.Schema, ResourceIdentitySchema: idSchema.IdentitySchema, IncludeResource: true, Limit: limit,
 	}
 	var stream list.ListResultsStream
