@@ -123,7 +123,7 @@ var causeOperations = map[string]func(t *testing.T, data *providerData, vhost st
 	},
 	"list": func(t *testing.T, data *providerData, vhost string) string {
 		var diags diag.Diagnostics
-		for _, res := range listOn(t, data, map[string]tftypes.Value{"vhost": str(vhost)}, 10) {
+		for _, res := range listOn(t, data, vhost, "", 10) {
 			diags.Append(res.Diagnostics...)
 		}
 		return outcome(t, diags, false)
