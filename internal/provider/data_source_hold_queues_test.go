@@ -17,8 +17,7 @@ func holdQueuesOnFake(t *testing.T, fake *brokertest.Server, s topology.Suffixes
 	t.Helper()
 	data := fakeData(t, fake.URL)
 	data.suffixes = s
-	d := &holdQueuesDataSource{configuredDataSource{data: data}}
-	holds, diags := d.listHoldQueues(context.Background(), vhost, queue)
+	holds, diags := (&holdQueuesDataSource{configuredDataSource{data: data}}).listHoldQueues(context.Background(), vhost, queue)
 	if diags.HasError() {
 		return "", diags[0].Summary() + ": " + diags[0].Detail()
 	}

@@ -2,10 +2,9 @@ package provider
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -13,12 +12,9 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 )
 
-// uniqueName returns a queue name no other test run uses.
-func uniqueName(prefix string) string {
-	b := make([]byte, 4)
-	_, _ = rand.Read(b)
-	return "tfacc-" + prefix + "-" + hex.EncodeToString(b)
-}
+// uniqueName returns a queue name no other test run uses: eight random hex
+// digits after the prefix.
+func uniqueName(prefix string) string { return fmt.Sprintf("tfacc-%s-%08x", prefix, rand.Uint32()) }
 
 // tunedProvider is a provider block that sets every suffix and granularity
 // to something other than the default.
