@@ -48,9 +48,8 @@ func str(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
 
 // configured returns the action configured with data.
 func configured(a action.Action, data *providerData) action.Action {
-	var resp action.ConfigureResponse
 	if c, ok := a.(action.ActionWithConfigure); ok {
-		c.Configure(context.Background(), action.ConfigureRequest{ProviderData: data}, &resp)
+		c.Configure(context.Background(), action.ConfigureRequest{ProviderData: data}, &action.ConfigureResponse{})
 	}
 	return a
 }
@@ -68,10 +67,9 @@ func planDiags(t *testing.T, a action.Action, data *providerData, vals map[strin
 
 func invokeDiags(t *testing.T, a action.Action, data *providerData, vals map[string]tftypes.Value) (diag.Diagnostics, []string) {
 	t.Helper()
-	a = configured(a, data)
 	var lines []string
 	resp := action.InvokeResponse{SendProgress: func(e action.InvokeProgressEvent) { lines = append(lines, e.Message) }}
-	a.Invoke(context.Background(), action.InvokeRequest{Config: actionConfig(t, a, vals)}, &resp)
+	configured(a, data).Invoke(context.Background(), action.InvokeRequest{Config: actionConfig(t, a, vals)}, &resp)
 	return resp.Diagnostics, lines
 }
 

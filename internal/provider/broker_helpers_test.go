@@ -68,7 +68,8 @@ func envClient() (*broker.Client, error) {
 // poll, and polling tests ran the broker out of file descriptors).
 var accClients sync.Map // *testing.T → *broker.Client
 
-// accClient is the test's management API client for checking what the broker holds.
+// accClient is the test's management API client for checking what the broker holds. Two first calls
+// at once each store a client; the later one stays, and both work.
 func accClient(t *testing.T) *broker.Client {
 	t.Helper()
 	if c, ok := accClients.Load(t); ok {
@@ -78,7 +79,6 @@ func accClient(t *testing.T) *broker.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Two first calls at once each store a client; the later one stays, and both work.
 	accClients.Store(t, c)
 	t.Cleanup(func() { accClients.Delete(t) })
 	return c
@@ -175,18 +175,15 @@ func publish(t *testing.T, ch *amqp.Channel, queue string, n int) {
 // messages are sent at once), within two minutes in all.
 func publishConfirmed(t *testing.T, ch *amqp.Channel, queue string, n int, msg func(i int) amqp.Publishing) {
 	t.Helper()
-	if err := ch.Confirm(false); err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	pending := make([]*amqp.DeferredConfirmation, 0, n)
-	for i := range n {
-		dc, err := ch.PublishWithDeferredConfirmWithContext(ctx, "", queue, true, false, msg(i))
-		if err != nil {
-			t.Fatal(err)
-		}
-		pending = append(pending, dc)
+	pending := make([]*amqp.DeferredConfirmation, n)
+	err := ch.Confirm(false)
+	for i := 0; i < n && err == nil; i++ {
+		pending[i], err = ch.PublishWithDeferredConfirmWithContext(ctx, "", queue, true, false, msg(i))
+	}
+	if err != nil {
+		t.Fatal(err)
 	}
 	for _, dc := range pending {
 		if ok, err := dc.WaitContext(ctx); !ok || err != nil {
