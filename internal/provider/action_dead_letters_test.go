@@ -54,17 +54,18 @@ func configured(a action.Action, data *providerData) action.Action {
 	return a
 }
 
+// planDiags runs the ModifyPlan of a, configured with data, with these
+// attribute values: the plan-time diagnostics.
 func planDiags(t *testing.T, a action.Action, data *providerData, vals map[string]tftypes.Value) diag.Diagnostics {
 	t.Helper()
 	var resp action.ModifyPlanResponse
-	mp, ok := configured(a, data).(action.ActionWithModifyPlan)
-	if !ok {
-		t.Fatalf("%T has no ModifyPlan", a)
-	}
+	mp := configured(a, data).(action.ActionWithModifyPlan) //nolint:forcetypeassert // both actions warn at plan time
 	mp.ModifyPlan(context.Background(), action.ModifyPlanRequest{Config: actionConfig(t, a, vals)}, &resp)
 	return resp.Diagnostics
 }
 
+// invokeDiags invokes a, configured with data, with these attribute values:
+// its diagnostics and the progress messages it sent.
 func invokeDiags(t *testing.T, a action.Action, data *providerData, vals map[string]tftypes.Value) (diag.Diagnostics, []string) {
 	t.Helper()
 	var lines []string
@@ -73,6 +74,7 @@ func invokeDiags(t *testing.T, a action.Action, data *providerData, vals map[str
 	return resp.Diagnostics, lines
 }
 
+// diagText is diagnostics as "severity: summary: detail" lines.
 func diagText(d diag.Diagnostics) string {
 	var b strings.Builder
 	for _, x := range d {

@@ -185,10 +185,7 @@ func queueState(t *testing.T, data *providerData, vhost, ttl string) (*queueReso
 // configOf is c with a configuration of these attribute values (the others null), of c's schema.
 func configOf(t *testing.T, c tfsdk.Config, vals map[string]tftypes.Value) tfsdk.Config {
 	t.Helper()
-	obj, ok := c.Schema.Type().TerraformType(context.Background()).(tftypes.Object)
-	if !ok {
-		t.Fatal("a schema that is not an object")
-	}
+	obj := c.Schema.Type().TerraformType(context.Background()).(tftypes.Object) //nolint:forcetypeassert // a schema is an object
 	all := map[string]tftypes.Value{}
 	for name, at := range obj.AttributeTypes {
 		all[name] = tftypes.NewValue(at, nil)

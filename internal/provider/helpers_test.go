@@ -49,14 +49,11 @@ type configError struct {
 // wrap makes it whole, each expecting its error.
 func testErrors(t *testing.T, wrap func(string) string, tests []configError, features ...cliFeature) {
 	t.Helper()
-	steps := make([]resource.TestStep, 0, len(tests))
+	var steps []resource.TestStep
 	for _, tt := range tests {
 		steps = append(steps, resource.TestStep{Config: wrap(tt.config), ExpectError: errorMatching(tt.want...)})
 	}
-	unitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories,
-		Steps:                    steps,
-	}, features...)
+	unitTest(t, resource.TestCase{ProtoV6ProviderFactories: testProviderFactories, Steps: steps}, features...)
 }
 
 // functionOutput makes a call of one of the provider's functions an output.
