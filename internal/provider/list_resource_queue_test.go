@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -19,12 +20,8 @@ import (
 func listOn(t *testing.T, data *providerData, vhost, nameRegex string, limit int64) []list.ListResult {
 	t.Helper()
 	ctx := context.Background()
-	vals := map[string]tftypes.Value{}
-	for k, v := range map[string]string{"vhost": vhost, "name_regex": nameRegex} {
-		if v != "" {
-			vals[k] = str(v)
-		}
-	}
+	vals := map[string]tftypes.Value{"vhost": str(vhost), "name_regex": str(nameRegex)}
+	maps.DeleteFunc(vals, func(_ string, v tftypes.Value) bool { return v.Equal(str("")) })
 	r := &queueListResource{data: data}
 	var sr list.ListResourceSchemaResponse
 	r.ListResourceConfigSchema(ctx, list.ListResourceSchemaRequest{}, &sr)
