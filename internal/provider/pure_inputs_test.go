@@ -17,13 +17,13 @@ import (
 // errorMatching returns a regular expression that finds each phrase, in
 // order, in Terraform's output. The words of a phrase may be separated by any
 // whitespace, since Terraform wraps long error messages.
+//
+// The phrases, quoted, are joined with NULs, which become .* with the blanks
+// around them; QuoteMeta leaves blanks alone, so each other run of them
+// becomes \s+.
 func errorMatching(phrases ...string) *regexp.Regexp {
-	parts := make([]string, len(phrases))
-	for i, p := range phrases {
-		// QuoteMeta leaves blanks alone, so each run of them becomes \s+.
-		parts[i] = regexp.MustCompile(`\s+`).ReplaceAllString(regexp.QuoteMeta(strings.TrimSpace(p)), `\s+`)
-	}
-	return regexp.MustCompile(`(?s)` + strings.Join(parts, `.*`))
+	quoted := regexp.MustCompile(`\s*\x00\s*`).ReplaceAllString(regexp.QuoteMeta(strings.TrimSpace(strings.Join(phrases, "\x00"))), `.*`)
+	return regexp.MustCompile(`(?s)` + regexp.MustCompile(`\s+`).ReplaceAllString(quoted, `\s+`))
 }
 
 func TestErrorMatchingToleratesWrapping(t *testing.T) {
