@@ -41,40 +41,40 @@ func actionConfig(t *testing.T, a action.Action, vals map[string]tftypes.Value) 
 	t.Helper()
 	var sr action.SchemaResponse
 	a.Schema(context.Background(), action.SchemaRequest{}, &sr)
-	return tfsdk.Config{Schema: sr.Schema, Raw: configOf(t, sr.Schema.Type().TerraformType(context.Background()), vals)}
+	return configOf(t, tfsdk.Config{Schema: sr.Schema}, vals)
 }
 
 func str(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
 
 // configured returns the action configured with data.
 func configured(a action.Action, data *providerData) action.Action {
-	var resp action.ConfigureResponse
 	if c, ok := a.(action.ActionWithConfigure); ok {
-		c.Configure(context.Background(), action.ConfigureRequest{ProviderData: data}, &resp)
+		c.Configure(context.Background(), action.ConfigureRequest{ProviderData: data}, &action.ConfigureResponse{})
 	}
 	return a
 }
 
+// planDiags runs the ModifyPlan of a, configured with data, with these
+// attribute values: the plan-time diagnostics.
 func planDiags(t *testing.T, a action.Action, data *providerData, vals map[string]tftypes.Value) diag.Diagnostics {
 	t.Helper()
 	var resp action.ModifyPlanResponse
-	mp, ok := configured(a, data).(action.ActionWithModifyPlan)
-	if !ok {
-		t.Fatalf("%T has no ModifyPlan", a)
-	}
+	mp := configured(a, data).(action.ActionWithModifyPlan) //nolint:forcetypeassert // both actions warn at plan time
 	mp.ModifyPlan(context.Background(), action.ModifyPlanRequest{Config: actionConfig(t, a, vals)}, &resp)
 	return resp.Diagnostics
 }
 
+// invokeDiags invokes a, configured with data, with these attribute values:
+// its diagnostics and the progress messages it sent.
 func invokeDiags(t *testing.T, a action.Action, data *providerData, vals map[string]tftypes.Value) (diag.Diagnostics, []string) {
 	t.Helper()
-	a = configured(a, data)
 	var lines []string
 	resp := action.InvokeResponse{SendProgress: func(e action.InvokeProgressEvent) { lines = append(lines, e.Message) }}
-	a.Invoke(context.Background(), action.InvokeRequest{Config: actionConfig(t, a, vals)}, &resp)
+	configured(a, data).Invoke(context.Background(), action.InvokeRequest{Config: actionConfig(t, a, vals)}, &resp)
 	return resp.Diagnostics, lines
 }
 
+// diagText is diagnostics as "severity: summary: detail" lines.
 func diagText(d diag.Diagnostics) string {
 	var b strings.Builder
 	for _, x := range d {

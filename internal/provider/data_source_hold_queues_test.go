@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -12,25 +11,20 @@ import (
 )
 
 // holdQueuesOnFake returns the hold queues of queue that the data source
-// finds in vhost of the fake broker, as "name:ttl:messages".
+// finds in vhost of the fake broker, as "name:ttl:N messages", comma-separated.
 func holdQueuesOnFake(t *testing.T, fake *brokertest.Server, s topology.Suffixes, vhost, queue string) (string, string) {
 	t.Helper()
 	data := fakeData(t, fake.URL)
 	data.suffixes = s
-	d := &holdQueuesDataSource{configuredDataSource{data: data}}
-	holds, diags := d.listHoldQueues(context.Background(), vhost, queue)
+	holds, diags := (&holdQueuesDataSource{configuredDataSource{data: data}}).listHoldQueues(context.Background(), vhost, queue)
 	if diags.HasError() {
 		return "", diags[0].Summary() + ": " + diags[0].Detail()
 	}
 	var out []string
 	for _, h := range holds {
-		n := "?"
-		if h.messages != nil {
-			n = strconv.FormatInt(*h.messages, 10)
-		}
-		out = append(out, fmt.Sprintf("%s:%d:%s", h.name, h.ttl, n))
+		out = append(out, fmt.Sprintf("%s:%d:%s", h.name, h.ttl, countText(h.messages, "message")))
 	}
-	return strings.Join(out, " "), ""
+	return strings.Join(out, ", "), ""
 }
 
 // Only exactly queue + deferred suffix + a TTL (decimal, no leading zero, 1
@@ -45,7 +39,7 @@ func TestHoldQueuesDataSource_onlyHoldQueues(t *testing.T) {
 	fake.PutQueue("/", brokertest.Queue{Name: "orders.deferred.30000", Durable: true, Messages: brokertest.Count(3)})
 	fake.PutQueue("/", brokertest.Queue{Name: "orders.deferred.1000", Durable: true})
 	got, errText := holdQueuesOnFake(t, fake, topology.DefaultSuffixes(), "/", "orders")
-	want := "orders.deferred.1000:1000:? orders.deferred.30000:30000:3 orders.deferred.2147483647:2147483647:0"
+	want := "orders.deferred.1000:1000:unknown messages, orders.deferred.30000:30000:3 messages, orders.deferred.2147483647:2147483647:0 messages"
 	if errText != "" || got != want {
 		t.Errorf("hold queues of orders:\n got %s %s\nwant %s", got, errText, want)
 	}
@@ -53,7 +47,7 @@ func TestHoldQueuesDataSource_onlyHoldQueues(t *testing.T) {
 	// The provider's suffixes decide what a hold queue is.
 	putIdle(fake, "orders-wait-5000", "orders-wait-05")
 	got, _ = holdQueuesOnFake(t, fake, topology.Suffixes{Dead: "-dlq", Deferred: "-wait-"}, "/", "orders")
-	if got != "orders-wait-5000:5000:0" {
+	if got != "orders-wait-5000:5000:0 messages" {
 		t.Errorf("hold queues of orders with deferred_suffix -wait-: %s", got)
 	}
 

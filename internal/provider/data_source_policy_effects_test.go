@@ -16,9 +16,8 @@ import (
 // "ok" or "not ok"; or the first error as "Summary: detail".
 func policyEffectsOnFake(t *testing.T, fake *brokertest.Server, vhost string) string {
 	t.Helper()
-	d := &policyEffectsDataSource{configuredDataSource{data: fakeData(t, fake.URL)}}
 	ctx := context.Background()
-	f, diags := d.findings(ctx, vhost, "orders")
+	f, diags := (&policyEffectsDataSource{configuredDataSource{data: fakeData(t, fake.URL)}}).findings(ctx, vhost, "orders")
 	if diags.HasError() {
 		return diags[0].Summary() + ": " + diags[0].Detail()
 	}
@@ -36,10 +35,7 @@ func policyEffectsOnFake(t *testing.T, fake *brokertest.Server, vhost string) st
 			b.WriteString("  - " + e + "\n")
 		}
 	}
-	if !ok {
-		b.WriteString("not ")
-	}
-	return b.String() + "ok"
+	return b.String() + map[bool]string{false: "not "}[ok] + "ok"
 }
 
 // Each queue of the topology that exists (q, q.dead, the hold queues by TTL, the holding queue),

@@ -10,20 +10,14 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 )
 
-func holdQueueObject(name string, ttl int64, args string) knownvalue.Check {
-	return knownvalue.ObjectExact(map[string]knownvalue.Check{
-		"name":           knownvalue.StringExact(name),
-		"ttl_ms":         knownvalue.Int64Exact(ttl),
-		"expires_ms":     knownvalue.Int64Exact(2 * ttl),
-		"arguments_json": knownvalue.StringExact(args),
-	})
-}
-
-func queueObject(name, args string) knownvalue.Check {
-	return knownvalue.ObjectExact(map[string]knownvalue.Check{
-		"name":           knownvalue.StringExact(name),
-		"arguments_json": knownvalue.StringExact(args),
-	})
+// queueObject checks a queue of the topology: its name and arguments, and a
+// hold queue's (ttl > 0) TTL and expiry, twice the TTL.
+func queueObject(name string, ttl int64, args string) knownvalue.Check {
+	attrs := map[string]knownvalue.Check{"name": knownvalue.StringExact(name), "arguments_json": knownvalue.StringExact(args)}
+	if ttl > 0 {
+		attrs["ttl_ms"], attrs["expires_ms"] = knownvalue.Int64Exact(ttl), knownvalue.Int64Exact(2*ttl)
+	}
+	return knownvalue.ObjectExact(attrs)
 }
 
 func TestTopologyDataSource_Defaults(t *testing.T) {
@@ -47,28 +41,28 @@ data "queuey_topology" "bare" {
 `,
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue(full, tfjsonpath.New("main_queue"),
-					queueObject("orders", `{"x-max-priority":10,"x-message-ttl":86400000}`)),
-				statecheck.ExpectKnownValue(full, tfjsonpath.New("dead_queue"), queueObject("orders.dead", `{}`)),
+					queueObject("orders", 0, `{"x-max-priority":10,"x-message-ttl":86400000}`)),
+				statecheck.ExpectKnownValue(full, tfjsonpath.New("dead_queue"), queueObject("orders.dead", 0, `{}`)),
 				// 29.2s and 30s share one hold queue, as do 5m and 300s; the
 				// list is ascending by TTL.
 				statecheck.ExpectKnownValue(full, tfjsonpath.New("hold_queues"), knownvalue.ListExact([]knownvalue.Check{
-					holdQueueObject("orders.deferred.1000", 1000,
+					queueObject("orders.deferred.1000", 1000,
 						`{"x-dead-letter-exchange":"","x-dead-letter-routing-key":"orders","x-expires":2000,"x-message-ttl":1000}`),
-					holdQueueObject("orders.deferred.2000", 2000,
+					queueObject("orders.deferred.2000", 2000,
 						`{"x-dead-letter-exchange":"","x-dead-letter-routing-key":"orders","x-expires":4000,"x-message-ttl":2000}`),
-					holdQueueObject("orders.deferred.30000", 30000,
+					queueObject("orders.deferred.30000", 30000,
 						`{"x-dead-letter-exchange":"","x-dead-letter-routing-key":"orders","x-expires":60000,"x-message-ttl":30000}`),
-					holdQueueObject("orders.deferred.60000", 60000,
+					queueObject("orders.deferred.60000", 60000,
 						`{"x-dead-letter-exchange":"","x-dead-letter-routing-key":"orders","x-expires":120000,"x-message-ttl":60000}`),
-					holdQueueObject("orders.deferred.300000", 300000,
+					queueObject("orders.deferred.300000", 300000,
 						`{"x-dead-letter-exchange":"","x-dead-letter-routing-key":"orders","x-expires":600000,"x-message-ttl":300000}`),
 				})),
 				statecheck.ExpectKnownValue(full, tfjsonpath.New("hold_queue_pattern"), knownvalue.StringExact(`^orders\.deferred\.[0-9]+$`)),
 				statecheck.ExpectKnownValue(full, tfjsonpath.New("queues_pattern"), knownvalue.StringExact(`^orders(\.dead|\.deferred\.[0-9]+)?$`)),
 				statecheck.ExpectKnownValue(full, tfjsonpath.New("write_pattern"), knownvalue.StringExact(`^(amq\.default|orders(\.dead|\.deferred\.[0-9]+)?)$`)),
 
-				statecheck.ExpectKnownValue(bare, tfjsonpath.New("main_queue"), queueObject("orders", `{}`)),
-				statecheck.ExpectKnownValue(bare, tfjsonpath.New("dead_queue"), queueObject("orders.dead", `{}`)),
+				statecheck.ExpectKnownValue(bare, tfjsonpath.New("main_queue"), queueObject("orders", 0, `{}`)),
+				statecheck.ExpectKnownValue(bare, tfjsonpath.New("dead_queue"), queueObject("orders.dead", 0, `{}`)),
 				statecheck.ExpectKnownValue(bare, tfjsonpath.New("hold_queues"), knownvalue.ListSizeExact(0)),
 			},
 		}},
@@ -90,8 +84,8 @@ data "queuey_topology" "x" {
 }
 `,
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(addr, tfjsonpath.New("main_queue"), queueObject("orders", `{"x-message-ttl":0}`)),
-				statecheck.ExpectKnownValue(addr, tfjsonpath.New("dead_queue"), queueObject("orders-dlq", `{}`)),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("main_queue"), queueObject("orders", 0, `{"x-message-ttl":0}`)),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("dead_queue"), queueObject("orders-dlq", 0, `{}`)),
 				// Retries round to 5s, deferrals to 1m; 120s (retry) and
 				// 61s (deferral, rounded to 2m) and 2m share one hold queue.
 				statecheck.ExpectKnownValue(addr, tfjsonpath.New("hold_queues").AtSliceIndex(0).AtMapKey("name"), knownvalue.StringExact("orders-wait-30000")),

@@ -7,17 +7,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-jsontypes/jsontypes"
-	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
-	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
 // Each cause of a failed broker call reads the same wherever it happens: the table drives every
@@ -96,38 +92,38 @@ func TestFailureSummaries(t *testing.T) {
 // or an outcome.
 var causeOperations = map[string]func(t *testing.T, data *providerData, vhost string) string{
 	"create": func(t *testing.T, data *providerData, vhost string) string {
-		r, s := causeResource(data)
-		resp := resource.CreateResponse{State: tfsdk.State{Schema: s}}
-		r.Create(context.Background(), resource.CreateRequest{Plan: tfsdk.Plan(queueState(t, s, vhost, "1m"))}, &resp)
+		r, plan := queueState(t, data, vhost, "1m")
+		resp := resource.CreateResponse{State: tfsdk.State{Schema: plan.Schema}}
+		r.Create(context.Background(), resource.CreateRequest{Plan: tfsdk.Plan(plan)}, &resp)
 		return outcome(t, resp.Diagnostics, false)
 	},
 	"read": func(t *testing.T, data *providerData, vhost string) string {
-		r, s := causeResource(data)
-		st := queueState(t, s, vhost, "1m")
+		r, st := queueState(t, data, vhost, "1m")
 		resp := resource.ReadResponse{State: st}
 		r.Read(context.Background(), resource.ReadRequest{State: st}, &resp)
 		return outcome(t, resp.Diagnostics, resp.State.Raw.IsNull())
 	},
 	"update": func(t *testing.T, data *providerData, vhost string) string {
-		r, s := causeResource(data)
-		st := queueState(t, s, vhost, "1m")
+		r, st := queueState(t, data, vhost, "1m")
+		_, plan := queueState(t, data, vhost, "2m")
 		resp := resource.UpdateResponse{State: st}
-		r.Update(context.Background(), resource.UpdateRequest{State: st, Plan: tfsdk.Plan(queueState(t, s, vhost, "2m"))}, &resp)
+		r.Update(context.Background(), resource.UpdateRequest{State: st, Plan: tfsdk.Plan(plan)}, &resp)
 		return outcome(t, resp.Diagnostics, false)
 	},
 	"delete": func(t *testing.T, data *providerData, vhost string) string {
-		r, s := causeResource(data)
-		st := queueState(t, s, vhost, "1m")
+		r, st := queueState(t, data, vhost, "1m")
 		resp := resource.DeleteResponse{State: st}
 		r.Delete(context.Background(), resource.DeleteRequest{State: st}, &resp)
 		return outcome(t, resp.Diagnostics, false)
 	},
+	// The data source's Read reads the vhost's hold queues here, after checks of its configuration.
 	"hold queues": func(t *testing.T, data *providerData, vhost string) string {
-		return outcome(t, readHoldQueues(t, data, vhost), false)
+		_, d := (&holdQueuesDataSource{configuredDataSource{data: data}}).listHoldQueues(context.Background(), vhost, "q")
+		return outcome(t, d, false)
 	},
 	"list": func(t *testing.T, data *providerData, vhost string) string {
 		var diags diag.Diagnostics
-		for _, res := range listOn(t, data, map[string]tftypes.Value{"vhost": str(vhost)}, 10) {
+		for _, res := range listOn(t, data, vhost, "", 10) {
 			diags.Append(res.Diagnostics...)
 		}
 		return outcome(t, diags, false)
@@ -169,61 +165,32 @@ func refusing(status int, reason string) causeSetup {
 	}
 }
 
-// causeResource is queuey_queue configured with data, and its schema.
-func causeResource(data *providerData) (*queueResource, rschema.Schema) {
+// queueState is queuey_queue configured with data, and its state (or plan) of queue q in vhost with
+// message_ttl ttl. arguments_json is left null: Create and Update compute it from the rest, and every
+// operation here stops at its first call to the broker.
+func queueState(t *testing.T, data *providerData, vhost, ttl string) (*queueResource, tfsdk.State) {
+	t.Helper()
 	var sr resource.SchemaResponse
 	r := &queueResource{data: data}
 	r.Schema(context.Background(), resource.SchemaRequest{}, &sr)
-	return r, sr.Schema
-}
-
-// queueState is the state (or plan) of queue q in vhost with message_ttl ttl, as an apply writes it.
-func queueState(t *testing.T, s rschema.Schema, vhost, ttl string) tfsdk.State {
-	t.Helper()
-	m := queueModel{
-		ID: types.StringValue(queueID(vhost, "q")), Name: types.StringValue("q"), Vhost: types.StringValue(vhost),
-		MessageTTL: types.StringValue(ttl), MaxPriority: types.Int64Null(), ForceDestroy: types.BoolValue(false),
-		KeepMessages: types.BoolValue(false), Redeclaring: types.Int64Null(), DeadQueue: types.StringValue("q.dead"),
-		HoldQueuePrefix: types.StringNull(), HoldQueuePattern: types.StringNull(), QueuesPattern: types.StringNull(),
-		WritePattern: types.StringNull(),
-	}
-	want, d := wantedWith(m, topology.DefaultSuffixes())
-	if d.HasError() {
+	st := tfsdk.State{Schema: sr.Schema}
+	if d := st.Set(context.Background(), &queueModel{ID: types.StringValue(queueID(vhost, "q")), Name: types.StringValue("q"),
+		Vhost: types.StringValue(vhost), MessageTTL: types.StringValue(ttl), ForceDestroy: types.BoolValue(false),
+		KeepMessages: types.BoolValue(false), DeadQueue: types.StringValue("q.dead")}); d.HasError() {
 		t.Fatal(d)
 	}
-	m.ArgumentsJSON = jsontypes.NewNormalizedValue(want.main.Args.JSON())
-	st := tfsdk.State{Schema: s}
-	if d := st.Set(context.Background(), &m); d.HasError() {
-		t.Fatal(d)
-	}
-	return st
+	return r, st
 }
 
-// readHoldQueues reads queuey_hold_queues of q in vhost.
-func readHoldQueues(t *testing.T, data *providerData, vhost string) diag.Diagnostics {
+// configOf is c with a configuration of these attribute values (the others null), of c's schema.
+func configOf(t *testing.T, c tfsdk.Config, vals map[string]tftypes.Value) tfsdk.Config {
 	t.Helper()
-	ctx := context.Background()
-	ds := &holdQueuesDataSource{}
-	ds.Configure(ctx, datasource.ConfigureRequest{ProviderData: data}, &datasource.ConfigureResponse{})
-	var sr datasource.SchemaResponse
-	ds.Schema(ctx, datasource.SchemaRequest{}, &sr)
-	cfg := configOf(t, sr.Schema.Type().TerraformType(ctx), map[string]tftypes.Value{"queue": str("q"), "vhost": str(vhost)})
-	resp := datasource.ReadResponse{State: tfsdk.State{Schema: sr.Schema}}
-	ds.Read(ctx, datasource.ReadRequest{Config: tfsdk.Config{Schema: sr.Schema, Raw: cfg}}, &resp)
-	return resp.Diagnostics
-}
-
-// configOf is a configuration of type typ with these attribute values (the others null).
-func configOf(t *testing.T, typ tftypes.Type, vals map[string]tftypes.Value) tftypes.Value {
-	t.Helper()
-	obj, ok := typ.(tftypes.Object)
-	if !ok {
-		t.Fatal("a schema that is not an object")
-	}
+	obj := c.Schema.Type().TerraformType(context.Background()).(tftypes.Object) //nolint:forcetypeassert // a schema is an object
 	all := map[string]tftypes.Value{}
 	for name, at := range obj.AttributeTypes {
 		all[name] = tftypes.NewValue(at, nil)
 	}
 	maps.Copy(all, vals)
-	return tftypes.NewValue(obj, all)
+	c.Raw = tftypes.NewValue(obj, all)
+	return c
 }

@@ -2,10 +2,9 @@ package provider
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -13,12 +12,9 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 )
 
-// uniqueName returns a queue name no other test run uses.
-func uniqueName(prefix string) string {
-	b := make([]byte, 4)
-	_, _ = rand.Read(b)
-	return "tfacc-" + prefix + "-" + hex.EncodeToString(b)
-}
+// uniqueName returns a queue name no other test run uses: eight random hex
+// digits after the prefix.
+func uniqueName(prefix string) string { return fmt.Sprintf("tfacc-%s-%08x", prefix, rand.Uint32()) }
 
 // tunedProvider is a provider block that sets every suffix and granularity
 // to something other than the default.
@@ -53,14 +49,11 @@ type configError struct {
 // wrap makes it whole, each expecting its error.
 func testErrors(t *testing.T, wrap func(string) string, tests []configError, features ...cliFeature) {
 	t.Helper()
-	steps := make([]resource.TestStep, 0, len(tests))
+	var steps []resource.TestStep
 	for _, tt := range tests {
 		steps = append(steps, resource.TestStep{Config: wrap(tt.config), ExpectError: errorMatching(tt.want...)})
 	}
-	unitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories,
-		Steps:                    steps,
-	}, features...)
+	unitTest(t, resource.TestCase{ProtoV6ProviderFactories: testProviderFactories, Steps: steps}, features...)
 }
 
 // functionOutput makes a call of one of the provider's functions an output.

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -13,24 +14,14 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 )
 
-// listOnFake runs the list resource against the fake broker with a config of
-// vhost and name_regex ("" for null) and returns what it streamed.
-func listOnFake(t *testing.T, fake *brokertest.Server, vhost, nameRegex string, limit int64) []list.ListResult {
-	vals := map[string]tftypes.Value{}
-	for k, v := range map[string]string{"vhost": vhost, "name_regex": nameRegex} {
-		if v != "" {
-			vals[k] = str(v)
-		}
-	}
-	return listOn(t, fakeData(t, fake.URL), vals, limit)
-}
-
-// listOn runs the list resource queuey_queue with data and a config of these
-// attribute values (the others null), resources included, and returns what
-// it streamed.
-func listOn(t *testing.T, data *providerData, vals map[string]tftypes.Value, limit int64) []list.ListResult {
+// listOn runs the list resource queuey_queue with data and a config of vhost
+// and name_regex ("" for null), resources included, and returns what it
+// streamed.
+func listOn(t *testing.T, data *providerData, vhost, nameRegex string, limit int64) []list.ListResult {
 	t.Helper()
 	ctx := context.Background()
+	vals := map[string]tftypes.Value{"vhost": str(vhost), "name_regex": str(nameRegex)}
+	maps.DeleteFunc(vals, func(_ string, v tftypes.Value) bool { return v.Equal(str("")) })
 	r := &queueListResource{data: data}
 	var sr list.ListResourceSchemaResponse
 	r.ListResourceConfigSchema(ctx, list.ListResourceSchemaRequest{}, &sr)
@@ -38,12 +29,9 @@ func listOn(t *testing.T, data *providerData, vals map[string]tftypes.Value, lim
 	NewQueueResource().Schema(ctx, resource.SchemaRequest{}, &resSchema)
 	var idSchema resource.IdentitySchemaResponse
 	(&queueResource{}).IdentitySchema(ctx, resource.IdentitySchemaRequest{}, &idSchema)
-	req := list.ListRequest{
-		Config:         tfsdk.Config{Raw: configOf(t, sr.Schema.Type().TerraformType(ctx), vals), Schema: sr.Schema},
-		ResourceSchema: resSchema.Schema, ResourceIdentitySchema: idSchema.IdentitySchema, IncludeResource: true, Limit: limit,
-	}
 	var stream list.ListResultsStream
-	r.List(ctx, req, &stream)
+	r.List(ctx, list.ListRequest{Config: configOf(t, tfsdk.Config{Schema: sr.Schema}, vals), ResourceSchema: resSchema.Schema,
+		ResourceIdentitySchema: idSchema.IdentitySchema, IncludeResource: true, Limit: limit}, &stream)
 	if stream.Results == nil {
 		return nil
 	}
@@ -60,7 +48,7 @@ func TestQueueList_streamsWarningThenQueues(t *testing.T) {
 	fake.PutQueue("/", orders)
 	fake.PutQueue("/", odd)
 
-	results := listOnFake(t, fake, "", "", 1)
+	results := listOn(t, fakeData(t, fake.URL), "", "", 1)
 	if len(results) != 2 {
 		t.Fatalf("streamed %d results, want the warning and 1 queue (limit 1): %+v", len(results), results)
 	}
@@ -93,7 +81,7 @@ func TestQueueList_streamsWarningThenQueues(t *testing.T) {
 func TestQueueList_regexAndVhostErrors(t *testing.T) {
 	fake := brokertest.New(t)
 	putIdle(fake, "a", "a.dead", "b", "b.dead")
-	results := listOnFake(t, fake, "/", "^b", 100)
+	results := listOn(t, fakeData(t, fake.URL), "/", "^b", 100)
 	if len(results) != 1 || results[0].DisplayName != "b (vhost /)" {
 		t.Fatalf("name_regex ^b listed %+v", results)
 	}
@@ -101,13 +89,13 @@ func TestQueueList_regexAndVhostErrors(t *testing.T) {
 		{"/", "b(", "name_regex must be a regular expression in RE2 syntax"},
 		{"nope", "", `vhost "nope" does not exist`},
 	} {
-		results := listOnFake(t, fake, tc.vhost, tc.regex, 100)
+		results := listOn(t, fakeData(t, fake.URL), tc.vhost, tc.regex, 100)
 		if len(results) != 1 || !results[0].Diagnostics.HasError() || !strings.Contains(results[0].Diagnostics[0].Detail(), tc.want) {
 			t.Errorf("vhost %q regex %q: %+v, want an error saying %s", tc.vhost, tc.regex, results, tc.want)
 		}
 	}
 	fake.AddVhost("qq", "quorum")
-	results = listOnFake(t, fake, "qq", "", 100)
+	results = listOn(t, fakeData(t, fake.URL), "qq", "", 100)
 	if len(results) != 1 || !strings.Contains(results[0].Diagnostics[0].Detail(), "makes quorum queues by default") {
 		t.Errorf("a quorum vhost: %+v", results)
 	}
@@ -120,7 +108,7 @@ func TestQueueList_noLimitAndWarningWording(t *testing.T) {
 	t.Parallel()
 	fake := brokertest.New(t)
 	putIdle(fake, "a", "a.dead", "b", "b.dead", "c", "c.dead")
-	results := listOnFake(t, fake, "", "", 0)
+	results := listOn(t, fakeData(t, fake.URL), "", "", 0)
 	var names []string
 	for _, r := range results {
 		names = append(names, r.DisplayName)
@@ -143,7 +131,7 @@ func TestQueueList_noLimitAndWarningWording(t *testing.T) {
 			fake.PutQueue("/", q)
 			putIdle(fake, n+".dead")
 		}
-		results := listOnFake(t, fake, "", "", 0)
+		results := listOn(t, fakeData(t, fake.URL), "", "", 0)
 		if len(results) != 1 || len(results[0].Diagnostics) != 1 || !strings.Contains(results[0].Diagnostics[0].Detail(), tc.want) {
 			t.Errorf("%d near misses: %+v, want one warning saying %q", len(tc.odd), results, tc.want)
 		}

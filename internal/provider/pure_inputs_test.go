@@ -17,16 +17,14 @@ import (
 // errorMatching returns a regular expression that finds each phrase, in
 // order, in Terraform's output. The words of a phrase may be separated by any
 // whitespace, since Terraform wraps long error messages.
+//
+// The phrases, quoted, are joined with NULs, which become .* with the blanks
+// around them; QuoteMeta leaves blanks alone, so each other run of them
+// becomes \s+.
 func errorMatching(phrases ...string) *regexp.Regexp {
-	parts := make([]string, len(phrases))
-	for i, p := range phrases {
-		// QuoteMeta leaves blanks alone, so each run of them becomes \s+.
-		parts[i] = regexp.MustCompile(`\s+`).ReplaceAllString(regexp.QuoteMeta(strings.TrimSpace(p)), `\s+`)
-	}
-	return regexp.MustCompile(`(?s)` + strings.Join(parts, `.*`))
+	quoted := regexp.MustCompile(`\s*\x00\s*`).ReplaceAllString(regexp.QuoteMeta(strings.TrimSpace(strings.Join(phrases, "\x00"))), `.*`)
+	return regexp.MustCompile(`(?s)` + regexp.MustCompile(`\s+`).ReplaceAllString(quoted, `\s+`))
 }
-
-func ptr(s string) *string { return &s }
 
 func TestErrorMatchingToleratesWrapping(t *testing.T) {
 	re := errorMatching("delay accepted is 2147483s", "half of")
@@ -48,19 +46,19 @@ func TestParseFunctionOptions(t *testing.T) {
 		{name: "empty map", opts: []map[string]*string{{}}, suffixes: topology.DefaultSuffixes(), g: time.Second},
 		{
 			name:     "all keys",
-			opts:     []map[string]*string{{"dead_suffix": ptr("-dlq"), "deferred_suffix": ptr("-wait-"), "granularity": ptr("1m")}},
+			opts:     []map[string]*string{{"dead_suffix": new("-dlq"), "deferred_suffix": new("-wait-"), "granularity": new("1m")}},
 			suffixes: topology.Suffixes{Dead: "-dlq", Deferred: "-wait-"},
 			g:        time.Minute,
 		},
 		{
 			name:     "null value means the default",
-			opts:     []map[string]*string{{"dead_suffix": nil, "granularity": ptr("500ms")}},
+			opts:     []map[string]*string{{"dead_suffix": nil, "granularity": new("500ms")}},
 			suffixes: topology.DefaultSuffixes(),
 			g:        500 * time.Millisecond,
 		},
 		{
 			name:    "unknown key",
-			opts:    []map[string]*string{{"dead_sufix": ptr("-dlq")}},
+			opts:    []map[string]*string{{"dead_sufix": new("-dlq")}},
 			wantErr: `options has the unknown key(s) "dead_sufix"; the keys accepted are dead_suffix, deferred_suffix, granularity`,
 			wantPos: 2,
 		},
@@ -72,37 +70,37 @@ func TestParseFunctionOptions(t *testing.T) {
 		},
 		{
 			name:    "deferred suffix ending in a digit",
-			opts:    []map[string]*string{{"deferred_suffix": ptr("-wait1")}},
+			opts:    []map[string]*string{{"deferred_suffix": new("-wait1")}},
 			wantErr: `deferred_suffix "-wait1" must not end in a digit`,
 			wantPos: 2,
 		},
 		{
 			name:    "equal suffixes",
-			opts:    []map[string]*string{{"dead_suffix": ptr(".x."), "deferred_suffix": ptr(".x.")}},
+			opts:    []map[string]*string{{"dead_suffix": new(".x."), "deferred_suffix": new(".x.")}},
 			wantErr: "dead_suffix and deferred_suffix must differ",
 			wantPos: 2,
 		},
 		{
 			name:    "empty dead suffix",
-			opts:    []map[string]*string{{"dead_suffix": ptr("")}},
+			opts:    []map[string]*string{{"dead_suffix": new("")}},
 			wantErr: "dead_suffix must not be empty",
 			wantPos: 2,
 		},
 		{
 			name:    "malformed granularity",
-			opts:    []map[string]*string{{"granularity": ptr("soon")}},
+			opts:    []map[string]*string{{"granularity": new("soon")}},
 			wantErr: `options.granularity must be a Go duration string such as "30s", "1m30s" or "250ms" (units ns, us, ms, s, m, h), a whole number of milliseconds from 1ms to 2147483647ms; got "soon"`,
 			wantPos: 2,
 		},
 		{
 			name:    "zero granularity",
-			opts:    []map[string]*string{{"granularity": ptr("0s")}},
+			opts:    []map[string]*string{{"granularity": new("0s")}},
 			wantErr: "options.granularity must be a positive whole number of milliseconds, from 1ms to 2147483647ms; got 0s",
 			wantPos: 2,
 		},
 		{
 			name:    "sub-millisecond granularity",
-			opts:    []map[string]*string{{"granularity": ptr("1500us")}},
+			opts:    []map[string]*string{{"granularity": new("1500us")}},
 			wantErr: "options.granularity must be a whole number of milliseconds, from 1ms to 2147483647ms; got 1.5ms",
 			wantPos: 2,
 		},

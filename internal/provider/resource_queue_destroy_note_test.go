@@ -25,12 +25,9 @@ const noteCheckAge = 2 * time.Second
 func planNote(t *testing.T, s *brokertest.Server) memPrivate {
 	t.Helper()
 	list, err := fakeBrokerClient(t, s).ListQueues(context.Background(), "/", broker.CheckedWithConsumers, broker.Kept)
-	if err != nil {
-		t.Fatal(err)
-	}
 	private := memPrivate{}
-	if d := noteListing(context.Background(), private, ordersTarget, list.Queues, list.Began); d.HasError() {
-		t.Fatal(d)
+	if d := noteListing(context.Background(), private, ordersTarget, list.Queues, list.Began); err != nil || d.HasError() {
+		t.Fatal(err, d)
 	}
 	return private
 }

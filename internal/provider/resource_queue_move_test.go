@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -142,16 +141,17 @@ func TestMoveStateFromRabbitMQQueue(t *testing.T) {
 // diagnostics.
 func moveResourceState(t *testing.T, provider, typeName string, version int64, state string) (map[string]string, string) {
 	t.Helper()
-	ctx := context.Background()
 	srv, err := providerserver.NewProtocol6WithError(New("test")())()
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := srv.MoveResourceState(ctx, &tfprotov6.MoveResourceStateRequest{
+	resp, err := srv.MoveResourceState(t.Context(), &tfprotov6.MoveResourceStateRequest{
 		SourceProviderAddress: provider, SourceTypeName: typeName, SourceSchemaVersion: version,
 		SourceState: &tfprotov6.RawState{JSON: []byte(state)}, TargetTypeName: "queuey_queue",
 	})
-	if err != nil {
+	schemas, schemaErr := srv.GetProviderSchema(t.Context(), &tfprotov6.GetProviderSchemaRequest{})
+	ids, idErr := srv.GetResourceIdentitySchemas(t.Context(), &tfprotov6.GetResourceIdentitySchemasRequest{})
+	if err = errors.Join(err, schemaErr, idErr); err != nil {
 		t.Fatal(err)
 	}
 	var diags []string
@@ -161,36 +161,31 @@ func moveResourceState(t *testing.T, provider, typeName string, version int64, s
 	if resp.TargetState == nil {
 		return nil, strings.Join(diags, "\n")
 	}
-	if resp.TargetIdentity == nil || resp.TargetIdentity.IdentityData == nil {
+	if resp.TargetIdentity == nil {
 		t.Fatal("the move returned no identity")
 	}
-	schemas, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
-	ids, idErr := srv.GetResourceIdentitySchemas(ctx, &tfprotov6.GetResourceIdentitySchemasRequest{})
-	if err = errors.Join(err, idErr); err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]string{}
-	renderAttrs(t, out, "", resp.TargetState, schemas.ResourceSchemas["queuey_queue"].ValueType())
-	renderAttrs(t, out, "identity.", resp.TargetIdentity.IdentityData, ids.IdentitySchemas["queuey_queue"].ValueType())
-	return out, strings.Join(diags, "\n")
+	return renderAttrs(t, map[string]*tfprotov6.DynamicValue{"": resp.TargetState, "identity.": resp.TargetIdentity.IdentityData},
+		map[string]tftypes.Type{"": schemas.ResourceSchemas["queuey_queue"].ValueType(),
+			"identity.": ids.IdentitySchemas["queuey_queue"].ValueType()}), strings.Join(diags, "\n")
 }
 
-// renderAttrs adds to out each attribute of the object in v, its name
-// prefixed: tftypes prints a value Type<"value"> or Type<null>, of which the
-// value is kept (a string as itself, a number or a bool as tftypes prints it),
-// and null as "null".
-func renderAttrs(t *testing.T, out map[string]string, prefix string, v *tfprotov6.DynamicValue, typ tftypes.Type) {
+// renderAttrs renders each attribute of the objects in values, its name
+// prefixed with the object's key, the object of that type: tftypes prints a
+// value Type<"value"> or Type<null>, of which the value is kept (a string as
+// itself, a number or a bool as tftypes prints it), and null as "null".
+func renderAttrs(t *testing.T, values map[string]*tfprotov6.DynamicValue, types map[string]tftypes.Type) map[string]string {
 	t.Helper()
-	var obj map[string]tftypes.Value
-	val, err := v.Unmarshal(typ)
-	if err == nil {
-		err = val.As(&obj)
+	out := map[string]string{}
+	for prefix, v := range values {
+		var obj map[string]tftypes.Value
+		val, err := v.Unmarshal(types[prefix])
+		if err = errors.Join(err, val.As(&obj)); err != nil {
+			t.Fatal(err)
+		}
+		for k, a := range obj {
+			s := strings.TrimSuffix(strings.TrimPrefix(a.String(), a.Type().String()+"<"), ">")
+			out[prefix+k] = strings.TrimSuffix(strings.TrimPrefix(s, `"`), `"`)
+		}
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, a := range obj {
-		s := strings.TrimSuffix(strings.TrimPrefix(a.String(), a.Type().String()+"<"), ">")
-		out[prefix+k] = strings.TrimSuffix(strings.TrimPrefix(s, `"`), `"`)
-	}
+	return out
 }

@@ -194,16 +194,12 @@ func (m *scriptedMover) Move(_ context.Context, r mover.Move) (int, error) {
 }
 
 func (m *scriptedMover) DeleteQueue(_ context.Context, _, name string, guarded bool) error {
-	if !guarded {
-		m.calls = append(m.calls, "delete "+name+" unguarded")
+	m.calls = append(m.calls, "delete "+name+map[bool]string{false: " unguarded"}[guarded])
+	if !guarded || m.refusals == 0 {
 		return nil
 	}
-	m.calls = append(m.calls, "delete "+name)
-	if m.refusals > 0 {
-		m.refusals--
-		return fmt.Errorf("refused: %w", broker.ErrNotEmpty)
-	}
-	return nil
+	m.refusals--
+	return fmt.Errorf("refused: %w", broker.ErrNotEmpty)
 }
 
 // A move aside (or back) is made again while the guarded delete of the queue

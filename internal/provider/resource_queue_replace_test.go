@@ -20,10 +20,9 @@ func (m memPrivate) GetKey(_ context.Context, key string) ([]byte, diag.Diagnost
 }
 
 func (m memPrivate) SetKey(_ context.Context, key string, value []byte) diag.Diagnostics {
-	if len(value) == 0 {
+	m[key] = value
+	if len(value) == 0 { // as the framework's private state: an empty value removes the key
 		delete(m, key)
-	} else {
-		m[key] = value
 	}
 	return nil
 }
