@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -20,17 +19,10 @@ func actionTopology(t *testing.T, prefix string) string {
 	t.Helper()
 	name := uniqueName(prefix)
 	cleanupQueues(t, "/", name)
-	c := accClient(t)
-	for q, args := range map[string]map[string]any{
-		name + ".dead": {},
-		name:           {"x-message-ttl": 3600000, "x-max-priority": 10},
-		name + ".deferred.600000": {"x-message-ttl": 600000, "x-expires": 3600000,
-			"x-dead-letter-exchange": "", "x-dead-letter-routing-key": name},
-	} {
-		if err := c.DeclareQueue(context.Background(), "/", q, args); err != nil {
-			t.Fatal(err)
-		}
-	}
+	declareIn(t, "/", name+".dead", nil)
+	declareIn(t, "/", name, map[string]any{"x-message-ttl": 3600000, "x-max-priority": 10})
+	declareIn(t, "/", name+".deferred.600000", map[string]any{"x-message-ttl": 600000, "x-expires": 3600000,
+		"x-dead-letter-exchange": "", "x-dead-letter-routing-key": name})
 	return name
 }
 
