@@ -24,8 +24,8 @@ func TestAccPolicy_dataSourceListsEffects(t *testing.T) {
 	declareIn(t, vhost, name, map[string]any{})
 	declareIn(t, vhost, name+".dead", map[string]any{})
 	hold := declareHoldIn(t, vhost, name, 30000)
-	putPolicy(t, vhost, brokertest.Policy{Name: "limits", Pattern: ".*", Definition: map[string]any{"message-ttl": 2000}})
-	putOperatorPolicy(t, vhost, brokertest.Policy{Name: "cap", Pattern: exactly(name), Definition: map[string]any{"max-length": 5}})
+	putPolicy(t, vhost, brokertest.Policy{Name: "limits", Pattern: ".*", Definition: map[string]any{"message-ttl": 2000}}, false)
+	putPolicy(t, vhost, brokertest.Policy{Name: "cap", Pattern: exactly(name), Definition: map[string]any{"max-length": 5}}, true)
 
 	// One queue of the list: its name, role and policies (null for none), and an effect among others.
 	row := func(queue, role string, operator knownvalue.Check, effect string) knownvalue.Check {
