@@ -60,16 +60,13 @@ func publishDead(t *testing.T, ch *amqp.Channel, queue string, n int, edit func(
 func readBack(t *testing.T, ch *amqp.Channel, queue string) []amqp.Delivery {
 	t.Helper()
 	var out []amqp.Delivery
-	for {
-		d, ok, err := ch.Get(queue, true)
+	for d, ok, err := ch.Get(queue, true); ok || err != nil; d, ok, err = ch.Get(queue, true) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !ok {
-			return out
-		}
 		out = append(out, d)
 	}
+	return out
 }
 
 // idCounts counts the deliveries by message id.

@@ -27,15 +27,14 @@ import (
 const migrateExample = "../../examples/guides/migrate"
 
 // migrationConfig reads a step of the guide's example with the queue
-// "orders" renamed to name.
+// "orders" renamed to name: each "= \"orders" starts a queue's name.
 func migrationConfig(t *testing.T, step, name string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(migrateExample, step, "main.tf"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := regexp.MustCompile(`(?m)^(\s*name\s*=\s*)"orders(\.dead)?"`)
-	return names.ReplaceAllString(string(b), fmt.Sprintf("${1}%q", name+"${2}"))
+	return strings.ReplaceAll(string(b), `= "orders`, `= "`+name)
 }
 
 // newMigrationCLI is newTerraformCLI with the test-only rabbitmq provider
