@@ -241,10 +241,11 @@ func TestAccPolicy_applyingAgreesWithBroker(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	vhost := policyVhost(t, "pol-match")
-	full, err := accClient(t).Version(ctx)
+	ov, err := accAdmin(t).Overview(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
+	full := ov.RabbitMQVersion
 	v, err := topology.ParseBrokerVersion(full)
 	if err != nil {
 		t.Fatal(err)
