@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -20,17 +19,10 @@ func actionTopology(t *testing.T, prefix string) string {
 	t.Helper()
 	name := uniqueName(prefix)
 	cleanupQueues(t, "/", name)
-	c := accClient(t)
-	for q, args := range map[string]map[string]any{
-		name + ".dead": {},
-		name:           {"x-message-ttl": 3600000, "x-max-priority": 10},
-		name + ".deferred.600000": {"x-message-ttl": 600000, "x-expires": 3600000,
-			"x-dead-letter-exchange": "", "x-dead-letter-routing-key": name},
-	} {
-		if err := c.DeclareQueue(context.Background(), "/", q, args); err != nil {
-			t.Fatal(err)
-		}
-	}
+	declareIn(t, "/", name+".dead", nil)
+	declareIn(t, "/", name, map[string]any{"x-message-ttl": 3600000, "x-max-priority": 10})
+	declareIn(t, "/", name+".deferred.600000", map[string]any{"x-message-ttl": 600000, "x-expires": 3600000,
+		"x-dead-letter-exchange": "", "x-dead-letter-routing-key": name})
 	return name
 }
 
@@ -68,16 +60,13 @@ func publishDead(t *testing.T, ch *amqp.Channel, queue string, n int, edit func(
 func readBack(t *testing.T, ch *amqp.Channel, queue string) []amqp.Delivery {
 	t.Helper()
 	var out []amqp.Delivery
-	for {
-		d, ok, err := ch.Get(queue, true)
+	for d, ok, err := ch.Get(queue, true); ok || err != nil; d, ok, err = ch.Get(queue, true) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !ok {
-			return out
-		}
 		out = append(out, d)
 	}
+	return out
 }
 
 // idCounts counts the deliveries by message id.

@@ -27,36 +27,21 @@ func policyVhost(t *testing.T, prefix string) string {
 	return vhost
 }
 
-// putPolicy puts a user policy in vhost, deleted at cleanup.
-func putPolicy(t *testing.T, vhost string, p brokertest.Policy) {
+// putPolicy puts p in vhost, as an operator policy if operator. The vhost's cleanup deletes it.
+func putPolicy(t *testing.T, vhost string, p brokertest.Policy, operator bool) {
 	t.Helper()
-	a := accAdmin(t)
-	if err := a.PutPolicy(context.Background(), vhost, p); err != nil {
-		t.Fatalf("putting policy %q %v: %v", p.Name, p.Definition, err)
+	put := accAdmin(t).PutPolicy
+	if operator {
+		put = accAdmin(t).PutOperatorPolicy
 	}
-	t.Cleanup(func() { _ = a.DeletePolicy(context.Background(), vhost, p.Name) })
-}
-
-// putOperatorPolicy puts an operator policy in vhost, deleted at cleanup.
-func putOperatorPolicy(t *testing.T, vhost string, p brokertest.Policy) {
-	t.Helper()
-	a := accAdmin(t)
-	if err := a.PutOperatorPolicy(context.Background(), vhost, p); err != nil {
-		t.Fatalf("putting operator policy %q %v: %v", p.Name, p.Definition, err)
+	if err := put(t.Context(), vhost, p); err != nil {
+		t.Fatalf("putting policy %q %v (operator %v): %v", p.Name, p.Definition, operator, err)
 	}
-	t.Cleanup(func() { _ = a.DeleteOperatorPolicy(context.Background(), vhost, p.Name) })
 }
 
-// policyCLI is a working directory whose configuration is the provider, in vhost and with the
-// settings of extra (lines of the provider block), and body.
-func policyCLI(t *testing.T, vhost, extra, body string) *terraformCLI {
-	t.Helper()
-	return newTerraformCLI(t, policyConfig(vhost, extra, body))
-}
-
-func policyConfig(vhost, extra, body string) string {
-	return requiredQueuey + fmt.Sprintf("\nprovider \"queuey\" {\n  vhost = %q\n%s}\n\n", vhost, extra) + body
-}
+// policyConfig is the provider in the vhost %[1]q with the lines %[2]s more in its block, then the
+// blocks %[3]s.
+const policyConfig = requiredQueuey + "\nprovider \"queuey\" {\n  vhost = %q\n%s}\n\n%s"
 
 // queueBlock is a queuey_queue named name, with more lines of extra.
 func queueBlock(name, extra string) string {
@@ -106,9 +91,9 @@ func TestAccPolicy_deadQueueMessageTTL(t *testing.T) {
 	vhost := policyVhost(t, "pol-dead")
 	name := uniqueName("dead")
 	putPolicy(t, vhost, brokertest.Policy{Name: "dead-ttl", Pattern: exactly(name + ".dead"), Priority: 1,
-		Definition: map[string]any{"message-ttl": 2000}})
+		Definition: map[string]any{"message-ttl": 2000}}, false)
 
-	out := policyCLI(t, vhost, "", queueBlock(name, "")).mustRun("plan")
+	out := newTerraformCLI(t, fmt.Sprintf(policyConfig, vhost, "", queueBlock(name, ""))).mustRun("plan")
 	wantSaid(t, "the plan", out,
 		`Warning: Policy "dead-ttl" Breaks Queue `+name+`.dead`,
 		`message-ttl = 2000: expires messages on `+name+`.dead after 2000 ms`,
@@ -117,7 +102,7 @@ func TestAccPolicy_deadQueueMessageTTL(t *testing.T) {
 		t.Errorf("the plan names %d broken queues, want 1 (%s.dead):\n%s", n, name, out)
 	}
 
-	out, err := policyCLI(t, vhost, "  policy_check = \"error\"\n", queueBlock(name, "")).run("apply", "-auto-approve")
+	out, err := newTerraformCLI(t, fmt.Sprintf(policyConfig, vhost, "  policy_check = \"error\"\n", queueBlock(name, ""))).run("apply", "-auto-approve")
 	if err == nil {
 		t.Fatalf("policy_check = \"error\": the apply passed:\n%s", out)
 	}
@@ -140,10 +125,10 @@ func TestAccPolicy_operatorMaxLengthOnHoldQueue(t *testing.T) {
 	hold := declareHoldIn(t, vhost, name, 600000)
 	// Operator policies accept only some keys (3.10: message-ttl, expires, max-length,
 	// max-length-bytes, max-in-memory-*, delivery-limit); max-length is one on every version.
-	putOperatorPolicy(t, vhost, brokertest.Policy{Name: "cap", Pattern: exactly(hold), ApplyTo: "queues",
-		Definition: map[string]any{"max-length": 5}})
+	putPolicy(t, vhost, brokertest.Policy{Name: "cap", Pattern: exactly(hold), ApplyTo: "queues",
+		Definition: map[string]any{"max-length": 5}}, true)
 
-	out := policyCLI(t, vhost, "", queueBlock(name, "")).mustRun("plan")
+	out := newTerraformCLI(t, fmt.Sprintf(policyConfig, vhost, "", queueBlock(name, ""))).mustRun("plan")
 	wantSaid(t, "the plan", out,
 		`Warning: Operator Policy "cap" Breaks Queue `+hold,
 		`max-length = 5: limits `+hold+` to 5`,
@@ -164,15 +149,15 @@ func TestAccPolicy_expiresOnHoldQueueEdge(t *testing.T) {
 	vhost := policyVhost(t, "pol-exp")
 	name := uniqueName("exphold")
 	hold := declareHoldIn(t, vhost, name, ttl)
-	tf := policyCLI(t, vhost, "", queueBlock(name, ""))
+	tf := newTerraformCLI(t, fmt.Sprintf(policyConfig, vhost, "", queueBlock(name, "")))
 
-	putPolicy(t, vhost, brokertest.Policy{Name: "expiry", Pattern: exactly(hold), Definition: map[string]any{"expires": ttl}})
+	putPolicy(t, vhost, brokertest.Policy{Name: "expiry", Pattern: exactly(hold), Definition: map[string]any{"expires": ttl}}, false)
 	out := tf.mustRun("plan")
 	wantSaid(t, "the plan at ttl_ms", out,
 		`Warning: Policy "expiry" Breaks Queue `+hold,
 		fmt.Sprintf(`expires = %d: deletes %s %d ms after its last use`, ttl, hold, ttl))
 
-	putPolicy(t, vhost, brokertest.Policy{Name: "expiry", Pattern: exactly(hold), Definition: map[string]any{"expires": ttl + 1}})
+	putPolicy(t, vhost, brokertest.Policy{Name: "expiry", Pattern: exactly(hold), Definition: map[string]any{"expires": ttl + 1}}, false)
 	if out := tf.mustRun("plan"); strings.Contains(out, "Breaks Queue") || strings.Contains(out, "Policy Check") {
 		t.Errorf("expires = ttl_ms + 1 warned:\n%s", out)
 	}
@@ -189,8 +174,8 @@ func TestAccPolicy_harmlessSaysNothing(t *testing.T) {
 	t.Parallel()
 	vhost := policyVhost(t, "pol-harmless")
 	name := uniqueName("harmless")
-	putPolicy(t, vhost, brokertest.Policy{Name: "version", Pattern: ".*", Definition: map[string]any{"queue-version": 2}})
-	tf := policyCLI(t, vhost, "", queueBlock(name, ""))
+	putPolicy(t, vhost, brokertest.Policy{Name: "version", Pattern: ".*", Definition: map[string]any{"queue-version": 2}}, false)
+	tf := newTerraformCLI(t, fmt.Sprintf(policyConfig, vhost, "", queueBlock(name, "")))
 	quiet := func(what, out string) {
 		t.Helper()
 		if strings.Contains(out, "Breaks Queue") || strings.Contains(out, `"version"`) || strings.Contains(out, "Policy Check") {
@@ -203,39 +188,45 @@ func TestAccPolicy_harmlessSaysNothing(t *testing.T) {
 	quiet("the plan after the apply", out)
 	wantSaid(t, "the plan after the apply", out, "No changes.")
 
-	putPolicy(t, vhost, brokertest.Policy{Name: "limits", Pattern: ".*", Priority: 5, Definition: map[string]any{"max-length": 1000}})
+	putPolicy(t, vhost, brokertest.Policy{Name: "limits", Pattern: ".*", Priority: 5, Definition: map[string]any{"max-length": 1000}}, false)
 	out = tf.mustRun("plan")
 	wantSaid(t, "the plan without changes", out, "No changes.",
 		`Warning: Policy "limits" Breaks Queue `+name,
 		`Warning: Policy "limits" Breaks Queue `+name+`.dead`)
 }
 
-// accBrokerVersion is the test broker's version, from the management API's overview.
-func accBrokerVersion(t *testing.T) (topology.BrokerVersion, string) {
-	t.Helper()
-	var v topology.BrokerVersion
-	ov, err := accAdmin(t).Overview(context.Background())
-	if err == nil {
-		v, err = topology.ParseBrokerVersion(ov.RabbitMQVersion)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v, ov.RabbitMQVersion
-}
-
 // policyDeadline bounds the wait for a queue's policy fields to show what a test arranged: they are
 // statistics, emitted periodically, so they lag a declaration and a change of policy.
 const policyDeadline = 90 * time.Second
 
-// canonicalJSON encodes a definition with its keys in order and numbers as they read.
-func canonicalJSON(m map[string]any) string {
-	if m == nil {
-		m = map[string]any{}
+// waitForPolicy polls the broker's answer for queue in vhost (its policy, operator policy and
+// effective definition) until disagree finds nothing against it, saying "", or policyDeadline
+// passes; then the test fails with what disagree said last.
+func waitForPolicy(t *testing.T, vhost, queue string, disagree func(pol, op string, eff map[string]any) string) {
+	t.Helper()
+	for deadline := time.Now().Add(policyDeadline); ; time.Sleep(500 * time.Millisecond) {
+		pol, op, eff, err := accAdmin(t).QueuePolicy(t.Context(), vhost, queue)
+		last := "no policy fields yet"
+		if err == nil {
+			last = disagree(pol, op, eff)
+		} else if !errors.Is(err, brokertest.ErrPolicyNotReported) {
+			t.Fatalf("%s: %v", queue, err)
+		}
+		if last == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("%s: the broker answers %s", queue, last)
+			return
+		}
 	}
+}
+
+// canonicalJSON encodes a definition with its keys in order and numbers as they read, none as {}.
+func canonicalJSON(m map[string]any) string {
 	b, err := json.Marshal(m)
-	if err != nil {
-		return fmt.Sprintf("(unencodable %v: %v)", m, err)
+	if len(m) == 0 || err != nil { // a definition holds JSON values alone: no error
+		return "{}"
 	}
 	return string(b)
 }
@@ -250,7 +241,15 @@ func TestAccPolicy_applyingAgreesWithBroker(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	vhost := policyVhost(t, "pol-match")
-	v, full := accBrokerVersion(t)
+	ov, err := accAdmin(t).Overview(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := ov.RabbitMQVersion
+	v, err := topology.ParseBrokerVersion(full)
+	if err != nil {
+		t.Fatal(err)
+	}
 	knowsQueueTypes := v.Major > 3 || (v.Major == 3 && v.Minor >= 12) // classic_queues, quorum_queues
 
 	type def = map[string]any
@@ -287,10 +286,10 @@ func TestAccPolicy_applyingAgreesWithBroker(t *testing.T) {
 		want["applyto.classic"] = [2][]string{{"classic-only"}, nil}
 	}
 	for _, p := range user {
-		putPolicy(t, vhost, p)
+		putPolicy(t, vhost, p, false)
 	}
 	for _, p := range operator {
-		putOperatorPolicy(t, vhost, p)
+		putPolicy(t, vhost, p, true)
 	}
 	pols, err := accClient(t).Policies(ctx, vhost)
 	if err != nil {
@@ -330,38 +329,17 @@ func TestAccPolicy_applyingAgreesWithBroker(t *testing.T) {
 			t.Errorf("RabbitMQ %s, %s: computed policies %v and operator policies %v, want %v and %v", full, q, gotUser, gotOp, w[0], w[1])
 			continue
 		}
-		// The broker's answer: polled until it shows one of the computed policies with the merged
-		// definition, or the deadline passes.
-		deadline := time.Now().Add(policyDeadline)
-		var last string
-		for {
-			pol, op, eff, err := accAdmin(t).QueuePolicy(ctx, vhost, q)
-			switch {
-			case errors.Is(err, brokertest.ErrPolicyNotReported):
-				last = "no policy fields yet"
-			case err != nil:
-				t.Fatalf("%s: %v", q, err)
-			default:
-				ok := (pol == "" && len(w[0]) == 0 || slices.Contains(w[0], pol)) &&
-					(op == "" && len(w[1]) == 0 || slices.Contains(w[1], op))
-				merged := canonicalJSON(topology.MergedPolicyDefinition(byName(tu, pol), byName(to, op)))
-				if ok && merged == canonicalJSON(eff) {
-					t.Logf("RabbitMQ %s, %s: policy %q, operator policy %q, effective %s", full, q, pol, op, canonicalJSON(eff))
-					last = ""
-				} else {
-					last = fmt.Sprintf("policy %q, operator policy %q, effective %s; computed %v, %v, effective %s",
-						pol, op, canonicalJSON(eff), w[0], w[1], merged)
-				}
+		// The broker's answer, until it shows one of the computed policies with the merged definition.
+		waitForPolicy(t, vhost, q, func(pol, op string, eff map[string]any) string {
+			merged := canonicalJSON(topology.MergedPolicyDefinition(byName(tu, pol), byName(to, op)))
+			if (pol == "" && len(w[0]) == 0 || slices.Contains(w[0], pol)) &&
+				(op == "" && len(w[1]) == 0 || slices.Contains(w[1], op)) && merged == canonicalJSON(eff) {
+				t.Logf("RabbitMQ %s, %s: policy %q, operator policy %q, effective %s", full, q, pol, op, merged)
+				return ""
 			}
-			if last == "" {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Errorf("RabbitMQ %s, %s: the broker answers %s", full, q, last)
-				break
-			}
-			time.Sleep(500 * time.Millisecond)
-		}
+			return fmt.Sprintf("policy %q, operator policy %q, effective %s; computed %v, %v, effective %s",
+				pol, op, canonicalJSON(eff), w[0], w[1], merged)
+		})
 	}
 }
 
@@ -375,7 +353,7 @@ func TestAccPolicy_refusedReadSaysCheckCouldNotRun(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	vhost := policyVhost(t, "pol-refused")
-	putPolicy(t, vhost, brokertest.Policy{Name: "dead-ttl", Pattern: `\.dead$`, Definition: map[string]any{"message-ttl": 2000}})
+	putPolicy(t, vhost, brokertest.Policy{Name: "dead-ttl", Pattern: `\.dead$`, Definition: map[string]any{"message-ttl": 2000}}, false)
 	user, password := uniqueName("noaccess"), "pw-"+uniqueName("p")
 	a := accAdmin(t)
 	if err := a.PutUser(ctx, user, password, "management"); err != nil {
@@ -385,13 +363,13 @@ func TestAccPolicy_refusedReadSaysCheckCouldNotRun(t *testing.T) {
 	creds := fmt.Sprintf("  username = %q\n  password = %q\n", user, password)
 	name := uniqueName("refused")
 
-	out := policyCLI(t, vhost, creds, queueBlock(name, "")).mustRun("plan")
+	out := newTerraformCLI(t, fmt.Sprintf(policyConfig, vhost, creds, queueBlock(name, ""))).mustRun("plan")
 	wantSaid(t, "the plan", out, "Warning: Policy Check Could Not Run", fmt.Sprintf("of vhost %q could not be read", vhost),
 		"management tag", "access to the vhost")
 	if strings.Contains(out, "Breaks Queue") {
 		t.Errorf("the plan judged policies it could not read:\n%s", out)
 	}
-	out, err := policyCLI(t, vhost, creds+"  policy_check = \"error\"\n", queueBlock(name, "")).run("plan")
+	out, err := newTerraformCLI(t, fmt.Sprintf(policyConfig, vhost, creds+"  policy_check = \"error\"\n", queueBlock(name, ""))).run("plan")
 	if err == nil {
 		t.Errorf("policy_check = \"error\": the plan passed:\n%s", out)
 	}
@@ -407,7 +385,7 @@ func TestAccPolicy_exclusionPattern(t *testing.T) {
 	t.Parallel()
 	vhost := policyVhost(t, "pol-excl")
 	name := uniqueName("orders-x")
-	tf := policyCLI(t, vhost, "", fmt.Sprintf("output \"pattern\" {\n  value = provider::queuey::policy_pattern_excluding(\".*\", [%q])\n}\n", name))
+	tf := newTerraformCLI(t, fmt.Sprintf(policyConfig, vhost, "", fmt.Sprintf("output \"pattern\" {\n  value = provider::queuey::policy_pattern_excluding(\".*\", [%q])\n}\n", name)))
 	tf.mustRun("apply", "-auto-approve")
 	var outputs map[string]struct {
 		Value string `json:"value"`
@@ -419,47 +397,23 @@ func TestAccPolicy_exclusionPattern(t *testing.T) {
 	if want, err := topology.ExcludeTopologies(".*", []string{name}, topology.DefaultSuffixes()); err != nil || pattern != want {
 		t.Fatalf("the function gives %q, want %q (%v)", pattern, want, err)
 	}
-	putPolicy(t, vhost, brokertest.Policy{Name: "everything-else", Pattern: pattern, Definition: map[string]any{"max-length": 1000}})
-	checkExclusion(t, vhost, name, "everything-else")
-}
-
-// checkExclusion declares the topology of name and other queues in vhost and checks, by the
-// broker's answer, that policy applies to each other queue and to none of the topology's.
-func checkExclusion(t *testing.T, vhost, name, policy string) {
-	t.Helper()
-	// Each queue and the policy it must get: first the others (a name that starts like the
-	// topology's, one that holds it, and an unrelated one), so that once they show the policy the
-	// broker has it in force, and a topology queue without it is left out, not late.
-	want := [][2]string{{name + "-other", policy}, {"pre-" + name, policy}, {"unrelated", policy}, {name, ""},
-		{name + ".dead", ""}, {topology.HoldQueueName(name, 5000, topology.DefaultSuffixes()), ""}, {topology.RedeclaringQueueName(name), ""}}
+	putPolicy(t, vhost, brokertest.Policy{Name: "everything-else", Pattern: pattern, Definition: map[string]any{"max-length": 1000}}, false)
+	// Each queue and the policy it must get, by the broker's answer: first the others (a name that
+	// starts like the topology's, one that holds it, and an unrelated one), so that once they show
+	// the policy the broker has it in force, and a topology queue without it is left out, not late.
+	want := [][2]string{{name + "-other", "everything-else"}, {"pre-" + name, "everything-else"}, {"unrelated", "everything-else"},
+		{name, ""}, {name + ".dead", ""}, {topology.HoldQueueName(name, 5000, topology.DefaultSuffixes()), ""}, {topology.RedeclaringQueueName(name), ""}}
 	for _, w := range want {
 		declareIn(t, vhost, w[0], nil)
 	}
 	for _, w := range want {
-		deadline := time.Now().Add(policyDeadline)
-		for {
-			got, _, _, err := accAdmin(t).QueuePolicy(context.Background(), vhost, w[0])
-			if err != nil && !errors.Is(err, brokertest.ErrPolicyNotReported) {
-				t.Fatalf("%s: %v", w[0], err)
+		waitForPolicy(t, vhost, w[0], func(pol, _ string, _ map[string]any) string {
+			if pol == w[1] {
+				return ""
 			}
-			if err == nil && got == w[1] {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Errorf("%s: the broker applies policy %q (%v), want %q", w[0], got, err, w[1])
-				break
-			}
-			time.Sleep(500 * time.Millisecond)
-		}
+			return fmt.Sprintf("policy %q, want %q", pol, w[1])
+		})
 	}
-}
-
-// policyTopology declares the backend's q (message TTL 1 h) and q.dead in vhost, as the
-// redrive tests do in "/".
-func policyTopology(t *testing.T, vhost, name string) {
-	t.Helper()
-	declareIn(t, vhost, name+".dead", nil)
-	declareIn(t, vhost, name, map[string]any{"x-message-ttl": 3600000, "x-max-priority": 10})
 }
 
 // A redrive into a q under a max-length (drop-head) policy is refused before anything moves:
@@ -470,11 +424,13 @@ func TestAccPolicy_redriveRefusedIntoMaxLength(t *testing.T) {
 	t.Parallel()
 	vhost := policyVhost(t, "pol-redrive")
 	name := uniqueName("redrive")
-	policyTopology(t, vhost, name)
-	putPolicy(t, vhost, brokertest.Policy{Name: "cap", Pattern: exactly(name), Definition: map[string]any{"max-length": 1}})
+	// The backend's q (message TTL 1 h) and q.dead, as the redrive tests declare them in "/".
+	declareIn(t, vhost, name+".dead", nil)
+	declareIn(t, vhost, name, map[string]any{"x-message-ttl": 3600000, "x-max-priority": 10})
+	putPolicy(t, vhost, brokertest.Policy{Name: "cap", Pattern: exactly(name), Definition: map[string]any{"max-length": 1}}, false)
 	publishDead(t, amqpChannel(t, vhost), name, 5, nil)
 
-	tf := policyCLI(t, vhost, "", redriveBlock(name, ""))
+	tf := newTerraformCLI(t, fmt.Sprintf(policyConfig, vhost, "", redriveBlock(name, "")))
 	out, err := tf.run("apply", "-auto-approve", "-invoke=action.queuey_redrive_dead_letters.r")
 	if err == nil {
 		t.Errorf("the redrive into a q with max-length 1 passed:\n%s", out)
@@ -500,14 +456,14 @@ func TestAccPolicy_redeclareRefusedUnderMessageTTL(t *testing.T) {
 	vhost := policyVhost(t, "pol-redeclare")
 	name := uniqueName("redeclare")
 	keep := "  keep_messages_on_change = true\n"
-	tf := policyCLI(t, vhost, "", queueBlock(name, "  message_ttl = \"1h\"\n"+keep))
+	tf := newTerraformCLI(t, fmt.Sprintf(policyConfig, vhost, "", queueBlock(name, "  message_ttl = \"1h\"\n"+keep)))
 	tf.mustRun("apply", "-auto-approve")
 	publish(t, amqpChannel(t, vhost), name, n)
 	// A day: above q's own TTL before and after the change, so that only the holding queue is at
 	// risk, and the messages published before the policy stay anyway.
-	putPolicy(t, vhost, brokertest.Policy{Name: "day", Pattern: ".*", Definition: map[string]any{"message-ttl": 86400000}})
+	putPolicy(t, vhost, brokertest.Policy{Name: "day", Pattern: ".*", Definition: map[string]any{"message-ttl": 86400000}}, false)
 
-	tf.writeConfig(policyConfig(vhost, "", queueBlock(name, "  message_ttl = \"2h\"\n"+keep)))
+	tf.writeConfig(fmt.Sprintf(policyConfig, vhost, "", queueBlock(name, "  message_ttl = \"2h\"\n"+keep)))
 	out, err := tf.run("apply", "-auto-approve")
 	if err == nil {
 		t.Errorf("the re-declaration under a message-ttl policy passed:\n%s", out)

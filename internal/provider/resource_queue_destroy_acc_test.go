@@ -184,19 +184,17 @@ func waitConsumers(t *testing.T, vhost, queue string, n int64) {
 	})
 }
 
-// forEachConfig is three queues of one for_each, base-a, base-b and base-c;
-// force is the force_destroy expression.
-func forEachConfig(base, force string) string {
-	return requiredQueuey + fmt.Sprintf(`
+// forEachConfig is three queues of one for_each, %[1]s-a, %[1]s-b and %[1]s-c, whose
+// force_destroy is the expression %[2]s.
+const forEachConfig = requiredQueuey + `
 provider "queuey" {}
 
 resource "queuey_queue" "jobs" {
   for_each      = toset(["a", "b", "c"])
-  name          = "%s-${each.key}"
-  force_destroy = %s
+  name          = "%[1]s-${each.key}"
+  force_destroy = %[2]s
 }
-`, base, force)
-}
+`
 
 // A destroy of a for_each whose one queue holds a message deletes the two
 // others and refuses that one, and its advice forces that queue alone: after
@@ -208,7 +206,7 @@ func TestAccQueue_destroyForEach(t *testing.T) {
 	t.Parallel()
 	base := uniqueName("foreach")
 	cleanupQueues(t, "/", base)
-	tf := newTerraformCLI(t, forEachConfig(base, "false"))
+	tf := newTerraformCLI(t, fmt.Sprintf(forEachConfig, base, "false"))
 	tf.mustRun("apply", "-auto-approve")
 	publish(t, amqpChannel(t, "/"), base+"-b", 1)
 
@@ -240,7 +238,7 @@ func TestAccQueue_destroyForEach(t *testing.T) {
 
 	// The advice, followed word for word.
 	target := `-target=queuey_queue.jobs["b"]`
-	tf.writeConfig(forEachConfig(base, `each.key == "b"`))
+	tf.writeConfig(fmt.Sprintf(forEachConfig, base, `each.key == "b"`))
 	out = tf.mustRun("apply", "-auto-approve", target)
 	if !strings.Contains(out, "0 added, 1 changed, 0 destroyed") {
 		t.Fatalf("apply %s did not only change force_destroy in place:\n%s", target, out)

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -28,15 +27,14 @@ import (
 const migrateExample = "../../examples/guides/migrate"
 
 // migrationConfig reads a step of the guide's example with the queue
-// "orders" renamed to name.
+// "orders" renamed to name: each "= \"orders" starts a queue's name.
 func migrationConfig(t *testing.T, step, name string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(migrateExample, step, "main.tf"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := regexp.MustCompile(`(?m)^(\s*name\s*=\s*)"orders(\.dead)?"`)
-	return names.ReplaceAllString(string(b), fmt.Sprintf("${1}%q", name+"${2}"))
+	return strings.ReplaceAll(string(b), `= "orders`, `= "`+name)
 }
 
 // newMigrationCLI is newTerraformCLI with the test-only rabbitmq provider
@@ -44,12 +42,12 @@ func migrationConfig(t *testing.T, step, name string) string {
 // with serveSourceProviderEnv set.
 func newMigrationCLI(t *testing.T, config string) *terraformCLI {
 	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
-	if err := os.Symlink(self, filepath.Join(dir, "terraform-provider-rabbitmq")); err != nil {
+	self, err := os.Executable()
+	if err == nil {
+		err = os.Symlink(self, filepath.Join(dir, "terraform-provider-rabbitmq"))
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
 	return overridingCLI(t, config, map[string]string{"cyrilgdn/rabbitmq": dir}, serveSourceProviderEnv+"=1")
@@ -160,7 +158,10 @@ const serveSourceProviderEnv = "QUEUEY_TEST_SERVE_RABBITMQ_PROVIDER"
 // arguments_json), hence the same state, with just enough of Create and
 // Delete against the management API for the migration tests: no plan
 // modifiers or validators (the tests change no rabbitmq_queue in place), a
-// Read that keeps the state, and a Create that takes arguments_json only. It
+// Read that keeps the state, a Create that declares a durable queue with its
+// one settings block's arguments_json (as the tests configure it: arguments,
+// durable = false and auto_delete = true are not honoured), and a Delete that
+// expects the queue there. It
 // reads the same RABBITMQ_ENDPOINT, RABBITMQ_USERNAME and RABBITMQ_PASSWORD as
 // the real provider, through the environment, not the provider block. It is never built into the provider: the test binary serves it
 // (TestMain) when the CLI starts it as the plugin.
@@ -234,19 +235,13 @@ func (sourceQueueResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 
 func (sourceQueueResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var m sourceQueueModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
+	if resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...); resp.Diagnostics.HasError() {
 		return
 	}
-	s := m.Settings[0]
 	var args map[string]any
-	err := errors.New("the stand-in declares durable queues that are not auto-delete, with arguments_json only")
-	if s.Durable.ValueBool() && !s.AutoDelete.ValueBool() && s.Arguments.IsNull() {
-		err = json.Unmarshal([]byte(cmp.Or(s.ArgumentsJSON.ValueString(), "{}")), &args)
-	}
-	var c *broker.Client
+	c, err := envClient()
 	if err == nil {
-		c, err = envClient()
+		err = json.Unmarshal([]byte(cmp.Or(m.Settings[0].ArgumentsJSON.ValueString(), "{}")), &args)
 	}
 	if err == nil {
 		err = c.DeclareQueue(ctx, m.Vhost.ValueString(), m.Name.ValueString(), args)
@@ -272,7 +267,7 @@ func (sourceQueueResource) Delete(ctx context.Context, req resource.DeleteReques
 	if err == nil && !resp.Diagnostics.HasError() {
 		err = c.DeleteQueue(ctx, m.Vhost.ValueString(), m.Name.ValueString(), false)
 	}
-	if err != nil && !errors.Is(err, broker.ErrNotFound) {
+	if err != nil {
 		resp.Diagnostics.AddError("Cannot Delete Queue", err.Error())
 	}
 }
