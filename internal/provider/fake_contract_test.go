@@ -347,7 +347,11 @@ func (s shape) check(status int, body []byte, names *strings.Replacer) error {
 	}
 	var errs []string
 	for i, item := range items {
-		m, _ := item.(map[string]any)
+		m, isObject := item.(map[string]any)
+		if !isObject {
+			errs = append(errs, fmt.Sprintf("element %d: %T, want an object", i, item))
+			continue
+		}
 		want := maps.Clone(s.fields)
 		for k := range m {
 			if _, asked := want[k]; !asked && s.only {
@@ -361,7 +365,9 @@ func (s shape) check(status int, body []byte, names *strings.Replacer) error {
 				g = "absent"
 			} else if isValue {
 				var wv any
-				_ = json.Unmarshal([]byte(value), &wv) // a row's value that is no JSON reads null, and differs
+				if err := json.Unmarshal([]byte(value), &wv); err != nil {
+					return fmt.Errorf("the row's value of %s is no JSON: %v", k, err)
+				}
 				gj, _ := json.Marshal(got)
 				wj, _ := json.Marshal(wv)
 				g, w = "="+string(gj), "="+string(wj)

@@ -15,6 +15,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/querycheck"
 	"github.com/hashicorp/terraform-plugin-testing/querycheck/queryfilter"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	amqp "github.com/rabbitmq/amqp091-go"
+
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
 )
 
@@ -26,14 +28,18 @@ func listVhost(t *testing.T) string {
 	t.Helper()
 	vhost := uniqueName("list")
 	createVhost(t, vhost, "")
-	for name, args := range map[string]map[string]any{
-		"orders": {"x-message-ttl": 86400000, "x-max-priority": 10}, "orders.dead": nil,
+	// Declared over AMQP, with 32-bit integers, as applications leave them.
+	ch := amqpChannel(t, vhost)
+	for name, args := range map[string]amqp.Table{
+		"orders": {"x-message-ttl": int32(86400000), "x-max-priority": int32(10)}, "orders.dead": nil,
 		// A TTL long enough that the hold queue outlives the test: an idle one
 		// deletes itself 2*TTL after its declaration.
-		"orders.deferred.3600000": {"x-message-ttl": 3600000, "x-dead-letter-exchange": "", "x-dead-letter-routing-key": "orders", "x-expires": 7200000},
-		"plain":                   nil, "plain.dead": nil, "odd": {"x-max-length": 10}, "odd.dead": nil, "lonely": nil,
+		"orders.deferred.3600000": {"x-message-ttl": int32(3600000), "x-dead-letter-exchange": "", "x-dead-letter-routing-key": "orders", "x-expires": int32(7200000)},
+		"plain":                   nil, "plain.dead": nil, "odd": {"x-max-length": int32(10)}, "odd.dead": nil, "lonely": nil,
 	} {
-		declareIn(t, vhost, name, args)
+		if _, err := ch.QueueDeclare(name, true, false, false, false, args); err != nil {
+			t.Fatalf("declaring %q: %v", name, err)
+		}
 	}
 	return vhost
 }

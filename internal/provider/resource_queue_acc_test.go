@@ -560,7 +560,8 @@ func TestAccNodeQuorum_refused(t *testing.T) {
 }
 
 // TestAccConcurrency_fiftyQueues applies and destroys 50 queuey_queue
-// resources with a parallelism of 20: no error, and no queue left behind.
+// resources with a parallelism of 20: no error, an empty plan after the
+// apply, and no queue left behind.
 // The CLI runs through the harness, which passes -parallelism=20 itself:
 // terraform-plugin-testing has no parallelism setting, and terraform-exec
 // passes -parallelism=10 on every plan, apply and destroy.
@@ -577,6 +578,9 @@ func TestAccConcurrency_fiftyQueues(t *testing.T) {
 	p.Set(always(slow))
 	tf := newTerraformCLI(t, requiredQueuey+proxiedQueuesConfig(p.URL, `  request_timeout = "10s"`, base, n, `  max_priority = 2`))
 	tf.mustRun("apply", "-auto-approve", fmt.Sprintf("-parallelism=%d", parallelism))
+	// What was applied at once plans empty: with -detailed-exitcode a plan
+	// with changes exits 2, which fails the run.
+	tf.mustRun("plan", "-detailed-exitcode", fmt.Sprintf("-parallelism=%d", parallelism))
 	if got := strings.Count(tf.mustRun("state", "list"), "queuey_queue.q["); got != n {
 		t.Errorf("state holds %d queuey_queue.q, want %d", got, n)
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -159,12 +160,13 @@ const serveSourceProviderEnv = "QUEUEY_TEST_SERVE_RABBITMQ_PROVIDER"
 // Delete against the management API for the migration tests: no plan
 // modifiers or validators (the tests change no rabbitmq_queue in place), a
 // Read that keeps the state, a Create that declares a durable queue with its
-// one settings block's arguments_json (as the tests configure it: arguments,
-// durable = false and auto_delete = true are not honoured), and a Delete that
-// expects the queue there. It
-// reads the same RABBITMQ_ENDPOINT, RABBITMQ_USERNAME and RABBITMQ_PASSWORD as
-// the real provider, through the environment, not the provider block. It is never built into the provider: the test binary serves it
-// (TestMain) when the CLI starts it as the plugin.
+// one settings block's arguments_json (arguments, durable = false and
+// auto_delete = true it refuses rather than declare otherwise than the real
+// provider would), and a Delete that expects the queue there. It reads the
+// same RABBITMQ_ENDPOINT, RABBITMQ_USERNAME and RABBITMQ_PASSWORD as the real
+// provider, through the environment, not the provider block. It is never
+// built into the provider: the test binary serves it (TestMain) when the CLI
+// starts it as the plugin.
 
 // serveSourceProvider serves the stand-in over plugin protocol 5 (the real
 // provider is built with terraform-plugin-sdk v2) until the CLI stops it.
@@ -238,10 +240,15 @@ func (sourceQueueResource) Create(ctx context.Context, req resource.CreateReques
 	if resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...); resp.Diagnostics.HasError() {
 		return
 	}
+	s := m.Settings[0]
 	var args map[string]any
 	c, err := envClient()
+	if !s.Durable.ValueBool() || s.AutoDelete.ValueBool() || !s.Arguments.IsNull() {
+		// What it cannot declare as the real provider would, it refuses.
+		err = errors.New("the stand-in declares durable queues that are not auto-delete, with arguments_json only")
+	}
 	if err == nil {
-		err = json.Unmarshal([]byte(cmp.Or(m.Settings[0].ArgumentsJSON.ValueString(), "{}")), &args)
+		err = json.Unmarshal([]byte(cmp.Or(s.ArgumentsJSON.ValueString(), "{}")), &args)
 	}
 	if err == nil {
 		err = c.DeclareQueue(ctx, m.Vhost.ValueString(), m.Name.ValueString(), args)
