@@ -1,24 +1,22 @@
 package provider
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
-	"regexp"
+	"strings"
 	"testing"
-
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
-	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 )
 
-// queuey_policy_effects on a real broker: for q, q.dead and an existing hold queue, in that order,
-// the policy and operator policy that apply and each effect in a sentence, ok false; once the
-// policies are gone, no effect and ok true.
+// queuey_policy_effects on a real broker: for q, q.dead and an existing hold queue, the policy and
+// operator policy that apply and each effect in a sentence, ok false; once the policies are gone,
+// no effect and ok true.
 func TestAccPolicy_dataSourceListsEffects(t *testing.T) {
 	testAccPreCheck(t)
 	needsCLI(t)
+	t.Parallel()
 	vhost := policyVhost(t, "pol-ds")
 	name := uniqueName("ds")
 	declareIn(t, vhost, name, map[string]any{})
@@ -27,59 +25,77 @@ func TestAccPolicy_dataSourceListsEffects(t *testing.T) {
 	putPolicy(t, vhost, brokertest.Policy{Name: "limits", Pattern: ".*", Definition: map[string]any{"message-ttl": 2000}}, false)
 	putPolicy(t, vhost, brokertest.Policy{Name: "cap", Pattern: exactly(name), Definition: map[string]any{"max-length": 5}}, true)
 
-	// One queue of the list: its name, role and policies (null for none), and an effect among others.
-	row := func(queue, role string, operator knownvalue.Check, effect string) knownvalue.Check {
-		return knownvalue.ObjectPartial(map[string]knownvalue.Check{
-			"name": knownvalue.StringExact(queue), "role": knownvalue.StringExact(role),
-			"policy": knownvalue.StringExact("limits"), "operator_policy": operator,
-			// SetPartial takes the list as it comes: some sentence, whichever its place, holds effect.
-			"effects": knownvalue.SetPartial([]knownvalue.Check{knownvalue.StringRegexp(regexp.MustCompile(regexp.QuoteMeta(effect)))}),
-		})
-	}
-	effects := func(path string, want knownvalue.Check) statecheck.StateCheck {
-		return statecheck.ExpectKnownValue("data.queuey_policy_effects.e", tfjsonpath.New(path), want)
-	}
-	config := fmt.Sprintf(`provider "queuey" {
-  vhost        = %q
-  policy_check = "off"
-}
-
-data "queuey_policy_effects" "e" {
+	tf := newTerraformCLI(t, fmt.Sprintf(policyConfig, vhost, "  policy_check = \"off\"\n", fmt.Sprintf(`data "queuey_policy_effects" "e" {
   queue = %q
 }
-`, vhost, name)
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories,
-		Steps: []resource.TestStep{
-			{
-				Config: config,
-				ConfigStateChecks: []statecheck.StateCheck{
-					effects("ok", knownvalue.Bool(false)),
-					effects("queues", knownvalue.ListExact([]knownvalue.Check{
-						row(name, "main", knownvalue.StringExact("cap"), `max-length = 5 (operator policy "cap")`),
-						row(name+".dead", "dead", knownvalue.Null(),
-							`message-ttl = 2000 (policy "limits"): expires messages on `+name+`.dead after 2000 ms`),
-						row(hold, "hold", knownvalue.Null(),
-							`message-ttl = 2000 (policy "limits"): ends waits in `+hold+` after 2000 ms instead of 30000 ms`),
-					})),
-				},
-			},
-			{
-				PreConfig: func() {
-					a := accAdmin(t)
-					if err := a.DeletePolicy(t.Context(), vhost, "limits"); err != nil {
-						t.Fatal(err)
-					}
-					if err := a.DeleteOperatorPolicy(t.Context(), vhost, "cap"); err != nil {
-						t.Fatal(err)
-					}
-				},
-				Config: config,
-				ConfigStateChecks: []statecheck.StateCheck{
-					effects("ok", knownvalue.Bool(true)),
-					effects("queues", knownvalue.ListSizeExact(3)),
-				},
-			},
-		},
-	})
+
+output "effects" {
+  value = data.queuey_policy_effects.e
+}
+`, name)))
+	got := policyEffectsOutput(t, tf)
+	if got.OK {
+		t.Errorf("ok is true under a message-ttl policy on every queue: %+v", got)
+	}
+	byName := map[string]policyEffectsRow{}
+	for _, q := range got.Queues {
+		byName[q.Name] = q
+	}
+	for queue, want := range map[string]struct{ role, policy, operator, effect string }{
+		name:           {"main", "limits", "cap", `max-length = 5 (operator policy "cap")`},
+		name + ".dead": {"dead", "limits", "", `message-ttl = 2000 (policy "limits"): expires messages on ` + name + `.dead after 2000 ms`},
+		hold:           {"hold", "limits", "", `message-ttl = 2000 (policy "limits"): ends waits in ` + hold + ` after 2000 ms instead of 30000 ms`},
+	} {
+		q, ok := byName[queue]
+		switch {
+		case !ok:
+			t.Errorf("%s is not listed: %+v", queue, got.Queues)
+		case q.Role != want.role || q.Policy != want.policy || q.OperatorPolicy != want.operator:
+			t.Errorf("%s: role %q, policy %q, operator policy %q; want %q, %q, %q", queue, q.Role, q.Policy, q.OperatorPolicy,
+				want.role, want.policy, want.operator)
+		case !strings.Contains(strings.Join(q.Effects, "\n"), want.effect):
+			t.Errorf("%s: effects %q lack %q", queue, q.Effects, want.effect)
+		}
+	}
+
+	a := accAdmin(t)
+	if err := a.DeletePolicy(context.Background(), vhost, "limits"); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.DeleteOperatorPolicy(context.Background(), vhost, "cap"); err != nil {
+		t.Fatal(err)
+	}
+	if got := policyEffectsOutput(t, tf); !got.OK || len(got.Queues) != 3 {
+		t.Errorf("without policies: ok %v, %d queues, want ok and 3: %+v", got.OK, len(got.Queues), got.Queues)
+	}
+}
+
+// policyEffects is the value of queuey_policy_effects as terraform output -json writes it.
+type policyEffects struct {
+	OK     bool               `json:"ok"`
+	Queues []policyEffectsRow `json:"queues"`
+}
+
+// policyEffectsRow is one queue of queuey_policy_effects as terraform output -json writes it.
+type policyEffectsRow struct {
+	Name           string   `json:"name"`
+	Role           string   `json:"role"`
+	Policy         string   `json:"policy"`
+	OperatorPolicy string   `json:"operator_policy"`
+	Effects        []string `json:"effects"`
+}
+
+// policyEffectsOutput applies tf's configuration and reads its output "effects".
+func policyEffectsOutput(t *testing.T, tf *terraformCLI) policyEffects {
+	t.Helper()
+	tf.mustRun("apply", "-auto-approve")
+	var outputs struct {
+		Effects struct {
+			Value policyEffects `json:"value"`
+		} `json:"effects"`
+	}
+	if err := json.Unmarshal([]byte(tf.mustRun("output", "-json")), &outputs); err != nil {
+		t.Fatal(err)
+	}
+	return outputs.Effects.Value
 }
