@@ -15,8 +15,6 @@ import (
 
 func TestAccHoldQueues_recognisesOnlyHoldQueues(t *testing.T) {
 	testAccPreCheck(t)
-	// Pause for a parallel slot before declaring anything: the hold queues
-	// below expire if they wait too long.
 	t.Parallel()
 	q := uniqueName("list")
 	cleanupQueues(t, "/", q)
@@ -29,9 +27,11 @@ func TestAccHoldQueues_recognisesOnlyHoldQueues(t *testing.T) {
 		}
 		return a.Map()
 	}
-	// Real hold queues, declared as the application declares them, with a
-	// long TTL so they outlive the test.
-	for _, ttl := range []int64{600000, 30000, 1200000} {
+	// Real hold queues, declared as the application declares them, with TTLs
+	// long enough that neither they nor their messages expire during the test
+	// (a hold queue expires after twice its TTL unused), and names whose
+	// lexical order is not their TTLs' order.
+	for _, ttl := range []int64{600000, 900000, 1200000} {
 		if err := c.DeclareQueue(ctx, "/", topology.HoldQueueName(q, ttl, topology.DefaultSuffixes()), holdArgs(ttl)); err != nil {
 			t.Fatal(err)
 		}
@@ -43,7 +43,7 @@ func TestAccHoldQueues_recognisesOnlyHoldQueues(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	publish(t, amqpChannel(t, "/"), q+".deferred.30000", 2)
+	publish(t, amqpChannel(t, "/"), q+".deferred.900000", 2)
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
 		ProtoV6ProviderFactories: testProviderFactories,
@@ -59,13 +59,13 @@ data "queuey_hold_queues" "test" {
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("data.queuey_hold_queues.test", tfjsonpath.New("vhost"), knownvalue.StringExact("/")),
 					statecheck.ExpectKnownValue("data.queuey_hold_queues.test", tfjsonpath.New("names"), knownvalue.ListExact([]knownvalue.Check{
-						knownvalue.StringExact(q + ".deferred.30000"),
 						knownvalue.StringExact(q + ".deferred.600000"),
+						knownvalue.StringExact(q + ".deferred.900000"),
 						knownvalue.StringExact(q + ".deferred.1200000"),
 					})),
-					statecheck.ExpectKnownValue("data.queuey_hold_queues.test", tfjsonpath.New("queues").AtSliceIndex(0), knownvalue.ObjectExact(map[string]knownvalue.Check{
-						"name":     knownvalue.StringExact(q + ".deferred.30000"),
-						"ttl_ms":   knownvalue.Int64Exact(30000),
+					statecheck.ExpectKnownValue("data.queuey_hold_queues.test", tfjsonpath.New("queues").AtSliceIndex(1), knownvalue.ObjectExact(map[string]knownvalue.Check{
+						"name":     knownvalue.StringExact(q + ".deferred.900000"),
+						"ttl_ms":   knownvalue.Int64Exact(900000),
 						"messages": knownvalue.Int64Exact(2),
 					})),
 					statecheck.ExpectKnownValue("data.queuey_hold_queues.test", tfjsonpath.New("queues").AtSliceIndex(2).AtMapKey("ttl_ms"), knownvalue.Int64Exact(1200000)),

@@ -21,7 +21,8 @@ func TestAccPolicy_dataSourceListsEffects(t *testing.T) {
 	name := uniqueName("ds")
 	declareIn(t, vhost, name, map[string]any{})
 	declareIn(t, vhost, name+".dead", map[string]any{})
-	hold := declareHoldIn(t, vhost, name, 30000)
+	// A long TTL: an unused hold queue expires after twice its TTL, which must not happen mid-test.
+	hold := declareHoldIn(t, vhost, name, 3600000)
 	putPolicy(t, vhost, brokertest.Policy{Name: "limits", Pattern: ".*", Definition: map[string]any{"message-ttl": 2000}}, false)
 	putPolicy(t, vhost, brokertest.Policy{Name: "cap", Pattern: exactly(name), Definition: map[string]any{"max-length": 5}}, true)
 
@@ -44,7 +45,7 @@ output "effects" {
 	for queue, want := range map[string]struct{ role, policy, operator, effect string }{
 		name:           {"main", "limits", "cap", `max-length = 5 (operator policy "cap")`},
 		name + ".dead": {"dead", "limits", "", `message-ttl = 2000 (policy "limits"): expires messages on ` + name + `.dead after 2000 ms`},
-		hold:           {"hold", "limits", "", `message-ttl = 2000 (policy "limits"): ends waits in ` + hold + ` after 2000 ms instead of 30000 ms`},
+		hold:           {"hold", "limits", "", `message-ttl = 2000 (policy "limits"): ends waits in ` + hold + ` after 2000 ms instead of 3600000 ms`},
 	} {
 		q, ok := byName[queue]
 		switch {
