@@ -46,12 +46,9 @@ func TestAMQPCredentials(t *testing.T) {
 // operation the credentials were asked for.
 func TestAMQPCredentials_tokenRefused(t *testing.T) {
 	ts := brokertest.NewTokenEndpoint(t, "another-secret")
-	c, err := New(Config{Endpoint: "https://h", RetryBudget: -1,
+	c := mustNew(t, Config{Endpoint: "https://h", RetryBudget: -1,
 		OAuth2: &OAuth2Config{TokenURL: ts.URL, ClientID: "terraform", ClientSecret: "wrong-s3cret"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _, err = c.AMQPCredentials(context.Background(), `connecting over AMQP to vhost "/"`)
+	_, _, err := c.AMQPCredentials(context.Background(), `connecting over AMQP to vhost "/"`)
 	var e *Error
 	if !errors.As(err, &e) || !errors.Is(err, ErrUnauthorized) || e.Op != `connecting over AMQP to vhost "/"` ||
 		strings.Contains(err.Error(), "wrong-s3cret") {
@@ -61,10 +58,7 @@ func TestAMQPCredentials_tokenRefused(t *testing.T) {
 
 // The TLS settings handed out are the management API's, a copy each time.
 func TestTLSConfig(t *testing.T) {
-	c, err := New(Config{Endpoint: "https://h", Username: "u", Password: "p", Insecure: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustNew(t, Config{Endpoint: "https://h", Username: "u", Password: "p", Insecure: true})
 	a, b := c.TLSConfig(), c.TLSConfig()
 	if !a.InsecureSkipVerify || a == b || a == c.tlsConfig {
 		t.Errorf("TLSConfig: insecure %v, a copy each time %v", a.InsecureSkipVerify, a != b && a != c.tlsConfig)

@@ -59,8 +59,7 @@ func newAuthClient(t *testing.T, cfg Config) *Client {
 }
 
 // get makes one read and one write, as Read and Create do.
-func get(t *testing.T, c *Client) error {
-	t.Helper()
+func get(c *Client) error {
 	if _, err := c.GetQueue(context.Background(), "/", "q", Declared); err != nil && !errors.Is(err, ErrNotFound) {
 		return err
 	}
@@ -70,7 +69,7 @@ func get(t *testing.T, c *Client) error {
 func TestAuth_basicAndHeaders(t *testing.T) {
 	api := newAuthAPI(t)
 	c := newAuthClient(t, Config{Endpoint: api.URL, Username: "u", Password: "p", Headers: map[string]string{"X-Team": "blue", "cf-access-client-id": "abc"}})
-	if err := get(t, c); err != nil {
+	if err := get(c); err != nil {
 		t.Fatal(err)
 	}
 	want := "Basic " + base64.StdEncoding.EncodeToString([]byte("u:p"))
@@ -88,7 +87,7 @@ func TestAuth_staticBearerReplacesBasic(t *testing.T) {
 	api := newAuthAPI(t)
 	// A username from the environment must not leak into the requests.
 	c := newAuthClient(t, Config{Endpoint: api.URL, Username: "u", Password: "p", BearerToken: "static-token"})
-	if err := get(t, c); err != nil {
+	if err := get(c); err != nil {
 		t.Fatal(err)
 	}
 	for i, a := range api.authorizations() {
@@ -103,7 +102,7 @@ func TestAuth_oauth2RetryOnceWithNewToken(t *testing.T) {
 	api := newAuthAPI(t)
 	api.refuse["Bearer tok-1"] = "Login failed"
 	c := newAuthClient(t, Config{Endpoint: api.URL, OAuth2: &OAuth2Config{TokenURL: ts.URL, ClientID: "terraform", ClientSecret: "s3cret"}})
-	if err := get(t, c); err != nil {
+	if err := get(c); err != nil {
 		t.Fatalf("a refused token should have been replaced: %v", err)
 	}
 	got := api.authorizations()
@@ -115,7 +114,7 @@ func TestAuth_oauth2RetryOnceWithNewToken(t *testing.T) {
 	// each request must not cost a token request.
 	api.refuse["Bearer tok-2"] = "Login failed"
 	for range 3 {
-		if err := get(t, c); !errors.Is(err, ErrUnauthorized) {
+		if err := get(c); !errors.Is(err, ErrUnauthorized) {
 			t.Fatalf("got %v, want ErrUnauthorized", err)
 		}
 	}
@@ -125,7 +124,7 @@ func TestAuth_oauth2RetryOnceWithNewToken(t *testing.T) {
 
 	// A refusal that a new token cannot change is not retried, and explained.
 	api.refuse["Bearer tok-2"] = "Not management user"
-	err := get(t, c)
+	err := get(c)
 	if !errors.Is(err, ErrUnauthorized) || causeOf(err) != CauseTokenNoTag {
 		t.Fatalf("got %v, want a token without the management tag", err)
 	}
@@ -189,7 +188,7 @@ func TestAuth_basicWhenEitherCredentialSet(t *testing.T) {
 			t.Parallel()
 			api := newAuthAPI(t)
 			c := newAuthClient(t, Config{Endpoint: api.URL, Username: tc.user, Password: tc.pass, Headers: map[string]string{"Authorization": "Custom abc"}})
-			if err := get(t, c); err != nil {
+			if err := get(c); err != nil {
 				t.Fatal(err)
 			}
 			got := api.authorizations()

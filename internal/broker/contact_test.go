@@ -22,7 +22,7 @@ func noteClient(t *testing.T, endpoint, dir string, memory time.Duration) (*Clie
 	tm.backoffFirst, tm.backoffMax, tm.firstContact, tm.contactMemory = 10*time.Millisecond, 10*time.Millisecond, 50*time.Millisecond, memory
 	c := mustNew(t, Config{Endpoint: endpoint, Username: "u", Password: "p", RequestTimeout: time.Second,
 		RetryBudget: noteBudget, timing: tm, ContactNotes: dir})
-	return c, withClock(c)
+	return withClock(c)
 }
 
 const noteBudget = 400 * time.Millisecond
@@ -92,14 +92,11 @@ func TestContactNote_tokenEndpointIsNotTheBroker(t *testing.T) {
 	endpoint := "http://" + brokertest.ClosedAddr(t)
 	tm := fastTiming
 	tm.backoffFirst, tm.backoffMax, tm.firstContact = 10*time.Millisecond, 10*time.Millisecond, 50*time.Millisecond
-	c, err := New(Config{Endpoint: endpoint, OAuth2: &OAuth2Config{TokenURL: te.URL, ClientID: "terraform", ClientSecret: "s"},
+	c := mustNew(t, Config{Endpoint: endpoint, OAuth2: &OAuth2Config{TokenURL: te.URL, ClientID: "terraform", ClientSecret: "s"},
 		RequestTimeout: time.Second, RetryBudget: 2 * time.Second, timing: tm, ContactNotes: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	clock := withClock(c)
+	_, clock := withClock(c)
 	start := clock.now()
-	_, err = c.GetVhost(context.Background(), "/")
+	_, err := c.GetVhost(context.Background(), "/")
 	if took := clock.since(start); err == nil || !strings.Contains(err.Error(), "nothing answered at") || took >= time.Second {
 		t.Errorf("after %s: %v; want a first contact reported after 50ms", took, err)
 	}

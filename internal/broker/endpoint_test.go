@@ -14,12 +14,6 @@ import (
 // default request_timeout and retry_budget.
 const fastFail = 2 * time.Second
 
-// defaultClient is a client with the default request_timeout and retry_budget.
-func defaultClient(t *testing.T, endpoint string) *Client {
-	t.Helper()
-	return mustNew(t, Config{Endpoint: endpoint, Username: "guest", Password: "guest"})
-}
-
 // Answers that can never succeed fail at once, with the kind, the cause and
 // the fix, with the default settings.
 func TestEndpointMistakesFailFast(t *testing.T) {
@@ -61,7 +55,7 @@ func TestEndpointMistakesFailFast(t *testing.T) {
 		{"endpoint with another path", fake.URL + "/rabbit", ErrNotAPI, CauseAPIPath, fake.URL, []string{"HTTP 400"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := defaultClient(t, tc.endpoint)
+			c := mustNew(t, Config{Endpoint: tc.endpoint, Username: "guest", Password: "guest"}) // default limits
 			start := time.Now()
 			_, err := c.GetVhost(context.Background(), "/")
 			elapsed := time.Since(start)
@@ -86,11 +80,8 @@ func TestEndpointMistakesFailFast(t *testing.T) {
 func TestNotTheManagementAPI(t *testing.T) {
 	s := brokertest.New(t)
 	s.Script(nil, brokertest.Reply(400, ""))
-	c, err := New(Config{Endpoint: s.URL, Username: "u", Password: "p", RetryBudget: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = c.GetQueue(context.Background(), "/", "q", Declared)
+	c := mustNew(t, Config{Endpoint: s.URL, Username: "u", Password: "p", RetryBudget: -1})
+	_, err := c.GetQueue(context.Background(), "/", "q", Declared)
 	if !errors.Is(err, ErrNotAPI) || causeOf(err) != CauseNotAPI {
 		t.Errorf("a 400 without a reason: %v", err)
 	}

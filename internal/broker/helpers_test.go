@@ -4,15 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"sync/atomic"
 	"testing"
 	"time"
 )
-
-// observeAttempts calls f before every HTTP attempt. Call it before the
-// client is used.
-func (c *Client) observeAttempts(f func(*http.Request)) { c.transport.onAttempt = f }
 
 // queuesOf lists vhost through c with what and fresh, for a test that wants
 // only the queues.
@@ -55,19 +50,12 @@ func mustNew(t *testing.T, cfg Config) *Client {
 	return c
 }
 
-// withClock has c's retry transport decide by a fake clock, and returns it.
-// Call it before the client is used.
-func withClock(c *Client) *fakeClock {
+// withClock has c's retry transport decide by a fake clock, and returns c and
+// the clock. Call it before the client is used.
+func withClock(c *Client) (*Client, *fakeClock) {
 	k := &fakeClock{}
 	c.transport.now, c.transport.pause = k.now, k.pause
-	return k
-}
-
-// clockedClient is timedClient on a fake clock.
-func clockedClient(t *testing.T, endpoint string, budget time.Duration, tm timing) (*Client, *fakeClock) {
-	t.Helper()
-	c := timedClient(t, endpoint, budget, tm)
-	return c, withClock(c)
+	return c, k
 }
 
 // causeOf is the Cause of err's *Error, or -1 when err holds none.

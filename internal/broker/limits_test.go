@@ -31,10 +31,7 @@ import (
 // The settings and defaults a client built without them uses.
 func TestLimitDefaults(t *testing.T) {
 	t.Parallel()
-	c, err := New(Config{Endpoint: "http://rabbit:15672", Username: "u", Password: "p"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustNew(t, Config{Endpoint: "http://rabbit:15672", Username: "u", Password: "p"})
 	if c.transport.timeout != DefaultRequestTimeout || c.transport.budget != defaultRetryBudget {
 		t.Errorf("request_timeout %s, retry_budget %s; want %s and %s", c.transport.timeout, c.transport.budget,
 			DefaultRequestTimeout, defaultRetryBudget)
@@ -69,7 +66,7 @@ func TestLimit_retryBudget(t *testing.T) {
 			s.AddVhost("v", "classic")
 			tm := fastTiming
 			tm.backoffFirst, tm.backoffMax = 5*time.Millisecond, 5*time.Millisecond
-			c, clock := clockedClient(t, s.URL, budget, tm)
+			c, clock := withClock(timedClient(t, s.URL, budget, tm))
 			start := clock.now()
 			var n atomic.Int64
 			s.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
@@ -140,11 +137,8 @@ func TestLimit_requestTimeout(t *testing.T) {
 				}
 				return false
 			})
-			c, err := New(Config{Endpoint: s.URL, Username: "u", Password: "p", RequestTimeout: timeout, RetryBudget: tc.budget, timing: fastTiming})
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, err = c.GetVhost(context.Background(), "v")
+			c := mustNew(t, Config{Endpoint: s.URL, Username: "u", Password: "p", RequestTimeout: timeout, RetryBudget: tc.budget, timing: fastTiming})
+			_, err := c.GetVhost(context.Background(), "v")
 			if tc.read && err != nil {
 				t.Fatalf("answers after %v, request_timeout %s: %v", tc.delays, timeout, err)
 			}
@@ -184,7 +178,7 @@ func TestLimit_firstContact(t *testing.T) {
 			s.AddVhost("v", "classic")
 			tm := fastTiming
 			tm.backoffFirst, tm.backoffMax, tm.firstContact = 5*time.Millisecond, 5*time.Millisecond, window
-			c, clock := clockedClient(t, s.URL, time.Minute, tm)
+			c, clock := withClock(timedClient(t, s.URL, time.Minute, tm))
 			start := clock.now()
 			open := c.transport.base
 			var n atomic.Int64
@@ -218,7 +212,7 @@ func TestLimit_restartMemoryFromLastSign(t *testing.T) {
 	tm := fastTiming
 	tm.restartMemory, tm.recoveryWindow = memory, 60*time.Millisecond
 	s := brokertest.New(t)
-	c, clock := clockedClient(t, s.URL, time.Minute, tm)
+	c, clock := withClock(timedClient(t, s.URL, time.Minute, tm))
 	// sign has c meet a 503 (a restarting broker) while reading vhost
 	// (each its own: a vhost's answer is kept), and returns when.
 	sign := func(vhost string) time.Time {

@@ -12,10 +12,7 @@ import (
 // A listing counts as recent from its start for timing.checkAge, and not
 // once this client wrote after it began.
 func TestCountsAsRecent(t *testing.T) {
-	c, err := New(Config{Endpoint: "http://rabbit:15672", Username: "u", Password: "p"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustNew(t, Config{Endpoint: "http://rabbit:15672", Username: "u", Password: "p"})
 	c.lastWrite.Store(time.Now().Add(-time.Hour).UnixNano())
 	age := c.transport.tm.checkAge
 	for _, tc := range []struct {
@@ -56,10 +53,7 @@ func TestReads_recentQueuesWithinCheckAge(t *testing.T) {
 		b.AddVhost("v", "")
 		b.StampListings()
 		b.PutQueue("v", brokertest.Queue{Name: "gone", Messages: brokertest.Count(0)})
-		c, err := New(Config{Endpoint: b.URL, Username: "u", Password: "p", RetryBudget: -1, timing: timing{checkAge: tc.age}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := mustNew(t, Config{Endpoint: b.URL, Username: "u", Password: "p", RetryBudget: -1, timing: timing{checkAge: tc.age}})
 		ctx := context.Background()
 		var seqs []int64
 		for i := range 3 {
@@ -106,10 +100,7 @@ func TestReads_markWrittenEndsRecentListings(t *testing.T) {
 	b := brokertest.New(t)
 	b.AddVhost("v", "")
 	b.StampListings()
-	c, err := New(Config{Endpoint: b.URL, Username: "u", Password: "p", RetryBudget: -1, timing: timing{checkAge: time.Hour}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustNew(t, Config{Endpoint: b.URL, Username: "u", Password: "p", RetryBudget: -1, timing: timing{checkAge: time.Hour}})
 	ctx := context.Background()
 	for i := range 2 {
 		if _, err := queuesOf(c, ctx, "v", Checked, Recent); err != nil {

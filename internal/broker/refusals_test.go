@@ -70,7 +70,7 @@ func TestAuth_expiredBearerExplained(t *testing.T) {
 	tok := brokertest.UnsignedJWT(map[string]any{"exp": exp})
 	api.refuse["Bearer "+tok] = "Login failed"
 	c := newAuthClient(t, Config{Endpoint: api.URL, BearerToken: tok})
-	err := get(t, c)
+	err := get(c)
 	var e *Error
 	if !errors.As(err, &e) || !errors.Is(err, ErrUnauthorized) || e.Cause != CauseTokenRefused || e.TokenFetched ||
 		e.TokenExpiry.Unix() != exp {
@@ -106,7 +106,7 @@ func TestAuth_grantFollowsMethod(t *testing.T) {
 				cfg.OAuth2 = &OAuth2Config{TokenURL: ts.URL, ClientID: "terraform", ClientSecret: "s3cret"}
 				api.refuse["Bearer tok-1"] = tc.reason
 			}
-			err := get(t, newAuthClient(t, cfg))
+			err := get(newAuthClient(t, cfg))
 			var e *Error
 			if !errors.As(err, &e) || !errors.Is(err, ErrUnauthorized) || e.Cause != tc.want || e.TokenFetched != tc.oauth2 {
 				t.Errorf("got %#v, want ErrUnauthorized with cause %d, fetched %v", err, tc.want, tc.oauth2)
@@ -124,7 +124,7 @@ func TestWrongPasswordRefusedOnce(t *testing.T) {
 		brokertest.ErrorBody(w, http.StatusUnauthorized, "not_authorised", "Login failed")
 		return true
 	})
-	c := defaultClient(t, fake.URL)
+	c := mustNew(t, Config{Endpoint: fake.URL, Username: "guest", Password: "guest"}) // default limits
 	errs := make(chan error, 3)
 	for i := range 3 {
 		go func() { _, err := c.GetVhost(context.Background(), fmt.Sprint("v", i)); errs <- err }()

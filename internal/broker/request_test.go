@@ -81,11 +81,8 @@ func TestWriteTimeout_majorityRule(t *testing.T) {
 				<-release // the metadata store never answers in time
 				return true
 			})
-			c, err := New(Config{Endpoint: s.URL, Username: "u", Password: "p", RequestTimeout: time.Second, RetryBudget: -1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = c.DeclareQueue(context.Background(), "/", "q", nil)
+			c := mustNew(t, Config{Endpoint: s.URL, Username: "u", Password: "p", RequestTimeout: time.Second, RetryBudget: -1})
+			err := c.DeclareQueue(context.Background(), "/", "q", nil)
 			switch {
 			case err == nil:
 				t.Fatal("an unanswered declaration succeeded")

@@ -191,7 +191,7 @@ func TestRetryBudgetRunsOut(t *testing.T) {
 	}
 	s.Close() // the broker stops: every connection is refused
 	var attempts atomic.Int64
-	c.observeAttempts(func(*http.Request) { attempts.Add(1) })
+	c.transport.onAttempt = func(*http.Request) { attempts.Add(1) }
 	start := time.Now()
 	_, err := c.GetQueue(context.Background(), "v", "q", Declared)
 	took := time.Since(start)
@@ -230,11 +230,11 @@ func TestRetryHonoursCancellation(t *testing.T) {
 	c := timedClient(t, s.URL, time.Hour, timing{})
 	var attempts atomic.Int64
 	ctx, cancel := context.WithCancel(context.Background())
-	c.observeAttempts(func(*http.Request) {
+	c.transport.onAttempt = func(*http.Request) {
 		if attempts.Add(1) == 3 {
 			cancel() // Ctrl-C while the broker keeps failing
 		}
-	})
+	}
 	_, err := c.GetVhost(ctx, "/")
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("got %v, want the cancellation", err)
@@ -257,11 +257,8 @@ func TestWriteTimeoutWithoutMajority(t *testing.T) {
 		<-release // the metadata store never answers in time
 		return true
 	})
-	c, err := New(Config{Endpoint: s.URL, Username: "u", Password: "p", RequestTimeout: time.Second, RetryBudget: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = c.DeclareQueue(context.Background(), "/", "q", nil)
+	c := mustNew(t, Config{Endpoint: s.URL, Username: "u", Password: "p", RequestTimeout: time.Second, RetryBudget: -1})
+	err := c.DeclareQueue(context.Background(), "/", "q", nil)
 	if !errors.Is(err, ErrUnavailable) || causeOf(err) != CauseNoMajority || nodesDown(err) != "[b@h c@h] of 3" {
 		t.Fatalf("got %v, want ErrUnavailable naming the nodes down", err)
 	}
@@ -298,7 +295,7 @@ func TestRetry_zeroPauseRetries(t *testing.T) {
 	tm.backoffFirst, tm.backoffMax = time.Nanosecond, time.Nanosecond
 	c := timedClient(t, s.URL, time.Second, tm)
 	var attempts atomic.Int64
-	c.observeAttempts(func(*http.Request) { attempts.Add(1) })
+	c.transport.onAttempt = func(*http.Request) { attempts.Add(1) }
 	if _, err := c.GetVhost(context.Background(), "/"); err != nil {
 		t.Fatalf("got %v after %d attempts, want the answer after two failures", err, attempts.Load())
 	}
@@ -352,7 +349,7 @@ func TestNotFoundIsFinalWithDefaultBudget(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := defaultClient(t, fake.URL)
+			c := mustNew(t, Config{Endpoint: fake.URL, Username: "guest", Password: "guest"}) // default limits
 			start := time.Now()
 			err := tc.call(c)
 			if !errors.Is(err, ErrNotFound) {

@@ -23,7 +23,7 @@ import (
 // read once the call returned, needs no lock.
 func attemptTimes(c *Client) func() []time.Time {
 	var at []time.Time
-	c.observeAttempts(func(*http.Request) { at = append(at, c.transport.now()) })
+	c.transport.onAttempt = func(*http.Request) { at = append(at, c.transport.now()) }
 	return func() []time.Time { return at }
 }
 
@@ -47,7 +47,7 @@ func TestTiming_confirmPause(t *testing.T) {
 	tm.confirmPause = 200 * time.Millisecond
 	tm.recoveryWindow = 2 * time.Second
 	s := brokertest.New(t)
-	c, _ := clockedClient(t, s.URL, time.Minute, tm)
+	c, _ := withClock(timedClient(t, s.URL, time.Minute, tm))
 	times := attemptTimes(c)
 	if err := c.DeleteQueue(context.Background(), "/", "gone", true); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("got %v, want ErrNotFound", err)
@@ -80,7 +80,7 @@ func TestTiming_recoveryWindow(t *testing.T) {
 			tm := fastTiming
 			tm.backoffFirst, tm.backoffMax, tm.recoveryWindow = 5*time.Millisecond, 5*time.Millisecond, window
 			s := brokertest.New(t)
-			c, clock := clockedClient(t, s.URL, time.Minute, tm)
+			c, clock := withClock(timedClient(t, s.URL, time.Minute, tm))
 			seeRestart(t, c, s)
 			var first atomic.Int64 // by the clock, 0 before the first 404
 			s.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
@@ -112,7 +112,7 @@ func TestTiming_lastPauseEndsWithRecoveryWindow(t *testing.T) {
 	tm := fastTiming
 	tm.backoffFirst, tm.backoffMax, tm.recoveryWindow = 800*time.Millisecond, 800*time.Millisecond, 150*time.Millisecond
 	s := brokertest.New(t)
-	c, clock := clockedClient(t, s.URL, time.Minute, tm)
+	c, clock := withClock(timedClient(t, s.URL, time.Minute, tm))
 	seeRestart(t, c, s)
 	start := clock.now()
 	if err := c.DeleteQueue(context.Background(), "/", "gone", true); !errors.Is(err, ErrNotFound) {
@@ -141,7 +141,7 @@ func TestTiming_restartMemory(t *testing.T) {
 			tm := fastTiming
 			tm.restartMemory, tm.recoveryWindow = memory, 60*time.Millisecond
 			s := brokertest.New(t)
-			c, clock := clockedClient(t, s.URL, time.Minute, tm)
+			c, clock := withClock(timedClient(t, s.URL, time.Minute, tm))
 			seen := seeRestart(t, c, s)
 			clock.advance(tc.after - clock.since(seen))
 			times := attemptTimes(c)
@@ -173,7 +173,7 @@ func TestTiming_firstContact(t *testing.T) {
 			addr := brokertest.ClosedAddr(t)
 			tm := fastTiming
 			tm.backoffFirst, tm.backoffMax, tm.firstContact = 10*time.Millisecond, 10*time.Millisecond, tc.window
-			c, clock := clockedClient(t, "http://"+addr, tc.budget, tm)
+			c, clock := withClock(timedClient(t, "http://"+addr, tc.budget, tm))
 			times := attemptTimes(c)
 			start := clock.now()
 			_, err := c.GetVhost(context.Background(), "/")
@@ -209,8 +209,8 @@ func checkFirstContact(t *testing.T, err error, addr string) {
 func TestTiming_firstContactDefault(t *testing.T) {
 	t.Parallel()
 	addr := brokertest.ClosedAddr(t)
-	c := defaultClient(t, "http://"+addr)
-	clock := withClock(c)
+	// The default limits.
+	c, clock := withClock(mustNew(t, Config{Endpoint: "http://" + addr, Username: "guest", Password: "guest"}))
 	start := clock.now()
 	_, err := c.GetVhost(context.Background(), "/")
 	took := clock.since(start)

@@ -44,7 +44,7 @@ func TestAuth_oauth2SharedToken(t *testing.T) {
 			if i%2 == 1 {
 				c = c2
 			}
-			if err := get(t, c); err != nil {
+			if err := get(c); err != nil {
 				t.Error(err)
 			}
 		})
@@ -81,17 +81,17 @@ func TestAuth_oauth2RefreshBeforeExpiry(t *testing.T) {
 			tc.setup(ts)
 			api := newAuthAPI(t)
 			c := newAuthClient(t, Config{Endpoint: api.URL, OAuth2: &OAuth2Config{TokenURL: ts.URL, ClientID: "terraform", ClientSecret: "s3cret"}})
-			if err := get(t, c); err != nil {
+			if err := get(c); err != nil {
 				t.Fatal(err)
 			}
-			if err := get(t, c); err != nil {
+			if err := get(c); err != nil {
 				t.Fatal(err)
 			}
 			if n := ts.Hits(); n != 1 {
 				t.Fatalf("token endpoint hit %d times before expiry, want 1", n)
 			}
 			time.Sleep(2100 * time.Millisecond)
-			if err := get(t, c); err != nil {
+			if err := get(c); err != nil {
 				t.Fatal(err)
 			}
 			if n := ts.Hits(); n != 2 {
@@ -106,7 +106,7 @@ func TestAuth_oauth2WrongSecret(t *testing.T) {
 	api := newAuthAPI(t)
 	c := newAuthClient(t, Config{Endpoint: api.URL, OAuth2: &OAuth2Config{TokenURL: ts.URL, ClientID: "terraform", ClientSecret: "wrong-Secret-42"}})
 	for range 5 {
-		err := get(t, c)
+		err := get(c)
 		if !errors.Is(err, ErrUnauthorized) {
 			t.Fatalf("got %v, want ErrUnauthorized", err)
 		}
@@ -157,11 +157,8 @@ func TestAuth_oauth2FailingEndpointShared(t *testing.T) {
 	ts := brokertest.NewTokenEndpoint(t, "s")
 	ts.Fail(http.StatusServiceUnavailable)
 	api := newAuthAPI(t)
-	c, err := New(Config{Endpoint: api.URL, RequestTimeout: 5 * time.Second, RetryBudget: time.Second,
+	c := mustNew(t, Config{Endpoint: api.URL, RequestTimeout: 5 * time.Second, RetryBudget: time.Second,
 		OAuth2: &OAuth2Config{TokenURL: ts.URL + "/token-" + t.Name(), ClientID: "terraform", ClientSecret: "s"}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	const callers = 4
 	errs := make(chan error, callers)
 	for i := range callers {
@@ -233,11 +230,8 @@ func TestAuth_oauth2SlowTokenEndpoint(t *testing.T) {
 	ts := brokertest.NewTokenEndpoint(t, "s3cret")
 	ts.Delay = 300 * time.Millisecond
 	api := newAuthAPI(t)
-	c, err := New(Config{Endpoint: api.URL, RequestTimeout: 5 * time.Second, RetryBudget: 50 * time.Millisecond,
+	c := mustNew(t, Config{Endpoint: api.URL, RequestTimeout: 5 * time.Second, RetryBudget: 50 * time.Millisecond,
 		OAuth2: &OAuth2Config{TokenURL: ts.URL, ClientID: "terraform", ClientSecret: "s3cret"}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if _, err := c.GetQueue(context.Background(), "/", "q", Declared); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("got %v, want the token and then ErrNotFound", err)
 	}

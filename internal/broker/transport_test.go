@@ -29,7 +29,7 @@ func TestManagementCertificateCauses(t *testing.T) {
 		c.IsCA, c.BasicConstraintsValid, c.KeyUsage = true, true, x509.KeyUsageCertSign|x509.KeyUsageDigitalSignature
 	})
 	serverCert := func(name string, edit func(*x509.Certificate)) testCert {
-		return newTestCert(t, dir, name, &ca, func(c *x509.Certificate) {
+		return newTestCert(t, dir, name, &ca.TLS, func(c *x509.Certificate) {
 			c.IPAddresses, c.ExtKeyUsage = []net.IP{net.IPv4(127, 0, 0, 1)}, []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
 			if edit != nil {
 				edit(c)
@@ -41,7 +41,7 @@ func TestManagementCertificateCauses(t *testing.T) {
 	expired := serverCert("expired", func(c *x509.Certificate) {
 		c.NotBefore, c.NotAfter = time.Now().Add(-48*time.Hour), time.Now().Add(-24*time.Hour)
 	})
-	client := newTestCert(t, dir, "client", &ca, func(c *x509.Certificate) {
+	client := newTestCert(t, dir, "client", &ca.TLS, func(c *x509.Certificate) {
 		c.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
 	})
 	stranger := newTestCert(t, dir, "stranger", nil, func(c *x509.Certificate) {
@@ -112,15 +112,11 @@ type testCert struct {
 	CertFile, KeyFile string
 }
 
-// newTestCert makes the certificate named name, valid from an hour ago for a day unless edit says
-// otherwise, and writes it to dir.
-func newTestCert(t *testing.T, dir, name string, parent *testCert, edit func(*x509.Certificate)) testCert {
+// newTestCert makes the certificate named name, signed by parent (self-signed when nil), valid from
+// an hour ago for a day unless edit says otherwise, and writes it to dir.
+func newTestCert(t *testing.T, dir, name string, parent *tls.Certificate, edit func(*x509.Certificate)) testCert {
 	t.Helper()
-	var signer *tls.Certificate
-	if parent != nil {
-		signer = &parent.TLS
-	}
-	c := testCert{TLS: brokertest.NewCert(t, name, signer, edit)}
+	c := testCert{TLS: brokertest.NewCert(t, name, parent, edit)}
 	c.CertFile, c.KeyFile = brokertest.WriteCert(t, dir, name, c.TLS)
 	return c
 }

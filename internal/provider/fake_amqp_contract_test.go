@@ -240,8 +240,7 @@ var amqpRows = []contractRow{
 	}},
 	{name: "publish with another user's user_id closes the channel 406", declare: declNone, run: func(t *testing.T, e amqpEnv) {
 		user := e.user
-		conn := e.dial(t)
-		ch := openChannel(t, conn)
+		ch := amqpChannelAt(t, e.url())
 		closed := ch.NotifyClose(make(chan *amqp.Error, 1))
 		if err := ch.PublishWithContext(context.Background(), "", e.queue, true, false,
 			amqp.Publishing{UserId: "contract-mallory", Body: []byte("x")}); err != nil {
@@ -376,7 +375,7 @@ var amqpRows = []contractRow{
 		}
 	}},
 	{name: "consume and purge refused without read permission, passive declare allowed", declare: declNone, messages: 1, run: func(t *testing.T, e amqpEnv) {
-		e.user, e.pass = e.b.readRefused(t, e.vhost, e.queue)
+		e.b.refuseRead(t, &e)
 		conn := e.dial(t)
 		if _, err := openChannel(t, conn).QueueDeclarePassive(e.queue, true, false, false, false, nil); err != nil {
 			t.Errorf("passive declare: %v", err)

@@ -42,23 +42,18 @@ func stageContract(t *testing.T) realContract {
 	}
 	transport := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: os.Getenv(EnvInsecure) == "true"}} //nolint:gosec // test brokers only
 	return realContract{v: brokertest.Versions[i], endpoint: os.Getenv(EnvEndpoint), user: testUser(), pass: testPassword(),
-		amqpURL: cmp.Or(os.Getenv("RABBITMQ_AMQP_URL"), "amqp://127.0.0.1:5672"),
-		http:    &http.Client{Transport: transport, Timeout: 30 * time.Second},
-		addVhost: func(t *testing.T) string {
-			name := uniqueName("contract")
-			createVhost(t, name, "")
-			return name
-		},
+		amqpURL:  cmp.Or(os.Getenv("RABBITMQ_AMQP_URL"), "amqp://127.0.0.1:5672"),
+		http:     &http.Client{Transport: transport, Timeout: 30 * time.Second},
+		addVhost: createVhost,
 		consume: func(t *testing.T, vhost, queue string) {
 			if _, err := amqpChannel(t, vhost).Consume(queue, "", false, false, false, false, nil); err != nil {
 				t.Fatal(err)
 			}
 			waitConsumers(t, vhost, queue, 1)
 		},
-		readRefused: func(t *testing.T, vhost, _ string) (string, string) {
-			user, pass := uniqueName("contract-reader"), "contract-pw"
-			createUser(t, user, pass, "", vhost, brokertest.Permissions{Configure: ".*", Write: ".*", Read: "^$"})
-			return user, pass
+		refuseRead: func(t *testing.T, e *amqpEnv) {
+			e.user, e.pass = uniqueName("contract-reader"), "contract-pw"
+			createUser(t, e.user, e.pass, "", e.vhost, brokertest.Permissions{Configure: ".*", Write: ".*", Read: "^$"})
 		},
 	}
 }

@@ -247,14 +247,15 @@ type contractBroker struct {
 	endpoint, amqpURL string
 	user, pass        string
 	http              *http.Client
-	// addVhost makes a vhost for one row, gone at the end of it.
-	addVhost func(t *testing.T) string
+	// addVhost makes the vhost name, of defaultQueueType ("" for the broker's
+	// own), for one row, gone at the end of it: createVhost on a real broker.
+	addVhost func(t *testing.T, name, defaultQueueType string)
 	// consume opens a consumer on queue, kept until the end of the row, and
 	// returns once the management API lists it.
 	consume func(t *testing.T, vhost, queue string)
-	// readRefused is a user, with password, who may configure and write in
-	// vhost but not read queue (consume, purge).
-	readRefused func(t *testing.T, vhost, queue string) (user, pass string)
+	// refuseRead makes e's user one who may configure and write in e's vhost
+	// but not read e's queue (consume, purge).
+	refuseRead func(t *testing.T, e *amqpEnv)
 }
 
 // runContract runs rows on b. Each row runs in a vhost of its own ({v}), where
@@ -264,7 +265,8 @@ type contractBroker struct {
 func runContract(t *testing.T, b contractBroker, rows []contractRow) {
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {
-			e := amqpEnv{b: b, vhost: b.addVhost(t), queue: "contract-q", user: b.user, pass: b.pass}
+			e := amqpEnv{b: b, vhost: uniqueName("contract"), queue: "contract-q", user: b.user, pass: b.pass}
+			b.addVhost(t, e.vhost, "")
 			inPath := strings.NewReplacer("{v}", url.PathEscape(e.vhost), "{q}", url.PathEscape(e.queue), "{none}", "tfacc-contract-none")
 			if row.declare != "" { // no row has both
 				row.put = map[string]string{"queues/{v}/{q}": row.declare}
@@ -285,9 +287,9 @@ func runContract(t *testing.T, b contractBroker, rows []contractRow) {
 				return
 			}
 			status, body := contractSend(t, b, row.method, inPath.Replace(row.path), row.body)
-			want := row.want
-			if s, ok := row.by[b.v]; ok {
-				want = s
+			want, ok := row.by[b.v]
+			if !ok {
+				want = row.want
 			}
 			if err := want.check(status, body, strings.NewReplacer("{v}", e.vhost, "{q}", e.queue, "{user}", b.user)); err != nil {
 				t.Errorf("RabbitMQ %s: %s %s: %v\nanswer: HTTP %d %s", b.v, row.method, row.path, err, status, body)
@@ -319,12 +321,12 @@ func contractSend(t *testing.T, b contractBroker, method, path, body string) (in
 	return resp.StatusCode, out
 }
 
-// check compares an answer with s: the status, then in one pass the fields
-// of the object, or of each element of the list, that the body holds. Each
-// field is described as fields says, then compared: its kind, "absent", or
-// "=" and its JSON (encoding/json writes the keys of an object in order, so
-// equal values read equal). An element that is no object has every field
-// absent.
+// check compares an answer with s: the status, then the fields of the
+// object, or of each element of the list, that the body holds. Each field is
+// described as fields says, then compared: its kind, "absent", or "=" and its
+// JSON (encoding/json writes the keys of an object in order, so equal values
+// read equal). A field the body has and s does not name is a failure when
+// s.only; an element that is no object has every field absent.
 func (s shape) check(status int, body []byte, names *strings.Replacer) error {
 	var v any
 	err := json.Unmarshal(body, &v)
@@ -345,20 +347,18 @@ func (s shape) check(status int, body []byte, names *strings.Replacer) error {
 	case s.length >= 0 && len(items) != s.length:
 		return fmt.Errorf("%d elements, want %d", len(items), s.length)
 	}
-	var errs []string
+	var errs []error
 	for i, item := range items {
 		m, isObject := item.(map[string]any)
 		if !isObject {
-			errs = append(errs, fmt.Sprintf("element %d: %T, want an object", i, item))
-			continue
+			errs = append(errs, fmt.Errorf("element %d: %T, want an object", i, item))
 		}
-		want := maps.Clone(s.fields)
 		for k := range m {
-			if _, asked := want[k]; !asked && s.only {
-				want[k] = "absent"
+			if _, asked := s.fields[k]; s.only && !asked {
+				errs = append(errs, fmt.Errorf("element %d: %s present, want absent", i, k))
 			}
 		}
-		for k, w := range want {
+		for k, w := range s.fields {
 			got, present := m[k]
 			g := jsonKinds[fmt.Sprintf("%T", got)]
 			if value, isValue := strings.CutPrefix(names.Replace(w), "="); !present {
@@ -373,14 +373,11 @@ func (s shape) check(status int, body []byte, names *strings.Replacer) error {
 				g, w = "="+string(gj), "="+string(wj)
 			}
 			if g != w {
-				errs = append(errs, fmt.Sprintf("element %d: %s: %s, want %s", i, k, g, w))
+				errs = append(errs, fmt.Errorf("element %d: %s: %s, want %s", i, k, g, w))
 			}
 		}
 	}
-	if slices.Sort(errs); len(errs) > 0 {
-		return errors.New(strings.Join(errs, "; "))
-	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // jsonKinds names the JSON type of a decoded value by its Go type.
@@ -398,11 +395,9 @@ func fakeBroker(t *testing.T, v brokertest.Version) contractBroker {
 	a := s.ServeAMQP(t)
 	a.Login("u", "p")
 	return contractBroker{v: cmp.Or(v, brokertest.DefaultVersion), endpoint: s.URL, amqpURL: a.URL(), user: "u", pass: "p", http: s.Client(),
-		addVhost: func(t *testing.T) string {
-			name := uniqueName("contract")
-			s.AddVhost(name, "")
+		addVhost: func(t *testing.T, name, defaultQueueType string) {
+			s.AddVhost(name, defaultQueueType)
 			t.Cleanup(func() { s.RemoveVhost(name) })
-			return name
 		},
 		// The fake's AMQP consumers are not the management API's: the queue counts one.
 		consume: func(_ *testing.T, vhost, queue string) {
@@ -410,10 +405,7 @@ func fakeBroker(t *testing.T, v brokertest.Version) contractBroker {
 			q.Consumers++
 			s.PutQueue(vhost, q)
 		},
-		readRefused: func(_ *testing.T, vhost, queue string) (string, string) {
-			a.Refuse(vhost, queue)
-			return "u", "p"
-		},
+		refuseRead: func(_ *testing.T, e *amqpEnv) { a.Refuse(e.vhost, e.queue) },
 	}
 }
 
