@@ -2,7 +2,6 @@ package provider
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -16,14 +15,13 @@ import (
 // "ok" or "not ok"; or the first error as "Summary: detail".
 func policyEffectsOnFake(t *testing.T, fake *brokertest.Server, vhost string) string {
 	t.Helper()
-	ctx := context.Background()
-	f, diags := (&policyEffectsDataSource{configuredDataSource{data: fakeData(t, fake.URL)}}).findings(ctx, vhost, "orders")
+	f, diags := (&policyEffectsDataSource{configuredDataSource{data: fakeData(t, fake.URL)}}).findings(t.Context(), vhost, "orders")
 	if diags.HasError() {
 		return diags[0].Summary() + ": " + diags[0].Detail()
 	}
-	list, ok, diags := policyEffectsValues(ctx, f)
+	list, ok, diags := policyEffectsValues(t.Context(), f)
 	var queues []policyEffectsQueueModel
-	diags.Append(list.ElementsAs(ctx, &queues, false)...)
+	diags.Append(list.ElementsAs(t.Context(), &queues, false)...)
 	if diags.HasError() {
 		t.Fatal(diags)
 	}

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -66,27 +67,24 @@ func dataBlock(typ string) func(string) string {
 	return func(body string) string { return "data \"" + typ + "\" \"x\" {\n" + body + "\n}\n" }
 }
 
-// expectArgumentsChange is a plan check: the planned change of
-// queuey_queue.test moves arguments_json from before to after.
-func expectArgumentsChange(before, after string) plancheck.PlanCheck { //nolint:unparam // each test states both sides
-	return changeCheck{"queuey_queue.test", "arguments_json", before, after}
-}
+// argumentsChange is a plan check: the planned change of queuey_queue.test
+// moves arguments_json from before to after.
+type argumentsChange struct{ before, after string }
 
-type changeCheck struct{ addr, attr, before, after string }
-
-func (c changeCheck) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+func (c argumentsChange) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
 	for _, rc := range req.Plan.ResourceChanges {
-		if rc.Address != c.addr {
+		if rc.Address != "queuey_queue.test" {
 			continue
 		}
 		b, _ := rc.Change.Before.(map[string]any)
 		a, _ := rc.Change.After.(map[string]any)
-		if b[c.attr] != c.before || a[c.attr] != c.after {
-			resp.Error = fmt.Errorf("%s.%s planned %v -> %v, want %s -> %s", c.addr, c.attr, b[c.attr], a[c.attr], c.before, c.after)
+		if b["arguments_json"] != c.before || a["arguments_json"] != c.after {
+			resp.Error = fmt.Errorf("queuey_queue.test arguments_json planned %v -> %v, want %s -> %s", b["arguments_json"],
+				a["arguments_json"], c.before, c.after)
 		}
 		return
 	}
-	resp.Error = fmt.Errorf("no planned change of %s", c.addr)
+	resp.Error = errors.New("no planned change of queuey_queue.test")
 }
 
 // declaredArgs is q's arguments as its declaration gave them: without the

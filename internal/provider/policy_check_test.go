@@ -36,14 +36,14 @@ func TestQueuePlan_policyCheck(t *testing.T) {
 	unitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
-			Config:      strings.Replace(fakeProviderConfig(s, ""), `retry_budget = "0s"`, `retry_budget = "0s"`+"\n  policy_check = \"error\"", 1),
+			Config:      fakeProviderConfig(s, "", `policy_check = "error"`),
 			ExpectError: regexp.MustCompile(`Policy\s+"limits"\s+Breaks\s+Queue\s+orders.dead`),
 		}},
 	})
 	if _, ok := s.Queue("/", "orders.dead"); ok {
 		t.Error(`policy_check = "error" declared orders.dead`)
 	}
-	off := newTerraformCLI(t, requiredQueuey+strings.Replace(fakeProviderConfig(s, ""), `retry_budget = "0s"`, `retry_budget = "0s"`+"\n  policy_check = \"off\"", 1))
+	off := newTerraformCLI(t, requiredQueuey+fakeProviderConfig(s, "", `policy_check = "off"`))
 	if out := off.mustRun("plan"); strings.Contains(out, "Breaks Queue") {
 		t.Errorf("policy_check = \"off\" warned:\n%s", out)
 	}

@@ -32,8 +32,8 @@ func TestRedeclare_refusesLossyMove(t *testing.T) {
 		{"harmless", brokertest.Policy{Name: "v2", Pattern: ".*", Definition: map[string]any{"queue-version": 2}}, nil},
 	} {
 		fake := brokertest.New(t)
-		fake.PutQueue("/", brokertest.Queue{Name: "orders", Durable: true, Messages: count(3)})
-		fake.PutQueue("/", brokertest.Queue{Name: "orders.dead", Durable: true, Messages: count(0)})
+		fake.PutQueue("/", brokertest.Queue{Name: "orders", Durable: true, Messages: brokertest.Count(3)})
+		fake.PutQueue("/", brokertest.Queue{Name: "orders.dead", Durable: true, Messages: brokertest.Count(0)})
 		fake.SetPolicy("/", tc.policy)
 		err := redeclare(context.Background(), fakeBrokerMover(t, fake), ordersTarget, want, false, true)
 		var lossy *lossyMoveError

@@ -184,7 +184,7 @@ func TestAccQueue_drift(t *testing.T) {
 			Config: cfg,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionUpdate),
-				expectArgumentsChange(`{"x-message-ttl":7000}`, `{"x-message-ttl":5000}`),
+				argumentsChange{`{"x-message-ttl":7000}`, `{"x-message-ttl":5000}`},
 			}},
 			Check: checkBrokerQueue(t, "/", name, want),
 		},
@@ -200,7 +200,7 @@ func TestAccQueue_drift(t *testing.T) {
 			Config: cfg,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionUpdate),
-				expectArgumentsChange(`{"x-max-length":10,"x-message-ttl":5000}`, `{"x-message-ttl":5000}`),
+				argumentsChange{`{"x-max-length":10,"x-message-ttl":5000}`, `{"x-message-ttl":5000}`},
 			}},
 			Check: checkBrokerQueue(t, "/", name, want),
 		},
@@ -216,7 +216,7 @@ func TestAccQueue_drift(t *testing.T) {
 			Config: cfg,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionUpdate),
-				expectArgumentsChange(`{"auto_delete":true,"x-message-ttl":5000}`, `{"x-message-ttl":5000}`),
+				argumentsChange{`{"auto_delete":true,"x-message-ttl":5000}`, `{"x-message-ttl":5000}`},
 			}},
 			Check: checkBrokerQueue(t, "/", name, want),
 		},

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
@@ -19,18 +20,6 @@ import (
 // of the broker's rule (the rule itself: internal/broker's TestCountsAsRecent),
 // shorter than the client's own so that both sides of it can be tested.
 const noteCheckAge = 2 * time.Second
-
-// planNote notes what the plan's listing (a client of its own) has of
-// orders, as warnIfBusy does.
-func planNote(t *testing.T, s *brokertest.Server) memPrivate {
-	t.Helper()
-	list, err := fakeBrokerClient(t, s).ListQueues(context.Background(), "/", broker.CheckedWithConsumers, broker.Kept)
-	private := memPrivate{}
-	if d := noteListing(context.Background(), private, ordersTarget, list.Queues, list.Began); err != nil || d.HasError() {
-		t.Fatal(err, d)
-	}
-	return private
-}
 
 // A destroy takes the plan's listing: it lists nothing, still deletes the
 // hold queues that listing found, in order, and refuses on RabbitMQ 3.10
@@ -47,7 +36,13 @@ func TestDestroyTakesThePlansListing(t *testing.T) {
 			q.Messages = brokertest.Count(2)
 			s.PutQueue("/", q)
 		}
-		private := planNote(t, s)
+		// The plan notes what its listing (a client of its own) has of orders.
+		private := memPrivate{}
+		var diags diag.Diagnostics
+		warnIfBusy(context.Background(), fakeData(t, s.URL), replaceModel("5s", false), "destroyed", false, private, &diags)
+		if diags.HasError() {
+			t.Fatal(diags)
+		}
 		listings := s.Listings("/")
 
 		c := fakeBrokerClient(t, s) // a client of its own, as the destroy's provider process has

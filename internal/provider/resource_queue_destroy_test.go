@@ -18,8 +18,6 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
 
-func count(n int64) *int64 { return &n }
-
 // Deletion order and ownership: hold queues by ascending TTL, then q, then
 // q.dead; nothing that is not recognised as one of q's own queues.
 func TestDestroyTargetOwned(t *testing.T) {
@@ -46,10 +44,10 @@ func TestDestroyTargetOwned(t *testing.T) {
 func TestBusy(t *testing.T) {
 	t.Parallel()
 	queues := []broker.Queue{
-		{Name: "idle", Messages: count(0), Consumers: count(0)},
-		{Name: "full", Messages: count(3), Consumers: count(0)},
-		{Name: "consumed", Messages: count(0), Consumers: count(1)},
-		{Name: "fresh", Messages: nil, Consumers: count(0)},
+		{Name: "idle", Messages: brokertest.Count(0), Consumers: brokertest.Count(0)},
+		{Name: "full", Messages: brokertest.Count(3), Consumers: brokertest.Count(0)},
+		{Name: "consumed", Messages: brokertest.Count(0), Consumers: brokertest.Count(1)},
+		{Name: "fresh", Messages: nil, Consumers: brokertest.Count(0)},
 	}
 	lines, unknown := busy(queues, true)
 	if !unknown {

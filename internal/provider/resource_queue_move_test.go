@@ -137,8 +137,10 @@ func TestMoveStateFromRabbitMQQueue(t *testing.T) {
 
 // moveResourceState moves a source state into queuey_queue through the
 // provider's protocol server, as the CLIs do, and returns the target state
-// and identity rendered attribute by attribute (renderAttrs), or the
-// diagnostics.
+// and identity attribute by attribute (the identity's prefixed "identity."),
+// or the diagnostics. tftypes prints a value Type<"value"> or Type<null>, of
+// which the value is kept (a string as itself, a number or a bool as tftypes
+// prints it), and null as "null".
 func moveResourceState(t *testing.T, provider, typeName string, version int64, state string) (map[string]string, string) {
 	t.Helper()
 	srv, err := providerserver.NewProtocol6WithError(New("test")())()
@@ -164,21 +166,12 @@ func moveResourceState(t *testing.T, provider, typeName string, version int64, s
 	if resp.TargetIdentity == nil {
 		t.Fatal("the move returned no identity")
 	}
-	return renderAttrs(t, map[string]*tfprotov6.DynamicValue{"": resp.TargetState, "identity.": resp.TargetIdentity.IdentityData},
-		map[string]tftypes.Type{"": schemas.ResourceSchemas["queuey_queue"].ValueType(),
-			"identity.": ids.IdentitySchemas["queuey_queue"].ValueType()}), strings.Join(diags, "\n")
-}
-
-// renderAttrs renders each attribute of the objects in values, its name
-// prefixed with the object's key, the object of that type: tftypes prints a
-// value Type<"value"> or Type<null>, of which the value is kept (a string as
-// itself, a number or a bool as tftypes prints it), and null as "null".
-func renderAttrs(t *testing.T, values map[string]*tfprotov6.DynamicValue, types map[string]tftypes.Type) map[string]string {
-	t.Helper()
+	values := []*tfprotov6.DynamicValue{resp.TargetState, resp.TargetIdentity.IdentityData}
+	typs := []tftypes.Type{schemas.ResourceSchemas["queuey_queue"].ValueType(), ids.IdentitySchemas["queuey_queue"].ValueType()}
 	out := map[string]string{}
-	for prefix, v := range values {
+	for i, prefix := range []string{"", "identity."} {
 		var obj map[string]tftypes.Value
-		val, err := v.Unmarshal(types[prefix])
+		val, err := values[i].Unmarshal(typs[i])
 		if err = errors.Join(err, val.As(&obj)); err != nil {
 			t.Fatal(err)
 		}
@@ -187,5 +180,5 @@ func renderAttrs(t *testing.T, values map[string]*tfprotov6.DynamicValue, types 
 			out[prefix+k] = strings.TrimSuffix(strings.TrimPrefix(s, `"`), `"`)
 		}
 	}
-	return out
+	return out, strings.Join(diags, "\n")
 }

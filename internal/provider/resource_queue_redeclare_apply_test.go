@@ -31,25 +31,28 @@ func TestRedeclare(t *testing.T) {
 		wantWhy     redeclareRefusal
 		wantDeletes []string
 	}{
-		{name: "consumer", main: brokertest.Queue{Consumers: 2, Messages: count(0)}, keep: true, wantWhy: refuseConsumers,
+		{name: "consumer", main: brokertest.Queue{Consumers: 2, Messages: brokertest.Count(0)}, keep: true,
+			wantWhy: refuseConsumers,
 			wantErr: []string{`Queue "orders" in vhost "/" was not changed`, `{"x-max-priority":10}`, "it has 2 consumers", "Stop the application"}},
-		{name: "busy hold queue", main: brokertest.Queue{Messages: count(0)}, keep: true, wantWhy: refuseHolds,
-			hold:    &brokertest.Queue{Name: "orders.deferred.30000", Messages: count(3)},
+		{name: "busy hold queue", main: brokertest.Queue{Messages: brokertest.Count(0)}, keep: true, wantWhy: refuseHolds,
+			hold:    &brokertest.Queue{Name: "orders.deferred.30000", Messages: brokertest.Count(3)},
 			wantErr: []string{"orders.deferred.30000: 3 messages, 0 consumers", "at most 30s (its TTL)"}},
-		{name: "not running", main: brokertest.Queue{State: "down", Node: "rabbit@n2", Messages: count(0)}, keep: true, wantWhy: refuseNotRunning,
+		{name: "not running", main: brokertest.Queue{State: "down", Node: "rabbit@n2", Messages: brokertest.Count(0)}, keep: true,
+			wantWhy: refuseNotRunning,
 			wantErr: []string{"orders on node rabbit@n2: state down", "rabbitmqctl"}},
-		{name: "messages", main: brokertest.Queue{Messages: count(1204)}, wantWhy: refuseMessages,
+		{name: "messages", main: brokertest.Queue{Messages: brokertest.Count(1204)}, wantWhy: refuseMessages,
 			wantErr: []string{"it holds 1204 messages", "keep_messages_on_change = true", "orders.redeclaring", "force_destroy = true"}},
-		{name: "empty", main: brokertest.Queue{Messages: count(0)}, hold: &brokertest.Queue{Name: "orders.deferred.30000", Messages: count(0)},
+		{name: "empty", main: brokertest.Queue{Messages: brokertest.Count(0)},
+			hold:        &brokertest.Queue{Name: "orders.deferred.30000", Messages: brokertest.Count(0)},
 			wantDeletes: []string{"DELETE queues / orders ?if-empty=true&if-unused=true"}},
-		{name: "force_destroy", main: brokertest.Queue{Consumers: 1, Messages: count(7)}, force: true,
-			hold:        &brokertest.Queue{Name: "orders.deferred.30000", Messages: count(3)},
+		{name: "force_destroy", main: brokertest.Queue{Consumers: 1, Messages: brokertest.Count(7)}, force: true,
+			hold:        &brokertest.Queue{Name: "orders.deferred.30000", Messages: brokertest.Count(3)},
 			wantDeletes: []string{"DELETE queues / orders"}},
 	} {
 		fake := brokertest.New(t)
 		tc.main.Name, tc.main.Durable = "orders", true
 		fake.PutQueue("/", tc.main)
-		fake.PutQueue("/", brokertest.Queue{Name: "orders.dead", Durable: true, Messages: count(5)})
+		fake.PutQueue("/", brokertest.Queue{Name: "orders.dead", Durable: true, Messages: brokertest.Count(5)})
 		if tc.hold != nil {
 			fake.PutQueue("/", *tc.hold)
 		}
@@ -146,9 +149,9 @@ func TestRedeclare_failures(t *testing.T) {
 		if tc.queue != "" {
 			target.queue = tc.queue
 		}
-		fake.PutQueue("/", brokertest.Queue{Name: target.queue, Durable: true, Messages: count(tc.messages)})
+		fake.PutQueue("/", brokertest.Queue{Name: target.queue, Durable: true, Messages: brokertest.Count(tc.messages)})
 		if tc.holding {
-			fake.PutQueue("/", brokertest.Queue{Name: "orders.redeclaring", Durable: true, Messages: count(4)})
+			fake.PutQueue("/", brokertest.Queue{Name: "orders.redeclaring", Durable: true, Messages: brokertest.Count(4)})
 		}
 		if tc.fault != nil {
 			tc.fault(fake)

@@ -22,10 +22,11 @@ func TestRedeclareWarning(t *testing.T) {
 	plan := replaceModel("10s", false)
 	plan.ArgumentsJSON = jsontypes.NewNormalizedValue(`{"x-message-ttl":10000}`)
 	queues := func(messages int64, consumers int64, hold int64) map[string]broker.Queue {
+		n := brokertest.Count
 		return map[string]broker.Queue{
-			"orders":                {Name: "orders", Messages: count(messages), Consumers: count(consumers)},
-			"orders.dead":           {Name: "orders.dead", Messages: count(5), Consumers: count(0)},
-			"orders.deferred.30000": {Name: "orders.deferred.30000", Messages: count(hold), Consumers: count(0)},
+			"orders":                {Name: "orders", Messages: n(messages), Consumers: n(consumers)},
+			"orders.dead":           {Name: "orders.dead", Messages: n(5), Consumers: n(0)},
+			"orders.deferred.30000": {Name: "orders.deferred.30000", Messages: n(hold), Consumers: n(0)},
 		}
 	}
 	for _, tc := range []struct {
@@ -81,7 +82,7 @@ func TestWarnIfRedeclaring(t *testing.T) {
 		fake := brokertest.New(t)
 		putIdle(fake, "orders", "orders.dead")
 		if !tc.state.Redeclaring.IsNull() {
-			fake.PutQueue("/", brokertest.Queue{Name: "orders.redeclaring", Durable: true, Messages: count(4)})
+			fake.PutQueue("/", brokertest.Queue{Name: "orders.redeclaring", Durable: true, Messages: brokertest.Count(4)})
 		}
 		data := &providerData{suffixes: topology.DefaultSuffixes(), brokerUnknown: tc.brokerUnknown, endpointSet: !tc.noEndpoint,
 			brokerConfig: broker.Config{Endpoint: fake.URL, Username: "u", Password: "p", RetryBudget: -1}}

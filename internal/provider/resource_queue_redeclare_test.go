@@ -24,7 +24,7 @@ import (
 // with neither; an empty q is deleted and declared.
 func TestDecideRedeclare(t *testing.T) {
 	t.Parallel()
-	five, zero := count(5), count(0)
+	five, zero := brokertest.Count(5), brokertest.Count(0)
 	holds := []string{"orders.deferred.30000: 3 messages, 0 consumers"}
 	for _, tc := range []struct {
 		name     string
@@ -72,22 +72,16 @@ func TestNeedsRedeclare(t *testing.T) {
 	}
 }
 
-// redeclareConfig is a queue with these settings on the fake, with an AMQP
-// endpoint that refuses connections (no move can start).
-func redeclareConfig(s *brokertest.Server, amqpAddr, body string) string {
-	return providerQueue(fmt.Sprintf("  endpoint = %q\n  amqp_endpoint = \"amqp://%s\"\n  username = \"u\"\n  password = \"p\"\n  retry_budget = \"0s\"",
-		s.URL, amqpAddr), "orders", body)
-}
-
 // A new message_ttl is an update in place, not a replacement: refused while q
 // holds messages without keep_messages_on_change (nothing deleted), and with
 // force_destroy q alone is deleted and declared again; q.dead keeps its
 // messages and is neither deleted nor declared.
 func TestQueue_ttlChangeUpdatesInPlace(t *testing.T) {
 	s := brokertest.New(t)
-	amqpAddr := brokertest.ClosedAddr(t)
+	// An AMQP endpoint that refuses connections: no move can start.
+	amqp := fmt.Sprintf("amqp_endpoint = \"amqp://%s\"", brokertest.ClosedAddr(t))
 	withTTL := func(ttl, more string) string {
-		return redeclareConfig(s, amqpAddr, fmt.Sprintf("  message_ttl = %q\n%s", ttl, more))
+		return fakeProviderConfig(s, fmt.Sprintf("  message_ttl = %q\n%s", ttl, more), amqp)
 	}
 	var putsBefore int
 	unitTest(t, resource.TestCase{
@@ -96,9 +90,9 @@ func TestQueue_ttlChangeUpdatesInPlace(t *testing.T) {
 			{Config: withTTL("5s", "")},
 			{
 				PreConfig: func() {
-					s.PutQueue("/", brokertest.Queue{Name: "orders", Durable: true, Messages: count(3),
+					s.PutQueue("/", brokertest.Queue{Name: "orders", Durable: true, Messages: brokertest.Count(3),
 						Arguments: map[string]any{"x-message-ttl": 5000}})
-					s.PutQueue("/", brokertest.Queue{Name: "orders.dead", Durable: true, Messages: count(5)})
+					s.PutQueue("/", brokertest.Queue{Name: "orders.dead", Durable: true, Messages: brokertest.Count(5)})
 					putsBefore = len(s.RequestsMatching("PUT"))
 				},
 				Config: withTTL("10s", ""),
@@ -143,7 +137,7 @@ func TestQueue_ttlChangeUpdatesInPlace(t *testing.T) {
 // next apply moves them back, and the holding queue is left as it was.
 func TestQueue_interruptedChangePlansUpdate(t *testing.T) {
 	s := brokertest.New(t)
-	cfg := redeclareConfig(s, brokertest.ClosedAddr(t), "")
+	cfg := fakeProviderConfig(s, "", fmt.Sprintf("amqp_endpoint = \"amqp://%s\"", brokertest.ClosedAddr(t)))
 	unitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
@@ -152,7 +146,8 @@ func TestQueue_interruptedChangePlansUpdate(t *testing.T) {
 			}},
 			{
 				PreConfig: func() {
-					s.PutQueue("/", brokertest.Queue{Name: "orders.redeclaring", Durable: true, Messages: count(1204)})
+					s.PutQueue("/", brokertest.Queue{Name: "orders.redeclaring", Durable: true,
+						Messages: brokertest.Count(1204)})
 				},
 				Config: cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{

@@ -42,7 +42,7 @@ func TestQueue_driftRedeclares(t *testing.T) {
 				Config: cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("queuey_queue.test", plancheck.ResourceActionUpdate),
-					expectArgumentsChange(`{"auto_delete":true,"x-max-length":10,"x-message-ttl":5000}`, `{"x-message-ttl":5000}`),
+					argumentsChange{`{"auto_delete":true,"x-max-length":10,"x-message-ttl":5000}`, `{"x-message-ttl":5000}`},
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("queuey_queue.test", tfjsonpath.New("arguments_json"), knownvalue.StringExact(`{"x-message-ttl":5000}`)),

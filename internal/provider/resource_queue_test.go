@@ -15,9 +15,11 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 )
 
-// fakeProviderConfig points the provider at the fake broker.
-func fakeProviderConfig(s *brokertest.Server, body string) string {
-	return providerQueue(fmt.Sprintf("  endpoint = %q\n  username = \"u\"\n  password = \"p\"\n  retry_budget = \"0s\"", s.URL), "orders", body)
+// fakeProviderConfig is a queuey_queue "orders" with the lines of body, its provider pointed at
+// the fake broker and given each of settings too.
+func fakeProviderConfig(s *brokertest.Server, body string, settings ...string) string {
+	return providerQueue(fmt.Sprintf("  endpoint = %q\n  username = \"u\"\n  password = \"p\"\n  retry_budget = \"0s\"", s.URL)+
+		strings.Join(append([]string{""}, settings...), "\n  "), "orders", body)
 }
 
 // A queue that exists with other settings is refused at create, each
