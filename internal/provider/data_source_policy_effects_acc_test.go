@@ -87,16 +87,11 @@ type policyEffectsRow struct {
 }
 
 // policyEffectsOutput applies tf's configuration and reads its output "effects".
-func policyEffectsOutput(t *testing.T, tf *terraformCLI) policyEffects {
+func policyEffectsOutput(t *testing.T, tf *terraformCLI) (effects policyEffects) {
 	t.Helper()
 	tf.mustRun("apply", "-auto-approve")
-	var outputs struct {
-		Effects struct {
-			Value policyEffects `json:"value"`
-		} `json:"effects"`
-	}
-	if err := json.Unmarshal([]byte(tf.mustRun("output", "-json")), &outputs); err != nil {
+	if err := json.Unmarshal([]byte(tf.mustRun("output", "-json", "effects")), &effects); err != nil {
 		t.Fatal(err)
 	}
-	return outputs.Effects.Value
+	return effects
 }

@@ -44,9 +44,7 @@ func TestAccMove_zeroPriorityComesBackAbsent(t *testing.T) {
 // versions, absent on others) and delivery mode aside.
 func getMessages(t *testing.T, queue, ackmode string) map[string]string {
 	t.Helper()
-	var msgs []struct {
-		Properties map[string]any `json:"properties"`
-	}
+	var msgs []struct{ Properties map[string]any } // "properties", matched regardless of case
 	path := "queues/%2F/" + url.PathEscape(queue) + "/get"
 	status, answer := contractSend(t, realContract{http: http.DefaultClient}, http.MethodPost, path, `{"count": 3, "ackmode": "`+ackmode+`", "encoding": "auto"}`)
 	if status/100 != 2 || json.Unmarshal(answer, &msgs) != nil || len(msgs) != 3 {

@@ -204,21 +204,18 @@ const policyDeadline = 90 * time.Second
 // passes; then the test fails with what disagree said last.
 func waitForPolicy(t *testing.T, vhost, queue string, disagree func(pol, op string, eff map[string]any) string) {
 	t.Helper()
-	for deadline := time.Now().Add(policyDeadline); ; time.Sleep(500 * time.Millisecond) {
+	last := "no policy fields yet"
+	if !eventually(policyDeadline, func() bool {
 		pol, op, eff, err := accAdmin(t).QueuePolicy(t.Context(), vhost, queue)
-		last := "no policy fields yet"
-		if err == nil {
-			last = disagree(pol, op, eff)
-		} else if !errors.Is(err, brokertest.ErrPolicyNotReported) {
+		if err != nil && !errors.Is(err, brokertest.ErrPolicyNotReported) {
 			t.Fatalf("%s: %v", queue, err)
 		}
-		if last == "" {
-			return
+		if err == nil {
+			last = disagree(pol, op, eff)
 		}
-		if time.Now().After(deadline) {
-			t.Errorf("%s: the broker answers %s", queue, last)
-			return
-		}
+		return err == nil && last == ""
+	}) {
+		t.Errorf("%s: the broker answers %s", queue, last)
 	}
 }
 
@@ -387,13 +384,7 @@ func TestAccPolicy_exclusionPattern(t *testing.T) {
 	name := uniqueName("orders-x")
 	tf := newTerraformCLI(t, fmt.Sprintf(policyConfig, vhost, "", fmt.Sprintf("output \"pattern\" {\n  value = provider::queuey::policy_pattern_excluding(\".*\", [%q])\n}\n", name)))
 	tf.mustRun("apply", "-auto-approve")
-	var outputs map[string]struct {
-		Value string `json:"value"`
-	}
-	if out := tf.mustRun("output", "-json"); json.Unmarshal([]byte(out), &outputs) != nil {
-		t.Fatalf("terraform output -json:\n%s", out)
-	}
-	pattern := outputs["pattern"].Value
+	pattern := tf.mustRun("output", "-raw", "pattern")
 	if want, err := topology.ExcludeTopologies(".*", []string{name}, topology.DefaultSuffixes()); err != nil || pattern != want {
 		t.Fatalf("the function gives %q, want %q (%v)", pattern, want, err)
 	}

@@ -625,7 +625,7 @@ func TestAccCLI_importCommand(t *testing.T) {
 		}
 	}
 	tf := newTerraformCLI(t, e2eConfig(name))
-	out := tf.mustRun("import", "queuey_queue.orders", "%2F/"+name)
+	out := tf.mustRun("import", "queuey_queue.test", "%2F/"+name)
 	if !strings.Contains(out, "Import successful") {
 		t.Fatalf("import output:\n%s", out)
 	}
@@ -634,7 +634,7 @@ func TestAccCLI_importCommand(t *testing.T) {
 	if !strings.Contains(out, "No changes.") {
 		t.Fatalf("plan after import is not empty:\n%s", out)
 	}
-	out = tf.mustRun("state", "show", "queuey_queue.orders")
+	out = tf.mustRun("state", "show", "queuey_queue.test")
 	for _, want := range []string{`force_destroy = false`, `keep_messages_on_change = false`, `id = "%2F/` + name + `"`} {
 		if !saysWords(out, want) {
 			t.Errorf("state after import lacks %s:\n%s", want, out)

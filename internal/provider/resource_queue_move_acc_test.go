@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,14 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/datasource"
-	"github.com/hashicorp/terraform-plugin-framework/provider"
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
-	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-sdk/v2/diag"
+	"github.com/hashicorp/terraform-plugin-sdk/v2/helper/schema"
+	"github.com/hashicorp/terraform-plugin-sdk/v2/plugin"
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
@@ -153,128 +147,70 @@ func TestAccMove_refusesOtherArguments(t *testing.T) {
 // serveSourceProviderEnv makes the test binary serve the stand-in.
 const serveSourceProviderEnv = "QUEUEY_TEST_SERVE_RABBITMQ_PROVIDER"
 
-// A TEST-ONLY stand-in for the rabbitmq_queue resource of cyrilgdn/rabbitmq,
-// which is not on the Go module proxy: the same schema (name, vhost, one
-// settings block with durable, auto_delete, arguments as a map of strings and
-// arguments_json), hence the same state, with just enough of Create and
-// Delete against the management API for the migration tests: no plan
-// modifiers or validators (the tests change no rabbitmq_queue in place), a
-// Read that keeps the state, a Create that declares a durable queue with its
-// one settings block's arguments_json (arguments, durable = false and
-// auto_delete = true it refuses rather than declare otherwise than the real
-// provider would), and a Delete that expects the queue there. It reads the
-// same RABBITMQ_ENDPOINT, RABBITMQ_USERNAME and RABBITMQ_PASSWORD as the real
-// provider, through the environment, not the provider block. It is never
-// built into the provider: the test binary serves it (TestMain) when the CLI
-// starts it as the plugin.
+// A TEST-ONLY stand-in for the rabbitmq_queue resource of cyrilgdn/rabbitmq, which is not on the
+// Go module proxy, built as the real provider is, with terraform-plugin-sdk v2 (plugin protocol
+// 5): the same schema (name, vhost, one settings block with durable, auto_delete, arguments as a
+// map of strings and arguments_json, every change forcing a new queue), hence the same state,
+// with just enough of Create and Delete against the management API for the migration tests: a
+// Read that keeps the state (the tests delete no queue behind its back), a Create that declares a
+// durable queue with its settings' arguments_json (arguments, durable = false and auto_delete =
+// true it refuses rather than declare otherwise than the real provider would), and a Delete that
+// expects the queue there. It reads the same RABBITMQ_ENDPOINT, RABBITMQ_USERNAME and
+// RABBITMQ_PASSWORD as the real provider, through the environment, not the provider block. It is
+// never built into the provider: the test binary serves it (TestMain) when the CLI starts it as
+// the plugin.
 
-// serveSourceProvider serves the stand-in over plugin protocol 5 (the real
-// provider is built with terraform-plugin-sdk v2) until the CLI stops it.
+// serveSourceProvider serves the stand-in until the CLI stops it.
 func serveSourceProvider() int {
-	err := providerserver.Serve(context.Background(), func() provider.Provider { return sourceProvider{} },
-		providerserver.ServeOpts{Address: "registry.terraform.io/cyrilgdn/rabbitmq", ProtocolVersion: 5})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
+	plugin.Serve(&plugin.ServeOpts{ProviderFunc: func() *schema.Provider {
+		return &schema.Provider{ResourcesMap: map[string]*schema.Resource{"rabbitmq_queue": {
+			Schema: map[string]*schema.Schema{
+				"name":  {Type: schema.TypeString, Required: true, ForceNew: true},
+				"vhost": {Type: schema.TypeString, Optional: true, Default: "/", ForceNew: true},
+				"settings": {Type: schema.TypeList, Required: true, ForceNew: true, MaxItems: 1, Elem: &schema.Resource{
+					Schema: map[string]*schema.Schema{
+						"durable":        {Type: schema.TypeBool, Optional: true, Default: false},
+						"auto_delete":    {Type: schema.TypeBool, Optional: true, Default: false},
+						"arguments":      {Type: schema.TypeMap, Optional: true, Elem: &schema.Schema{Type: schema.TypeString}},
+						"arguments_json": {Type: schema.TypeString, Optional: true},
+					},
+				}},
+			},
+			CreateContext: createSourceQueue,
+			ReadContext:   schema.NoopContext,
+			DeleteContext: deleteSourceQueue,
+		}}}
+	}})
 	return 0
 }
 
-type sourceProvider struct{}
-
-func (sourceProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
-	resp.TypeName = "rabbitmq"
-}
-
-func (sourceProvider) Schema(context.Context, provider.SchemaRequest, *provider.SchemaResponse) {}
-
-func (sourceProvider) Configure(context.Context, provider.ConfigureRequest, *provider.ConfigureResponse) {
-}
-
-func (sourceProvider) Resources(context.Context) []func() resource.Resource {
-	return []func() resource.Resource{func() resource.Resource { return sourceQueueResource{} }}
-}
-
-func (sourceProvider) DataSources(context.Context) []func() datasource.DataSource { return nil }
-
-type sourceQueueResource struct{}
-
-type sourceQueueModel struct {
-	ID       types.String          `tfsdk:"id"`
-	Name     types.String          `tfsdk:"name"`
-	Vhost    types.String          `tfsdk:"vhost"`
-	Settings []sourceSettingsModel `tfsdk:"settings"`
-}
-
-type sourceSettingsModel struct {
-	Durable       types.Bool   `tfsdk:"durable"`
-	AutoDelete    types.Bool   `tfsdk:"auto_delete"`
-	Arguments     types.Map    `tfsdk:"arguments"`
-	ArgumentsJSON types.String `tfsdk:"arguments_json"`
-}
-
-func (sourceQueueResource) Metadata(_ context.Context, _ resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = "rabbitmq_queue"
-}
-
-func (sourceQueueResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = schema.Schema{
-		Attributes: map[string]schema.Attribute{
-			"id":    schema.StringAttribute{Computed: true},
-			"name":  schema.StringAttribute{Required: true},
-			"vhost": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("/")},
-		},
-		Blocks: map[string]schema.Block{"settings": schema.ListNestedBlock{NestedObject: schema.NestedBlockObject{
-			Attributes: map[string]schema.Attribute{
-				"durable":        schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false)},
-				"auto_delete":    schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false)},
-				"arguments":      schema.MapAttribute{Optional: true, ElementType: types.StringType},
-				"arguments_json": schema.StringAttribute{Optional: true},
-			},
-		}}},
-	}
-}
-
-func (sourceQueueResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var m sourceQueueModel
-	if resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...); resp.Diagnostics.HasError() {
-		return
-	}
-	s := m.Settings[0]
+// createSourceQueue declares the queue of d in its vhost, with the id the real provider gives it.
+func createSourceQueue(ctx context.Context, d *schema.ResourceData, _ any) diag.Diagnostics {
 	var args map[string]any
-	c, err := envClient()
-	if !s.Durable.ValueBool() || s.AutoDelete.ValueBool() || !s.Arguments.IsNull() {
+	name, vhost := fmt.Sprint(d.Get("name")), fmt.Sprint(d.Get("vhost"))
+	_, hasArgs := d.GetOk("settings.0.arguments") // false when unset or empty: an empty map declares nothing either
+	if hasArgs || d.Get("settings.0.durable") != true || d.Get("settings.0.auto_delete") != false {
 		// What it cannot declare as the real provider would, it refuses.
-		err = errors.New("the stand-in declares durable queues that are not auto-delete, with arguments_json only")
+		return diag.Errorf("the stand-in declares durable queues that are not auto-delete, with arguments_json only")
 	}
-	if err == nil {
-		err = json.Unmarshal([]byte(cmp.Or(s.ArgumentsJSON.ValueString(), "{}")), &args)
-	}
-	if err == nil {
-		err = c.DeclareQueue(ctx, m.Vhost.ValueString(), m.Name.ValueString(), args)
-	}
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot Declare Queue", err.Error())
-		return
-	}
-	m.ID = types.StringValue(m.Name.ValueString() + "@" + m.Vhost.ValueString())
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
-}
-
-// Read keeps the state as it is: the tests delete no queue behind the stand-in's back.
-func (sourceQueueResource) Read(context.Context, resource.ReadRequest, *resource.ReadResponse) {}
-
-func (sourceQueueResource) Update(context.Context, resource.UpdateRequest, *resource.UpdateResponse) {
-}
-
-func (sourceQueueResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var m sourceQueueModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
 	c, err := envClient()
-	if err == nil && !resp.Diagnostics.HasError() {
-		err = c.DeleteQueue(ctx, m.Vhost.ValueString(), m.Name.ValueString(), false)
+	if err == nil {
+		err = json.Unmarshal([]byte(cmp.Or(fmt.Sprint(d.Get("settings.0.arguments_json")), "{}")), &args)
 	}
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot Delete Queue", err.Error())
+	if err == nil {
+		err = c.DeclareQueue(ctx, vhost, name, args)
 	}
+	if err == nil {
+		d.SetId(name + "@" + vhost)
+	}
+	return diag.FromErr(err)
+}
+
+// deleteSourceQueue deletes the queue of d, which must exist.
+func deleteSourceQueue(ctx context.Context, d *schema.ResourceData, _ any) diag.Diagnostics {
+	c, err := envClient()
+	if err == nil {
+		err = c.DeleteQueue(ctx, fmt.Sprint(d.Get("vhost")), fmt.Sprint(d.Get("name")), false)
+	}
+	return diag.FromErr(err)
 }

@@ -9,16 +9,10 @@ import (
 	"testing"
 )
 
+// e2eConfig is a whole configuration of the CLI tests: queuey_queue.test named name, with a 5 s
+// message TTL and 10 priorities.
 func e2eConfig(name string) string {
-	return requiredQueuey + fmt.Sprintf(`
-provider "queuey" {}
-
-resource "queuey_queue" "orders" {
-  name         = %q
-  message_ttl  = "5000ms"
-  max_priority = 10
-}
-`, name)
+	return requiredQueuey + queueConfig(name, "  message_ttl  = \"5000ms\"\n  max_priority = 10")
 }
 
 func TestAccCLI_planWarnsBeforeLosingMessages(t *testing.T) {

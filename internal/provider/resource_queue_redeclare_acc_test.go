@@ -10,7 +10,6 @@ import (
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
-	"github.com/queuey/terraform-provider-queuey/internal/broker"
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 )
 
@@ -169,10 +168,7 @@ func TestAccQueueRedeclare_refusals(t *testing.T) {
 	if _, err := ch.Consume(name, "app", false, false, false, false, nil); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the consumer to show", func() bool {
-		n, err := listQueues(accClient(t), "/", broker.Consumers)
-		return err == nil && n[name].Consumers != nil && *n[name].Consumers > 0
-	})
+	waitConsumers(t, "/", name, 1)
 	out, err := c.run("apply", "-auto-approve")
 	if err == nil || !saysWords(out, "Queue In Use: Change Refused") || !saysWords(out, "it has 1 consumer") {
 		t.Errorf("a change with a consumer on q: %v\n%s", err, out)
@@ -250,11 +246,7 @@ func TestAccQueueRedeclare_interrupted(t *testing.T) {
 // waitFor polls cond until it holds, failing the test after a minute.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for range 600 {
-		if cond() {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
+	if !eventually(time.Minute, cond) {
+		t.Fatalf("waited a minute for %s", what)
 	}
-	t.Fatalf("waited a minute for %s", what)
 }
