@@ -20,7 +20,7 @@ func TestDialMistakes(t *testing.T) {
 	// and one that closes without a word, as Go's does.
 	httpPort := brokertest.RawListener(t, "HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n")
 	tlsAlert := brokertest.RawListener(t, "\x15\x03\x03\x00\x02\x02\x46")
-	tlsSrv := tlsServer(t, nil)
+	tlsSrv := brokertest.NewTLS(t, nil)
 	plainAMQP := brokertest.RawListener(t, brokertest.AMQPGreeting)
 	// A port that reads the AMQP header (8 bytes) and resets the connection without a word.
 	resets, err := brokertest.NewFaultProxy(brokertest.SilentListener(t))

@@ -18,12 +18,13 @@ func moverAt(u string) *Mover {
 }
 
 // fakeBroker is a Mover on the fake broker's AMQP port, with the queues q and q.dead in "/" (the
-// fake's management API holds them).
-func fakeBroker(t *testing.T) (*Mover, *brokertest.Server, *brokertest.AMQP) {
+// fake's management API holds them), and deadLetters(dead) on q.dead.
+func fakeBroker(t *testing.T, dead int) (*Mover, *brokertest.Server, *brokertest.AMQP) {
 	t.Helper()
 	s := brokertest.New(t)
 	s.PutQueue("/", brokertest.Queue{Name: "q"})
 	s.PutQueue("/", brokertest.Queue{Name: "q.dead"})
+	s.PutMessages("/", "q.dead", deadLetters(dead)...)
 	a := s.ServeAMQP(t)
 	return moverAt(a.URL()), s, a
 }

@@ -5,10 +5,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
-	"io"
-	"log"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +16,7 @@ import (
 // go as SASL PLAIN; a refused login is ErrUnauthorized with cause CredentialsRefused, the user sent
 // and whether it was a token, never the password; a vhost the user may not open is VhostRefused.
 func TestLogin(t *testing.T) {
-	_, _, a := fakeBroker(t)
+	_, _, a := fakeBroker(t, 0)
 	a.Login("guest", "right-pw")
 	for _, tc := range []struct {
 		name      string
@@ -67,7 +63,7 @@ func TestLogin(t *testing.T) {
 // Credentials that cannot be had (a token endpoint that refuses) fail the operation before it
 // dials, with Credentials' own error.
 func TestLogin_noCredentials(t *testing.T) {
-	_, _, a := fakeBroker(t)
+	_, _, a := fakeBroker(t, 0)
 	refused := errors.New("token refused")
 	m := New(Config{URL: a.URL(), Credentials: func(context.Context, string) (string, string, error) { return "", "", refused }})
 	if _, err := m.Purge(context.Background(), "/", "q"); err != refused {
@@ -84,10 +80,7 @@ func TestLogin_noCredentials(t *testing.T) {
 // A TLS port whose certificate the client does not trust is errCertificate (an ErrUnreachable)
 // with cause CertificateRefused; a URL derived from the management endpoint says so in Derived.
 func TestDialCertificate(t *testing.T) {
-	tlsSrv := httptest.NewUnstartedServer(http.NotFoundHandler())
-	tlsSrv.Config.ErrorLog = log.New(io.Discard, "", 0)
-	tlsSrv.StartTLS()
-	t.Cleanup(tlsSrv.Close)
+	tlsSrv := brokertest.NewTLS(t, nil)
 	for _, derived := range []bool{false, true} {
 		m := moverAt("amqps://" + strings.TrimPrefix(tlsSrv.URL, "https://"))
 		m.cfg.Derived = derived
@@ -114,19 +107,20 @@ func TestDialCertificate(t *testing.T) {
 // alone would keep only the text of the read that failed).
 func TestDialCertificateRefused(t *testing.T) {
 	t.Parallel()
-	plain := tlsServer(t, nil)
-	refusing := tlsServer(t, &tls.Config{ClientAuth: tls.RequireAndVerifyClientCert, ClientCAs: x509.NewCertPool(),
-		MaxVersion: tls.VersionTLS12})
+	plain := brokertest.NewTLS(t, nil)
+	refusing := brokertest.NewTLS(t, &tls.Config{ClientAuth: tls.RequireAndVerifyClientCert,
+		ClientCAs: x509.NewCertPool(), MaxVersion: tls.VersionTLS12})
 	for _, tc := range []struct {
 		name   string
-		srv    *httptest.Server
+		srv    *brokertest.Server
 		client func(*tls.Config)
 		says   string
 	}{
 		{"another host name", plain, func(c *tls.Config) { c.ServerName = "other.example" }, "other.example"},
 		{"expired", plain, func(c *tls.Config) { c.Time = func() time.Time { return time.Now().AddDate(200, 0, 0) } }, "expired"},
 		{"client certificate refused, TLS 1.2", refusing, func(c *tls.Config) { c.Certificates = refusing.TLS.Certificates }, "unknown certificate authority"},
-		{"client certificate wanted, TLS 1.3", tlsServer(t, &tls.Config{ClientAuth: tls.RequireAnyClientCert, MinVersion: tls.VersionTLS13}),
+		{"client certificate wanted, TLS 1.3",
+			brokertest.NewTLS(t, &tls.Config{ClientAuth: tls.RequireAnyClientCert, MinVersion: tls.VersionTLS13}),
 			nil, "certificate required"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -158,7 +152,7 @@ func TestDialCertificateRefused(t *testing.T) {
 // TLS, as the URL says).
 func TestDialHandshakeRefused(t *testing.T) {
 	t.Parallel()
-	srv := tlsServer(t, &tls.Config{ClientAuth: tls.RequireAnyClientCert, MaxVersion: tls.VersionTLS12})
+	srv := brokertest.NewTLS(t, &tls.Config{ClientAuth: tls.RequireAnyClientCert, MaxVersion: tls.VersionTLS12})
 	m := moverAt("amqps://" + strings.TrimPrefix(srv.URL, "https://"))
 	pool := x509.NewCertPool()
 	pool.AddCert(srv.Certificate())
@@ -171,15 +165,4 @@ func TestDialHandshakeRefused(t *testing.T) {
 	if want := "the TLS handshake failed: remote error: tls: handshake failure"; !strings.Contains(err.Error(), want) {
 		t.Errorf("the error does not say %q: %v", want, err)
 	}
-}
-
-// tlsServer is a TLS server with cfg (its certificate httptest's).
-func tlsServer(t *testing.T, cfg *tls.Config) *httptest.Server {
-	t.Helper()
-	srv := httptest.NewUnstartedServer(http.NotFoundHandler())
-	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
-	srv.TLS = cfg
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	return srv
 }

@@ -25,10 +25,9 @@ func redrive(ctx context.Context, c *Mover, limit int) (int, []int, error) {
 // through a full window and beyond the prefetch; progress is told along the
 // way and at the end; the management API counts them on q.
 func TestRedrive_movesEveryMessageUnchanged(t *testing.T) {
-	c, s, _ := fakeBroker(t)
 	const total = 2*Window + progressEvery/2
+	c, s, _ := fakeBroker(t, total)
 	sent := deadLetters(total)
-	s.PutMessages("/", "q.dead", sent...)
 	n, progress, err := redrive(context.Background(), c, 0)
 	if err != nil || n != total {
 		t.Fatalf("moved %d, %v; want %d", n, err, total)
@@ -56,7 +55,7 @@ func TestRedrive_movesEveryMessageUnchanged(t *testing.T) {
 // Limit caps the move: the first Limit go, the rest stay in order. An empty
 // q.dead moves nothing and publishes nothing.
 func TestRedrive_limitAndEmpty(t *testing.T) {
-	c, s, a := fakeBroker(t)
+	c, s, a := fakeBroker(t, 0)
 	publishes := 0
 	a.OnPublish(func(int, brokertest.Publish) brokertest.PublishFault { publishes++; return brokertest.Route })
 	if n, progress, err := redrive(context.Background(), c, 0); n != 0 || err != nil || progress != nil || publishes != 0 {
@@ -93,8 +92,7 @@ func TestRedrive_queueMistakes(t *testing.T) {
 			`consuming from "q.dead"`, "ACCESS_REFUSED", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, s, a := fakeBroker(t)
-			s.PutMessages("/", "q.dead", deadLetters(1)...)
+			c, s, a := fakeBroker(t, 1)
 			tc.arrange(s, a)
 			_, _, err := redrive(context.Background(), c, 0)
 			if !errors.Is(err, tc.kind) || !strings.Contains(err.Error(), tc.op) || !strings.Contains(err.Error(), tc.says) {
@@ -134,8 +132,7 @@ func TestRedrive_neverAcksBeforeTheConfirm(t *testing.T) {
 		{brokertest.CloseConnection, errConnectionLost, false, "the AMQP connection closed: CONNECTION_FORCED"},
 	} {
 		t.Run(tc.kind.Error(), func(t *testing.T) {
-			c, s, a := fakeBroker(t)
-			s.PutMessages("/", "q.dead", deadLetters(total)...)
+			c, s, a := fakeBroker(t, total)
 			a.OnPublish(atPublish(failing, tc.fault, func() {}))
 			n, _, err := redrive(context.Background(), c, 0)
 			var me *MoveError
@@ -153,9 +150,8 @@ func TestRedrive_neverAcksBeforeTheConfirm(t *testing.T) {
 // q.dead deleted mid-move: RabbitMQ cancels the consumer, and the move
 // stops once what was delivered before is settled, saying so.
 func TestRedrive_sourceDeleted(t *testing.T) {
-	c, s, a := fakeBroker(t)
 	const total, deleted = prefetch + 10, 5
-	s.PutMessages("/", "q.dead", deadLetters(total)...)
+	c, s, a := fakeBroker(t, total)
 	a.OnPublish(atPublish(deleted, brokertest.Route, func() { s.RemoveQueue("/", "q.dead") }))
 	n, _, err := redrive(context.Background(), c, 0)
 	if !errors.Is(err, errConnectionLost) || !strings.Contains(err.Error(), "RabbitMQ cancelled the consumer of q.dead") {
@@ -169,9 +165,8 @@ func TestRedrive_sourceDeleted(t *testing.T) {
 // The publishing channel closed alone (the connection open): the move
 // stops, with every message not confirmed before on q.dead.
 func TestRedrive_channelClosed(t *testing.T) {
-	c, s, a := fakeBroker(t)
 	const total, failing = 20, 7
-	s.PutMessages("/", "q.dead", deadLetters(total)...)
+	c, s, a := fakeBroker(t, total)
 	a.OnPublish(atPublish(failing, brokertest.CloseChannel, func() {}))
 	n, _, err := redrive(context.Background(), c, 0)
 	if !errors.Is(err, errConnectionLost) || n > failing-1 {
@@ -183,9 +178,8 @@ func TestRedrive_channelClosed(t *testing.T) {
 // q deleted mid-move: the publishes to it, mandatory, come back, and the
 // move stops with every message not confirmed before on q.dead.
 func TestRedrive_destinationDeleted(t *testing.T) {
-	c, s, a := fakeBroker(t)
 	const total, deleted = 20, 5
-	s.PutMessages("/", "q.dead", deadLetters(total)...)
+	c, s, a := fakeBroker(t, total)
 	a.OnPublish(atPublish(deleted, brokertest.Route, func() { s.RemoveQueue("/", "q") }))
 	n, _, err := redrive(context.Background(), c, 0)
 	if !errors.Is(err, errReturned) || !strings.Contains(err.Error(), `queue "q" is gone`) || n > deleted-1 {
@@ -201,9 +195,8 @@ func TestRedrive_destinationDeleted(t *testing.T) {
 // waits 5 s on a full notification channel, then drops the return), and the
 // move stops at once with errReturned, moving nothing.
 func TestRedrive_fullWindowReturned(t *testing.T) {
-	c, s, a := fakeBroker(t)
 	const total = Window + 10
-	s.PutMessages("/", "q.dead", deadLetters(total)...)
+	c, s, a := fakeBroker(t, total)
 	a.OnPublish(func(int, brokertest.Publish) brokertest.PublishFault { return brokertest.Return })
 	a.HoldConfirmsUntil(Window)
 	start := time.Now()
@@ -221,9 +214,8 @@ func TestRedrive_fullWindowReturned(t *testing.T) {
 // interrupted while it waits, leaves that message and the later ones on
 // q.dead.
 func TestRedrive_confirmNeverCame(t *testing.T) {
-	c, s, a := fakeBroker(t)
 	const total = 5
-	s.PutMessages("/", "q.dead", deadLetters(total)...)
+	c, s, a := fakeBroker(t, total)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	a.OnPublish(func(n int, _ brokertest.Publish) brokertest.PublishFault {
@@ -249,9 +241,8 @@ func TestRedrive_confirmNeverCame(t *testing.T) {
 // A broker that stops answering mid-move: an interrupt ends the move at
 // once, and closing the connection waits no longer than closeWait.
 func TestRedrive_brokerStopsAnswering(t *testing.T) {
-	c, s, a := fakeBroker(t)
+	c, _, a := fakeBroker(t, 3)
 	c.closeWait = 100 * time.Millisecond
-	s.PutMessages("/", "q.dead", deadLetters(3)...)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	a.OnPublish(func(n int, _ brokertest.Publish) brokertest.PublishFault {
@@ -275,9 +266,8 @@ func TestRedrive_brokerStopsAnswering(t *testing.T) {
 // published (RabbitMQ would close the channel), after the ones before it
 // moved; a user with the impersonator tag moves it.
 func TestRedrive_foreignUser(t *testing.T) {
-	c, s, a := fakeBroker(t)
-	msgs := append(deadLetters(2), brokertest.NewMessage("m-2", "mallory", ""), brokertest.NewMessage("m-3", "", ""))
-	s.PutMessages("/", "q.dead", msgs...)
+	c, s, a := fakeBroker(t, 2)
+	s.PutMessages("/", "q.dead", brokertest.NewMessage("m-2", "mallory", ""), brokertest.NewMessage("m-3", "", ""))
 	n, _, err := redrive(context.Background(), c, 0)
 	if !errors.Is(err, errForeignUser) || n != 2 || !strings.Contains(err.Error(), `user_id "mallory"`) ||
 		!strings.Contains(err.Error(), `the connecting user "guest"`) {

@@ -14,8 +14,7 @@ import (
 // is ErrNotFound naming it, a refused one ErrUnauthorized, cause
 // QueuePermission.
 func TestPurgeQueue(t *testing.T) {
-	c, s, a := fakeBroker(t)
-	s.PutMessages("/", "q.dead", deadLetters(7)...)
+	c, s, a := fakeBroker(t, 7)
 	n, err := c.Purge(context.Background(), "/", "q.dead")
 	if q, _ := s.Queue("/", "q.dead"); err != nil || n != 7 || *q.Messages != 0 {
 		t.Fatalf("purged %d, %v; the management API counts %d; want 7, nil, 0", n, err, *q.Messages)

@@ -58,42 +58,29 @@ var (
 	cellSeparator = regexp.MustCompile(`\s*\|\s*`)
 )
 
-// makeVersions reads the CLI version variables of GNUmakefile, without the v.
-func makeVersions(t *testing.T) map[string]string {
+// repoMatches are the matches of pattern in the repository's file name, at least want of them.
+func repoMatches(t *testing.T, name, pattern string, want int) [][]string {
 	t.Helper()
-	out := map[string]string{}
-	re := regexp.MustCompile(`(?m)^(TERRAFORM_NEWEST_VERSION|TERRAFORM_OLDEST_VERSION|OPENTOFU_VERSION|OPENTOFU_OLDEST_VERSION)\s*\?=\s*v?(\S+)`)
-	for _, m := range re.FindAllStringSubmatch(readRepoFile(t, "GNUmakefile"), -1) {
-		out[m[1]] = m[2]
+	matches := regexp.MustCompile(pattern).FindAllStringSubmatch(readRepoFile(t, name), -1)
+	if len(matches) < want {
+		t.Fatalf("%s: %d matches of %s, want at least %d", name, len(matches), pattern, want)
 	}
-	if len(out) != 4 {
-		t.Fatalf("GNUmakefile: found the CLI versions %v, want 4", out)
-	}
-	return out
+	return matches
 }
 
-// accStage is one line of stageLines in tools/acc/table.go.
-type accStage struct{ name, cli, broker, run string }
-
-func accStages(t *testing.T) []accStage {
-	t.Helper()
-	re := regexp.MustCompile(`(?m)^\s*(?:STAGES=\()?"([a-z0-9.-]+)\s+(\S+)\s+(\S+)\s+(\S+)\s+[^"]*"`)
-	var out []accStage
-	for _, m := range re.FindAllStringSubmatch(readRepoFile(t, "tools/acc/table.go"), -1) {
-		out = append(out, accStage{m[1], m[2], m[3], m[4]})
-	}
-	if len(out) < 5 {
-		t.Fatalf("tools/acc/table.go: found %d stages", len(out))
-	}
-	return out
-}
+// accStages are the lines of stageLines in tools/acc/table.go: each its name, CLI, broker and run.
+const accStages = `(?m)^\s*(?:STAGES=\()?"([a-z0-9.-]+)\s+(\S+)\s+(\S+)\s+(\S+)\s+[^"]*"`
 
 // The README's support table claims, for each RabbitMQ version and CLI,
 // what a stage of tools/acc/table.go runs the whole acceptance suite on: its
 // CLI columns are the machine's Terraform and the four versions of
 // GNUmakefile, and each ✓ is a stage (and each such stage a ✓).
 func TestDocsSupportTable(t *testing.T) {
-	v := makeVersions(t)
+	v := map[string]string{} // the CLI versions of GNUmakefile, without the v
+	for _, m := range repoMatches(t, "GNUmakefile",
+		`(?m)^(TERRAFORM_NEWEST_VERSION|TERRAFORM_OLDEST_VERSION|OPENTOFU_VERSION|OPENTOFU_OLDEST_VERSION)\s*\?=\s*v?(\S+)`, 4) {
+		v[m[1]] = m[2]
+	}
 	rows := tableAfter(t, readRepoFile(t, "README.md"), "TestDocsSupportTable")
 	header := rows[0]
 	if header[0] != "RabbitMQ" {
@@ -125,22 +112,23 @@ func TestDocsSupportTable(t *testing.T) {
 		}
 	}
 	tested := map[[2]int]string{}
-	for _, s := range accStages(t) {
-		col, ok := column[s.cli]
-		if !ok || s.run != "TestAcc" {
+	for _, s := range repoMatches(t, "tools/acc/table.go", accStages, 5) {
+		name, cli, rabbit, run := s[1], s[2], s[3], s[4]
+		col, ok := column[cli]
+		if !ok || run != "TestAcc" {
 			continue // not a whole-suite stage of a CLI of the table
 		}
 		row := -1
 		for i, r := range rows[1:] {
-			if strings.HasPrefix(r[0], s.broker+".") {
+			if strings.HasPrefix(r[0], rabbit+".") {
 				row = i + 1
 			}
 		}
 		if row < 0 {
-			t.Errorf("stage %s runs on RabbitMQ %s, which the support table has no row for", s.name, s.broker)
+			t.Errorf("stage %s runs on RabbitMQ %s, which the support table has no row for", name, rabbit)
 			continue
 		}
-		tested[[2]int{row, col}] = s.name
+		tested[[2]int{row, col}] = name
 	}
 	for i, r := range rows[1:] {
 		for j := 1; j < len(r); j++ {
@@ -163,8 +151,8 @@ func TestDocsStageTable(t *testing.T) {
 	for _, r := range rows[1:] {
 		documented = append(documented, strings.Trim(r[0], "`"))
 	}
-	for _, s := range accStages(t) {
-		stages = append(stages, s.name)
+	for _, s := range repoMatches(t, "tools/acc/table.go", accStages, 5) {
+		stages = append(stages, s[1])
 	}
 	sort.Strings(documented)
 	sort.Strings(stages)
@@ -257,13 +245,24 @@ func TestDocsDesignTable(t *testing.T) {
 				name := m[1]
 				switch {
 				case strings.HasSuffix(name, ".go"):
-					prev = designFile(t, pkg, prev, name)
+					switch {
+					case strings.Contains(name, "/"):
+						prev = name
+					case strings.HasPrefix(name, "_") && prev != "":
+						// The last _part of prev's name, if any, gives way to name.
+						prev = regexp.MustCompile(`(_[a-z0-9]+)?\.go$`).ReplaceAllLiteralString(prev, name)
+					default:
+						prev = filepath.Join(pkg, name)
+					}
+					if !repoDeclares(prev, "") {
+						t.Errorf("DESIGN.md's rule table names %s (%s), which the repository lacks", name, prev)
+					}
 				case goName.MatchString(name) && (strings.ToLower(name) != name || m[3] != ""):
-					in := pkg
+					in := filepath.Join(pkg, "*.go")
 					if m[3] != "" {
 						in = filepath.Join(pkg, m[3])
 					}
-					if !declares(t, in, name) {
+					if !repoDeclares(in, name) {
 						t.Errorf("DESIGN.md's rule table names %s, which %s does not declare", name, in)
 					}
 				}
@@ -272,39 +271,15 @@ func TestDocsDesignTable(t *testing.T) {
 	}
 }
 
-// designFile checks that the file name of DESIGN.md's rule table, in the row
-// of package pkg and after the file prev of the same cell, exists, and
-// returns its resolved name.
-func designFile(t *testing.T, pkg, prev, name string) string {
-	t.Helper()
-	path := filepath.Join(pkg, name)
-	switch {
-	case strings.Contains(name, "/"):
-		path = name
-	case strings.HasPrefix(name, "_") && prev != "":
-		// The last _part of prev's name, if any, gives way to name.
-		path = regexp.MustCompile(`(_[a-z0-9]+)?\.go$`).ReplaceAllLiteralString(prev, name)
-	}
-	if matches, _ := filepath.Glob(filepath.Join(repoRoot, path)); len(matches) == 0 {
-		t.Errorf("DESIGN.md's rule table names %s (%s), which the repository lacks", name, path)
-	}
-	return path
-}
-
-// declares reports whether the Go files (tests left out) of dir, or the one
-// file dir names, declare name at top level: a func or method, a type, a var
-// or a const.
-func declares(t *testing.T, dir, name string) bool {
-	t.Helper()
-	pattern := filepath.Join(repoRoot, dir)
-	if !strings.HasSuffix(dir, ".go") {
-		pattern = filepath.Join(pattern, "*.go")
-	}
-	files, _ := filepath.Glob(pattern) // the pattern is well formed
+// repoDeclares reports whether a file of the repository that the glob pattern matches exists and,
+// unless name is empty, is not a test and declares name at top level: a func or method, a type, a
+// var or a const.
+func repoDeclares(pattern, name string) bool {
+	files, _ := filepath.Glob(filepath.Join(repoRoot, pattern)) // the patterns are well formed
 	decl := regexp.MustCompile(`(?m)^(func (\([^)]*\) )?|type |var |const )` + regexp.QuoteMeta(name) + `\b`)
 	return slices.ContainsFunc(files, func(f string) bool {
-		rel, _ := filepath.Rel(repoRoot, f)
-		return !strings.HasSuffix(f, "_test.go") && decl.MatchString(readRepoFile(t, rel))
+		text, _ := os.ReadFile(f) // a file that cannot be read declares nothing
+		return name == "" || !strings.HasSuffix(f, "_test.go") && decl.Match(text)
 	})
 }
 

@@ -6,10 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
 	"net"
-	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -153,16 +150,12 @@ func TestCertificateRefused_handshakes(t *testing.T) {
 	}
 }
 
-// connect makes a TLS connection over loopback to an HTTPS server with cfg and returns the
-// client's error: its dial's or handshake's, else that of a request's first byte back (a TLS 1.3
-// server refuses the client's certificate after the client's handshake ended); nil when it came.
+// connect makes a TLS connection with client to an HTTPS server (the fake broker's) with server and
+// returns the client's error: its dial's or handshake's, else that of a request's first byte back (a
+// TLS 1.3 server refuses the client's certificate after the client's handshake ended); nil if it came.
 func connect(t *testing.T, server, client *tls.Config) error {
 	t.Helper()
-	srv := httptest.NewUnstartedServer(http.NotFoundHandler())
-	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
-	srv.TLS = server
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
+	srv := brokertest.NewTLS(t, server)
 	// The dialer's deadline bounds the dial and the handshake together.
 	d := &net.Dialer{Deadline: time.Now().Add(10 * time.Second)}
 	c, err := tls.DialWithDialer(d, "tcp", srv.Listener.Addr().String(), client)

@@ -33,32 +33,32 @@ func readConfig(t *testing.T, text string) map[string]any {
 	if diags.HasErrors() {
 		t.Fatalf("the configuration does not parse: %s\n%s", diags.Error(), text)
 	}
-	ctx := &hcl.EvalContext{
+	return readBody(t, f.Body.(*hclsyntax.Body), &hcl.EvalContext{ //nolint:forcetypeassert // ParseConfig's
 		Variables: map[string]cty.Value{"count": cty.ObjectVal(map[string]cty.Value{"index": cty.NumberIntVal(1)})},
 		Functions: map[string]function.Function{"jsonencode": stdlib.JSONEncodeFunc},
-	}
-	var read func(*hclsyntax.Body) map[string]any
-	read = func(body *hclsyntax.Body) map[string]any {
-		out := map[string]any{}
-		for name, a := range body.Attributes {
-			v, diags := a.Expr.Value(ctx)
-			js, err := ctyjson.SimpleJSONValue{Value: v}.MarshalJSON()
-			var got any
-			if diags.HasErrors() || err != nil || json.Unmarshal(js, &got) != nil {
-				t.Fatalf("%s: %s %v", name, diags.Error(), err)
-			}
-			out[name] = got
+	})
+}
+
+// readBody is readConfig's map of one body, evaluated in ctx.
+func readBody(t *testing.T, body *hclsyntax.Body, ctx *hcl.EvalContext) map[string]any {
+	out := map[string]any{}
+	for name, a := range body.Attributes {
+		v, diags := a.Expr.Value(ctx)
+		js, err := ctyjson.SimpleJSONValue{Value: v}.MarshalJSON()
+		var got any
+		if diags.HasErrors() || err != nil || json.Unmarshal(js, &got) != nil {
+			t.Fatalf("%s: %s %v", name, diags.Error(), err)
 		}
-		for _, b := range body.Blocks {
-			key := strings.Join(append([]string{b.Type}, b.Labels...), " ")
-			if _, repeated := out[key]; repeated {
-				t.Errorf("more than one block %s", key)
-			}
-			out[key] = read(b.Body)
-		}
-		return out
+		out[name] = got
 	}
-	return read(f.Body.(*hclsyntax.Body)) //nolint:forcetypeassert // ParseConfig's
+	for _, b := range body.Blocks {
+		key := strings.Join(append([]string{b.Type}, b.Labels...), " ")
+		if _, repeated := out[key]; repeated {
+			t.Errorf("more than one block %s", key)
+		}
+		out[key] = readBody(t, b.Body, ctx)
+	}
+	return out
 }
 
 // obj is a JSON object, as readConfig gives blocks and object values.
