@@ -13,6 +13,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-sdk/v2/diag"
 	"github.com/hashicorp/terraform-plugin-sdk/v2/helper/schema"
+	"github.com/hashicorp/terraform-plugin-sdk/v2/helper/validation"
 	"github.com/hashicorp/terraform-plugin-sdk/v2/plugin"
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
@@ -169,10 +170,12 @@ func serveSourceProvider() int {
 				"vhost": {Type: schema.TypeString, Optional: true, Default: "/", ForceNew: true},
 				"settings": {Type: schema.TypeList, Required: true, ForceNew: true, MaxItems: 1, Elem: &schema.Resource{
 					Schema: map[string]*schema.Schema{
-						"durable":        {Type: schema.TypeBool, Optional: true, Default: false},
-						"auto_delete":    {Type: schema.TypeBool, Optional: true, Default: false},
-						"arguments":      {Type: schema.TypeMap, Optional: true, Elem: &schema.Schema{Type: schema.TypeString}},
-						"arguments_json": {Type: schema.TypeString, Optional: true},
+						"durable":     {Type: schema.TypeBool, Optional: true, Default: false, ForceNew: true},
+						"auto_delete": {Type: schema.TypeBool, Optional: true, Default: false, ForceNew: true},
+						"arguments": {Type: schema.TypeMap, Optional: true, ForceNew: true, Elem: &schema.Schema{Type: schema.TypeString},
+							ConflictsWith: []string{"settings.0.arguments_json"}},
+						"arguments_json": {Type: schema.TypeString, Optional: true, ForceNew: true,
+							ValidateFunc: validation.StringIsJSON, ConflictsWith: []string{"settings.0.arguments"}},
 					},
 				}},
 			},
