@@ -52,21 +52,23 @@ func wantListings(t *testing.T, b *brokertest.Server, n int64, format string) {
 }
 
 // listConcurrently calls list from n goroutines at once and returns the
-// sequence numbers of the answers.
+// sequence numbers of the answers (read on the test's goroutine, which alone
+// may stop the test).
 func listConcurrently(t *testing.T, n int, list func() (map[string]Queue, error)) []int64 {
 	t.Helper()
 	var wg sync.WaitGroup
-	seqs := make([]int64, n)
+	answers, errs := make([]map[string]Queue, n), make([]error, n)
 	for i := range n {
-		wg.Go(func() {
-			if qs, err := list(); err != nil {
-				t.Error(err)
-			} else {
-				seqs[i] = seqOf(t, qs)
-			}
-		})
+		wg.Go(func() { answers[i], errs[i] = list() })
 	}
 	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	seqs := make([]int64, n)
+	for i, qs := range answers {
+		seqs[i] = seqOf(t, qs)
+	}
 	return seqs
 }
 
