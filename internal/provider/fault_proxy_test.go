@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -98,9 +99,7 @@ type proxyRecord struct {
 type faultProxy struct {
 	URL string
 
-	srv  *httptest.Server
-	rp   *httputil.ReverseProxy
-	stop chan struct{} // closed at cleanup
+	rp *httputil.ReverseProxy
 
 	mu          sync.Mutex
 	policy      policy
@@ -133,7 +132,7 @@ func proxyTo(t *testing.T, upstream string, tlsCfg *tls.Config) *faultProxy {
 		t.Fatal(err)
 	}
 	up.User = nil
-	p := &faultProxy{stop: make(chan struct{}), policy: always(pass), delay: 300 * time.Millisecond}
+	p := &faultProxy{policy: always(pass), delay: 300 * time.Millisecond}
 	quiet := log.New(io.Discard, "", 0)
 	p.rp = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) { pr.SetURL(up) }, // keeps the escaped path: %2F stays %2F
@@ -148,21 +147,20 @@ func proxyTo(t *testing.T, upstream string, tlsCfg *tls.Config) *faultProxy {
 		// A lost answer, or a request the upstream does not take (a node's
 		// port closed), gets its connection closed with no answer, as one
 		// open to a node that stops does.
-		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, _ error) { hijackClose(w) },
+		ErrorHandler: func(http.ResponseWriter, *http.Request, error) { panic(http.ErrAbortHandler) },
 	}
-	p.srv = httptest.NewUnstartedServer(p)
-	p.srv.Config.ErrorLog = quiet
-	if p.srv.TLS = tlsCfg; tlsCfg != nil {
-		p.srv.StartTLS()
+	srv := httptest.NewUnstartedServer(p)
+	srv.Config.ErrorLog = quiet
+	// Every request's context ends with the test, before the cleanup that
+	// closes the server waits for the requests held or hanging.
+	srv.Config.BaseContext = func(net.Listener) context.Context { return t.Context() }
+	if srv.TLS = tlsCfg; tlsCfg != nil {
+		srv.StartTLS()
 	} else {
-		p.srv.Start()
+		srv.Start()
 	}
-	p.URL = p.srv.URL
-	t.Cleanup(func() { // releases held requests and stops the proxy
-		close(p.stop)
-		p.srv.CloseClientConnections()
-		p.srv.Close()
-	})
+	p.URL = srv.URL
+	t.Cleanup(srv.Close)
 	return p
 }
 
@@ -214,8 +212,9 @@ func (p *faultProxy) Summary() string {
 }
 
 // begin records r with the fault the policy picks for it, and returns the
-// record's index, the fault and, for a slow or a held request, what it waits
-// for before it is forwarded.
+// record's index, the fault and what it waits for before it is forwarded:
+// nothing for pass and lost, the delay for slow, Release for held, and what
+// never comes for hang.
 func (p *faultProxy) begin(r *http.Request) (int, fault, <-chan struct{}) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -223,10 +222,14 @@ func (p *faultProxy) begin(r *http.Request) (int, fault, <-chan struct{}) {
 	p.inflight++
 	p.maxInflight = max(p.maxInflight, p.inflight)
 	p.records = append(p.records, proxyRecord{Method: r.Method, URL: r.URL.String(), Header: r.Header.Clone(), Fault: f, Start: time.Now()})
-	wait := p.release
-	if f == slow {
-		wait = make(chan struct{})
+	wait := make(chan struct{})
+	switch f {
+	case pass, lost:
+		close(wait)
+	case slow:
 		time.AfterFunc(p.delay, func() { close(wait) })
+	case held:
+		return len(p.records) - 1, f, p.release
 	}
 	return len(p.records) - 1, f, wait
 }
@@ -290,46 +293,24 @@ func (p *faultProxy) Release() int {
 	return p.held
 }
 
-// until waits for c (nil: for nothing that comes) and says whether it came
-// before r's client gave up and the proxy closed.
-func until(p *faultProxy, r *http.Request, c <-chan struct{}) bool {
-	select {
-	case <-c:
-		return true
-	case <-r.Context().Done():
-	case <-p.stop:
-	}
-	return false
-}
-
 func (p *faultProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	i, f, wait := p.begin(r)
 	defer p.edit(i, func(rec *proxyRecord) { rec.End = time.Now(); p.inflight-- })
-	switch f {
-	case drop:
-		hijackClose(w)
-	case hang:
-		until(p, r, nil)
-	case status500, status502, status503, status504:
-		status, _ := strconv.Atoi(string(f))
+	if f == drop {
+		panic(http.ErrAbortHandler) // the server closes the connection without an answer
+	}
+	if status, _ := strconv.Atoi(string(f)); status != 0 {
 		p.edit(i, func(rec *proxyRecord) { rec.Status = status })
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)
 		_, _ = fmt.Fprintf(w, `{"error":"injected","reason":"HTTP %d injected by the test proxy"}`, status)
-	default: // pass, slow, held and lost: answered records the answer
-		if (f != slow && f != held) || until(p, r, wait) {
-			p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), recordIndex{}, i)))
-		}
+		return
 	}
-}
-
-// hijackClose closes the client's connection without an answer.
-func hijackClose(w http.ResponseWriter) {
-	conn, _, err := http.NewResponseController(w).Hijack()
-	if err != nil {
-		panic(fmt.Sprintf("fault proxy cannot hijack the connection: %v", err))
+	select { // answered records the answer
+	case <-wait:
+		p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), recordIndex{}, i)))
+	case <-r.Context().Done(): // the client gave up, or the test ended
 	}
-	_ = conn.Close()
 }
 
 // TestFaultProxy_holdsUntilRelease: the armed gate forwards requests until
