@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -154,13 +155,11 @@ func cliBinary() string { return cmp.Or(os.Getenv("TF_ACC_TERRAFORM_PATH"), "ter
 var cliUnderTest = sync.OnceValues(askCLIVersion)
 
 func askCLIVersion() (testCLI, error) {
-	cmd := exec.Command(cliBinary(), "version")
-	cmd.Env = append(os.Environ(), "CHECKPOINT_DISABLE=1")
-	out, err := cmd.Output()
+	out, err := (&terraformCLI{}).run("version")
 	if err != nil {
-		return testCLI{}, fmt.Errorf("%s version: %v", cliBinary(), err)
+		return testCLI{}, fmt.Errorf("%s version: %v\n%s", cliBinary(), err, out)
 	}
-	return parseCLIVersion(string(out))
+	return parseCLIVersion(out)
 }
 
 // parseCLIVersion reads the kind and version of a CLI from the output of its
@@ -175,21 +174,18 @@ func parseCLIVersion(out string) (testCLI, error) {
 	return testCLI{kind: m[1], version: v}, err
 }
 
-// lacks returns the first of features that cli does not have, if any.
-func (cli testCLI) lacks(features ...cliFeature) (cliFeature, bool) {
-	for _, f := range features {
-		first := map[string]string{"Terraform": f.terraform, "OpenTofu": f.opentofu}[cli.kind]
-		if first == "" || cli.version.LessThan(version.Must(version.NewVersion(first))) {
-			return f, true
-		}
-	}
-	return cliFeature{}, false
+// lacks tells whether cli lacks the feature f.
+func (cli testCLI) lacks(f cliFeature) bool {
+	first := map[string]string{"Terraform": f.terraform, "OpenTofu": f.opentofu}[cli.kind]
+	return first == "" || cli.version.LessThan(version.Must(version.NewVersion(first)))
 }
 
 // needsCLI marks a test that drives a CLI, which needs features of it: with
 // -short (no CLI, as make mutate runs the tests) it skips; on a CLI that
-// lacks one of features it skips and records the skip as expected (see
-// recordExpectedSkip). It fails when the CLI cannot tell its version.
+// lacks one of features it skips and records the skip as expected: it
+// appends the test's name to the file of expectedSkipsEnv, in one write to a
+// file opened for appending, so that the lines of tests running in parallel
+// do not mix. It fails when the CLI cannot tell its version.
 func needsCLI(t *testing.T, features ...cliFeature) {
 	t.Helper()
 	if testing.Short() {
@@ -199,10 +195,20 @@ func needsCLI(t *testing.T, features ...cliFeature) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f, lacks := cli.lacks(features...); lacks {
-		recordExpectedSkip(t)
+	i := slices.IndexFunc(features, cli.lacks) // the first feature it lacks
+	if file := os.Getenv(expectedSkipsEnv); i >= 0 && file != "" {
+		out, err := os.OpenFile(file, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+		if err == nil {
+			_, err = fmt.Fprintln(out, t.Name())
+			err = errors.Join(err, out.Close())
+		}
+		if err != nil {
+			t.Fatalf("recording an expected skip in %s: %v", file, err)
+		}
+	}
+	if i >= 0 {
 		t.Skipf("%s %s %s: needs %s (first in Terraform %s, OpenTofu %s)", expectedSkipMarker, cli.kind, cli.version,
-			f.name, f.terraform, cmp.Or(f.opentofu, "none yet"))
+			features[i].name, features[i].terraform, cmp.Or(features[i].opentofu, "none yet"))
 	}
 }
 
@@ -213,25 +219,6 @@ const expectedSkipMarker = "CLI lacks a feature:"
 // names of the tests it skipped: tools/acc sets it for each stage
 // and fails the stage on any skipped test that is not listed there.
 const expectedSkipsEnv = "QUEUEY_EXPECTED_SKIPS"
-
-// recordExpectedSkip appends t's name to the file of expectedSkipsEnv, in one
-// write to a file opened for appending, so that the lines of tests running in
-// parallel do not mix.
-func recordExpectedSkip(t *testing.T) {
-	t.Helper()
-	file := os.Getenv(expectedSkipsEnv)
-	if file == "" {
-		return
-	}
-	f, err := os.OpenFile(file, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
-	if err == nil {
-		_, err = fmt.Fprintln(f, t.Name())
-		err = errors.Join(err, f.Close())
-	}
-	if err != nil {
-		t.Fatalf("recording an expected skip in %s: %v", file, err)
-	}
-}
 
 // unitTest runs a CLI-driven unit test (resource.UnitTest: the CLI plans and
 // applies with the provider in-process, no broker), which needs features of
@@ -268,7 +255,7 @@ func TestCLIFeatures(t *testing.T) {
 		}
 		var lacks []string
 		for _, f := range all {
-			if _, no := cli.lacks(f); no {
+			if cli.lacks(f) {
 				lacks = append(lacks, f.name)
 			}
 		}

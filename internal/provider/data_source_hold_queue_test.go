@@ -228,7 +228,7 @@ func TestHoldQueueDataSource_Example(t *testing.T) {
 	unitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: exampleConfig(t, "data-sources/queuey_hold_queue/data-source.tf"),
+			Config: readRepoFile(t, "examples/data-sources/queuey_hold_queue/data-source.tf"),
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownOutputValue("retry_hold_queue", knownvalue.StringExact("orders.deferred.30000")),
 				statecheck.ExpectKnownOutputValue("retry_hold_queue_arguments", knownvalue.StringExact(

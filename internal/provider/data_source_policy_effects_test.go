@@ -119,7 +119,7 @@ func TestPolicyEffectsDataSource_Example(t *testing.T) {
 	putIdle(fake, "orders", "orders.dead")
 	fake.SetPolicy("/", brokertest.Policy{Name: "limits", Pattern: `\.dead$`, Definition: map[string]any{"max-length": 3}})
 	config := requiredQueuey + fmt.Sprintf("provider \"queuey\" {\n  endpoint = %q\n  username = \"u\"\n  password = \"p\"\n}\n", fake.URL) +
-		exampleConfig(t, "data-sources/queuey_policy_effects/data-source.tf")
+		readRepoFile(t, "examples/data-sources/queuey_policy_effects/data-source.tf")
 	cli := newTerraformCLI(t, config)
 	out := flatten(cli.mustRun("plan"))
 	for _, want := range []string{

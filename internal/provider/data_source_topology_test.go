@@ -200,7 +200,7 @@ func TestTopologyDataSource_Example(t *testing.T) {
 	unitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: exampleConfig(t, "data-sources/queuey_topology/data-source.tf"),
+			Config: readRepoFile(t, "examples/data-sources/queuey_topology/data-source.tf"),
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownOutputValue("main_queue_arguments", knownvalue.StringExact(`{"x-max-priority":10,"x-message-ttl":86400000}`)),
 				statecheck.ExpectKnownOutputValue("dead_queue", knownvalue.StringExact("orders.dead")),

@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
@@ -141,8 +140,7 @@ var causeOperations = map[string]func(t *testing.T, data *providerData, vhost st
 // outcome is the summary of the one error of diags, else outcomeRemoved or outcomeNone.
 func outcome(t *testing.T, diags diag.Diagnostics, removed bool) string {
 	t.Helper()
-	errs := diags.Errors()
-	switch {
+	switch errs := diags.Errors(); {
 	case len(errs) > 1:
 		t.Errorf("%d errors, want one: %s", len(errs), diagText(diags))
 	case len(errs) == 1:
@@ -173,13 +171,11 @@ func queueState(t *testing.T, data *providerData, vhost, ttl string) (*queueReso
 	var sr resource.SchemaResponse
 	r := &queueResource{data: data}
 	r.Schema(context.Background(), resource.SchemaRequest{}, &sr)
-	st := tfsdk.State{Schema: sr.Schema}
-	if d := st.Set(context.Background(), &queueModel{ID: types.StringValue(queueID(vhost, "q")), Name: types.StringValue("q"),
-		Vhost: types.StringValue(vhost), MessageTTL: types.StringValue(ttl), ForceDestroy: types.BoolValue(false),
-		KeepMessages: types.BoolValue(false), DeadQueue: types.StringValue("q.dead")}); d.HasError() {
-		t.Fatal(d)
-	}
-	return r, st
+	no := tftypes.NewValue(tftypes.Bool, false)
+	return r, tfsdk.State(configOf(t, tfsdk.Config{Schema: sr.Schema}, map[string]tftypes.Value{
+		"id": str(queueID(vhost, "q")), "name": str("q"), "vhost": str(vhost), "message_ttl": str(ttl),
+		"force_destroy": no, "keep_messages_on_change": no, "dead_queue": str("q.dead"),
+	}))
 }
 
 // configOf is c with a configuration of these attribute values (the others null), of c's schema.

@@ -56,7 +56,7 @@ func TestDeadQueueNameFunction_Example(t *testing.T) {
 	unitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: exampleConfig(t, "functions/dead_queue_name/function.tf"),
+			Config: readRepoFile(t, "examples/functions/dead_queue_name/function.tf"),
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownOutputValue("dead_queue", knownvalue.StringExact("orders.dead")),
 				statecheck.ExpectKnownOutputValue("custom_dead_queue", knownvalue.StringExact("orders-dlq")),

@@ -55,7 +55,7 @@ func TestDeferredTTLMsFunction_Example(t *testing.T) {
 	unitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: exampleConfig(t, "functions/deferred_ttl_ms/function.tf"),
+			Config: readRepoFile(t, "examples/functions/deferred_ttl_ms/function.tf"),
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownOutputValue("ttl_at_1s", knownvalue.Int64Exact(30000)),
 				statecheck.ExpectKnownOutputValue("ttl_at_5s", knownvalue.Int64Exact(35000)),

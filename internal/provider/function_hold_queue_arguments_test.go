@@ -104,7 +104,7 @@ func TestHoldQueueArgumentsFunction_Example(t *testing.T) {
 	unitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: exampleConfig(t, "functions/hold_queue_arguments/function.tf"),
+			Config: readRepoFile(t, "examples/functions/hold_queue_arguments/function.tf"),
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownOutputValue("hold_queue_arguments", knownvalue.StringExact(
 					`{"x-dead-letter-exchange":"","x-dead-letter-routing-key":"orders","x-expires":60000,"x-message-ttl":30000}`)),

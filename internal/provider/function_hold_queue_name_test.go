@@ -107,7 +107,7 @@ func TestHoldQueueNameFunction_Example(t *testing.T) {
 	unitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: exampleConfig(t, "functions/hold_queue_name/function.tf"),
+			Config: readRepoFile(t, "examples/functions/hold_queue_name/function.tf"),
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownOutputValue("retry_hold_queue", knownvalue.StringExact("orders.deferred.30000")),
 				statecheck.ExpectKnownOutputValue("custom_hold_queue", knownvalue.StringExact("orders-wait-120000")),

@@ -57,11 +57,11 @@ data "queuey_hold_queues" "q" {
 // apply, plan and destroy with only endpoint and oauth2 in the provider block;
 // RABBITMQ_USERNAME and RABBITMQ_PASSWORD in the environment are ignored.
 func TestAccOAuth2_applyPlanDestroy(t *testing.T) {
-	b, issuer, name := newOAuthTest(t, "oauth", 10*time.Minute)
+	b, name := newOAuthTest(t, "oauth", 10*time.Minute)
 	proxy := proxyTo(t, b.endpoint, nil)
 	t.Setenv(EnvUsername, defaultUser)
 	t.Setenv(EnvPassword, defaultPassword)
-	cfg := fmt.Sprintf(queueAndHoldQueuesConfig, proxy.URL, issuer.block(), name)
+	cfg := fmt.Sprintf(queueAndHoldQueuesConfig, proxy.URL, b.block(), name)
 	resource.Test(t, b.queueCase(name,
 		resource.TestStep{
 			Config: cfg,
@@ -76,7 +76,7 @@ func TestAccOAuth2_applyPlanDestroy(t *testing.T) {
 		},
 	))
 	b.bearerTokens(t, proxy)
-	if n := issuer.hits.Load(); n < 1 || n > 3 {
+	if n := b.hits.Load(); n < 1 || n > 3 {
 		t.Errorf("the token endpoint was asked %d times over the whole test, want 1 to 3 (one shared token)", n)
 	}
 	methods := map[string]int{}
@@ -91,13 +91,13 @@ func TestAccOAuth2_applyPlanDestroy(t *testing.T) {
 // The provider block names only the endpoint; the oauth2 settings come from
 // the environment.
 func TestAccOAuth2_fromEnvironment(t *testing.T) {
-	b, issuer, name := newOAuthTest(t, "oauth-env", 10*time.Minute)
+	b, name := newOAuthTest(t, "oauth-env", 10*time.Minute)
 	proxy := proxyTo(t, b.endpoint, nil)
 	t.Setenv(EnvUsername, "")
 	t.Setenv(EnvPassword, "")
-	t.Setenv(EnvOAuth2TokenURL, issuer.URL)
+	t.Setenv(EnvOAuth2TokenURL, b.tokenURL)
 	t.Setenv(EnvOAuth2ClientID, "terraform")
-	t.Setenv(EnvOAuth2ClientSecret, issuer.secret)
+	t.Setenv(EnvOAuth2ClientSecret, b.secret)
 	resource.Test(t, b.queueCase(name, resource.TestStep{
 		Config: fmt.Sprintf("provider \"queuey\" {\n  endpoint = %q\n}\n\nresource \"queuey_queue\" \"q\" {\n  name = %q\n}\n", proxy.URL, name),
 		Check:  b.checkQueues(name, name, name+".dead"),
@@ -109,11 +109,11 @@ func TestAccOAuth2_fromEnvironment(t *testing.T) {
 // holds each request, so that the apply outlasts several tokens: every token
 // is replaced before it expires and nothing fails.
 func TestAccOAuth2_shortLivedTokens(t *testing.T) {
-	b, issuer, base := newOAuthTest(t, "oauth-short", 3*time.Second)
+	b, base := newOAuthTest(t, "oauth-short", 3*time.Second)
 	proxy := proxyTo(t, b.endpoint, nil)
 	proxy.SetDelay(300 * time.Millisecond)
 	proxy.Set(always(slow))
-	cfg := proxiedQueuesConfig(proxy.URL, issuer.block(), base, 30, `  message_ttl = "10m"`)
+	cfg := proxiedQueuesConfig(proxy.URL, b.block(), base, 30, `  message_ttl = "10m"`)
 	start := time.Now()
 	var applied time.Duration
 	resource.Test(t, resource.TestCase{
@@ -131,7 +131,7 @@ func TestAccOAuth2_shortLivedTokens(t *testing.T) {
 		}},
 	})
 	total := time.Since(start)
-	hits := issuer.hits.Load()
+	hits := b.hits.Load()
 	t.Logf("apply took %s, the whole test %s; %d token requests, %d management API requests", applied.Round(time.Millisecond),
 		total.Round(time.Millisecond), hits, len(proxy.Records()))
 	if applied < 3*time.Second {
@@ -157,9 +157,9 @@ func TestAccOAuth2_shortLivedTokens(t *testing.T) {
 // The least a token needs, as the operating guide says: the management tag
 // and configure on the queues of the topology, in vhost "/" only (%2F).
 func TestAccOAuth2_minimalScopes(t *testing.T) {
-	b, issuer, name := newOAuthTest(t, "oauth-min", 10*time.Minute)
+	b, name := newOAuthTest(t, "oauth-min", 10*time.Minute)
 	scopes := []string{b.rsid + ".tag:management", b.rsid + ".configure:%2F/" + name + "*"}
-	cfg := fmt.Sprintf(queueAndHoldQueuesConfig, b.endpoint, issuer.block(scopes...), name)
+	cfg := fmt.Sprintf(queueAndHoldQueuesConfig, b.endpoint, b.block(scopes...), name)
 	resource.Test(t, b.queueCase(name,
 		resource.TestStep{Config: cfg, Check: b.checkQueues(name, name, name+".dead")},
 		resource.TestStep{Config: cfg, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
@@ -173,7 +173,7 @@ func TestAccOAuth2_minimalScopes(t *testing.T) {
 // are unset, so neither the management API nor the AMQP port can be reached
 // but with a token.
 func TestAccOAuth2_redriveWithToken(t *testing.T) {
-	b, issuer, name := newOAuthTest(t, "oauth-redrive", 10*time.Minute)
+	b, name := newOAuthTest(t, "oauth-redrive", 10*time.Minute)
 	needsCLI(t, featureActions)
 	amqpAdmin := os.Getenv(EnvOAuthAMQPURL) // amqp://guest:guest@127.0.0.1:5676/
 	u, err := url.Parse(amqpAdmin)
@@ -199,7 +199,7 @@ provider "queuey" {
 resource "queuey_queue" "q" {
   name = %q
 }
-`, proxy.URL, amqpEndpoint, issuer.block(scopes...), name)+redriveBlock(name, ""))
+`, proxy.URL, amqpEndpoint, b.block(scopes...), name)+redriveBlock(name, ""))
 	tf.mustRun("apply", "-auto-approve")
 	if err := b.checkQueues(name, name, name+".dead")(nil); err != nil {
 		t.Fatalf("after the apply: %v", err)
@@ -228,19 +228,19 @@ resource "queuey_queue" "q" {
 // A wrong client secret: an error naming token_url and the identity
 // provider's error code, and no storm of token requests.
 func TestAccOAuth2_wrongClientSecret(t *testing.T) {
-	b, issuer, base := newOAuthTest(t, "oauth-wrong", 10*time.Minute)
+	b, base := newOAuthTest(t, "oauth-wrong", 10*time.Minute)
 	proxy := proxyTo(t, b.endpoint, nil)
-	wrong := strings.Replace(issuer.block(), issuer.secret, randomSecret("wrong-"), 1)
+	wrong := strings.Replace(b.block(), b.secret, randomSecret("wrong-"), 1)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
 			Config:      proxiedQueuesConfig(proxy.URL, wrong, base, 5, ""),
-			ExpectError: regexp.MustCompile(`(?s)token_url\s+` + regexp.QuoteMeta(issuer.URL) + `.*HTTP\s+401.*"invalid_client".*client_secret`),
+			ExpectError: regexp.MustCompile(`(?s)token_url\s+` + regexp.QuoteMeta(b.tokenURL) + `.*HTTP\s+401.*"invalid_client".*client_secret`),
 		}},
 	})
 	// The oauth2 package tries the credentials in a header, then in the form
 	// body: two requests, once per process at most.
-	if n := issuer.hits.Load(); n < 1 || n > 4 {
+	if n := b.hits.Load(); n < 1 || n > 4 {
 		t.Errorf("the token endpoint was asked %d times for 5 queues, want 1 to 4", n)
 	}
 	if n := len(proxy.Records()); n != 0 {
@@ -254,12 +254,12 @@ func TestAccOAuth2_wrongClientSecret(t *testing.T) {
 // A token without the management tag scope: the refusal explained, with the
 // scope needed.
 func TestAccOAuth2_noManagementScope(t *testing.T) {
-	b, issuer, base := newOAuthTest(t, "oauth-notag", 10*time.Minute)
+	b, base := newOAuthTest(t, "oauth-notag", 10*time.Minute)
 	scopes := []string{b.rsid + ".configure:*/*", b.rsid + ".write:*/*", b.rsid + ".read:*/*"}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
-			Config:      proxiedQueuesConfig(b.endpoint, issuer.block(scopes...), base, 1, ""),
+			Config:      proxiedQueuesConfig(b.endpoint, b.block(scopes...), base, 1, ""),
 			ExpectError: errorMatching("HTTP 401", "Not management user", "rabbitmq.tag:management", "oauth2.client_id"),
 		}},
 	})
@@ -270,7 +270,7 @@ func TestAccOAuth2_noManagementScope(t *testing.T) {
 
 // A static bearer_token works, and headers reach the broker.
 func TestAccBearerToken_staticWithHeaders(t *testing.T) {
-	b, _, name := newOAuthTest(t, "bearer", 0)
+	b, name := newOAuthTest(t, "bearer", 0)
 	tok := b.token(b.fullScopes(), 10*time.Minute)
 	proxy := proxyTo(t, b.endpoint, nil)
 	headerValue := randomSecret("hv-")
@@ -309,7 +309,7 @@ resource "queuey_queue" "q" {
 
 // An expired bearer_token: the refusal explained.
 func TestAccBearerToken_expired(t *testing.T) {
-	b, _, base := newOAuthTest(t, "bearer-expired", 0)
+	b, base := newOAuthTest(t, "bearer-expired", 0)
 	tok := b.token(b.fullScopes(), -time.Minute)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
@@ -323,13 +323,13 @@ func TestAccBearerToken_expired(t *testing.T) {
 // No secret — the client secret, a token, a header value — in the output or
 // in the TRACE logs of Terraform and the provider.
 func TestAccOAuth2_secretsNotLogged(t *testing.T) {
-	b, issuer, name := newOAuthTest(t, "oauth-secrets", 10*time.Minute)
+	b, name := newOAuthTest(t, "oauth-secrets", 10*time.Minute)
 	headerValue := randomSecret("hv-")
 	proxy := proxyTo(t, b.endpoint, nil)
 	logPath := filepath.Join(t.TempDir(), "trace.log")
 	t.Setenv("TF_LOG", "TRACE")
 	t.Setenv("TF_ACC_LOG_PATH", logPath)
-	t.Setenv("TF_VAR_client_secret", issuer.secret)
+	t.Setenv("TF_VAR_client_secret", b.secret)
 	// Through sensitive variables, as an operator would pass them:
 	// terraform-plugin-testing logs each step's configuration text itself.
 	t.Setenv("TF_VAR_header_value", headerValue)
@@ -356,7 +356,7 @@ resource "queuey_queue" "q" {
 output "dead" {
   value = queuey_queue.q.dead_queue
 }
-`, proxy.URL, strings.Replace(issuer.block(), strconv.Quote(issuer.secret), "var.client_secret", 1), name)
+`, proxy.URL, strings.Replace(b.block(), strconv.Quote(b.secret), "var.client_secret", 1), name)
 	resource.Test(t, b.queueCase(name,
 		resource.TestStep{Config: cfg, Check: b.checkQueues(name, name, name+".dead")},
 		resource.TestStep{Config: cfg, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
@@ -366,7 +366,7 @@ output "dead" {
 		t.Fatal(err)
 	}
 	logs := string(raw)
-	secrets := map[string]string{"the client secret": issuer.secret, "the header value": headerValue}
+	secrets := map[string]string{"the client secret": b.secret, "the header value": headerValue}
 	// Every token the provider sent: the proxy saw them all.
 	for i, tok := range b.bearerTokens(t, proxy) {
 		secrets[fmt.Sprintf("token %d", i+1)] = tok
@@ -386,7 +386,7 @@ output "dead" {
 		"the provider's Configure":             "Calling provider defined Provider Configure",
 		"the provider's Create":                "Calling provider defined Resource Create",
 		"the provider's Delete":                "Calling provider defined Resource Delete",
-		"the test's configuration (token_url)": issuer.URL,
+		"the test's configuration (token_url)": b.tokenURL,
 	} {
 		if !strings.Contains(logs, marker) {
 			t.Errorf("the logs lack %s (%q): the search did not cover them", what, marker)
@@ -413,20 +413,26 @@ const (
 	EnvOAuthKeyID            = "RABBITMQ_OAUTH_KEY_ID"
 )
 
-// oauthBroker is the OAuth-enabled node under test.
+// oauthBroker is the OAuth-enabled node under test, and a loopback OAuth 2.0
+// token endpoint for it (see ServeHTTP).
 type oauthBroker struct {
 	endpoint, rsid, keyID string
 	key                   []byte
 	// admin reaches the node with guest/guest (the internal backend, tried
 	// after oauth2), for setting up and checking.
 	admin *broker.Client
+	// tokenURL is the token endpoint's, which accepts the client "terraform"
+	// with secret, issues tokens that live life and counts its requests.
+	tokenURL, secret string
+	life             time.Duration
+	hits             atomic.Int64
 }
 
 // newOAuthTest skips the test, saying why, unless TF_ACC is set and an
 // OAuth-enabled node is described in the environment. It returns that node,
-// a token issuer whose tokens live life, and a queue name made from prefix
-// whose queues are deleted at the end.
-func newOAuthTest(t *testing.T, prefix string, life time.Duration) (*oauthBroker, *tokenIssuer, string) {
+// with a token endpoint whose tokens live life (closed at cleanup), and a
+// queue name made from prefix whose queues are deleted at the end.
+func newOAuthTest(t *testing.T, prefix string, life time.Duration) (*oauthBroker, string) {
 	t.Helper()
 	if os.Getenv("TF_ACC") == "" || os.Getenv(EnvOAuthEndpoint) == "" {
 		t.Skip("needs TF_ACC=1 and a RabbitMQ node with the OAuth 2.0 backend, described by RABBITMQ_OAUTH_*: run make testacc-oauth")
@@ -434,7 +440,7 @@ func newOAuthTest(t *testing.T, prefix string, life time.Duration) (*oauthBroker
 	// A node described without its key or resource server id fails the test.
 	key, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(os.Getenv(EnvOAuthSigningKey), "="))
 	b := &oauthBroker{endpoint: strings.TrimRight(os.Getenv(EnvOAuthEndpoint), "/"), rsid: os.Getenv(EnvOAuthResourceServerID),
-		keyID: os.Getenv(EnvOAuthKeyID), key: key}
+		keyID: os.Getenv(EnvOAuthKeyID), key: key, secret: randomSecret("cs-"), life: life}
 	if err == nil {
 		b.admin, err = broker.New(broker.Config{Endpoint: b.endpoint, Username: defaultUser, Password: defaultPassword})
 	}
@@ -442,9 +448,12 @@ func newOAuthTest(t *testing.T, prefix string, life time.Duration) (*oauthBroker
 		t.Fatalf("the OAuth 2.0 node of %s: %s or %s unset, or %v", EnvOAuthEndpoint, EnvOAuthSigningKey, EnvOAuthResourceServerID, err)
 	}
 	t.Logf("OAuth 2.0 broker: RabbitMQ %s at %s", os.Getenv(EnvOAuthVersion), b.endpoint)
+	issuer := httptest.NewServer(b)
+	t.Cleanup(issuer.Close)
+	b.tokenURL = issuer.URL + "/realms/test/protocol/openid-connect/token"
 	name := uniqueName(prefix)
 	t.Cleanup(func() { deleteQueuesWithPrefix(b.admin, "/", name) })
-	return b, newTokenIssuer(t, b, life), name
+	return b, name
 }
 
 // fullScopes are the scopes Terraform's client needs on every vhost.
@@ -470,8 +479,7 @@ func (b *oauthBroker) token(scopes []string, life time.Duration) string {
 func (b *oauthBroker) checkQueues(prefix string, want ...string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		got, err := queuesWithPrefix(b.admin, "/", prefix)
-		slices.Sort(got)
-		if slices.Sort(want); err == nil && !slices.Equal(got, want) {
+		if slices.Sort(got); err == nil && !slices.Equal(got, slices.Sorted(slices.Values(want))) {
 			err = fmt.Errorf("queues with prefix %s: got %q, want %q", prefix, got, want)
 		}
 		return err
@@ -503,45 +511,31 @@ func (b *oauthBroker) bearerTokens(t *testing.T, p *faultProxy) []string {
 	return slices.Sorted(maps.Keys(seen))
 }
 
-// tokenIssuer is a loopback OAuth 2.0 token endpoint for the client
-// "terraform" and the client credentials grant, which counts its requests.
-type tokenIssuer struct {
-	URL, secret string
-	hits        atomic.Int64
-}
-
-// newTokenIssuer starts a token issuer whose tokens live life, closed at
-// cleanup. It grants the scopes asked for (all of fullScopes when none are)
-// and signs JWTs with the broker's key. That the client asks for the client
+// ServeHTTP is the token endpoint, for the client credentials grant. It
+// grants the scopes asked for (all of fullScopes when none are) and signs
+// JWTs with the broker's key. That the client asks for the client
 // credentials grant is checked by internal/broker's TestAuth_oauth2SharedToken.
-func newTokenIssuer(t *testing.T, b *oauthBroker, life time.Duration) *tokenIssuer {
-	ti := &tokenIssuer{secret: randomSecret("cs-")}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ti.hits.Add(1)
-		_ = r.ParseForm()
-		id, sec, ok := r.BasicAuth()
-		if !ok {
-			id, sec = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
-		}
-		w.Header().Set("Content-Type", "application/json")
-		if id != "terraform" || sec != ti.secret {
-			w.WriteHeader(http.StatusUnauthorized)
-			_, _ = io.WriteString(w, `{"error":"invalid_client","error_description":"Invalid client credentials"}`)
-			return
-		}
-		scopes := cmp.Or(r.PostForm.Get("scope"), strings.Join(b.fullScopes(), " "))
-		_ = json.NewEncoder(w).Encode(map[string]any{"access_token": b.token(strings.Fields(scopes), life), "token_type": "Bearer",
-			"scope": scopes, "expires_in": int(life / time.Second)})
-	}))
-	t.Cleanup(srv.Close)
-	ti.URL = srv.URL + "/realms/test/protocol/openid-connect/token"
-	return ti
+func (b *oauthBroker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b.hits.Add(1)
+	id, sec, ok := r.BasicAuth()
+	if !ok {
+		id, sec = r.PostFormValue("client_id"), r.PostFormValue("client_secret")
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if id != "terraform" || sec != b.secret {
+		w.WriteHeader(http.StatusUnauthorized)
+		_, _ = io.WriteString(w, `{"error":"invalid_client","error_description":"Invalid client credentials"}`)
+		return
+	}
+	scopes := cmp.Or(r.PostFormValue("scope"), strings.Join(b.fullScopes(), " "))
+	_ = json.NewEncoder(w).Encode(map[string]any{"access_token": b.token(strings.Fields(scopes), b.life), "token_type": "Bearer",
+		"scope": scopes, "expires_in": int(b.life / time.Second)})
 }
 
-// block is the provider's oauth2 block for this issuer, with the right
-// secret written out and the given scopes (none: null, as if unset).
-func (ti *tokenIssuer) block(scopes ...string) string {
+// block is the provider's oauth2 block for the token endpoint, with the
+// right secret written out and the given scopes (none: null, as if unset).
+func (b *oauthBroker) block(scopes ...string) string {
 	list, _ := json.Marshal(scopes) // a JSON list of strings is an HCL one
 	return fmt.Sprintf("  oauth2 {\n    token_url     = %q\n    client_id     = \"terraform\"\n    client_secret = %q\n    scopes        = %s\n  }\n",
-		ti.URL, ti.secret, list)
+		b.tokenURL, b.secret, list)
 }

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -142,13 +141,6 @@ func TestHoldTTLErrors(t *testing.T) {
 	if ttl, err := topology.DeferredTTLMs("delay", 2147483647*time.Millisecond, time.Millisecond); err != nil || ttl != topology.MaxDeferralMs {
 		t.Errorf("longest delay at 1ms: %d, %v", ttl, err)
 	}
-}
-
-// exampleConfig returns the Terraform configuration of an example under
-// examples/, so that the examples in the docs are run by the tests.
-func exampleConfig(t *testing.T, rel string) string {
-	t.Helper()
-	return readRepoFile(t, filepath.Join("examples", rel))
 }
 
 // Every attribute of the pure data sources and every parameter of the

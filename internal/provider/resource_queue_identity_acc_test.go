@@ -188,7 +188,7 @@ func checkStateIdentity(t *testing.T, tf *terraformCLI, name string) {
 	t.Helper()
 	// Its error, cached, failed the test already: each caller ran needsCLI first.
 	cli, _ := cliUnderTest()
-	if _, lacks := cli.lacks(featureIdentity); lacks {
+	if cli.lacks(featureIdentity) {
 		t.Logf("%s %s has no resource identity: not checked", cli.kind, cli.version)
 		return
 	}
