@@ -24,26 +24,30 @@ var benchEnv = env{
 	apiURL: "http://127.0.0.1:43210",
 }
 
-// readConfig evaluates a generated configuration as Terraform would at count.index 1 (with
-// jsonencode): each attribute as the value its JSON reads back as, each block as a map under its
-// type and labels joined by spaces. A repeated block fails, so the map says all the text holds.
+// atCountOne evaluates a generated configuration as Terraform would at count.index 1 (with
+// jsonencode).
+var atCountOne = &hcl.EvalContext{
+	Variables: map[string]cty.Value{"count": cty.ObjectVal(map[string]cty.Value{"index": cty.NumberIntVal(1)})},
+	Functions: map[string]function.Function{"jsonencode": stdlib.JSONEncodeFunc},
+}
+
+// readConfig evaluates a generated configuration in atCountOne: each attribute as the value its
+// JSON reads back as, each block as a map under its type and labels joined by spaces. A repeated
+// block fails, so the map says all the text holds.
 func readConfig(t *testing.T, text string) map[string]any {
 	t.Helper()
 	f, diags := hclsyntax.ParseConfig([]byte(text), "main.tf", hcl.InitialPos)
 	if diags.HasErrors() {
 		t.Fatalf("the configuration does not parse: %s\n%s", diags.Error(), text)
 	}
-	return readBody(t, f.Body.(*hclsyntax.Body), &hcl.EvalContext{ //nolint:forcetypeassert // ParseConfig's
-		Variables: map[string]cty.Value{"count": cty.ObjectVal(map[string]cty.Value{"index": cty.NumberIntVal(1)})},
-		Functions: map[string]function.Function{"jsonencode": stdlib.JSONEncodeFunc},
-	})
+	return readBody(t, f.Body.(*hclsyntax.Body)) //nolint:forcetypeassert // ParseConfig's
 }
 
-// readBody is readConfig's map of one body, evaluated in ctx.
-func readBody(t *testing.T, body *hclsyntax.Body, ctx *hcl.EvalContext) map[string]any {
+// readBody is readConfig's map of one body.
+func readBody(t *testing.T, body *hclsyntax.Body) map[string]any {
 	out := map[string]any{}
 	for name, a := range body.Attributes {
-		v, diags := a.Expr.Value(ctx)
+		v, diags := a.Expr.Value(atCountOne)
 		js, err := ctyjson.SimpleJSONValue{Value: v}.MarshalJSON()
 		var got any
 		if diags.HasErrors() || err != nil || json.Unmarshal(js, &got) != nil {
@@ -56,7 +60,7 @@ func readBody(t *testing.T, body *hclsyntax.Body, ctx *hcl.EvalContext) map[stri
 		if _, repeated := out[key]; repeated {
 			t.Errorf("more than one block %s", key)
 		}
-		out[key] = readBody(t, b.Body, ctx)
+		out[key] = readBody(t, b.Body)
 	}
 	return out
 }
