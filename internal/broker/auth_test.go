@@ -73,7 +73,13 @@ func TestAuth_basicAndHeaders(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "Basic " + base64.StdEncoding.EncodeToString([]byte("u:p"))
-	for i, h := range api.headers {
+	api.mu.Lock() // the fake's handlers append to headers under mu
+	headers := slices.Clone(api.headers)
+	api.mu.Unlock()
+	if len(headers) != 2 {
+		t.Fatalf("%d requests, want 2 (a read and a write)", len(headers))
+	}
+	for i, h := range headers {
 		if h.Get("Authorization") != want {
 			t.Errorf("request %d: Authorization %q, want %q", i, h.Get("Authorization"), want)
 		}

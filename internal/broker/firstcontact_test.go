@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -34,7 +35,7 @@ func TestTiming_firstContactUnresolved(t *testing.T) {
 
 func TestDialFailed(t *testing.T) {
 	t.Parallel()
-	timeout := &net.OpError{Op: "dial", Net: "tcp", Err: &timeoutErr{}}
+	timeout := &net.OpError{Op: "dial", Net: "tcp", Err: os.ErrDeadlineExceeded} // "i/o timeout"
 	for _, tc := range []struct {
 		err  error
 		want bool

@@ -213,20 +213,9 @@ func TestLimit_restartMemoryFromLastSign(t *testing.T) {
 	tm.restartMemory, tm.recoveryWindow = memory, 60*time.Millisecond
 	s := brokertest.New(t)
 	c, clock := withClock(timedClient(t, s.URL, time.Minute, tm))
-	// sign has c meet a 503 (a restarting broker) while reading vhost
-	// (each its own: a vhost's answer is kept), and returns when.
-	sign := func(vhost string) time.Time {
-		t.Helper()
-		s.AddVhost(vhost, "classic")
-		s.Script(brokertest.Path("vhosts/"+vhost), brokertest.Reply(503, ""))
-		if _, err := c.GetVhost(context.Background(), vhost); err != nil {
-			t.Fatal(err)
-		}
-		return clock.now()
-	}
-	first := sign("first")
+	first := seeRestart(t, c, s, "first")
 	clock.advance(memory/2 - clock.since(first))
-	sign("last")
+	seeRestart(t, c, s, "last")
 	clock.advance(memory + memory/4 - clock.since(first))
 	times := attemptTimes(c)
 	if err := c.DeleteQueue(context.Background(), "/", "gone", true); !errors.Is(err, ErrNotFound) {

@@ -27,13 +27,14 @@ func attemptTimes(c *Client) func() []time.Time {
 	return func() []time.Time { return at }
 }
 
-// seeRestart has c meet a 503 (a restarting broker) once, and returns when,
-// by c's clock.
-func seeRestart(t *testing.T, c *Client, s *brokertest.Server) time.Time {
+// seeRestart has c meet a 503 (a restarting broker) once, while reading vhost
+// (a vhost of its own for each sign: a vhost's answer is kept), and returns
+// when, by c's clock.
+func seeRestart(t *testing.T, c *Client, s *brokertest.Server, vhost string) time.Time {
 	t.Helper()
-	s.AddVhost("restarted", "classic")
-	s.Script(brokertest.Path("vhosts/restarted"), brokertest.Reply(503, ""))
-	if _, err := c.GetVhost(context.Background(), "restarted"); err != nil {
+	s.AddVhost(vhost, "classic")
+	s.Script(brokertest.Path("vhosts/"+vhost), brokertest.Reply(503, ""))
+	if _, err := c.GetVhost(context.Background(), vhost); err != nil {
 		t.Fatal(err)
 	}
 	return c.transport.now()
@@ -81,7 +82,7 @@ func TestTiming_recoveryWindow(t *testing.T) {
 			tm.backoffFirst, tm.backoffMax, tm.recoveryWindow = 5*time.Millisecond, 5*time.Millisecond, window
 			s := brokertest.New(t)
 			c, clock := withClock(timedClient(t, s.URL, time.Minute, tm))
-			seeRestart(t, c, s)
+			seeRestart(t, c, s, "restarted")
 			var first atomic.Int64 // by the clock, 0 before the first 404
 			s.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
 				now := clock.now()
@@ -113,7 +114,7 @@ func TestTiming_lastPauseEndsWithRecoveryWindow(t *testing.T) {
 	tm.backoffFirst, tm.backoffMax, tm.recoveryWindow = 800*time.Millisecond, 800*time.Millisecond, 150*time.Millisecond
 	s := brokertest.New(t)
 	c, clock := withClock(timedClient(t, s.URL, time.Minute, tm))
-	seeRestart(t, c, s)
+	seeRestart(t, c, s, "restarted")
 	start := clock.now()
 	if err := c.DeleteQueue(context.Background(), "/", "gone", true); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("got %v, want ErrNotFound", err)
@@ -142,7 +143,7 @@ func TestTiming_restartMemory(t *testing.T) {
 			tm.restartMemory, tm.recoveryWindow = memory, 60*time.Millisecond
 			s := brokertest.New(t)
 			c, clock := withClock(timedClient(t, s.URL, time.Minute, tm))
-			seen := seeRestart(t, c, s)
+			seen := seeRestart(t, c, s, "restarted")
 			clock.advance(tc.after - clock.since(seen))
 			times := attemptTimes(c)
 			if err := c.DeleteQueue(context.Background(), "/", "gone", true); !errors.Is(err, ErrNotFound) {
@@ -224,8 +225,3 @@ func TestTiming_firstContactDefault(t *testing.T) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
-
-type timeoutErr struct{}
-
-func (*timeoutErr) Error() string { return "i/o timeout" }
-func (*timeoutErr) Timeout() bool { return true }
