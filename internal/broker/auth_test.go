@@ -9,7 +9,6 @@ import (
 	"slices"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 )
@@ -51,13 +50,6 @@ func (a *authAPI) authorizations() []string {
 	return slices.Clone(a.auths)
 }
 
-func newAuthClient(t *testing.T, cfg Config) *Client {
-	t.Helper()
-	cfg.RetryBudget = -1
-	cfg.RequestTimeout = 5 * time.Second
-	return mustNew(t, cfg)
-}
-
 // get makes one read and one write, as Read and Create do.
 func get(c *Client) error {
 	if _, err := c.GetQueue(context.Background(), "/", "q", Declared); err != nil && !errors.Is(err, ErrNotFound) {
@@ -68,7 +60,7 @@ func get(c *Client) error {
 
 func TestAuth_basicAndHeaders(t *testing.T) {
 	api := newAuthAPI(t)
-	c := newAuthClient(t, Config{Endpoint: api.URL, Username: "u", Password: "p", Headers: map[string]string{"X-Team": "blue", "cf-access-client-id": "abc"}})
+	c := fakeClient(t, Config{Endpoint: api.URL, Username: "u", Password: "p", Headers: map[string]string{"X-Team": "blue", "cf-access-client-id": "abc"}})
 	if err := get(c); err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +84,7 @@ func TestAuth_basicAndHeaders(t *testing.T) {
 func TestAuth_staticBearerReplacesBasic(t *testing.T) {
 	api := newAuthAPI(t)
 	// A username from the environment must not leak into the requests.
-	c := newAuthClient(t, Config{Endpoint: api.URL, Username: "u", Password: "p", BearerToken: "static-token"})
+	c := fakeClient(t, Config{Endpoint: api.URL, Username: "u", Password: "p", BearerToken: "static-token"})
 	if err := get(c); err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +99,7 @@ func TestAuth_oauth2RetryOnceWithNewToken(t *testing.T) {
 	ts := brokertest.NewTokenEndpoint(t, "s3cret")
 	api := newAuthAPI(t)
 	api.refuse["Bearer tok-1"] = "Login failed"
-	c := newAuthClient(t, Config{Endpoint: api.URL, OAuth2: &OAuth2Config{TokenURL: ts.URL, ClientID: "terraform", ClientSecret: "s3cret"}})
+	c := fakeClient(t, Config{Endpoint: api.URL, OAuth2: &OAuth2Config{TokenURL: ts.URL, ClientID: "terraform", ClientSecret: "s3cret"}})
 	if err := get(c); err != nil {
 		t.Fatalf("a refused token should have been replaced: %v", err)
 	}
@@ -193,7 +185,7 @@ func TestAuth_basicWhenEitherCredentialSet(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			api := newAuthAPI(t)
-			c := newAuthClient(t, Config{Endpoint: api.URL, Username: tc.user, Password: tc.pass, Headers: map[string]string{"Authorization": "Custom abc"}})
+			c := fakeClient(t, Config{Endpoint: api.URL, Username: tc.user, Password: tc.pass, Headers: map[string]string{"Authorization": "Custom abc"}})
 			if err := get(c); err != nil {
 				t.Fatal(err)
 			}
@@ -217,7 +209,7 @@ func TestAuth_oauth2RetryResendsBody(t *testing.T) {
 	ts := brokertest.NewTokenEndpoint(t, "s3cret")
 	api := newAuthAPI(t)
 	api.refuse["Bearer tok-1"] = "Login failed"
-	c := newAuthClient(t, Config{Endpoint: api.URL, OAuth2: &OAuth2Config{TokenURL: ts.URL, ClientID: "terraform", ClientSecret: "s3cret"}})
+	c := fakeClient(t, Config{Endpoint: api.URL, OAuth2: &OAuth2Config{TokenURL: ts.URL, ClientID: "terraform", ClientSecret: "s3cret"}})
 	if err := c.DeclareQueue(context.Background(), "/", "q", map[string]any{"x-max-length": 7}); err != nil {
 		t.Fatalf("a write with a refused token should have been sent again with a new one: %v", err)
 	}

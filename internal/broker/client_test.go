@@ -12,18 +12,13 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 )
 
-func fakeClient(t *testing.T, s *brokertest.Server, timeout time.Duration) *Client {
-	t.Helper()
-	return mustNew(t, Config{Endpoint: s.URL, Username: "u", Password: "p", RequestTimeout: timeout, RetryBudget: -1})
-}
-
 // Every status keeps RabbitMQ's reason, a refused DELETE included, and only
 // credentials problems read as such.
 func TestDeleteQueue_refusalKeepsReason(t *testing.T) {
 	t.Parallel()
 	s := brokertest.New(t)
 	s.PutQueue("/", brokertest.Queue{Name: "orders", Durable: true, Messages: brokertest.Count(3)})
-	err := fakeClient(t, s, 5*time.Second).DeleteQueue(context.Background(), "/", "orders", true)
+	err := fakeClient(t, Config{Endpoint: s.URL, Username: "u", Password: "p"}).DeleteQueue(context.Background(), "/", "orders", true)
 	if !errors.Is(err, ErrNotEmpty) {
 		t.Fatalf("err = %v, want ErrNotEmpty", err)
 	}
@@ -40,7 +35,7 @@ func TestDeleteQueue_refusalKeepsReason(t *testing.T) {
 func TestDeleteQueue_notFound(t *testing.T) {
 	t.Parallel()
 	s := brokertest.New(t)
-	err := fakeClient(t, s, 5*time.Second).DeleteQueue(context.Background(), "/", "gone", true)
+	err := fakeClient(t, Config{Endpoint: s.URL, Username: "u", Password: "p"}).DeleteQueue(context.Background(), "/", "gone", true)
 	if !errors.Is(err, ErrNotFound) {
 		t.Fatalf("err = %v, want ErrNotFound", err)
 	}
@@ -62,7 +57,7 @@ func TestRequestTimeout(t *testing.T) {
 	})
 	const timeout = 200 * time.Millisecond
 	start := time.Now()
-	_, err := fakeClient(t, s, timeout).GetQueue(context.Background(), "/", "orders", Declared)
+	_, err := fakeClient(t, Config{Endpoint: s.URL, Username: "u", Password: "p", RequestTimeout: timeout}).GetQueue(context.Background(), "/", "orders", Declared)
 	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), s.URL) {
 		t.Fatalf("err = %v, want ErrUnreachable naming %s", err, s.URL)
 	}
@@ -92,7 +87,8 @@ func TestDeleteQueue_honoursContext(t *testing.T) {
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- fakeClient(t, s, time.Hour).DeleteQueue(ctx, "/", "orders", true) }()
+	c := fakeClient(t, Config{Endpoint: s.URL, Username: "u", Password: "p", RequestTimeout: time.Hour})
+	go func() { done <- c.DeleteQueue(ctx, "/", "orders", true) }()
 	<-arrived
 	cancel()
 	err := <-done
@@ -142,7 +138,7 @@ func TestDeleteQueue_inUse(t *testing.T) {
 	t.Parallel()
 	s := brokertest.New(t)
 	s.PutQueue("/", brokertest.Queue{Name: "orders", Durable: true, Messages: brokertest.Count(0), Consumers: 1})
-	err := fakeClient(t, s, 5*time.Second).DeleteQueue(context.Background(), "/", "orders", true)
+	err := fakeClient(t, Config{Endpoint: s.URL, Username: "u", Password: "p"}).DeleteQueue(context.Background(), "/", "orders", true)
 	if !errors.Is(err, ErrNotEmpty) || !strings.Contains(err.Error(), brokertest.InUseReason("/", "orders")) {
 		t.Fatalf("err = %v, want ErrNotEmpty with the broker's reason", err)
 	}
@@ -164,7 +160,7 @@ func TestRequests_contentTypeOnlyWithBody(t *testing.T) {
 		mu.Unlock()
 		return false
 	})
-	c := fakeClient(t, s, 5*time.Second)
+	c := fakeClient(t, Config{Endpoint: s.URL, Username: "u", Password: "p"})
 	ctx := context.Background()
 	if err := c.DeclareQueue(ctx, "/", "q", map[string]any{"x-max-length": 1}); err != nil {
 		t.Fatal(err)

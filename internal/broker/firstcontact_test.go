@@ -18,7 +18,7 @@ func TestTiming_firstContactUnresolved(t *testing.T) {
 	t.Parallel()
 	tm := fastTiming
 	tm.firstContact = 50 * time.Millisecond
-	c := timedClient(t, "http://rabbit.invalid:15672", time.Minute, tm)
+	c := fakeClient(t, Config{Endpoint: "http://rabbit.invalid:15672", Username: "u", Password: "p", RetryBudget: time.Minute, timing: tm})
 	c.transport.base = roundTripFunc(func(*http.Request) (*http.Response, error) {
 		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "rabbit.invalid", IsNotFound: true}}
 	})

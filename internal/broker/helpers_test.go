@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -48,6 +49,17 @@ func mustNew(t *testing.T, cfg Config) *Client {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// fakeClient is mustNew(cfg) for a client of a fake broker: it gives up at
+// the first failure (RetryBudget -1) and waits 5 s for an answer, unless cfg
+// sets a retry budget or a request timeout of its own. (cfg.timing left zero
+// is the default clock; fastTiming is for a test with retries not of them.)
+func fakeClient(t *testing.T, cfg Config) *Client {
+	t.Helper()
+	cfg.RetryBudget = cmp.Or(cfg.RetryBudget, -1)
+	cfg.RequestTimeout = cmp.Or(cfg.RequestTimeout, 5*time.Second)
+	return mustNew(t, cfg)
 }
 
 // withClock has c's retry transport decide by a fake clock, and returns c and

@@ -66,7 +66,7 @@ func TestLimit_retryBudget(t *testing.T) {
 			s.AddVhost("v", "classic")
 			tm := fastTiming
 			tm.backoffFirst, tm.backoffMax = 5*time.Millisecond, 5*time.Millisecond
-			c, clock := withClock(timedClient(t, s.URL, budget, tm))
+			c, clock := withClock(fakeClient(t, Config{Endpoint: s.URL, Username: "u", Password: "p", RetryBudget: budget, timing: tm}))
 			start := clock.now()
 			var n atomic.Int64
 			s.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
@@ -178,7 +178,7 @@ func TestLimit_firstContact(t *testing.T) {
 			s.AddVhost("v", "classic")
 			tm := fastTiming
 			tm.backoffFirst, tm.backoffMax, tm.firstContact = 5*time.Millisecond, 5*time.Millisecond, window
-			c, clock := withClock(timedClient(t, s.URL, time.Minute, tm))
+			c, clock := withClock(fakeClient(t, Config{Endpoint: s.URL, Username: "u", Password: "p", RetryBudget: time.Minute, timing: tm}))
 			start := clock.now()
 			open := c.transport.base
 			var n atomic.Int64
@@ -212,7 +212,7 @@ func TestLimit_restartMemoryFromLastSign(t *testing.T) {
 	tm := fastTiming
 	tm.restartMemory, tm.recoveryWindow = memory, 60*time.Millisecond
 	s := brokertest.New(t)
-	c, clock := withClock(timedClient(t, s.URL, time.Minute, tm))
+	c, clock := withClock(fakeClient(t, Config{Endpoint: s.URL, Username: "u", Password: "p", RetryBudget: time.Minute, timing: tm}))
 	first := seeRestart(t, c, s, "first")
 	clock.advance(memory/2 - clock.since(first))
 	seeRestart(t, c, s, "last")

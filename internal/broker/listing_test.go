@@ -124,7 +124,7 @@ func TestListQueues_began(t *testing.T) {
 	t.Parallel()
 	b := brokertest.New(t)
 	b.AddVhost("v", "")
-	c := fakeClient(t, b, 5*time.Second)
+	c := fakeClient(t, Config{Endpoint: b.URL, Username: "u", Password: "p"})
 	ctx := context.Background()
 	hold := make(chan struct{})
 	b.HoldListings(hold)

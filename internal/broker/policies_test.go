@@ -24,7 +24,7 @@ func policyBroker(t *testing.T) (*brokertest.Server, *Client) {
 	b.SetPolicy("v", brokertest.Policy{Name: "a-first", Pattern: "^x", Definition: map[string]any{"expires": 1000}})
 	b.SetOperatorPolicy("v", brokertest.Policy{Name: "ops", Pattern: "^q", ApplyTo: "classic_queues",
 		Definition: map[string]any{"expires": 8000}})
-	return b, timedClient(t, b.URL, time.Minute, fastTiming)
+	return b, fakeClient(t, Config{Endpoint: b.URL, Username: "u", Password: "p", RetryBudget: time.Minute, timing: fastTiming})
 }
 
 // Numbers decode exactly, beyond float64's integers too, into values topology.AsInt reads; an
@@ -68,7 +68,7 @@ func TestPolicies_decodes(t *testing.T) {
 func TestPolicies_none(t *testing.T) {
 	t.Parallel()
 	b := brokertest.New(t)
-	p, err := fakeClient(t, b, 5*time.Second).Policies(context.Background(), "/")
+	p, err := fakeClient(t, Config{Endpoint: b.URL, Username: "u", Password: "p"}).Policies(context.Background(), "/")
 	if err != nil || len(p.User) != 0 || len(p.Operator) != 0 {
 		t.Fatalf("Policies = %+v, %v; want none", p, err)
 	}
@@ -119,7 +119,7 @@ func TestPolicies_retriesTransient(t *testing.T) {
 func TestPolicies_failureNotKept(t *testing.T) {
 	t.Parallel()
 	b, _ := policyBroker(t)
-	c := fakeClient(t, b, 5*time.Second) // no retries
+	c := fakeClient(t, Config{Endpoint: b.URL, Username: "u", Password: "p"}) // no retries
 	b.Script(brokertest.Path("policies/v"), brokertest.Reply(503, ``))
 	if _, err := c.Policies(context.Background(), "v"); err == nil || errors.Is(err, ErrUnauthorized) || errors.Is(err, ErrPartial) {
 		t.Fatalf("err %v, want a failure that is neither a refusal nor partial", err)

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 )
@@ -40,7 +39,7 @@ func TestGetQueue_declaredArguments(t *testing.T) {
 	s := brokertest.New(t)
 	s.PutQueue("/", brokertest.Queue{Name: "with", Durable: true, Arguments: map[string]any{"x-max-length": 7}})
 	s.PutQueue("/", brokertest.Queue{Name: "without", Durable: true})
-	c := fakeClient(t, s, 5*time.Second)
+	c := fakeClient(t, Config{Endpoint: s.URL, Username: "u", Password: "p"})
 	q, err := c.GetQueue(context.Background(), "/", "with", Declared)
 	if err != nil {
 		t.Fatal(err)
@@ -75,7 +74,7 @@ func TestGetQueue_counted(t *testing.T) {
 			s.NoSingleQueueCounts()
 		}
 		s.PutQueue("/", brokertest.Queue{Name: "q", Messages: brokertest.Count(3), State: "stopped", Node: "rabbit@n2"})
-		c := fakeClient(t, s, 5*time.Second)
+		c := fakeClient(t, Config{Endpoint: s.URL, Username: "u", Password: "p"})
 		q, err := c.GetQueue(context.Background(), "/", "q", Counted)
 		if err != nil {
 			t.Fatal(err)
@@ -110,7 +109,7 @@ func TestGetQueue_nodeOfAStoppedQueue(t *testing.T) {
 		_, _ = w.Write([]byte(`{"name":"q","vhost":"/","state":"stopped"}`))
 		return true
 	})
-	q, err := fakeClient(t, s, 5*time.Second).GetQueue(context.Background(), "/", "q", Counted)
+	q, err := fakeClient(t, Config{Endpoint: s.URL, Username: "u", Password: "p"}).GetQueue(context.Background(), "/", "q", Counted)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +157,7 @@ func TestDeclareQueue_argumentsObject(t *testing.T) {
 		}
 		return false
 	})
-	c := fakeClient(t, s, 5*time.Second)
+	c := fakeClient(t, Config{Endpoint: s.URL, Username: "u", Password: "p"})
 	if err := c.DeclareQueue(context.Background(), "/", "plain", nil); err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +178,7 @@ func TestListQueues_consumers(t *testing.T) {
 	s := brokertest.New(t)
 	s.PutQueue("/", brokertest.Queue{Name: "busy", Durable: true, Messages: brokertest.Count(0), Consumers: 2})
 	s.PutQueue("/", brokertest.Queue{Name: "idle", Durable: true, Messages: brokertest.Count(0)})
-	qs, err := queuesOf(fakeClient(t, s, 5*time.Second), context.Background(), "/", CheckedWithConsumers, Live)
+	qs, err := queuesOf(fakeClient(t, Config{Endpoint: s.URL, Username: "u", Password: "p"}), context.Background(), "/", CheckedWithConsumers, Live)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +189,7 @@ func TestListQueues_consumers(t *testing.T) {
 	}
 
 	s.Script(brokertest.Path("consumers/%2F"), brokertest.Reply(500, `{"error":"internal_error","reason":"boom"}`))
-	if _, err := queuesOf(fakeClient(t, s, 5*time.Second), context.Background(), "/", CheckedWithConsumers, Live); err == nil {
+	if _, err := queuesOf(fakeClient(t, Config{Endpoint: s.URL, Username: "u", Password: "p"}), context.Background(), "/", CheckedWithConsumers, Live); err == nil {
 		t.Error("a failed consumer listing gave a consumer check")
 	}
 }

@@ -24,7 +24,7 @@ func newReadsBroker(t *testing.T) (*brokertest.Server, *Client) {
 	b := brokertest.New(t)
 	b.AddVhost("v", "")
 	b.StampListings()
-	return b, fakeClient(t, b, time.Minute)
+	return b, fakeClient(t, Config{Endpoint: b.URL, Username: "u", Password: "p", RequestTimeout: time.Minute})
 }
 
 // seqOf returns the number of the listing request that produced an answer.

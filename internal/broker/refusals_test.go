@@ -69,7 +69,7 @@ func TestAuth_expiredBearerExplained(t *testing.T) {
 	exp := time.Now().Add(-time.Hour).Unix()
 	tok := brokertest.UnsignedJWT(map[string]any{"exp": exp})
 	api.refuse["Bearer "+tok] = "Login failed"
-	c := newAuthClient(t, Config{Endpoint: api.URL, BearerToken: tok})
+	c := fakeClient(t, Config{Endpoint: api.URL, BearerToken: tok})
 	err := get(c)
 	var e *Error
 	if !errors.As(err, &e) || !errors.Is(err, ErrUnauthorized) || e.Cause != CauseTokenRefused || e.TokenFetched ||
@@ -106,7 +106,7 @@ func TestAuth_grantFollowsMethod(t *testing.T) {
 				cfg.OAuth2 = &OAuth2Config{TokenURL: ts.URL, ClientID: "terraform", ClientSecret: "s3cret"}
 				api.refuse["Bearer tok-1"] = tc.reason
 			}
-			err := get(newAuthClient(t, cfg))
+			err := get(fakeClient(t, cfg))
 			var e *Error
 			if !errors.As(err, &e) || !errors.Is(err, ErrUnauthorized) || e.Cause != tc.want || e.TokenFetched != tc.oauth2 {
 				t.Errorf("got %#v, want ErrUnauthorized with cause %d, fetched %v", err, tc.want, tc.oauth2)
@@ -163,7 +163,7 @@ func TestWhoamiHonoursContext(t *testing.T) {
 		}
 		return false
 	})
-	c := fakeClient(t, s, 10*time.Second)
+	c := fakeClient(t, Config{Endpoint: s.URL, Username: "u", Password: "p", RequestTimeout: 10 * time.Second})
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()

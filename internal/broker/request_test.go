@@ -40,7 +40,7 @@ func TestKeepAlive_chunkedListings(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 		return true
 	})
-	c := fakeClient(t, s, 5*time.Second)
+	c := fakeClient(t, Config{Endpoint: s.URL, Username: "u", Password: "p"})
 	for range 5 {
 		if _, err := c.listQueuesNow(context.Background(), "/", 0); err != nil {
 			t.Fatal(err)

@@ -46,7 +46,7 @@ func TestRetryStoppingAndStartingNode(t *testing.T) {
 			s := brokertest.New(t)
 			s.PutQueue("/", brokertest.Queue{Name: "q", Durable: true, Messages: brokertest.Count(0)})
 			s.Script(nil, tc.answers...)
-			c, _ := withClock(timedClient(t, s.URL, time.Minute, fastTiming))
+			c, _ := withClock(fakeClient(t, Config{Endpoint: s.URL, Username: "u", Password: "p", RetryBudget: time.Minute, timing: fastTiming}))
 			err := tc.call(c)
 			if tc.want == nil && err != nil || tc.want != nil && !errors.Is(err, tc.want) {
 				t.Fatalf("got %v, want %v", err, tc.want)
@@ -72,7 +72,7 @@ func TestRecoveryWindowOpensAfterTheRestart(t *testing.T) {
 	down := tm.confirmPause + 3*tm.recoveryWindow
 	var n atomic.Int64
 	s := brokertest.New(t)
-	c, clock := withClock(timedClient(t, s.URL, time.Minute, tm))
+	c, clock := withClock(fakeClient(t, Config{Endpoint: s.URL, Username: "u", Password: "p", RetryBudget: time.Minute, timing: tm}))
 	start := clock.now()
 	s.Intercept(func(w http.ResponseWriter, _ *http.Request) bool {
 		switch since := clock.since(start); {
@@ -103,7 +103,7 @@ func TestNotFoundBetweenFaultsEnds(t *testing.T) {
 	}
 	s := brokertest.New(t)
 	s.Script(nil, answers...)
-	c, clock := withClock(timedClient(t, s.URL, time.Minute, fastTiming))
+	c, clock := withClock(fakeClient(t, Config{Endpoint: s.URL, Username: "u", Password: "p", RetryBudget: time.Minute, timing: fastTiming}))
 	start := clock.now()
 	err := c.DeleteQueue(context.Background(), "/", "q", true)
 	if !errors.Is(err, ErrNotFound) {

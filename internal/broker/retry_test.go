@@ -114,13 +114,6 @@ func TestTransientClassification(t *testing.T) {
 var fastTiming = timing{backoffFirst: time.Millisecond, backoffMax: time.Millisecond, confirmPause: time.Millisecond,
 	recoveryWindow: 500 * time.Millisecond, restartMemory: time.Minute, firstContact: time.Second}
 
-// timedClient is a client of endpoint with a 5 s request timeout, the retry
-// budget budget and the clock tm (fastTiming when the test is not of it).
-func timedClient(t *testing.T, endpoint string, budget time.Duration, tm timing) *Client {
-	t.Helper()
-	return mustNew(t, Config{Endpoint: endpoint, Username: "u", Password: "p", RequestTimeout: 5 * time.Second, RetryBudget: budget, timing: tm})
-}
-
 // unguarded returns the DELETEs the fake received without if-empty=true.
 func unguarded(s *brokertest.Server) []string {
 	return slices.DeleteFunc(s.RequestsMatching("DELETE "), func(r string) bool { return strings.Contains(r, "if-empty=true") })
@@ -132,7 +125,7 @@ func TestRetryRidesThroughTransientAnswers(t *testing.T) {
 	s.AddVhost("v", "classic") // names its default queue type: GetVhost then asks nothing more
 	s.Script(nil, brokertest.Reply(503, ``), brokertest.Reply(502, ``), brokertest.Reply(504, ``),
 		brokertest.Reply(500, `{"error":"timeout","reason":"the metadata store operation timed out"}`))
-	if _, err := timedClient(t, s.URL, time.Minute, fastTiming).GetVhost(context.Background(), "v"); err != nil {
+	if _, err := fakeClient(t, Config{Endpoint: s.URL, Username: "u", Password: "p", RetryBudget: time.Minute, timing: fastTiming}).GetVhost(context.Background(), "v"); err != nil {
 		t.Fatal(err)
 	}
 	if got := len(s.Requests()); got != 5 {
@@ -145,7 +138,7 @@ func TestRetryDeclareOnRestartingNode(t *testing.T) {
 	s := brokertest.New(t)
 	s.Script(nil, brokertest.Reply(404, brokertest.StoppedBySupervisor),
 		brokertest.Reply(400, `{"error":"bad_request","reason":"cannot declare queue 'q' because the metadata store operation timed out"}`))
-	if err := timedClient(t, s.URL, time.Minute, fastTiming).DeclareQueue(context.Background(), "/", "q", nil); err != nil {
+	if err := fakeClient(t, Config{Endpoint: s.URL, Username: "u", Password: "p", RetryBudget: time.Minute, timing: fastTiming}).DeclareQueue(context.Background(), "/", "q", nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := len(s.Requests()); got != 3 {
@@ -166,7 +159,7 @@ func TestNoRetryOfRefusals(t *testing.T) {
 	} {
 		s := brokertest.New(t)
 		s.Script(nil, brokertest.Reply(a.status, a.body))
-		err := timedClient(t, s.URL, time.Minute, fastTiming).DeclareQueue(context.Background(), "/", "q", nil)
+		err := fakeClient(t, Config{Endpoint: s.URL, Username: "u", Password: "p", RetryBudget: time.Minute, timing: fastTiming}).DeclareQueue(context.Background(), "/", "q", nil)
 		if !errors.Is(err, a.kind) {
 			t.Errorf("HTTP %d: got %v, want %v", a.status, err, a.kind)
 		}
@@ -185,7 +178,7 @@ func TestRetryBudgetRunsOut(t *testing.T) {
 	tm := fastTiming
 	tm.firstContact = 20 * time.Millisecond
 	const budget = 200 * time.Millisecond
-	c := timedClient(t, s.URL, budget, tm)
+	c := fakeClient(t, Config{Endpoint: s.URL, Username: "u", Password: "p", RetryBudget: budget, timing: tm})
 	if _, err := c.GetVhost(context.Background(), "v"); err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +207,7 @@ func TestRetryBudgetRunsOut(t *testing.T) {
 		brokertest.ErrorBody(w, http.StatusBadRequest, "bad_request", "cannot declare queue 'q' in vhost '/' because the metadata store operation timed out")
 		return true
 	})
-	err = timedClient(t, s2.URL, 50*time.Millisecond, fastTiming).DeclareQueue(context.Background(), "/", "q", nil)
+	err = fakeClient(t, Config{Endpoint: s2.URL, Username: "u", Password: "p", RetryBudget: 50 * time.Millisecond, timing: fastTiming}).DeclareQueue(context.Background(), "/", "q", nil)
 	if !errors.Is(err, ErrUnavailable) || causeOf(err) != CauseMetadataStore {
 		t.Fatalf("got %v, want ErrUnavailable about the cluster's metadata store", err)
 	}
@@ -227,7 +220,7 @@ func TestRetryHonoursCancellation(t *testing.T) {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		return true
 	})
-	c := timedClient(t, s.URL, time.Hour, timing{})
+	c := fakeClient(t, Config{Endpoint: s.URL, Username: "u", Password: "p", RetryBudget: time.Hour})
 	var attempts atomic.Int64
 	ctx, cancel := context.WithCancel(context.Background())
 	c.transport.onAttempt = func(*http.Request) {
@@ -293,7 +286,7 @@ func TestRetry_zeroPauseRetries(t *testing.T) {
 	s.Script(brokertest.Path("vhosts/%2F"), brokertest.Reply(http.StatusServiceUnavailable, ""), brokertest.Reply(http.StatusServiceUnavailable, ""))
 	tm := fastTiming
 	tm.backoffFirst, tm.backoffMax = time.Nanosecond, time.Nanosecond
-	c := timedClient(t, s.URL, time.Second, tm)
+	c := fakeClient(t, Config{Endpoint: s.URL, Username: "u", Password: "p", RetryBudget: time.Second, timing: tm})
 	var attempts atomic.Int64
 	c.transport.onAttempt = func(*http.Request) { attempts.Add(1) }
 	if _, err := c.GetVhost(context.Background(), "/"); err != nil {

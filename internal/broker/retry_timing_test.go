@@ -48,7 +48,7 @@ func TestTiming_confirmPause(t *testing.T) {
 	tm.confirmPause = 200 * time.Millisecond
 	tm.recoveryWindow = 2 * time.Second
 	s := brokertest.New(t)
-	c, _ := withClock(timedClient(t, s.URL, time.Minute, tm))
+	c, _ := withClock(fakeClient(t, Config{Endpoint: s.URL, Username: "u", Password: "p", RetryBudget: time.Minute, timing: tm}))
 	times := attemptTimes(c)
 	if err := c.DeleteQueue(context.Background(), "/", "gone", true); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("got %v, want ErrNotFound", err)
@@ -81,7 +81,7 @@ func TestTiming_recoveryWindow(t *testing.T) {
 			tm := fastTiming
 			tm.backoffFirst, tm.backoffMax, tm.recoveryWindow = 5*time.Millisecond, 5*time.Millisecond, window
 			s := brokertest.New(t)
-			c, clock := withClock(timedClient(t, s.URL, time.Minute, tm))
+			c, clock := withClock(fakeClient(t, Config{Endpoint: s.URL, Username: "u", Password: "p", RetryBudget: time.Minute, timing: tm}))
 			seeRestart(t, c, s, "restarted")
 			var first atomic.Int64 // by the clock, 0 before the first 404
 			s.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
@@ -113,7 +113,7 @@ func TestTiming_lastPauseEndsWithRecoveryWindow(t *testing.T) {
 	tm := fastTiming
 	tm.backoffFirst, tm.backoffMax, tm.recoveryWindow = 800*time.Millisecond, 800*time.Millisecond, 150*time.Millisecond
 	s := brokertest.New(t)
-	c, clock := withClock(timedClient(t, s.URL, time.Minute, tm))
+	c, clock := withClock(fakeClient(t, Config{Endpoint: s.URL, Username: "u", Password: "p", RetryBudget: time.Minute, timing: tm}))
 	seeRestart(t, c, s, "restarted")
 	start := clock.now()
 	if err := c.DeleteQueue(context.Background(), "/", "gone", true); !errors.Is(err, ErrNotFound) {
@@ -142,7 +142,7 @@ func TestTiming_restartMemory(t *testing.T) {
 			tm := fastTiming
 			tm.restartMemory, tm.recoveryWindow = memory, 60*time.Millisecond
 			s := brokertest.New(t)
-			c, clock := withClock(timedClient(t, s.URL, time.Minute, tm))
+			c, clock := withClock(fakeClient(t, Config{Endpoint: s.URL, Username: "u", Password: "p", RetryBudget: time.Minute, timing: tm}))
 			seen := seeRestart(t, c, s, "restarted")
 			clock.advance(tc.after - clock.since(seen))
 			times := attemptTimes(c)
@@ -174,7 +174,7 @@ func TestTiming_firstContact(t *testing.T) {
 			addr := brokertest.ClosedAddr(t)
 			tm := fastTiming
 			tm.backoffFirst, tm.backoffMax, tm.firstContact = 10*time.Millisecond, 10*time.Millisecond, tc.window
-			c, clock := withClock(timedClient(t, "http://"+addr, tc.budget, tm))
+			c, clock := withClock(fakeClient(t, Config{Endpoint: "http://" + addr, Username: "u", Password: "p", RetryBudget: tc.budget, timing: tm}))
 			times := attemptTimes(c)
 			start := clock.now()
 			_, err := c.GetVhost(context.Background(), "/")

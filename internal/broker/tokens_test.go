@@ -33,7 +33,7 @@ func TestAuth_oauth2SharedToken(t *testing.T) {
 	}
 	// Two clients with the same settings (as two resources' clients would
 	// be) and many concurrent requests: one token.
-	c1, c2 := newAuthClient(t, cfg), newAuthClient(t, cfg)
+	c1, c2 := fakeClient(t, cfg), fakeClient(t, cfg)
 	if ts.Hits() != 0 {
 		t.Fatal("building the client contacted the token endpoint")
 	}
@@ -80,7 +80,7 @@ func TestAuth_oauth2RefreshBeforeExpiry(t *testing.T) {
 			ts := brokertest.NewTokenEndpoint(t, "s3cret")
 			tc.setup(ts)
 			api := newAuthAPI(t)
-			c := newAuthClient(t, Config{Endpoint: api.URL, OAuth2: &OAuth2Config{TokenURL: ts.URL, ClientID: "terraform", ClientSecret: "s3cret"}})
+			c := fakeClient(t, Config{Endpoint: api.URL, OAuth2: &OAuth2Config{TokenURL: ts.URL, ClientID: "terraform", ClientSecret: "s3cret"}})
 			if err := get(c); err != nil {
 				t.Fatal(err)
 			}
@@ -104,7 +104,7 @@ func TestAuth_oauth2RefreshBeforeExpiry(t *testing.T) {
 func TestAuth_oauth2WrongSecret(t *testing.T) {
 	ts := brokertest.NewTokenEndpoint(t, "right")
 	api := newAuthAPI(t)
-	c := newAuthClient(t, Config{Endpoint: api.URL, OAuth2: &OAuth2Config{TokenURL: ts.URL, ClientID: "terraform", ClientSecret: "wrong-Secret-42"}})
+	c := fakeClient(t, Config{Endpoint: api.URL, OAuth2: &OAuth2Config{TokenURL: ts.URL, ClientID: "terraform", ClientSecret: "wrong-Secret-42"}})
 	for range 5 {
 		err := get(c)
 		if !errors.Is(err, ErrUnauthorized) {
@@ -264,7 +264,7 @@ func TestAuth_oauth2TokenStatusFinality(t *testing.T) {
 				ts.Script(answer)
 			}
 			api := newAuthAPI(t)
-			c := newAuthClient(t, Config{Endpoint: api.URL, OAuth2: &OAuth2Config{TokenURL: ts.URL, ClientID: "terraform", ClientSecret: "s3cret"}})
+			c := fakeClient(t, Config{Endpoint: api.URL, OAuth2: &OAuth2Config{TokenURL: ts.URL, ClientID: "terraform", ClientSecret: "s3cret"}})
 			wantKind := ErrTokenEndpoint
 			if tc.final {
 				wantKind = ErrUnauthorized

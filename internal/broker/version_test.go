@@ -3,7 +3,6 @@ package broker
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 )
@@ -14,7 +13,7 @@ func TestVersion_readOnce(t *testing.T) {
 	for v, want := range map[brokertest.Version]string{brokertest.V310: "3.10.8", brokertest.V40: "4.0.5", brokertest.V43: "4.3.6"} {
 		s := brokertest.New(t)
 		s.AnswerAs(v)
-		c := fakeClient(t, s, 5*time.Second)
+		c := fakeClient(t, Config{Endpoint: s.URL, Username: "u", Password: "p"})
 		for range 3 {
 			got, err := c.Version(context.Background())
 			if err != nil || got != want {

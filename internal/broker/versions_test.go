@@ -2,7 +2,6 @@ package broker
 
 import (
 	"testing"
-	"time"
 
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 )
@@ -26,5 +25,5 @@ func (vb versionBroker) client(t *testing.T) (*Client, *brokertest.Server) {
 	for path, a := range vb {
 		b.Script(brokertest.Path(path), brokertest.Reply(a.status, a.body))
 	}
-	return fakeClient(t, b, 5*time.Second), b
+	return fakeClient(t, Config{Endpoint: b.URL, Username: "u", Password: "p"}), b
 }
