@@ -123,7 +123,7 @@ func TestAuth_oauth2RetryOnceWithNewToken(t *testing.T) {
 	// A refusal that a new token cannot change is not retried, and explained.
 	api.refuse["Bearer tok-2"] = "Not management user"
 	err := get(c)
-	if !errors.Is(err, ErrUnauthorized) || causeOf(err) != CauseTokenNoTag {
+	if !errors.Is(err, ErrUnauthorized) || errOf(err).Cause != CauseTokenNoTag {
 		t.Fatalf("got %v, want a token without the management tag", err)
 	}
 	if n := ts.Hits(); n != 2 {

@@ -82,7 +82,7 @@ func TestNotTheManagementAPI(t *testing.T) {
 	s.Script(nil, brokertest.Reply(400, ""))
 	c := mustNew(t, Config{Endpoint: s.URL, Username: "u", Password: "p", RetryBudget: -1})
 	_, err := c.GetQueue(context.Background(), "/", "q", Declared)
-	if !errors.Is(err, ErrNotAPI) || causeOf(err) != CauseNotAPI {
+	if !errors.Is(err, ErrNotAPI) || errOf(err).Cause != CauseNotAPI {
 		t.Errorf("a 400 without a reason: %v", err)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -70,25 +69,11 @@ func withClock(c *Client) (*Client, *fakeClock) {
 	return c, k
 }
 
-// causeOf is the Cause of err's *Error, or -1 when err holds none.
-func causeOf(err error) Cause {
+// errOf is the *Error err holds, or one of Cause -1 (and no other field) when
+// it holds none.
+func errOf(err error) *Error {
 	if e, ok := errors.AsType[*Error](err); ok {
-		return e.Cause
+		return e
 	}
-	return -1
-}
-
-// nodesDown is what err's *Error says of the nodes down: "[a b] of 3".
-func nodesDown(err error) string {
-	if e, ok := errors.AsType[*Error](err); ok {
-		return fmt.Sprintf("%v of %d", e.NodesDown, e.Nodes)
-	}
-	return ""
-}
-
-// noAnswerWithin reports whether err's last attempt got no answer within timeout.
-func noAnswerWithin(err error, timeout time.Duration) bool {
-	var e *Error
-	var na *NoAnswerError
-	return errors.As(err, &e) && errors.As(e.Err, &na) && na.Timeout == timeout
+	return &Error{Cause: -1}
 }

@@ -54,7 +54,7 @@ func TestClassify_authProblemsOnEveryVersion(t *testing.T) {
 			if !errors.Is(err, ErrUnauthorized) {
 				t.Fatalf("got %v, want ErrUnauthorized", err)
 			}
-			if got := causeOf(err); got != tc.want {
+			if got := errOf(err).Cause; got != tc.want {
 				t.Errorf("got %q with cause %d, want %d", err, got, tc.want)
 			}
 			if tc.whoami == "" && len(b.RequestsMatching("GET whoami")) != 0 {

@@ -95,7 +95,7 @@ func TestManagementCertificateCauses(t *testing.T) {
 			}
 			withClock(c) // retries without waiting
 			_, err = c.GetVhost(context.Background(), "/")
-			if got := causeOf(err); got != tc.cause || (err != nil && !errors.Is(err, ErrUnreachable)) {
+			if got := errOf(err).Cause; got != tc.cause || (err != nil && !errors.Is(err, ErrUnreachable)) {
 				t.Errorf("got cause %d (%v), want %d", got, err, tc.cause)
 			}
 			if got := s.Conns(); (tc.conns == 1) != (got == 1) {
