@@ -9,7 +9,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -113,11 +112,6 @@ func TestTransientClassification(t *testing.T) {
 // millisecond.
 var fastTiming = timing{backoffFirst: time.Millisecond, backoffMax: time.Millisecond, confirmPause: time.Millisecond,
 	recoveryWindow: 500 * time.Millisecond, restartMemory: time.Minute, firstContact: time.Second}
-
-// unguarded returns the DELETEs the fake received without if-empty=true.
-func unguarded(s *brokertest.Server) []string {
-	return slices.DeleteFunc(s.RequestsMatching("DELETE "), func(r string) bool { return strings.Contains(r, "if-empty=true") })
-}
 
 func TestRetryRidesThroughTransientAnswers(t *testing.T) {
 	t.Parallel()
