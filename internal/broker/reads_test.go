@@ -51,25 +51,28 @@ func wantListings(t *testing.T, b *brokertest.Server, n int64, format string) {
 	}
 }
 
-// listConcurrently calls list from n goroutines at once and returns the
-// sequence numbers of the answers (read on the test's goroutine, which alone
-// may stop the test).
-func listConcurrently(t *testing.T, n int, list func() (map[string]Queue, error)) []int64 {
+// listConcurrently starts n goroutines that call list at once; the function
+// it returns waits for them and gives the sequence numbers of the answers. It
+// must be called on the test's goroutine, which alone may stop the test.
+func listConcurrently(t *testing.T, n int, list func() (map[string]Queue, error)) func() []int64 {
 	t.Helper()
 	var wg sync.WaitGroup
 	answers, errs := make([]map[string]Queue, n), make([]error, n)
 	for i := range n {
 		wg.Go(func() { answers[i], errs[i] = list() })
 	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		t.Fatal(err)
+	return func() []int64 {
+		t.Helper()
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			t.Fatal(err)
+		}
+		seqs := make([]int64, n)
+		for i, qs := range answers {
+			seqs[i] = seqOf(t, qs)
+		}
+		return seqs
 	}
-	seqs := make([]int64, n)
-	for i, qs := range answers {
-		seqs[i] = seqOf(t, qs)
-	}
-	return seqs
 }
 
 func TestReads_keptListingServesEveryLaterReadUntilAWrite(t *testing.T) {
@@ -77,13 +80,13 @@ func TestReads_keptListingServesEveryLaterReadUntilAWrite(t *testing.T) {
 	ctx := context.Background()
 	list := func() (map[string]Queue, error) { return queuesOf(c, ctx, "v", Declared, Kept) }
 
-	for _, s := range listConcurrently(t, 10, list) {
+	for _, s := range listConcurrently(t, 10, list)() {
 		if s != 1 {
 			t.Fatalf("a concurrent read got the answer of request %d, want 1", s)
 		}
 	}
 	// Later reads, with no write in between, take the same listing.
-	for _, s := range listConcurrently(t, 10, list) {
+	for _, s := range listConcurrently(t, 10, list)() {
 		if s != 1 {
 			t.Fatalf("a later read got the answer of request %d, want the kept 1", s)
 		}
@@ -134,19 +137,14 @@ func TestReads_liveCallersShareARequestInFlight(t *testing.T) {
 	hold := make(chan struct{})
 	b.HoldListings(hold)
 	started := b.ListingArrived()
-	done := make(chan []int64, 1)
-	go func() {
-		done <- listConcurrently(t, 1, func() (map[string]Queue, error) { return queuesOf(c, context.Background(), "v", Counted, Live) })
-	}()
+	live := func() (map[string]Queue, error) { return queuesOf(c, context.Background(), "v", Counted, Live) }
+	first := listConcurrently(t, 1, live)
 	<-started
 	// Nine more callers while the first request is in flight join it.
-	more := make(chan []int64, 1)
-	go func() {
-		more <- listConcurrently(t, 9, func() (map[string]Queue, error) { return queuesOf(c, context.Background(), "v", Counted, Live) })
-	}()
+	more := listConcurrently(t, 9, live)
 	poll(t, "10 callers on one request", func() bool { return waiting(&c.counted, "v") >= 10 || b.Listings("v") > 1 })
 	close(hold)
-	for _, s := range append(<-done, <-more...) {
+	for _, s := range append(first(), more()...) {
 		if s != 1 {
 			t.Fatalf("a caller got the answer of request %d, want the one in flight, 1", s)
 		}
