@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"regexp"
-	"strings"
 	"testing"
 	"time"
 
@@ -21,10 +20,10 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 )
 
-// clearBrokerEnv makes sure no RABBITMQ_* setting reaches the provider.
+// clearBrokerEnv makes sure none of the RABBITMQ_* settings of provider_env.go reaches the provider.
 func clearBrokerEnv(t *testing.T) {
 	t.Helper()
-	for _, env := range []string{EnvEndpoint, EnvUsername, EnvPassword, EnvVhost, EnvInsecure, EnvCACert, EnvClientCert, EnvClientKey,
+	for _, env := range []string{EnvEndpoint, EnvAMQP, EnvUsername, EnvPassword, EnvVhost, EnvInsecure, EnvCACert, EnvClientCert, EnvClientKey,
 		EnvBearerToken, EnvOAuth2TokenURL, EnvOAuth2ClientID, EnvOAuth2ClientSecret} {
 		t.Setenv(env, "")
 	}
@@ -206,9 +205,7 @@ func TestProviderConfigure_LogsVersion(t *testing.T) {
 func TestProvider_amqpEndpointChecked(t *testing.T) {
 	t.Setenv(EnvAMQP, "")
 	s := brokertest.New(t)
-	cfg := func(extra string) string {
-		return strings.Replace(fakeProviderConfig(s, ""), `retry_budget = "0s"`, `retry_budget = "0s"`+"\n  "+extra, 1)
-	}
+	cfg := func(extra string) string { return fakeProviderConfig(s, "", extra) }
 	unitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
