@@ -10,7 +10,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflogtest"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -172,16 +171,8 @@ func TestProviderConfigure_LogsVersion(t *testing.T) {
 			p := New(version)()
 			var s provider.SchemaResponse
 			p.Schema(ctx, provider.SchemaRequest{}, &s)
-			typ, ok := s.Schema.Type().TerraformType(ctx).(tftypes.Object)
-			if !ok {
-				t.Fatalf("the provider schema's type is %T, want an object", s.Schema.Type().TerraformType(ctx))
-			}
-			attrs := map[string]tftypes.Value{}
-			for name, at := range typ.AttributeTypes {
-				attrs[name] = tftypes.NewValue(at, nil)
-			}
 			var resp provider.ConfigureResponse
-			p.Configure(ctx, provider.ConfigureRequest{Config: tfsdk.Config{Schema: s.Schema, Raw: tftypes.NewValue(typ, attrs)}}, &resp)
+			p.Configure(ctx, provider.ConfigureRequest{Config: configOf(t, tfsdk.Config{Schema: s.Schema}, nil)}, &resp)
 			if resp.Diagnostics.HasError() {
 				t.Fatalf("Configure of an empty provider block failed: %v", resp.Diagnostics)
 			}
@@ -203,7 +194,7 @@ func TestProviderConfigure_LogsVersion(t *testing.T) {
 // amqp_endpoint: a bad value is a plan error naming the setting, from the
 // configuration or the environment.
 func TestProvider_amqpEndpointChecked(t *testing.T) {
-	t.Setenv(EnvAMQP, "")
+	clearBrokerEnv(t)
 	s := brokertest.New(t)
 	cfg := func(extra string) string { return fakeProviderConfig(s, "", extra) }
 	unitTest(t, resource.TestCase{
