@@ -35,23 +35,18 @@ func fakeData(t *testing.T, endpoint string) *providerData {
 	}
 }
 
-// actionConfig is an action's configuration with these attribute values
-// (the others null).
-func actionConfig(t *testing.T, a action.Action, vals map[string]tftypes.Value) tfsdk.Config {
-	t.Helper()
-	var sr action.SchemaResponse
-	a.Schema(context.Background(), action.SchemaRequest{}, &sr)
-	return configOf(t, tfsdk.Config{Schema: sr.Schema}, vals)
-}
-
 func str(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
 
-// configured returns the action configured with data.
-func configured(a action.Action, data *providerData) action.Action {
+// actionWithConfig is a configured with data, and a configuration of a with these attribute values
+// (the others null).
+func actionWithConfig(t *testing.T, a action.Action, data *providerData, vals map[string]tftypes.Value) (action.Action, tfsdk.Config) {
+	t.Helper()
 	if c, ok := a.(action.ActionWithConfigure); ok {
 		c.Configure(context.Background(), action.ConfigureRequest{ProviderData: data}, &action.ConfigureResponse{})
 	}
-	return a
+	var sr action.SchemaResponse
+	a.Schema(context.Background(), action.SchemaRequest{}, &sr)
+	return a, configOf(t, tfsdk.Config{Schema: sr.Schema}, vals)
 }
 
 // planDiags runs the ModifyPlan of a, configured with data, with these
@@ -59,8 +54,9 @@ func configured(a action.Action, data *providerData) action.Action {
 func planDiags(t *testing.T, a action.Action, data *providerData, vals map[string]tftypes.Value) diag.Diagnostics {
 	t.Helper()
 	var resp action.ModifyPlanResponse
-	mp := configured(a, data).(action.ActionWithModifyPlan) //nolint:forcetypeassert // both actions warn at plan time
-	mp.ModifyPlan(context.Background(), action.ModifyPlanRequest{Config: actionConfig(t, a, vals)}, &resp)
+	a, cfg := actionWithConfig(t, a, data, vals)
+	mp := a.(action.ActionWithModifyPlan) //nolint:forcetypeassert // both actions warn at plan time
+	mp.ModifyPlan(context.Background(), action.ModifyPlanRequest{Config: cfg}, &resp)
 	return resp.Diagnostics
 }
 
@@ -70,7 +66,8 @@ func invokeDiags(t *testing.T, a action.Action, data *providerData, vals map[str
 	t.Helper()
 	var lines []string
 	resp := action.InvokeResponse{SendProgress: func(e action.InvokeProgressEvent) { lines = append(lines, e.Message) }}
-	configured(a, data).Invoke(context.Background(), action.InvokeRequest{Config: actionConfig(t, a, vals)}, &resp)
+	a, cfg := actionWithConfig(t, a, data, vals)
+	a.Invoke(context.Background(), action.InvokeRequest{Config: cfg}, &resp)
 	return resp.Diagnostics, lines
 }
 

@@ -11,14 +11,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 )
 
-// holdQueueCheck asserts the name and TTL of a queuey_hold_queue data source.
-func holdQueueCheck(label, name string, ttl int64) []statecheck.StateCheck {
-	addr := "data.queuey_hold_queue." + label
-	return []statecheck.StateCheck{
-		statecheck.ExpectKnownValue(addr, tfjsonpath.New("name"), knownvalue.StringExact(name)),
-		statecheck.ExpectKnownValue(addr, tfjsonpath.New("ttl_ms"), knownvalue.Int64Exact(ttl)),
-		statecheck.ExpectKnownValue(addr, tfjsonpath.New("expires_ms"), knownvalue.Int64Exact(2*ttl)),
-	}
+// holdQueueCheck asserts the name, TTL and expiry (twice the TTL) of a queuey_hold_queue data source:
+// the empty path is the data source's whole object.
+func holdQueueCheck(label, name string, ttl int64) statecheck.StateCheck {
+	return statecheck.ExpectKnownValue("data.queuey_hold_queue."+label, tfjsonpath.Path{}, knownvalue.ObjectPartial(map[string]knownvalue.Check{
+		"name": knownvalue.StringExact(name), "ttl_ms": knownvalue.Int64Exact(ttl), "expires_ms": knownvalue.Int64Exact(2 * ttl)}))
 }
 
 func TestHoldQueueDataSource_Rounding(t *testing.T) {
@@ -50,7 +47,7 @@ func TestHoldQueueDataSource_Rounding(t *testing.T) {
 			config.WriteString("  purpose = \"deferral\"\n")
 		}
 		config.WriteString("}\n")
-		checks = append(checks, holdQueueCheck(tt.label, fmt.Sprintf("orders.deferred.%d", tt.ttl), tt.ttl)...)
+		checks = append(checks, holdQueueCheck(tt.label, fmt.Sprintf("orders.deferred.%d", tt.ttl), tt.ttl))
 	}
 	checks = append(checks,
 		statecheck.ExpectKnownValue("data.queuey_hold_queue.exact", tfjsonpath.New("arguments_json"), knownvalue.StringExact(
@@ -104,16 +101,16 @@ data "queuey_hold_queue" "longest_at_1m" {
   purpose = "deferral"
 }
 `,
-			ConfigStateChecks: append(append(append(append(
+			ConfigStateChecks: []statecheck.StateCheck{
 				holdQueueCheck("retry", "orders-wait-30000", 30000),
-				holdQueueCheck("retry_explicit", "orders-wait-35000", 35000)...),
-				holdQueueCheck("deferral", "orders-wait-120000", 120000)...),
-				holdQueueCheck("override", "orders-wait-61000", 61000)...),
-				append(holdQueueCheck("longest_at_1m", "orders-wait-2147460000", 2147460000),
-					// The arguments depend on the queue and the TTL only, never on the suffixes.
-					statecheck.ExpectKnownValue("data.queuey_hold_queue.deferral", tfjsonpath.New("arguments_json"), knownvalue.StringExact(
-						`{"x-dead-letter-exchange":"","x-dead-letter-routing-key":"orders","x-expires":240000,"x-message-ttl":120000}`)),
-				)...),
+				holdQueueCheck("retry_explicit", "orders-wait-35000", 35000),
+				holdQueueCheck("deferral", "orders-wait-120000", 120000),
+				holdQueueCheck("override", "orders-wait-61000", 61000),
+				holdQueueCheck("longest_at_1m", "orders-wait-2147460000", 2147460000),
+				// The arguments depend on the queue and the TTL only, never on the suffixes.
+				statecheck.ExpectKnownValue("data.queuey_hold_queue.deferral", tfjsonpath.New("arguments_json"), knownvalue.StringExact(
+					`{"x-dead-letter-exchange":"","x-dead-letter-routing-key":"orders","x-expires":240000,"x-message-ttl":120000}`)),
+			},
 		}},
 	})
 }
@@ -218,7 +215,7 @@ data "queuey_hold_queue" "x" {
   delay = "1s"
 }
 `,
-				ConfigStateChecks: holdQueueCheck("x", strings.Repeat("q", 231)+".deferred.ttl.1000", 1000),
+				ConfigStateChecks: []statecheck.StateCheck{holdQueueCheck("x", strings.Repeat("q", 231)+".deferred.ttl.1000", 1000)},
 			},
 		},
 	})
@@ -256,7 +253,7 @@ data "queuey_hold_queue" "x" {
   delay = "29.2s"
 }
 `,
-			ConfigStateChecks: holdQueueCheck("x", "orders.deferred.30000", 30000),
+			ConfigStateChecks: []statecheck.StateCheck{holdQueueCheck("x", "orders.deferred.30000", 30000)},
 		}},
 	})
 }

@@ -5,13 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"regexp"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflogtest"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -21,10 +19,10 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 )
 
-// clearBrokerEnv makes sure no RABBITMQ_* setting reaches the provider.
+// clearBrokerEnv makes sure none of the RABBITMQ_* settings of provider_env.go reaches the provider.
 func clearBrokerEnv(t *testing.T) {
 	t.Helper()
-	for _, env := range []string{EnvEndpoint, EnvUsername, EnvPassword, EnvVhost, EnvInsecure, EnvCACert, EnvClientCert, EnvClientKey,
+	for _, env := range []string{EnvEndpoint, EnvAMQP, EnvUsername, EnvPassword, EnvVhost, EnvInsecure, EnvCACert, EnvClientCert, EnvClientKey,
 		EnvBearerToken, EnvOAuth2TokenURL, EnvOAuth2ClientID, EnvOAuth2ClientSecret} {
 		t.Setenv(env, "")
 	}
@@ -173,16 +171,8 @@ func TestProviderConfigure_LogsVersion(t *testing.T) {
 			p := New(version)()
 			var s provider.SchemaResponse
 			p.Schema(ctx, provider.SchemaRequest{}, &s)
-			typ, ok := s.Schema.Type().TerraformType(ctx).(tftypes.Object)
-			if !ok {
-				t.Fatalf("the provider schema's type is %T, want an object", s.Schema.Type().TerraformType(ctx))
-			}
-			attrs := map[string]tftypes.Value{}
-			for name, at := range typ.AttributeTypes {
-				attrs[name] = tftypes.NewValue(at, nil)
-			}
 			var resp provider.ConfigureResponse
-			p.Configure(ctx, provider.ConfigureRequest{Config: tfsdk.Config{Schema: s.Schema, Raw: tftypes.NewValue(typ, attrs)}}, &resp)
+			p.Configure(ctx, provider.ConfigureRequest{Config: configOf(t, tfsdk.Config{Schema: s.Schema}, nil)}, &resp)
 			if resp.Diagnostics.HasError() {
 				t.Fatalf("Configure of an empty provider block failed: %v", resp.Diagnostics)
 			}
@@ -204,11 +194,9 @@ func TestProviderConfigure_LogsVersion(t *testing.T) {
 // amqp_endpoint: a bad value is a plan error naming the setting, from the
 // configuration or the environment.
 func TestProvider_amqpEndpointChecked(t *testing.T) {
-	t.Setenv(EnvAMQP, "")
+	clearBrokerEnv(t)
 	s := brokertest.New(t)
-	cfg := func(extra string) string {
-		return strings.Replace(fakeProviderConfig(s, ""), `retry_budget = "0s"`, `retry_budget = "0s"`+"\n  "+extra, 1)
-	}
+	cfg := func(extra string) string { return fakeProviderConfig(s, "", extra) }
 	unitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
