@@ -252,7 +252,7 @@ func TestAccFaults_cutOff(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				// Planning a create needs no broker; the apply meets the cut.
-				PreConfig: func() { p.Set(passThenDrop(30)) },
+				PreConfig: func() { p.After("", 30, drop) },
 				Config:    cfg,
 				ExpectError: regexp.MustCompile(`(Cannot\s+(Use\s+Vhost|List\s+Queues|Declare\s+Queue)|Management\s+API\s+Unreachable)[\s\S]*` +
 					`at\s+` + regexp.QuoteMeta(p.URL) + `\s+failed:\s+no\s+usable\s+answer\s+within\s+retry_budget`),
