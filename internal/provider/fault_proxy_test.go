@@ -70,16 +70,6 @@ func twoFaultsThenPass(fs ...fault) policy {
 	}
 }
 
-// passThenDrop forwards k requests, then drops every one after them.
-func passThenDrop(k int) policy {
-	return func(*http.Request) fault {
-		if k--; k >= 0 {
-			return pass
-		}
-		return drop
-	}
-}
-
 // proxyRecord is what the proxy saw of one request.
 type proxyRecord struct {
 	// Method and URL (path and query as sent) identify the request.
@@ -107,7 +97,8 @@ type faultProxy struct {
 	records     []proxyRecord
 	inflight    int
 	maxInflight int
-	held        int           // requests held since Hold
+	held        int           // requests held since After
+	waiting     func()        // called by each held request as it waits
 	release     chan struct{} // what they wait for
 }
 
@@ -164,32 +155,30 @@ func proxyTo(t *testing.T, upstream string, tlsCfg *tls.Config) *faultProxy {
 	return p
 }
 
-// Set replaces the policy.
-func (p *faultProxy) Set(pol policy) {
+// locked runs f under the proxy's lock: every read or change of its fields
+// but URL and rp goes through it.
+func (p *faultProxy) locked(f func()) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.policy = pol
+	f()
 }
+
+// Set replaces the policy.
+func (p *faultProxy) Set(pol policy) { p.locked(func() { p.policy = pol }) }
 
 // SetDelay sets how long a slow request waits before it is forwarded.
-func (p *faultProxy) SetDelay(d time.Duration) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.delay = d
-}
+func (p *faultProxy) SetDelay(d time.Duration) { p.locked(func() { p.delay = d }) }
 
 // Records returns a copy of what the proxy has seen.
-func (p *faultProxy) Records() []proxyRecord {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return slices.Clone(p.records)
+func (p *faultProxy) Records() (recs []proxyRecord) {
+	p.locked(func() { recs = slices.Clone(p.records) })
+	return recs
 }
 
 // MaxInflight is the largest number of requests the proxy held at once.
-func (p *faultProxy) MaxInflight() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.maxInflight
+func (p *faultProxy) MaxInflight() (n int) {
+	p.locked(func() { n = p.maxInflight })
+	return n
 }
 
 // Attempts counts the requests by method and URL.
@@ -211,34 +200,81 @@ func (p *faultProxy) Summary() string {
 	return fmt.Sprintf("%d requests %s", len(recs), strings.TrimPrefix(fmt.Sprint(counts), "map")) // fmt sorts the keys
 }
 
-// begin records r with the fault the policy picks for it, and returns the
-// record's index, the fault and what it waits for before it is forwarded:
-// nothing for pass and lost, the delay for slow, Release for held, and what
-// never comes for hang.
-func (p *faultProxy) begin(r *http.Request) (int, fault, <-chan struct{}) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	f := p.policy(r)
-	p.inflight++
-	p.maxInflight = max(p.maxInflight, p.inflight)
-	p.records = append(p.records, proxyRecord{Method: r.Method, URL: r.URL.String(), Header: r.Header.Clone(), Fault: f, Start: time.Now()})
-	wait := make(chan struct{})
-	switch f {
-	case pass, lost:
-		close(wait)
-	case slow:
-		time.AfterFunc(p.delay, func() { close(wait) })
-	case held:
-		return len(p.records) - 1, f, p.release
-	}
-	return len(p.records) - 1, f, wait
+// After sets a policy that forwards requests until n of method (of any
+// method when empty) have gone through, then gives f to every request that
+// arrives, whatever its method. With f held, those requests wait for
+// Release, and the channel After returns is closed when the first of them
+// waits (past the point where it could have been forwarded): a test arranges
+// with it that an operation is under way and cannot go on before something
+// happens to the node, however fast the machine is.
+func (p *faultProxy) After(method string, n int, f fault) <-chan struct{} {
+	reached := make(chan struct{})
+	p.locked(func() {
+		p.held, p.waiting, p.release = 0, sync.OnceFunc(func() { close(reached) }), make(chan struct{})
+		p.policy = func(r *http.Request) fault {
+			if n == 0 {
+				return f
+			}
+			if method == "" || r.Method == method {
+				n--
+			}
+			return pass
+		}
+	})
+	return reached
 }
 
-// edit changes the i-th record under the lock.
-func (p *faultProxy) edit(i int, change func(*proxyRecord)) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	change(&p.records[i])
+// Release forwards every request again, the held ones too, and returns the
+// number of requests held since After.
+func (p *faultProxy) Release() (held int) {
+	p.locked(func() { p.policy, held = always(pass), p.held; close(p.release) })
+	return held
+}
+
+// ServeHTTP records r with the fault the policy picks for it and applies it:
+// drop and the statuses answer without the upstream; pass and lost forward
+// at once, slow after the delay, held after Release, hang never.
+func (p *faultProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var i int
+	var f fault
+	ready, waiting := make(chan struct{}), func() {}
+	p.locked(func() {
+		f, i = p.policy(r), len(p.records)
+		p.inflight++
+		p.maxInflight = max(p.maxInflight, p.inflight)
+		p.records = append(p.records, proxyRecord{Method: r.Method, URL: r.URL.String(), Header: r.Header.Clone(), Fault: f, Start: time.Now()})
+		switch f {
+		case pass, lost:
+			close(ready)
+		case slow:
+			time.AfterFunc(p.delay, func() { close(ready) })
+		case held:
+			p.held++
+			ready, waiting = p.release, p.waiting
+		}
+	})
+	defer p.locked(func() { p.records[i].End = time.Now(); p.inflight-- })
+	if f == drop {
+		panic(http.ErrAbortHandler) // the server closes the connection without an answer
+	}
+	if status, _ := strconv.Atoi(string(f)); status != 0 {
+		p.locked(func() { p.records[i].Status = status })
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_, _ = fmt.Fprintf(w, `{"error":"injected","reason":"HTTP %d injected by the test proxy"}`, status)
+		return
+	}
+	select {
+	case <-ready:
+	default: // not forwarded yet, it waits
+		waiting()
+		select {
+		case <-ready:
+		case <-r.Context().Done(): // the client gave up, or the test ended
+			return
+		}
+	}
+	p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), recordIndex{}, i))) // answered records the answer
 }
 
 // answered records the upstream's answer to a forwarded request (the body of
@@ -251,82 +287,27 @@ func (p *faultProxy) answered(res *http.Response) error {
 		res.Body = io.NopCloser(bytes.NewReader(reason))
 	}
 	var f fault
-	p.edit(i, func(r *proxyRecord) { r.Status, r.Reason, f = res.StatusCode, string(reason), r.Fault })
+	p.locked(func() {
+		p.records[i].Status, p.records[i].Reason, f = res.StatusCode, string(reason), p.records[i].Fault
+	})
 	if f == lost {
 		return errors.New("answer lost by the fault proxy")
 	}
 	return nil
 }
 
-// Hold sets a policy that forwards requests until after of method have
-// gone through, then holds every request that arrives, whatever its method,
-// until Release. The channel it returns is closed when the first request is
-// held. A test arranges with it that an operation is under way and cannot go
-// on before something happens to the node, however fast the machine is.
-func (p *faultProxy) Hold(method string, after int) <-chan struct{} {
-	reached, passed := make(chan struct{}), 0
-	p.mu.Lock()
-	p.held, p.release = 0, make(chan struct{}) // before the policy that holds requests on it
-	p.mu.Unlock()
-	p.Set(func(r *http.Request) fault {
-		if passed < after {
-			if r.Method == method {
-				passed++
-			}
-			return pass
-		}
-		if p.held++; p.held == 1 {
-			close(reached)
-		}
-		return held
-	})
-	return reached
-}
-
-// Release forwards every request again, the held ones too, and returns the
-// number of requests held since Hold.
-func (p *faultProxy) Release() int {
-	p.Set(always(pass))
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	close(p.release)
-	return p.held
-}
-
-func (p *faultProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	i, f, wait := p.begin(r)
-	defer p.edit(i, func(rec *proxyRecord) { rec.End = time.Now(); p.inflight-- })
-	if f == drop {
-		panic(http.ErrAbortHandler) // the server closes the connection without an answer
-	}
-	if status, _ := strconv.Atoi(string(f)); status != 0 {
-		p.edit(i, func(rec *proxyRecord) { rec.Status = status })
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		_, _ = fmt.Fprintf(w, `{"error":"injected","reason":"HTTP %d injected by the test proxy"}`, status)
-		return
-	}
-	select { // answered records the answer
-	case <-wait:
-		p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), recordIndex{}, i)))
-	case <-r.Context().Done(): // the client gave up, or the test ended
-	}
-}
-
-// TestFaultProxy_holdsUntilRelease: the armed gate forwards requests until
-// two PUTs went through, then holds the next request (a GET) from the
-// upstream until Release, and forwards everything after that.
+// TestFaultProxy_holdsUntilRelease: After(PUT, 2, held) forwards requests
+// until two PUTs went through, then holds the next request (a GET) from the
+// upstream until Release, and forwards everything after that. The proxy
+// signals the hold only once the request waits, past where it could have
+// been forwarded, so the upstream's count at that moment shows any request
+// forwarded too early.
 func TestFaultProxy_holdsUntilRelease(t *testing.T) {
-	var mu sync.Mutex
-	var seen []string
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		seen = append(seen, r.Method)
-		mu.Unlock()
-	}))
+	arrived := make(chan string, 10) // the methods the upstream saw, in order
+	up := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { arrived <- r.Method }))
 	t.Cleanup(up.Close)
 	p := proxyTo(t, up.URL, nil)
-	reached := p.Hold(http.MethodPut, 2)
+	reached := p.After(http.MethodPut, 2, held)
 	send := func(method string) error {
 		req, err := http.NewRequest(method, p.URL+"/api/queues/%2F/q", nil)
 		if err != nil {
@@ -348,13 +329,13 @@ func TestFaultProxy_holdsUntilRelease(t *testing.T) {
 	select {
 	case <-reached:
 	case err := <-done:
-		t.Fatalf("the request after two PUTs was not held (%v)", err)
+		t.Fatalf("the request after two PUTs was not held: it was answered (%v) and the upstream saw %d requests, want 3", err, len(arrived))
 	}
-	mu.Lock()
-	before := len(seen)
-	mu.Unlock()
-	if held := p.Release(); before != 3 || held != 1 {
-		t.Fatalf("at the gate the upstream saw %d requests and the proxy held %d, want 3 and 1", before, held)
+	if n := len(arrived); n != 3 {
+		t.Fatalf("while the proxy held a request the upstream had seen %d requests, want 3: it was forwarded before Release", n)
+	}
+	if held := p.Release(); held != 1 {
+		t.Fatalf("Release says %d requests were held, want 1", held)
 	}
 	if err := <-done; err != nil {
 		t.Fatal(err)
@@ -362,9 +343,11 @@ func TestFaultProxy_holdsUntilRelease(t *testing.T) {
 	if err := send(http.MethodDelete); err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(seen) != 5 {
-		t.Fatalf("after Release the upstream saw %d requests, want 5", len(seen))
+	var got []string
+	for len(arrived) > 0 {
+		got = append(got, <-arrived)
+	}
+	if want := []string{"GET", "PUT", "PUT", "GET", "DELETE"}; !slices.Equal(got, want) {
+		t.Fatalf("the upstream saw %v, want %v", got, want)
 	}
 }

@@ -252,7 +252,7 @@ func TestAccFaults_cutOff(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				// Planning a create needs no broker; the apply meets the cut.
-				PreConfig: func() { p.Set(passThenDrop(30)) },
+				PreConfig: func() { p.After("", 30, drop) },
 				Config:    cfg,
 				ExpectError: regexp.MustCompile(`(Cannot\s+(Use\s+Vhost|List\s+Queues|Declare\s+Queue)|Management\s+API\s+Unreachable)[\s\S]*` +
 					`at\s+` + regexp.QuoteMeta(p.URL) + `\s+failed:\s+no\s+usable\s+answer\s+within\s+retry_budget`),
@@ -408,7 +408,10 @@ func TestAccFaults_leastPrivilege(t *testing.T) {
 	} {
 		createUser(t, user, password, grant[0], "/", brokertest.Permissions{Configure: grant[1], Write: grant[2], Read: grant[3]})
 	}
-	hold := topology.HoldQueueName(name, 1000, s)
+	// An hour, q's message TTL and its hold queue's: the hold queue, deleted
+	// two hours after its last use, is still there for the destroy.
+	const hour = int64(3600000)
+	hold := topology.HoldQueueName(name, hour, s)
 	cfg := fmt.Sprintf(`
 provider "queuey" {
   endpoint = %q
@@ -433,7 +436,7 @@ data "queuey_hold_queues" "test" {
 		Steps: []resource.TestStep{
 			{Config: cfg},
 			{
-				PreConfig: func() { applicationRoundTrip(t, appUser, password, name, hold) },
+				PreConfig: func() { applicationRoundTrip(t, appUser, password, name, hour) },
 				Config:    cfg,
 			},
 		},
@@ -441,9 +444,12 @@ data "queuey_hold_queues" "test" {
 }
 
 // applicationRoundTrip does what the backend does as user: declares q.dead,
-// q and a 1s hold queue with the computed arguments, publishes into the hold
-// queue through the default exchange and waits for the message in q.
-func applicationRoundTrip(t *testing.T, user, password, name, hold string) {
+// q (message TTL ttl) and q's hold queue for ttl with the computed arguments,
+// publishes into the hold queue through the default exchange and waits for
+// the message in q. The message is published expired (per-message TTL 0), so
+// that it comes back at once however long ttl is: a long ttl keeps the hold
+// queue (deleted after twice ttl unused) there for the rest of the test.
+func applicationRoundTrip(t *testing.T, user, password, name string, ttl int64) {
 	t.Helper()
 	u, err := url.Parse(amqpURL("/"))
 	if err != nil {
@@ -452,9 +458,9 @@ func applicationRoundTrip(t *testing.T, user, password, name, hold string) {
 	u.User = url.UserPassword(user, password)
 	ch := amqpChannelAt(t, u.String())
 	s := topology.DefaultSuffixes()
-	ttl := int64(3600000)
+	hold := topology.HoldQueueName(name, ttl, s)
 	mainArgs, merr := topology.QueueArgs(&ttl, nil)
-	holdArgs, herr := topology.HoldQueueArgs(name, 1000)
+	holdArgs, herr := topology.HoldQueueArgs(name, ttl)
 	if err := errors.Join(merr, herr); err != nil {
 		t.Fatal(err)
 	}
@@ -467,7 +473,7 @@ func applicationRoundTrip(t *testing.T, user, password, name, hold string) {
 			t.Fatalf("the application user cannot declare %q: %v", q.Name, err)
 		}
 	}
-	if err := ch.PublishWithContext(context.Background(), "", hold, true, false, amqp.Publishing{Body: []byte("later")}); err != nil {
+	if err := ch.PublishWithContext(t.Context(), "", hold, true, false, amqp.Publishing{Body: []byte("later"), Expiration: "0"}); err != nil {
 		t.Fatalf("the application user cannot publish to %q: %v", hold, err)
 	}
 	waitFor(t, fmt.Sprintf("the message published into %q to reach %q", hold, name), func() bool {

@@ -247,7 +247,7 @@ func duringRestart(t *testing.T, n testNode, p *faultProxy, hold restartHold, tf
 		r.stop = begin.Sub(stopped)
 		go run()
 	} else {
-		reached := p.Hold(hold.method, hold.after)
+		reached := p.After(hold.method, hold.after, held)
 		begin = time.Now()
 		go run()
 		select {

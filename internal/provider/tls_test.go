@@ -182,41 +182,33 @@ func TestTLS_certificateRefusal(t *testing.T) {
 	}
 }
 
-// testCA is a CA of the tests, as a tls.Certificate, a pool and a PEM file.
-type testCA struct {
-	TLS      tls.Certificate
-	Pool     *x509.CertPool
-	CertFile string
-}
-
-// issuedCert is a certificate signed by a testCA, as PEM files and as a
-// tls.Certificate.
-type issuedCert struct {
-	CertFile, KeyFile string
+// testCert is a certificate of the tests, as a tls.Certificate, as PEM files
+// and as a pool that trusts it (what a CA's is for).
+type testCert struct {
 	TLS               tls.Certificate
+	Pool              *x509.CertPool
+	CertFile, KeyFile string
 }
 
 // newClientAuthPKI makes a CA, a server certificate (valid for 127.0.0.1 and
 // localhost) and a client certificate it issues, and a client certificate
 // from another CA, their files in a directory of the test.
-func newClientAuthPKI(t *testing.T) (ca, other *testCA, server, client, stranger issuedCert) {
+func newClientAuthPKI(t *testing.T) (ca, other, server, client, stranger testCert) {
 	t.Helper()
 	dir := t.TempDir()
-	ca = &testCA{TLS: brokertest.NewCert(t, "queuey-test", nil, brokertest.AsCA)}
-	other = &testCA{TLS: brokertest.NewCert(t, "other", nil, brokertest.AsCA)}
-	for _, c := range []*testCA{ca, other} {
-		c.Pool = x509.NewCertPool()
+	cert := func(name string, parent *tls.Certificate, edit func(*x509.Certificate)) testCert {
+		c := testCert{TLS: brokertest.NewCert(t, name, parent, edit), Pool: x509.NewCertPool()}
 		c.Pool.AddCert(c.TLS.Leaf)
-		c.CertFile, _ = brokertest.WriteCert(t, dir, c.TLS.Leaf.Subject.CommonName+"-ca", c.TLS)
+		c.CertFile, c.KeyFile = brokertest.WriteCert(t, dir, name, c.TLS)
+		return c
 	}
 	// The loopback names are for the server; a client certificate ignores them.
-	issue := func(ca *testCA, name string, usage x509.ExtKeyUsage) issuedCert {
-		ic := issuedCert{TLS: brokertest.NewCert(t, name, &ca.TLS, func(c *x509.Certificate) {
+	leaf := func(usage x509.ExtKeyUsage) func(*x509.Certificate) {
+		return func(c *x509.Certificate) {
 			c.ExtKeyUsage, c.IPAddresses, c.DNSNames = []x509.ExtKeyUsage{usage}, []net.IP{net.IPv4(127, 0, 0, 1)}, []string{"localhost"}
-		})}
-		ic.CertFile, ic.KeyFile = brokertest.WriteCert(t, dir, name, ic.TLS)
-		return ic
+		}
 	}
-	return ca, other, issue(ca, "server", x509.ExtKeyUsageServerAuth), issue(ca, "terraform", x509.ExtKeyUsageClientAuth),
-		issue(other, "stranger", x509.ExtKeyUsageClientAuth)
+	ca, other = cert("queuey-test", nil, brokertest.AsCA), cert("other", nil, brokertest.AsCA)
+	return ca, other, cert("server", &ca.TLS, leaf(x509.ExtKeyUsageServerAuth)), cert("terraform", &ca.TLS, leaf(x509.ExtKeyUsageClientAuth)),
+		cert("stranger", &other.TLS, leaf(x509.ExtKeyUsageClientAuth))
 }
