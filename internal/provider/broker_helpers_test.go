@@ -75,10 +75,7 @@ func accClient(t *testing.T) *broker.Client {
 	if c, ok := accClients.Load(t); ok {
 		return c.(*broker.Client) //nolint:forcetypeassert // only accClient stores
 	}
-	c, err := envClient()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := orFatal(envClient())(t)
 	accClients.Store(t, c)
 	t.Cleanup(func() { accClients.Delete(t) })
 	return c
@@ -108,11 +105,7 @@ func moverOf(t *testing.T, c *broker.Client, amqpEndpoint string) *mover.Mover {
 // the vhosts, users and permissions a test sets up.
 func accAdmin(t *testing.T) *brokertest.Admin {
 	t.Helper()
-	a, err := brokertest.NewAdmin(os.Getenv(EnvEndpoint), testUser(), testPassword(), os.Getenv(EnvInsecure) == "true")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a
+	return orFatal(brokertest.NewAdmin(os.Getenv(EnvEndpoint), testUser(), testPassword(), os.Getenv(EnvInsecure) == "true"))(t)
 }
 
 // allPermissions grants everything in a vhost.
@@ -132,10 +125,8 @@ func createUser(t *testing.T, name, password, tags, vhost string, p brokertest.P
 // amqpURL is the AMQP URL of vhost on the test broker. RABBITMQ_AMQP_URL may
 // give the server (default amqp://<user>:<password>@127.0.0.1:5672).
 func amqpURL(vhost string) string {
-	base := os.Getenv("RABBITMQ_AMQP_URL")
-	if base == "" {
-		base = (&url.URL{Scheme: "amqp", User: url.UserPassword(testUser(), testPassword()), Host: "127.0.0.1:5672"}).String()
-	}
+	base := cmp.Or(os.Getenv("RABBITMQ_AMQP_URL"),
+		(&url.URL{Scheme: "amqp", User: url.UserPassword(testUser(), testPassword()), Host: "127.0.0.1:5672"}).String())
 	return strings.TrimRight(base, "/") + "/" + url.PathEscape(vhost)
 }
 
@@ -154,11 +145,7 @@ func amqpChannelAt(t *testing.T, u string) *amqp.Channel {
 		t.Fatalf("AMQP connection to %s: %v", redact.URL(u), err)
 	}
 	t.Cleanup(func() { _ = conn.Close() })
-	ch, err := conn.Channel()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ch
+	return orFatal(conn.Channel())(t)
 }
 
 // publish sends n persistent messages to queue through ch and the default
@@ -197,11 +184,7 @@ func publishConfirmed(t *testing.T, ch *amqp.Channel, queue string, n int, msg f
 // management API.
 func messagesIn(t *testing.T, vhost, queue string) int {
 	t.Helper()
-	q, err := amqpChannel(t, vhost).QueueDeclarePassive(queue, true, false, false, false, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return q.Messages
+	return orFatal(amqpChannel(t, vhost).QueueDeclarePassive(queue, true, false, false, false, nil))(t).Messages
 }
 
 // queueExists reports whether queue exists, asked of the management API: unlike a passive
@@ -231,10 +214,9 @@ func deleteOutOfBand(t *testing.T, names ...string) {
 func cleanupQueues(t *testing.T, vhost, prefix string) {
 	t.Helper()
 	t.Cleanup(func() {
-		if os.Getenv("TF_ACC") == "" || os.Getenv(EnvEndpoint) == "" {
-			return
+		if os.Getenv("TF_ACC") != "" && os.Getenv(EnvEndpoint) != "" {
+			deleteQueuesWithPrefix(accClient(t), vhost, prefix)
 		}
-		deleteQueuesWithPrefix(accClient(t), vhost, prefix)
 	})
 }
 
@@ -300,4 +282,16 @@ func declaredAs(q broker.Queue, wantArgs string) error {
 func listQueues(c *broker.Client, vhost string, what broker.Detail) (map[string]broker.Queue, error) {
 	l, err := c.ListQueues(context.Background(), vhost, what, broker.Live)
 	return l.Queues, err
+}
+
+// orFatal takes the results of a call, v and err, and returns what gives v to a test,
+// failing it with err when err is not nil: orFatal(call())(t).
+func orFatal[T any](v T, err error) func(*testing.T) T {
+	return func(t *testing.T) T {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
 }
