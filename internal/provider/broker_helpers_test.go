@@ -66,19 +66,17 @@ func envClient() (*broker.Client, error) {
 // accClients holds each test's accClient: one client, so one kept-alive connection, however
 // often a test polls (a new client per call left a connection to the management API open per
 // poll, and polling tests ran the broker out of file descriptors).
-var accClients sync.Map // *testing.T → *broker.Client
+var accClients sync.Map // *testing.T → func() (*broker.Client, error), built once
 
-// accClient is the test's management API client for checking what the broker holds. Two first calls
-// at once each store a client; the later one stays, and both work.
+// accClient is the test's management API client for checking what the broker holds; the first
+// call builds it, and calls at once wait for that one.
 func accClient(t *testing.T) *broker.Client {
 	t.Helper()
-	if c, ok := accClients.Load(t); ok {
-		return c.(*broker.Client) //nolint:forcetypeassert // only accClient stores
+	build, loaded := accClients.LoadOrStore(t, sync.OnceValues(envClient))
+	if !loaded {
+		t.Cleanup(func() { accClients.Delete(t) })
 	}
-	c := orFatal(envClient())(t)
-	accClients.Store(t, c)
-	t.Cleanup(func() { accClients.Delete(t) })
-	return c
+	return orFatal(build.(func() (*broker.Client, error))())(t) //nolint:forcetypeassert // only accClient stores
 }
 
 // accMover is the message mover of the test broker's AMQP port (the broker scripts set it beside
@@ -241,11 +239,7 @@ func queuesWithPrefix(c *broker.Client, vhost, prefix string) ([]string, error) 
 // the test when it is missing.
 func getQueue(t *testing.T, name string) broker.Queue {
 	t.Helper()
-	q, err := accClient(t).GetQueue(context.Background(), "/", name, broker.Declared)
-	if err != nil {
-		t.Fatalf("queue %q in vhost \"/\": %v", name, err)
-	}
-	return q
+	return orFatal(accClient(t).GetQueue(context.Background(), "/", name, broker.Declared))(t)
 }
 
 // createVhost makes a vhost for the test, with guest-style permissions for
