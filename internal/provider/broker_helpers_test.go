@@ -33,9 +33,7 @@ func declareHoldFromState(t *testing.T, s *terraform.State, addr string) string 
 		t.Fatalf("%s not in state", addr)
 	}
 	var args map[string]any
-	if err := json.Unmarshal([]byte(rs.Primary.Attributes["arguments_json"]), &args); err != nil {
-		t.Fatal(err)
-	}
+	fatalOn(t, json.Unmarshal([]byte(rs.Primary.Attributes["arguments_json"]), &args))
 	declareIn(t, "/", rs.Primary.Attributes["name"], args)
 	return rs.Primary.Attributes["name"]
 }
@@ -115,9 +113,7 @@ func createUser(t *testing.T, name, password, tags, vhost string, p brokertest.P
 	t.Helper()
 	a := accAdmin(t)
 	t.Cleanup(func() { _ = a.DeleteUser(context.Background(), name) })
-	if err := errors.Join(a.PutUser(t.Context(), name, password, tags), a.SetPermissions(t.Context(), vhost, name, p)); err != nil {
-		t.Fatal(err)
-	}
+	fatalOn(t, errors.Join(a.PutUser(t.Context(), name, password, tags), a.SetPermissions(t.Context(), vhost, name, p)))
 }
 
 // amqpURL is the AMQP URL of vhost on the test broker. RABBITMQ_AMQP_URL may
@@ -248,9 +244,7 @@ func createVhost(t *testing.T, name, defaultQueueType string) {
 	t.Helper()
 	a := accAdmin(t)
 	t.Cleanup(func() { _ = a.DeleteVhost(context.Background(), name) })
-	if err := errors.Join(a.PutVhost(t.Context(), name, defaultQueueType), a.SetPermissions(t.Context(), name, testUser(), allPermissions)); err != nil {
-		t.Fatal(err)
-	}
+	fatalOn(t, errors.Join(a.PutVhost(t.Context(), name, defaultQueueType), a.SetPermissions(t.Context(), name, testUser(), allPermissions)))
 }
 
 // declaredAs checks a queue the broker reports against what the backend
@@ -279,13 +273,19 @@ func listQueues(c *broker.Client, vhost string, what broker.Detail) (map[string]
 }
 
 // orFatal takes the results of a call, v and err, and returns what gives v to a test,
-// failing it with err when err is not nil: orFatal(call())(t).
+// failing it with err when err is not nil (fatalOn): orFatal(call())(t).
 func orFatal[T any](v T, err error) func(*testing.T) T {
 	return func(t *testing.T) T {
 		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
+		fatalOn(t, err)
 		return v
+	}
+}
+
+// fatalOn fails the test with err when err is not nil.
+func fatalOn(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -70,9 +70,7 @@ func overridingCLI(t *testing.T, config string, more map[string]string, env ...s
 	}
 	tf := &terraformCLI{t: t, dir: t.TempDir()}
 	tf.env = append([]string{"TF_CLI_CONFIG_FILE=" + filepath.Join(tf.dir, "terraformrc")}, env...)
-	if err := os.WriteFile(filepath.Join(tf.dir, "terraformrc"), []byte(rc+"  }\n  direct {}\n}\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	fatalOn(t, os.WriteFile(filepath.Join(tf.dir, "terraformrc"), []byte(rc+"  }\n  direct {}\n}\n"), 0o600))
 	tf.writeConfig(config)
 	return tf
 }
@@ -100,9 +98,7 @@ func (c *terraformCLI) mustRun(args ...string) string {
 // state stays.
 func (c *terraformCLI) writeConfig(config string) {
 	c.t.Helper()
-	if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(config), 0o600); err != nil {
-		c.t.Fatal(err)
-	}
+	fatalOn(c.t, os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(config), 0o600))
 }
 
 // The CLI matrix: every stage of tools/acc/table.go runs the whole suite, and
