@@ -208,9 +208,10 @@ func deleteOutOfBand(t *testing.T, names ...string) {
 func cleanupQueues(t *testing.T, vhost, prefix string) {
 	t.Helper()
 	t.Cleanup(func() {
-		if os.Getenv("TF_ACC") != "" && os.Getenv(EnvEndpoint) != "" {
-			deleteQueuesWithPrefix(accClient(t), vhost, prefix)
+		if os.Getenv("TF_ACC") == "" || os.Getenv(EnvEndpoint) == "" {
+			return
 		}
+		deleteQueuesWithPrefix(accClient(t), vhost, prefix)
 	})
 }
 
