@@ -165,9 +165,7 @@ func publishConfirmed(t *testing.T, ch *amqp.Channel, queue string, n int, msg f
 	for i := 0; i < n && err == nil; i++ {
 		pending[i], err = ch.PublishWithDeferredConfirmWithContext(ctx, "", queue, true, false, msg(i))
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	fatalOn(t, err)
 	for _, dc := range pending {
 		if ok, err := dc.WaitContext(ctx); !ok || err != nil {
 			t.Fatalf("publish not confirmed: %v", err)
