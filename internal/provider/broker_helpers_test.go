@@ -33,9 +33,7 @@ func declareHoldFromState(t *testing.T, s *terraform.State, addr string) string 
 		t.Fatalf("%s not in state", addr)
 	}
 	var args map[string]any
-	if err := json.Unmarshal([]byte(rs.Primary.Attributes["arguments_json"]), &args); err != nil {
-		t.Fatal(err)
-	}
+	fatalOn(t, json.Unmarshal([]byte(rs.Primary.Attributes["arguments_json"]), &args))
 	declareIn(t, "/", rs.Primary.Attributes["name"], args)
 	return rs.Primary.Attributes["name"]
 }
@@ -66,22 +64,17 @@ func envClient() (*broker.Client, error) {
 // accClients holds each test's accClient: one client, so one kept-alive connection, however
 // often a test polls (a new client per call left a connection to the management API open per
 // poll, and polling tests ran the broker out of file descriptors).
-var accClients sync.Map // *testing.T → *broker.Client
+var accClients sync.Map // *testing.T → func() (*broker.Client, error), built once
 
-// accClient is the test's management API client for checking what the broker holds. Two first calls
-// at once each store a client; the later one stays, and both work.
+// accClient is the test's management API client for checking what the broker holds; the first
+// call builds it, and calls at once wait for that one.
 func accClient(t *testing.T) *broker.Client {
 	t.Helper()
-	if c, ok := accClients.Load(t); ok {
-		return c.(*broker.Client) //nolint:forcetypeassert // only accClient stores
+	build, loaded := accClients.LoadOrStore(t, sync.OnceValues(envClient))
+	if !loaded {
+		t.Cleanup(func() { accClients.Delete(t) })
 	}
-	c, err := envClient()
-	if err != nil {
-		t.Fatal(err)
-	}
-	accClients.Store(t, c)
-	t.Cleanup(func() { accClients.Delete(t) })
-	return c
+	return orFatal(build.(func() (*broker.Client, error))())(t) //nolint:forcetypeassert // only accClient stores
 }
 
 // accMover is the message mover of the test broker's AMQP port (the broker scripts set it beside
@@ -108,11 +101,7 @@ func moverOf(t *testing.T, c *broker.Client, amqpEndpoint string) *mover.Mover {
 // the vhosts, users and permissions a test sets up.
 func accAdmin(t *testing.T) *brokertest.Admin {
 	t.Helper()
-	a, err := brokertest.NewAdmin(os.Getenv(EnvEndpoint), testUser(), testPassword(), os.Getenv(EnvInsecure) == "true")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a
+	return orFatal(brokertest.NewAdmin(os.Getenv(EnvEndpoint), testUser(), testPassword(), os.Getenv(EnvInsecure) == "true"))(t)
 }
 
 // allPermissions grants everything in a vhost.
@@ -124,9 +113,7 @@ func createUser(t *testing.T, name, password, tags, vhost string, p brokertest.P
 	t.Helper()
 	a := accAdmin(t)
 	t.Cleanup(func() { _ = a.DeleteUser(context.Background(), name) })
-	if err := errors.Join(a.PutUser(t.Context(), name, password, tags), a.SetPermissions(t.Context(), vhost, name, p)); err != nil {
-		t.Fatal(err)
-	}
+	fatalOn(t, errors.Join(a.PutUser(t.Context(), name, password, tags), a.SetPermissions(t.Context(), vhost, name, p)))
 }
 
 // amqpURL is the AMQP URL of vhost on the test broker. RABBITMQ_AMQP_URL may
@@ -154,11 +141,7 @@ func amqpChannelAt(t *testing.T, u string) *amqp.Channel {
 		t.Fatalf("AMQP connection to %s: %v", redact.URL(u), err)
 	}
 	t.Cleanup(func() { _ = conn.Close() })
-	ch, err := conn.Channel()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ch
+	return orFatal(conn.Channel())(t)
 }
 
 // publish sends n persistent messages to queue through ch and the default
@@ -182,9 +165,7 @@ func publishConfirmed(t *testing.T, ch *amqp.Channel, queue string, n int, msg f
 	for i := 0; i < n && err == nil; i++ {
 		pending[i], err = ch.PublishWithDeferredConfirmWithContext(ctx, "", queue, true, false, msg(i))
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	fatalOn(t, err)
 	for _, dc := range pending {
 		if ok, err := dc.WaitContext(ctx); !ok || err != nil {
 			t.Fatalf("publish not confirmed: %v", err)
@@ -197,11 +178,7 @@ func publishConfirmed(t *testing.T, ch *amqp.Channel, queue string, n int, msg f
 // management API.
 func messagesIn(t *testing.T, vhost, queue string) int {
 	t.Helper()
-	q, err := amqpChannel(t, vhost).QueueDeclarePassive(queue, true, false, false, false, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return q.Messages
+	return orFatal(amqpChannel(t, vhost).QueueDeclarePassive(queue, true, false, false, false, nil))(t).Messages
 }
 
 // queueExists reports whether queue exists, asked of the management API: unlike a passive
@@ -259,11 +236,7 @@ func queuesWithPrefix(c *broker.Client, vhost, prefix string) ([]string, error) 
 // the test when it is missing.
 func getQueue(t *testing.T, name string) broker.Queue {
 	t.Helper()
-	q, err := accClient(t).GetQueue(context.Background(), "/", name, broker.Declared)
-	if err != nil {
-		t.Fatalf("queue %q in vhost \"/\": %v", name, err)
-	}
-	return q
+	return orFatal(accClient(t).GetQueue(context.Background(), "/", name, broker.Declared))(t)
 }
 
 // createVhost makes a vhost for the test, with guest-style permissions for
@@ -272,9 +245,7 @@ func createVhost(t *testing.T, name, defaultQueueType string) {
 	t.Helper()
 	a := accAdmin(t)
 	t.Cleanup(func() { _ = a.DeleteVhost(context.Background(), name) })
-	if err := errors.Join(a.PutVhost(t.Context(), name, defaultQueueType), a.SetPermissions(t.Context(), name, testUser(), allPermissions)); err != nil {
-		t.Fatal(err)
-	}
+	fatalOn(t, errors.Join(a.PutVhost(t.Context(), name, defaultQueueType), a.SetPermissions(t.Context(), name, testUser(), allPermissions)))
 }
 
 // declaredAs checks a queue the broker reports against what the backend
@@ -300,4 +271,22 @@ func declaredAs(q broker.Queue, wantArgs string) error {
 func listQueues(c *broker.Client, vhost string, what broker.Detail) (map[string]broker.Queue, error) {
 	l, err := c.ListQueues(context.Background(), vhost, what, broker.Live)
 	return l.Queues, err
+}
+
+// orFatal takes the results of a call, v and err, and returns what gives v to a test,
+// failing it with err when err is not nil (fatalOn): orFatal(call())(t).
+func orFatal[T any](v T, err error) func(*testing.T) T {
+	return func(t *testing.T) T {
+		t.Helper()
+		fatalOn(t, err)
+		return v
+	}
+}
+
+// fatalOn fails the test with err when err is not nil.
+func fatalOn(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
 }

@@ -60,11 +60,7 @@ func newTerraformCLI(t *testing.T, config string) *terraformCLI {
 // more from its directory, with the environment env.
 func overridingCLI(t *testing.T, config string, more map[string]string, env ...string) *terraformCLI {
 	t.Helper()
-	bin, err := builtProvider()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sources := map[string]string{"queuey/queuey": bin}
+	sources := map[string]string{"queuey/queuey": orFatal(builtProvider())(t)}
 	maps.Copy(sources, more)
 	rc := "provider_installation {\n  dev_overrides {\n"
 	for source, dir := range sources {
@@ -74,9 +70,7 @@ func overridingCLI(t *testing.T, config string, more map[string]string, env ...s
 	}
 	tf := &terraformCLI{t: t, dir: t.TempDir()}
 	tf.env = append([]string{"TF_CLI_CONFIG_FILE=" + filepath.Join(tf.dir, "terraformrc")}, env...)
-	if err := os.WriteFile(filepath.Join(tf.dir, "terraformrc"), []byte(rc+"  }\n  direct {}\n}\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	fatalOn(t, os.WriteFile(filepath.Join(tf.dir, "terraformrc"), []byte(rc+"  }\n  direct {}\n}\n"), 0o600))
 	tf.writeConfig(config)
 	return tf
 }
@@ -104,9 +98,7 @@ func (c *terraformCLI) mustRun(args ...string) string {
 // state stays.
 func (c *terraformCLI) writeConfig(config string) {
 	c.t.Helper()
-	if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(config), 0o600); err != nil {
-		c.t.Fatal(err)
-	}
+	fatalOn(c.t, os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(config), 0o600))
 }
 
 // The CLI matrix: every stage of tools/acc/table.go runs the whole suite, and
@@ -154,21 +146,16 @@ func cliBinary() string { return cmp.Or(os.Getenv("TF_ACC_TERRAFORM_PATH"), "ter
 // asked once.
 var cliUnderTest = sync.OnceValues(askCLIVersion)
 
-func askCLIVersion() (testCLI, error) {
-	out, err := (&terraformCLI{}).run("version")
-	if err != nil {
-		return testCLI{}, fmt.Errorf("%s version: %v\n%s", cliBinary(), err, out)
-	}
-	return parseCLIVersion(out)
-}
+func askCLIVersion() (testCLI, error) { return parseCLIVersion((&terraformCLI{}).run("version")) }
 
 // parseCLIVersion reads the kind and version of a CLI from the output of its
-// `version` command: the first line "Terraform v1.11.4" or "OpenTofu
-// v1.12.6" (OpenTofu may print a warning before it).
-func parseCLIVersion(out string) (testCLI, error) {
+// `version` command and the command's error: the first line "Terraform
+// v1.11.4" or "OpenTofu v1.12.6" (OpenTofu may print a warning before it).
+func parseCLIVersion(out string, err error) (testCLI, error) {
 	m := regexp.MustCompile(`(?m)^(Terraform|OpenTofu) v(\S+)`).FindStringSubmatch(out)
-	if m == nil {
-		return testCLI{}, fmt.Errorf("no \"Terraform vX\" or \"OpenTofu vX\" line in the CLI's version output:\n%s", out)
+	if err != nil || m == nil {
+		return testCLI{}, fmt.Errorf("%s version (error: %v): no \"Terraform vX\" or \"OpenTofu vX\" line in its output:\n%s",
+			cliBinary(), err, out)
 	}
 	v, err := version.NewVersion(m[2])
 	return testCLI{kind: m[1], version: v}, err
@@ -191,12 +178,12 @@ func needsCLI(t *testing.T, features ...cliFeature) {
 	if testing.Short() {
 		t.Skip("drives the Terraform CLI: skipped with -short")
 	}
-	cli, err := cliUnderTest()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cli := orFatal(cliUnderTest())(t)
 	i := slices.IndexFunc(features, cli.lacks) // the first feature it lacks
-	if file := os.Getenv(expectedSkipsEnv); i >= 0 && file != "" {
+	if i < 0 {
+		return
+	}
+	if file := os.Getenv(expectedSkipsEnv); file != "" {
 		out, err := os.OpenFile(file, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 		if err == nil {
 			_, err = fmt.Fprintln(out, t.Name())
@@ -206,10 +193,8 @@ func needsCLI(t *testing.T, features ...cliFeature) {
 			t.Fatalf("recording an expected skip in %s: %v", file, err)
 		}
 	}
-	if i >= 0 {
-		t.Skipf("%s %s %s: needs %s (first in Terraform %s, OpenTofu %s)", expectedSkipMarker, cli.kind, cli.version,
-			features[i].name, features[i].terraform, cmp.Or(features[i].opentofu, "none yet"))
-	}
+	t.Skipf("%s %s %s: needs %s (first in Terraform %s, OpenTofu %s)", expectedSkipMarker, cli.kind, cli.version,
+		features[i].name, features[i].terraform, cmp.Or(features[i].opentofu, "none yet"))
 }
 
 // expectedSkipMarker starts the message of every skip needsCLI makes.
@@ -248,7 +233,7 @@ func TestCLIFeatures(t *testing.T) {
 		{"Warning: the CLI config file is missing\n\nOpenTofu v1.12.6\non linux_amd64\n", "list resources and terraform query|actions|actions triggered by destroy events"},
 		{"OpenTofu v1.9.1\n", "moved across resource types|resource identity|list resources and terraform query|actions|actions triggered by destroy events"},
 	} {
-		cli, err := parseCLIVersion(tt.versionOutput)
+		cli, err := parseCLIVersion(tt.versionOutput, nil)
 		if err != nil {
 			t.Errorf("parseCLIVersion(%q): %v", tt.versionOutput, err)
 			continue
@@ -263,7 +248,10 @@ func TestCLIFeatures(t *testing.T) {
 			t.Errorf("%s %s lacks %q, want %q", cli.kind, cli.version, got, tt.lacks)
 		}
 	}
-	if _, err := parseCLIVersion("tofu: command not found"); err == nil {
+	if _, err := parseCLIVersion("tofu: command not found", nil); err == nil {
 		t.Error("a version output without a version was read")
+	}
+	if _, err := parseCLIVersion("Terraform v1.11.4\n", errors.New("exit status 1")); err == nil {
+		t.Error("the version of a failed version command was read")
 	}
 }

@@ -73,16 +73,14 @@ type argumentsChange struct{ before, after string }
 
 func (c argumentsChange) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
 	for _, rc := range req.Plan.ResourceChanges {
-		if rc.Address != "queuey_queue.test" {
-			continue
+		if rc.Address == "queuey_queue.test" {
+			b, _ := rc.Change.Before.(map[string]any)
+			a, _ := rc.Change.After.(map[string]any)
+			if got := (argumentsChange{fmt.Sprint(b["arguments_json"]), fmt.Sprint(a["arguments_json"])}); got != c {
+				resp.Error = fmt.Errorf("queuey_queue.test arguments_json planned %s -> %s, want %s -> %s", got.before, got.after, c.before, c.after)
+			}
+			return
 		}
-		b, _ := rc.Change.Before.(map[string]any)
-		a, _ := rc.Change.After.(map[string]any)
-		if b["arguments_json"] != c.before || a["arguments_json"] != c.after {
-			resp.Error = fmt.Errorf("queuey_queue.test arguments_json planned %v -> %v, want %s -> %s", b["arguments_json"],
-				a["arguments_json"], c.before, c.after)
-		}
-		return
 	}
 	resp.Error = errors.New("no planned change of queuey_queue.test")
 }

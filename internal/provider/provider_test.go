@@ -243,10 +243,7 @@ func TestProviderConfigValidators_OneErrorPerConflict(t *testing.T) {
 // default are the ones the setting's schema description gives, so that the
 // table cannot drift from the schema.
 func TestDocsConfigTable(t *testing.T) {
-	tmpl, err := os.ReadFile("../../templates/index.md.tmpl")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tmpl := orFatal(os.ReadFile("../../templates/index.md.tmpl"))(t)
 	var resp provider.SchemaResponse
 	(&queueyProvider{}).Schema(context.Background(), provider.SchemaRequest{}, &resp)
 	descs := map[string]string{}
