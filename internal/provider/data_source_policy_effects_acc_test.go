@@ -26,7 +26,7 @@ func TestAccPolicy_dataSourceListsEffects(t *testing.T) {
 	putPolicy(t, vhost, brokertest.Policy{Name: "limits", Pattern: ".*", Definition: map[string]any{"message-ttl": 2000}}, false)
 	putPolicy(t, vhost, brokertest.Policy{Name: "cap", Pattern: exactly(name), Definition: map[string]any{"max-length": 5}}, true)
 
-	tf := newTerraformCLI(t, fmt.Sprintf(policyConfig, vhost, "  policy_check = \"off\"\n", fmt.Sprintf(`data "queuey_policy_effects" "e" {
+	tf := newTerraformCLI(t, fmt.Sprintf(providerConfig, vhost, "  policy_check = \"off\"\n", fmt.Sprintf(`data "queuey_policy_effects" "e" {
   queue = %q
 }
 
