@@ -17,7 +17,7 @@ func TestAccPolicy_dataSourceListsEffects(t *testing.T) {
 	testAccPreCheck(t)
 	needsCLI(t)
 	t.Parallel()
-	vhost := policyVhost(t, "pol-ds")
+	vhost := newVhost(t, "pol-ds")
 	name := uniqueName("ds")
 	declareIn(t, vhost, name, map[string]any{})
 	declareIn(t, vhost, name+".dead", map[string]any{})

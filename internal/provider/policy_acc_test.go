@@ -19,8 +19,8 @@ import (
 // in parallel against shared brokers, so every test here puts its policies in a vhost of its own,
 // deleted at cleanup with its policies and queues; none touches "/".
 
-// policyVhost makes a vhost for one test (see createVhost) and returns its name.
-func policyVhost(t *testing.T, prefix string) string {
+// newVhost makes a vhost for one test (see createVhost) and returns its name.
+func newVhost(t *testing.T, prefix string) string {
 	t.Helper()
 	vhost := uniqueName(prefix)
 	createVhost(t, vhost, "")
@@ -88,7 +88,7 @@ func TestAccPolicy_deadQueueMessageTTL(t *testing.T) {
 	testAccPreCheck(t)
 	needsCLI(t)
 	t.Parallel()
-	vhost := policyVhost(t, "pol-dead")
+	vhost := newVhost(t, "pol-dead")
 	name := uniqueName("dead")
 	putPolicy(t, vhost, brokertest.Policy{Name: "dead-ttl", Pattern: exactly(name + ".dead"), Priority: 1,
 		Definition: map[string]any{"message-ttl": 2000}}, false)
@@ -120,7 +120,7 @@ func TestAccPolicy_operatorMaxLengthOnHoldQueue(t *testing.T) {
 	testAccPreCheck(t)
 	needsCLI(t)
 	t.Parallel()
-	vhost := policyVhost(t, "pol-op")
+	vhost := newVhost(t, "pol-op")
 	name := uniqueName("ophold")
 	hold := declareHoldIn(t, vhost, name, 600000)
 	// Operator policies accept only some keys (3.10: message-ttl, expires, max-length,
@@ -146,7 +146,7 @@ func TestAccPolicy_expiresOnHoldQueueEdge(t *testing.T) {
 	needsCLI(t)
 	t.Parallel()
 	const ttl = 600000
-	vhost := policyVhost(t, "pol-exp")
+	vhost := newVhost(t, "pol-exp")
 	name := uniqueName("exphold")
 	hold := declareHoldIn(t, vhost, name, ttl)
 	tf := newTerraformCLI(t, fmt.Sprintf(providerConfig, vhost, "", queueBlock(name, "")))
@@ -172,7 +172,7 @@ func TestAccPolicy_harmlessSaysNothing(t *testing.T) {
 	testAccPreCheck(t)
 	needsCLI(t)
 	t.Parallel()
-	vhost := policyVhost(t, "pol-harmless")
+	vhost := newVhost(t, "pol-harmless")
 	name := uniqueName("harmless")
 	putPolicy(t, vhost, brokertest.Policy{Name: "version", Pattern: ".*", Definition: map[string]any{"queue-version": 2}}, false)
 	tf := newTerraformCLI(t, fmt.Sprintf(providerConfig, vhost, "", queueBlock(name, "")))
@@ -237,7 +237,7 @@ func TestAccPolicy_applyingAgreesWithBroker(t *testing.T) {
 	testAccPreCheck(t)
 	t.Parallel()
 	ctx := context.Background()
-	vhost := policyVhost(t, "pol-match")
+	vhost := newVhost(t, "pol-match")
 	ov, err := accAdmin(t).Overview(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -349,7 +349,7 @@ func TestAccPolicy_refusedReadSaysCheckCouldNotRun(t *testing.T) {
 	needsCLI(t)
 	t.Parallel()
 	ctx := context.Background()
-	vhost := policyVhost(t, "pol-refused")
+	vhost := newVhost(t, "pol-refused")
 	putPolicy(t, vhost, brokertest.Policy{Name: "dead-ttl", Pattern: `\.dead$`, Definition: map[string]any{"message-ttl": 2000}}, false)
 	user, password := uniqueName("noaccess"), "pw-"+uniqueName("p")
 	a := accAdmin(t)
@@ -380,7 +380,7 @@ func TestAccPolicy_exclusionPattern(t *testing.T) {
 	testAccPreCheck(t)
 	needsCLI(t, featureFunctions)
 	t.Parallel()
-	vhost := policyVhost(t, "pol-excl")
+	vhost := newVhost(t, "pol-excl")
 	name := uniqueName("orders-x")
 	tf := newTerraformCLI(t, fmt.Sprintf(providerConfig, vhost, "", fmt.Sprintf("output \"pattern\" {\n  value = provider::queuey::policy_pattern_excluding(\".*\", [%q])\n}\n", name)))
 	tf.mustRun("apply", "-auto-approve")
@@ -413,7 +413,7 @@ func TestAccPolicy_redriveRefusedIntoMaxLength(t *testing.T) {
 	testAccPreCheck(t)
 	needsCLI(t, featureActions)
 	t.Parallel()
-	vhost := policyVhost(t, "pol-redrive")
+	vhost := newVhost(t, "pol-redrive")
 	name := uniqueName("redrive")
 	// The backend's q (message TTL 1 h) and q.dead, as the redrive tests declare them in "/".
 	declareIn(t, vhost, name+".dead", nil)
@@ -444,7 +444,7 @@ func TestAccPolicy_redeclareRefusedUnderMessageTTL(t *testing.T) {
 	needsCLI(t)
 	t.Parallel()
 	const n = 20
-	vhost := policyVhost(t, "pol-redeclare")
+	vhost := newVhost(t, "pol-redeclare")
 	name := uniqueName("redeclare")
 	keep := "  keep_messages_on_change = true\n"
 	tf := newTerraformCLI(t, fmt.Sprintf(providerConfig, vhost, "", queueBlock(name, "  message_ttl = \"1h\"\n"+keep)))
