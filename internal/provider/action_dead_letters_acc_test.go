@@ -2,6 +2,7 @@ package provider
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -26,20 +27,16 @@ func actionTopology(t *testing.T, prefix string) string {
 	return name
 }
 
-// deadLetter is the i-th dead letter the tests publish: every property set,
-// and headers like those of a message RabbitMQ dead-lettered.
+// deadLetter is the i-th dead letter the tests publish: jobMessage(i) with
+// every other property set, priority 3, and headers like those of a message
+// RabbitMQ dead-lettered.
 func deadLetter(queue string, i int) amqp.Publishing {
-	return amqp.Publishing{
-		Headers: amqp.Table{
-			"x-death": []any{amqp.Table{"count": int64(1), "reason": "rejected", "queue": queue, "exchange": "",
-				"routing-keys": []any{queue}}},
-			"x-queuey-attempt": int32(i % 7), "x-queuey-job": fmt.Sprintf("job-%d", i),
-		},
-		ContentType: "application/json", ContentEncoding: "identity", DeliveryMode: amqp.Persistent,
-		Priority: 3, CorrelationId: fmt.Sprintf("corr-%d", i), ReplyTo: "replies", MessageId: fmt.Sprintf("m-%06d", i),
-		Timestamp: time.Unix(1700000000+int64(i), 0).UTC(), Type: "job", AppId: "queuey-test",
-		Body: []byte(fmt.Sprintf(`{"n":%d}`, i)),
-	}
+	p := jobMessage(i)
+	p.Headers["x-death"] = []any{amqp.Table{"count": int64(1), "reason": "rejected", "queue": queue, "exchange": "",
+		"routing-keys": []any{queue}}}
+	p.ContentEncoding, p.Priority, p.CorrelationId, p.ReplyTo = "identity", 3, fmt.Sprintf("corr-%d", i), "replies"
+	p.Timestamp, p.Type, p.AppId = time.Unix(1700000000+int64(i), 0).UTC(), "job", "queuey-test"
+	return p
 }
 
 // publishDead publishes n dead letters of q to q.dead through ch under
@@ -69,35 +66,24 @@ func readBack(t *testing.T, ch *amqp.Channel, queue string) []amqp.Delivery {
 	return out
 }
 
-// idCounts counts the deliveries by message id.
-func idCounts(ds []amqp.Delivery) map[string]int {
-	m := map[string]int{}
-	for _, d := range ds {
-		m[d.MessageId]++
-	}
-	return m
-}
-
 // checkNoneLost fails unless every message id m-000000 to m-(n-1) is in one
-// of the counts at least once; it returns how many are there more than once.
-func checkNoneLost(t *testing.T, n int, counts ...map[string]int) int {
+// of lists at least once; it returns how many are there more than once.
+func checkNoneLost(t *testing.T, n int, lists ...[]amqp.Delivery) int {
 	t.Helper()
-	dups, missing, _ := tally(n, counts...)
+	dups, missing, _ := tally(n, lists...)
 	if len(missing) > 0 {
 		t.Fatalf("%d messages lost, e.g. %s", len(missing), strings.Join(missing[:min(5, len(missing))], ", "))
 	}
 	return dups
 }
 
-// tally counts, over counts, the message ids m-000000 to m-(n-1): the copies
-// beyond the first of each (dups), the ids none holds (missing, in order),
-// and the other ids (unexpected).
-func tally(n int, counts ...map[string]int) (dups int, missing []string, unexpected map[string]int) {
+// tally counts, over the deliveries of lists, the message ids m-000000 to
+// m-(n-1): the copies beyond the first of each (dups), the ids none holds
+// (missing, in order), and the other ids with their counts (unexpected).
+func tally(n int, lists ...[]amqp.Delivery) (dups int, missing []string, unexpected map[string]int) {
 	unexpected = map[string]int{}
-	for _, c := range counts {
-		for id, k := range c {
-			unexpected[id] += k
-		}
+	for _, d := range slices.Concat(lists...) {
+		unexpected[d.MessageId]++
 	}
 	for i := range n {
 		id := fmt.Sprintf("m-%06d", i)
@@ -108,14 +94,6 @@ func tally(n int, counts ...map[string]int) (dups int, missing []string, unexpec
 		delete(unexpected, id)
 	}
 	return dups, missing, unexpected
-}
-
-// actionCLI is the CLI harness on a CLI with actions (the test skips on
-// one without) and a configuration with the provider and the given blocks.
-func actionCLI(t *testing.T, blocks string) *terraformCLI {
-	t.Helper()
-	needsCLI(t, featureActions)
-	return newTerraformCLI(t, requiredQueuey+"\nprovider \"queuey\" {}\n"+blocks)
 }
 
 // actionBlock is an action block of type typ named label for queue, with
@@ -131,11 +109,6 @@ action %q %q {
 // redriveBlock is an action block of queuey_redrive_dead_letters named r.
 func redriveBlock(queue, extra string) string {
 	return fmt.Sprintf(actionBlock, "queuey_redrive_dead_letters", "r", queue, extra)
-}
-
-// purgeBlock is an action block of queuey_purge_dead_letters named p.
-func purgeBlock(queue string) string {
-	return fmt.Sprintf(actionBlock, "queuey_purge_dead_letters", "p", queue, "")
 }
 
 // saysWords reports whether out holds phrase, whatever the line wrapping

@@ -18,7 +18,7 @@ func TestAccAction_purgeLeavesQueueAndHoldQueuesAlone(t *testing.T) {
 	t.Parallel()
 	name := actionTopology(t, "purge")
 	hold := name + ".deferred.600000"
-	tf := actionCLI(t, purgeBlock(name))
+	tf := newTerraformCLI(t, fmt.Sprintf(providerConfig, "/", "", fmt.Sprintf(actionBlock, "queuey_purge_dead_letters", "p", name, "")))
 	publishDead(t, amqpChannel(t, "/"), name, 7, nil)
 	publish(t, amqpChannel(t, "/"), name, 3)
 	publish(t, amqpChannel(t, "/"), hold, 2)
@@ -97,7 +97,7 @@ func TestAccAction_destroyRefusalNamesActions(t *testing.T) {
 	needsCLI(t, featureActions)
 	t.Parallel()
 	name := actionTopology(t, "refusal")
-	tf := actionCLI(t, fmt.Sprintf(`
+	tf := newTerraformCLI(t, fmt.Sprintf(providerConfig, "/", "", fmt.Sprintf(`
 import {
   to = queuey_queue.q
   id = "%%2F/%[1]s"
@@ -108,7 +108,7 @@ resource "queuey_queue" "q" {
   message_ttl  = "1h"
   max_priority = 10
 }
-`, name))
+`, name)))
 	tf.mustRun("apply", "-auto-approve")
 	// The test's hold queue is left to the test's cleanup.
 	deleteOutOfBand(t, name+".deferred.600000")

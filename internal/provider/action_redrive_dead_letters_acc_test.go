@@ -23,7 +23,7 @@ func TestAccAction_redriveKeepsOrderAndProperties(t *testing.T) {
 	needsCLI(t, featureActions)
 	t.Parallel()
 	name := actionTopology(t, "redrive")
-	tf := actionCLI(t, redriveBlock(name, ""))
+	tf := newTerraformCLI(t, fmt.Sprintf(providerConfig, "/", "", redriveBlock(name, "")))
 	publishDead(t, amqpChannel(t, "/"), name, 25, nil)
 
 	out := tf.mustRun("plan", "-invoke=action.queuey_redrive_dead_letters.r")
@@ -67,7 +67,7 @@ func TestAccAction_redriveLimit(t *testing.T) {
 	needsCLI(t, featureActions)
 	t.Parallel()
 	name := actionTopology(t, "limit")
-	tf := actionCLI(t, redriveBlock(name, "    limit = 4\n"))
+	tf := newTerraformCLI(t, fmt.Sprintf(providerConfig, "/", "", redriveBlock(name, "    limit = 4\n")))
 	publishDead(t, amqpChannel(t, "/"), name, 10, nil)
 	out := tf.mustRun("apply", "-auto-approve", "-invoke=action.queuey_redrive_dead_letters.r")
 	if !saysWords(out, "invoking moves the oldest 4 of them") || !saysWords(out, "moved 4 messages from") {
@@ -87,7 +87,7 @@ func TestAccAction_redriveTenThousand(t *testing.T) {
 	t.Parallel()
 	const n = 10000
 	name := actionTopology(t, "tenk")
-	tf := actionCLI(t, redriveBlock(name, ""))
+	tf := newTerraformCLI(t, fmt.Sprintf(providerConfig, "/", "", redriveBlock(name, "")))
 	publishDead(t, amqpChannel(t, "/"), name, n, func(_ int, p *amqp.Publishing) { p.Body = make([]byte, 1024) })
 	out := tf.mustRun("apply", "-auto-approve", "-invoke=action.queuey_redrive_dead_letters.r")
 	if !saysWords(out, "moved 10000 messages from "+name+".dead to "+name) ||
@@ -95,7 +95,7 @@ func TestAccAction_redriveTenThousand(t *testing.T) {
 		t.Errorf("apply -invoke of 10,000:\n%s", out)
 	}
 	moved, left := readBack(t, amqpChannel(t, "/"), name), readBack(t, amqpChannel(t, "/"), name+".dead")
-	dups := checkNoneLost(t, n, idCounts(moved), idCounts(left))
+	dups := checkNoneLost(t, n, moved, left)
 	if len(left) != 0 {
 		t.Errorf("%d messages left on %s.dead", len(left), name)
 	}
@@ -110,7 +110,7 @@ func TestAccAction_redriveIntoVanishedQueue(t *testing.T) {
 	needsCLI(t, featureActions)
 	t.Parallel()
 	name := actionTopology(t, "vanish")
-	tf := actionCLI(t, redriveBlock(name, ""))
+	tf := newTerraformCLI(t, fmt.Sprintf(providerConfig, "/", "", redriveBlock(name, "")))
 	publishDead(t, amqpChannel(t, "/"), name, 50, nil)
 	deleteOutOfBand(t, name)
 	out, err := tf.run("apply", "-auto-approve", "-invoke=action.queuey_redrive_dead_letters.r")
@@ -138,7 +138,7 @@ func TestAccAction_redriveIntoVanishedQueue(t *testing.T) {
 	// The messages reported moved went with the queue; every other one must still be on q.dead:
 	// the ids it lacks, in order, all come before the first not moved.
 	onDead := readBack(t, amqpChannel(t, "/"), mid+".dead")
-	if _, missing, _ := tally(n, idCounts(onDead)); len(missing) > 0 && missing[len(missing)-1] >= fmt.Sprintf("m-%06d", moved) {
+	if _, missing, _ := tally(n, onDead); len(missing) > 0 && missing[len(missing)-1] >= fmt.Sprintf("m-%06d", moved) {
 		t.Fatalf("%s is neither reported moved nor on %s.dead", missing[len(missing)-1], mid)
 	}
 }
@@ -186,7 +186,7 @@ func TestAccAction_redriveConnectionClosedMidMove(t *testing.T) {
 	}
 	t.Logf("stopped: %v", err)
 	onQ, onDead := readBack(t, amqpChannel(t, "/"), name), readBack(t, amqpChannel(t, "/"), name+".dead")
-	dups := checkNoneLost(t, n, idCounts(onQ), idCounts(onDead))
+	dups := checkNoneLost(t, n, onQ, onDead)
 	if len(onQ) < moved {
 		t.Errorf("%s holds %d messages, fewer than the %d reported moved", name, len(onQ), moved)
 	}
@@ -200,7 +200,7 @@ func TestAccAction_redriveForeignUserID(t *testing.T) {
 	needsCLI(t, featureActions)
 	t.Parallel()
 	name := actionTopology(t, "userid")
-	tf := actionCLI(t, redriveBlock(name, ""))
+	tf := newTerraformCLI(t, fmt.Sprintf(providerConfig, "/", "", redriveBlock(name, "")))
 	// A user with the impersonator tag may publish any user_id: it
 	// publishes the dead letters, the 6th claiming another user, the 3rd
 	// the test's own user, the others none.
@@ -222,7 +222,7 @@ func TestAccAction_redriveForeignUserID(t *testing.T) {
 		t.Errorf("a redrive meeting a foreign user_id: %v\n%s", err, out)
 	}
 	onQ, onDead := readBack(t, amqpChannel(t, "/"), name), readBack(t, amqpChannel(t, "/"), name+".dead")
-	checkNoneLost(t, 10, idCounts(onQ), idCounts(onDead))
+	checkNoneLost(t, 10, onQ, onDead)
 	if len(onQ) != 5 || len(onDead) != 5 || onDead[0].MessageId != "m-000005" {
 		t.Errorf("after the stop: on q %v, on q.dead %v; want the 5 before m-000005 moved, the rest kept", ids(onQ), ids(onDead))
 	}

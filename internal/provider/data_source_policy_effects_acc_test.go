@@ -17,7 +17,7 @@ func TestAccPolicy_dataSourceListsEffects(t *testing.T) {
 	testAccPreCheck(t)
 	needsCLI(t)
 	t.Parallel()
-	vhost := policyVhost(t, "pol-ds")
+	vhost := newVhost(t, "pol-ds")
 	name := uniqueName("ds")
 	declareIn(t, vhost, name, map[string]any{})
 	declareIn(t, vhost, name+".dead", map[string]any{})
@@ -26,7 +26,7 @@ func TestAccPolicy_dataSourceListsEffects(t *testing.T) {
 	putPolicy(t, vhost, brokertest.Policy{Name: "limits", Pattern: ".*", Definition: map[string]any{"message-ttl": 2000}}, false)
 	putPolicy(t, vhost, brokertest.Policy{Name: "cap", Pattern: exactly(name), Definition: map[string]any{"max-length": 5}}, true)
 
-	tf := newTerraformCLI(t, fmt.Sprintf(policyConfig, vhost, "  policy_check = \"off\"\n", fmt.Sprintf(`data "queuey_policy_effects" "e" {
+	tf := newTerraformCLI(t, fmt.Sprintf(providerConfig, vhost, "  policy_check = \"off\"\n", fmt.Sprintf(`data "queuey_policy_effects" "e" {
   queue = %q
 }
 

@@ -245,12 +245,12 @@ func brokerLabel() string {
 // lost (none), and unexpected ids.
 func account(t *testing.T, u string, queues ...string) (dups, lost int) {
 	t.Helper()
-	var counts []map[string]int
+	var counts [][]amqp.Delivery
 	for _, q := range queues {
 		// The passive declaration of a missing queue closes the channel.
 		ch := amqpChannelAt(t, u)
 		if _, err := ch.QueueDeclarePassive(q, true, false, false, false, nil); err == nil {
-			counts = append(counts, idCounts(readBack(t, ch, q)))
+			counts = append(counts, readBack(t, ch, q))
 		}
 	}
 	dups, missing, unexpected := tally(faultMoveN, counts...)

@@ -26,8 +26,7 @@ import (
 // no dead-letter sibling.
 func listVhost(t *testing.T) string {
 	t.Helper()
-	vhost := uniqueName("list")
-	createVhost(t, vhost, "")
+	vhost := newVhost(t, "list")
 	// Declared over AMQP, with 32-bit integers, as applications leave them.
 	ch := amqpChannel(t, vhost)
 	for name, args := range map[string]amqp.Table{

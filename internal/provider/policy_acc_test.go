@@ -19,8 +19,8 @@ import (
 // in parallel against shared brokers, so every test here puts its policies in a vhost of its own,
 // deleted at cleanup with its policies and queues; none touches "/".
 
-// policyVhost makes a vhost for one test (see createVhost) and returns its name.
-func policyVhost(t *testing.T, prefix string) string {
+// newVhost makes a vhost for one test (see createVhost) and returns its name.
+func newVhost(t *testing.T, prefix string) string {
 	t.Helper()
 	vhost := uniqueName(prefix)
 	createVhost(t, vhost, "")
@@ -39,9 +39,9 @@ func putPolicy(t *testing.T, vhost string, p brokertest.Policy, operator bool) {
 	}
 }
 
-// policyConfig is the provider in the vhost %[1]q with the lines %[2]s more in its block, then the
+// providerConfig is the provider in the vhost %[1]q with the lines %[2]s more in its block, then the
 // blocks %[3]s.
-const policyConfig = requiredQueuey + "\nprovider \"queuey\" {\n  vhost = %q\n%s}\n\n%s"
+const providerConfig = requiredQueuey + "\nprovider \"queuey\" {\n  vhost = %q\n%s}\n\n%s"
 
 // queueBlock is a queuey_queue named name, with more lines of extra.
 func queueBlock(name, extra string) string {
@@ -88,12 +88,12 @@ func TestAccPolicy_deadQueueMessageTTL(t *testing.T) {
 	testAccPreCheck(t)
 	needsCLI(t)
 	t.Parallel()
-	vhost := policyVhost(t, "pol-dead")
+	vhost := newVhost(t, "pol-dead")
 	name := uniqueName("dead")
 	putPolicy(t, vhost, brokertest.Policy{Name: "dead-ttl", Pattern: exactly(name + ".dead"), Priority: 1,
 		Definition: map[string]any{"message-ttl": 2000}}, false)
 
-	out := newTerraformCLI(t, fmt.Sprintf(policyConfig, vhost, "", queueBlock(name, ""))).mustRun("plan")
+	out := newTerraformCLI(t, fmt.Sprintf(providerConfig, vhost, "", queueBlock(name, ""))).mustRun("plan")
 	wantSaid(t, "the plan", out,
 		`Warning: Policy "dead-ttl" Breaks Queue `+name+`.dead`,
 		`message-ttl = 2000: expires messages on `+name+`.dead after 2000 ms`,
@@ -102,7 +102,7 @@ func TestAccPolicy_deadQueueMessageTTL(t *testing.T) {
 		t.Errorf("the plan names %d broken queues, want 1 (%s.dead):\n%s", n, name, out)
 	}
 
-	out, err := newTerraformCLI(t, fmt.Sprintf(policyConfig, vhost, "  policy_check = \"error\"\n", queueBlock(name, ""))).run("apply", "-auto-approve")
+	out, err := newTerraformCLI(t, fmt.Sprintf(providerConfig, vhost, "  policy_check = \"error\"\n", queueBlock(name, ""))).run("apply", "-auto-approve")
 	if err == nil {
 		t.Fatalf("policy_check = \"error\": the apply passed:\n%s", out)
 	}
@@ -120,7 +120,7 @@ func TestAccPolicy_operatorMaxLengthOnHoldQueue(t *testing.T) {
 	testAccPreCheck(t)
 	needsCLI(t)
 	t.Parallel()
-	vhost := policyVhost(t, "pol-op")
+	vhost := newVhost(t, "pol-op")
 	name := uniqueName("ophold")
 	hold := declareHoldIn(t, vhost, name, 600000)
 	// Operator policies accept only some keys (3.10: message-ttl, expires, max-length,
@@ -128,7 +128,7 @@ func TestAccPolicy_operatorMaxLengthOnHoldQueue(t *testing.T) {
 	putPolicy(t, vhost, brokertest.Policy{Name: "cap", Pattern: exactly(hold), ApplyTo: "queues",
 		Definition: map[string]any{"max-length": 5}}, true)
 
-	out := newTerraformCLI(t, fmt.Sprintf(policyConfig, vhost, "", queueBlock(name, ""))).mustRun("plan")
+	out := newTerraformCLI(t, fmt.Sprintf(providerConfig, vhost, "", queueBlock(name, ""))).mustRun("plan")
 	wantSaid(t, "the plan", out,
 		`Warning: Operator Policy "cap" Breaks Queue `+hold,
 		`max-length = 5: limits `+hold+` to 5`,
@@ -146,10 +146,10 @@ func TestAccPolicy_expiresOnHoldQueueEdge(t *testing.T) {
 	needsCLI(t)
 	t.Parallel()
 	const ttl = 600000
-	vhost := policyVhost(t, "pol-exp")
+	vhost := newVhost(t, "pol-exp")
 	name := uniqueName("exphold")
 	hold := declareHoldIn(t, vhost, name, ttl)
-	tf := newTerraformCLI(t, fmt.Sprintf(policyConfig, vhost, "", queueBlock(name, "")))
+	tf := newTerraformCLI(t, fmt.Sprintf(providerConfig, vhost, "", queueBlock(name, "")))
 
 	putPolicy(t, vhost, brokertest.Policy{Name: "expiry", Pattern: exactly(hold), Definition: map[string]any{"expires": ttl}}, false)
 	out := tf.mustRun("plan")
@@ -172,10 +172,10 @@ func TestAccPolicy_harmlessSaysNothing(t *testing.T) {
 	testAccPreCheck(t)
 	needsCLI(t)
 	t.Parallel()
-	vhost := policyVhost(t, "pol-harmless")
+	vhost := newVhost(t, "pol-harmless")
 	name := uniqueName("harmless")
 	putPolicy(t, vhost, brokertest.Policy{Name: "version", Pattern: ".*", Definition: map[string]any{"queue-version": 2}}, false)
-	tf := newTerraformCLI(t, fmt.Sprintf(policyConfig, vhost, "", queueBlock(name, "")))
+	tf := newTerraformCLI(t, fmt.Sprintf(providerConfig, vhost, "", queueBlock(name, "")))
 	quiet := func(what, out string) {
 		t.Helper()
 		if strings.Contains(out, "Breaks Queue") || strings.Contains(out, `"version"`) || strings.Contains(out, "Policy Check") {
@@ -237,7 +237,7 @@ func TestAccPolicy_applyingAgreesWithBroker(t *testing.T) {
 	testAccPreCheck(t)
 	t.Parallel()
 	ctx := context.Background()
-	vhost := policyVhost(t, "pol-match")
+	vhost := newVhost(t, "pol-match")
 	ov, err := accAdmin(t).Overview(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -349,7 +349,7 @@ func TestAccPolicy_refusedReadSaysCheckCouldNotRun(t *testing.T) {
 	needsCLI(t)
 	t.Parallel()
 	ctx := context.Background()
-	vhost := policyVhost(t, "pol-refused")
+	vhost := newVhost(t, "pol-refused")
 	putPolicy(t, vhost, brokertest.Policy{Name: "dead-ttl", Pattern: `\.dead$`, Definition: map[string]any{"message-ttl": 2000}}, false)
 	user, password := uniqueName("noaccess"), "pw-"+uniqueName("p")
 	a := accAdmin(t)
@@ -360,13 +360,13 @@ func TestAccPolicy_refusedReadSaysCheckCouldNotRun(t *testing.T) {
 	creds := fmt.Sprintf("  username = %q\n  password = %q\n", user, password)
 	name := uniqueName("refused")
 
-	out := newTerraformCLI(t, fmt.Sprintf(policyConfig, vhost, creds, queueBlock(name, ""))).mustRun("plan")
+	out := newTerraformCLI(t, fmt.Sprintf(providerConfig, vhost, creds, queueBlock(name, ""))).mustRun("plan")
 	wantSaid(t, "the plan", out, "Warning: Policy Check Could Not Run", fmt.Sprintf("of vhost %q could not be read", vhost),
 		"management tag", "access to the vhost")
 	if strings.Contains(out, "Breaks Queue") {
 		t.Errorf("the plan judged policies it could not read:\n%s", out)
 	}
-	out, err := newTerraformCLI(t, fmt.Sprintf(policyConfig, vhost, creds+"  policy_check = \"error\"\n", queueBlock(name, ""))).run("plan")
+	out, err := newTerraformCLI(t, fmt.Sprintf(providerConfig, vhost, creds+"  policy_check = \"error\"\n", queueBlock(name, ""))).run("plan")
 	if err == nil {
 		t.Errorf("policy_check = \"error\": the plan passed:\n%s", out)
 	}
@@ -380,9 +380,9 @@ func TestAccPolicy_exclusionPattern(t *testing.T) {
 	testAccPreCheck(t)
 	needsCLI(t, featureFunctions)
 	t.Parallel()
-	vhost := policyVhost(t, "pol-excl")
+	vhost := newVhost(t, "pol-excl")
 	name := uniqueName("orders-x")
-	tf := newTerraformCLI(t, fmt.Sprintf(policyConfig, vhost, "", fmt.Sprintf("output \"pattern\" {\n  value = provider::queuey::policy_pattern_excluding(\".*\", [%q])\n}\n", name)))
+	tf := newTerraformCLI(t, fmt.Sprintf(providerConfig, vhost, "", fmt.Sprintf("output \"pattern\" {\n  value = provider::queuey::policy_pattern_excluding(\".*\", [%q])\n}\n", name)))
 	tf.mustRun("apply", "-auto-approve")
 	pattern := tf.mustRun("output", "-raw", "pattern")
 	if want, err := topology.ExcludeTopologies(".*", []string{name}, topology.DefaultSuffixes()); err != nil || pattern != want {
@@ -413,7 +413,7 @@ func TestAccPolicy_redriveRefusedIntoMaxLength(t *testing.T) {
 	testAccPreCheck(t)
 	needsCLI(t, featureActions)
 	t.Parallel()
-	vhost := policyVhost(t, "pol-redrive")
+	vhost := newVhost(t, "pol-redrive")
 	name := uniqueName("redrive")
 	// The backend's q (message TTL 1 h) and q.dead, as the redrive tests declare them in "/".
 	declareIn(t, vhost, name+".dead", nil)
@@ -421,7 +421,7 @@ func TestAccPolicy_redriveRefusedIntoMaxLength(t *testing.T) {
 	putPolicy(t, vhost, brokertest.Policy{Name: "cap", Pattern: exactly(name), Definition: map[string]any{"max-length": 1}}, false)
 	publishDead(t, amqpChannel(t, vhost), name, 5, nil)
 
-	tf := newTerraformCLI(t, fmt.Sprintf(policyConfig, vhost, "", redriveBlock(name, "")))
+	tf := newTerraformCLI(t, fmt.Sprintf(providerConfig, vhost, "", redriveBlock(name, "")))
 	out, err := tf.run("apply", "-auto-approve", "-invoke=action.queuey_redrive_dead_letters.r")
 	if err == nil {
 		t.Errorf("the redrive into a q with max-length 1 passed:\n%s", out)
@@ -444,17 +444,17 @@ func TestAccPolicy_redeclareRefusedUnderMessageTTL(t *testing.T) {
 	needsCLI(t)
 	t.Parallel()
 	const n = 20
-	vhost := policyVhost(t, "pol-redeclare")
+	vhost := newVhost(t, "pol-redeclare")
 	name := uniqueName("redeclare")
 	keep := "  keep_messages_on_change = true\n"
-	tf := newTerraformCLI(t, fmt.Sprintf(policyConfig, vhost, "", queueBlock(name, "  message_ttl = \"1h\"\n"+keep)))
+	tf := newTerraformCLI(t, fmt.Sprintf(providerConfig, vhost, "", queueBlock(name, "  message_ttl = \"1h\"\n"+keep)))
 	tf.mustRun("apply", "-auto-approve")
 	publish(t, amqpChannel(t, vhost), name, n)
 	// A day: above q's own TTL before and after the change, so that only the holding queue is at
 	// risk, and the messages published before the policy stay anyway.
 	putPolicy(t, vhost, brokertest.Policy{Name: "day", Pattern: ".*", Definition: map[string]any{"message-ttl": 86400000}}, false)
 
-	tf.writeConfig(fmt.Sprintf(policyConfig, vhost, "", queueBlock(name, "  message_ttl = \"2h\"\n"+keep)))
+	tf.writeConfig(fmt.Sprintf(providerConfig, vhost, "", queueBlock(name, "  message_ttl = \"2h\"\n"+keep)))
 	out, err := tf.run("apply", "-auto-approve")
 	if err == nil {
 		t.Errorf("the re-declaration under a message-ttl policy passed:\n%s", out)

@@ -179,16 +179,17 @@ func serveSourceProvider() int {
 					},
 				}},
 			},
-			CreateContext: createSourceQueue,
+			CreateContext: standInQueue,
 			ReadContext:   schema.NoopContext,
-			DeleteContext: deleteSourceQueue,
+			DeleteContext: standInQueue,
 		}}}
 	}})
 	return 0
 }
 
-// createSourceQueue declares the queue of d in its vhost, with the id the real provider gives it.
-func createSourceQueue(ctx context.Context, d *schema.ResourceData, _ any) diag.Diagnostics {
+// standInQueue is the stand-in's Create and Delete: it declares the queue of d in its vhost, with
+// the id the real provider gives it, or deletes it (d has an id then), and it must exist.
+func standInQueue(ctx context.Context, d *schema.ResourceData, _ any) diag.Diagnostics {
 	var args map[string]any
 	name, vhost := fmt.Sprint(d.Get("name")), fmt.Sprint(d.Get("vhost"))
 	_, hasArgs := d.GetOk("settings.0.arguments") // false when unset or empty: an empty map declares nothing either
@@ -197,6 +198,9 @@ func createSourceQueue(ctx context.Context, d *schema.ResourceData, _ any) diag.
 		return diag.Errorf("the stand-in declares durable queues that are not auto-delete, with arguments_json only")
 	}
 	c, err := envClient()
+	if err == nil && d.Id() != "" {
+		return diag.FromErr(c.DeleteQueue(ctx, vhost, name, false))
+	}
 	if err == nil {
 		err = json.Unmarshal([]byte(cmp.Or(fmt.Sprint(d.Get("settings.0.arguments_json")), "{}")), &args)
 	}
@@ -205,15 +209,6 @@ func createSourceQueue(ctx context.Context, d *schema.ResourceData, _ any) diag.
 	}
 	if err == nil {
 		d.SetId(name + "@" + vhost)
-	}
-	return diag.FromErr(err)
-}
-
-// deleteSourceQueue deletes the queue of d, which must exist.
-func deleteSourceQueue(ctx context.Context, d *schema.ResourceData, _ any) diag.Diagnostics {
-	c, err := envClient()
-	if err == nil {
-		err = c.DeleteQueue(ctx, fmt.Sprint(d.Get("vhost")), fmt.Sprint(d.Get("name")), false)
 	}
 	return diag.FromErr(err)
 }

@@ -32,8 +32,7 @@ func newRedeclareCLI(t *testing.T, name, provider string) *redeclareCLI {
 // configure writes the configuration: the queue with these settings.
 func (c *redeclareCLI) configure(body string) {
 	c.t.Helper()
-	c.writeConfig(requiredQueuey + fmt.Sprintf("\nprovider \"queuey\" {\n%s}\n\nresource \"queuey_queue\" \"q\" {\n  name = %q\n%s}\n",
-		c.provider, c.name, body))
+	c.writeConfig(requiredQueuey + providerQueue(c.provider, c.name, body))
 }
 
 // jobMessage is the i-th message the change tests publish to q: priorities
