@@ -345,19 +345,7 @@ func TestAccCluster_nodeDown(t *testing.T) {
 	// The node comes back with every message.
 	c2.ctl(t, "start_app")
 	waitState(t, via1, name, true)
-	ch := amqpChannelAt(t, c1.amqpURL)
-	got := 0
-	for {
-		_, ok, err := ch.Get(name, true)
-		if err != nil {
-			t.Fatalf("reading %q back: %v", name, err)
-		}
-		if !ok {
-			break
-		}
-		got++
-	}
-	if got != messages {
+	if got := len(readBack(t, amqpChannelAt(t, c1.amqpURL), name)); got != messages {
 		t.Fatalf("after the node came back %q holds %d messages, want %d", name, got, messages)
 	}
 	out = tf.mustRun("plan", "-detailed-exitcode")
