@@ -209,7 +209,7 @@ func (m faultedMove) run(t *testing.T) {
 	}
 	var counts []map[string]int // of the queues that exist: a missing one counts as empty
 	if err := eachQueue(m.url, m.queues, func(q amqp.Queue, ch *amqp.Channel) { counts = append(counts, idCounts(readBack(t, ch, q.Name))) }); err != nil {
-		t.Fatal(err)
+		t.Fatalf("reading %v back at %s: %v", m.queues, redact.URL(m.url), err)
 	}
 	dups, missing, unexpected := tally(faultMoveN, counts...)
 	if len(unexpected) > 0 {
