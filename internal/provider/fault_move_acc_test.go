@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"net/url"
@@ -62,14 +63,11 @@ func faultCases(rng *rand.Rand) []faultCase {
 
 // faultSeed is QUEUEY_FAULT_SEED, else one drawn once for the test binary.
 func faultSeed(t *testing.T) uint64 {
-	if s := os.Getenv("QUEUEY_FAULT_SEED"); s != "" {
-		n, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			t.Fatalf("QUEUEY_FAULT_SEED: %v", err)
-		}
-		return n
+	n, err := strconv.ParseUint(cmp.Or(os.Getenv("QUEUEY_FAULT_SEED"), strconv.FormatUint(drawnSeed(), 10)), 10, 64)
+	if err != nil {
+		t.Fatalf("QUEUEY_FAULT_SEED: %v", err)
 	}
-	return drawnSeed()
+	return n
 }
 
 var drawnSeed = sync.OnceValue(func() uint64 { return uint64(time.Now().UnixNano()) })
@@ -86,66 +84,63 @@ type faultProxies struct {
 // endpoint.
 func newFaultProxies(t *testing.T, amqpURL, endpoint string) faultProxies {
 	t.Helper()
-	proxy := func(raw string) (*brokertest.FaultProxy, string) {
+	var ps [2]*brokertest.FaultProxy
+	var urls [2]string
+	for i, raw := range []string{amqpURL, endpoint} {
 		u, err := url.Parse(raw)
+		if err == nil {
+			ps[i], err = brokertest.NewFaultProxy(u.Host)
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := brokertest.NewFaultProxy(u.Host)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(p.Close)
-		return p, u.Scheme + "://" + p.Addr
+		t.Cleanup(ps[i].Close)
+		urls[i] = u.Scheme + "://" + ps[i].Addr
 	}
-	a, aURL := proxy(amqpURL)
-	m, mURL := proxy(endpoint)
-	return faultProxies{amqp: a, mgmt: m, provider: fmt.Sprintf("  endpoint      = %q\n  amqp_endpoint = %q\n", mURL, aURL)}
+	return faultProxies{amqp: ps[0], mgmt: ps[1], provider: fmt.Sprintf("  endpoint      = %q\n  amqp_endpoint = %q\n", urls[1], urls[0])}
 }
 
-// faultRun is what one faulted run saw.
+// faultRun is what the faulted run of a move saw.
 type faultRun struct {
 	out     string
 	err     error
-	struck  bool
 	elapsed time.Duration // from the strike (or the resume, see atStrike) to the end of the command
 	note    string        // for the table line, after the outcome
 }
 
 // strike runs the move with its fault armed on the AMQP proxy (a latency or
 // a bandwidth limit slows every request of the management API too), and
-// heals the proxies after. With atStrike, the fault pauses the connection,
-// which resumes once atStrike returned the note of the table line.
-func (m faultedMove) strike(t *testing.T) faultRun {
+// heals the proxies after; the fault must strike. With atStrike, the fault
+// pauses the connection, which resumes once atStrike returned the note of
+// the table line.
+func (m faultedMove) strike(t *testing.T) (r faultRun) {
 	t.Helper()
 	m.fp.amqp.Arm(m.fault)
 	if k := m.fault.Kind; k == brokertest.FaultLatency || k == brokertest.FaultBandwidth {
-		g := m.fault
-		g.After, g.Skip, g.All = 0, 0, true
-		m.fp.mgmt.Arm(g)
+		m.fp.mgmt.Arm(brokertest.Fault{Kind: k, All: true, Latency: m.fault.Latency, Rate: m.fault.Rate})
 	}
 	defer m.fp.mgmt.Heal()
 	defer m.fp.amqp.Heal()
-	done := make(chan faultRun, 1)
+	done := make(chan struct{})
 	go func() {
-		out, err := m.cmd()
-		done <- faultRun{out: out, err: err}
+		defer close(done)
+		r.out, r.err = m.cmd()
 	}()
-	if m.atStrike == nil {
-		r := <-done
-		r.struck, r.elapsed = !m.fp.amqp.StruckAt().IsZero(), time.Since(m.fp.amqp.StruckAt())
-		return r
-	}
 	select {
 	case <-m.fp.amqp.Struck():
-	case r := <-done:
-		t.Fatalf("%s: the move ended before offset %d: %v", m.name, m.fault.After, r.err)
+	case <-done:
 	}
-	note := m.atStrike()
-	resumed := time.Now()
-	m.fp.amqp.Heal()
-	r := <-done
-	r.struck, r.elapsed, r.note = true, time.Since(resumed), note
+	from := m.fp.amqp.StruckAt() // zero: the move ended first
+	if from.IsZero() {
+		t.Fatalf("%s: the fault never struck (offset %d, skip %d): %v\n%s", m.name, m.fault.After, m.fault.Skip, r.err, r.out)
+	}
+	if m.atStrike != nil {
+		r.note = m.atStrike()
+		from = time.Now()
+		m.fp.amqp.Heal()
+	}
+	<-done
+	r.elapsed = time.Since(from)
 	return r
 }
 
@@ -153,9 +148,9 @@ func (m faultedMove) strike(t *testing.T) faultRun {
 // (see strike). A move that rides through (bound 0) must succeed and say
 // done; one that stops must fail within the bound saying how many moved,
 // where the rest wait, and says; then back (nil: nothing) undoes the fault,
-// and rerun runs the move again and tells the table line what it did. Last,
-// check (nil: nothing) looks at the queues, and no message of the queues may
-// be missing.
+// and cmd runs again and must finish the move (a redrive, which says done,
+// says how many it moved). Last, check (nil: nothing) looks at the queues,
+// and no message of the queues may be missing.
 type faultedMove struct {
 	faultCase
 	seed         uint64
@@ -167,7 +162,6 @@ type faultedMove struct {
 	cmd          func() (string, error)
 	atStrike     func() string
 	back, check  func()
-	rerun        func() string
 }
 
 var (
@@ -176,14 +170,11 @@ var (
 	movedRe   = regexp.MustCompile(`moved\s+(\d+)\s+messages\s+from`)
 )
 
-// run runs the move through its fault, checks it and prints its table line,
-// "==> fault ...".
+// run runs the move through its fault, checks it, accounts for every
+// message and prints its table line, "==> fault ...".
 func (m faultedMove) run(t *testing.T) {
 	t.Helper()
 	r := m.strike(t)
-	if !r.struck {
-		t.Fatalf("%s: the fault never struck (offset %d, skip %d):\n%s", m.name, m.fault.After, m.fault.Skip, r.out)
-	}
 	outcome, rerun := fmt.Sprintf("moved %d, no error, done %.1fs after the fault", faultMoveN, r.elapsed.Seconds()), "no rerun"
 	if m.bound == 0 && (r.err != nil || !saysWords(r.out, m.done)) {
 		t.Errorf("%s: the move failed, or does not say %q: %v\n%s", m.name, m.done, r.err, r.out)
@@ -194,17 +185,40 @@ func (m faultedMove) run(t *testing.T) {
 		if m.back != nil {
 			m.back()
 		}
-		waitNoConsumer(t, m.url, m.from...)
-		rerun = m.rerun()
+		waitFor(t, "the faulted connection's consumer to go", func() bool { // the broker requeued what it held
+			consumers := 0
+			err := eachQueue(m.url, m.from, func(q amqp.Queue, _ *amqp.Channel) { consumers += q.Consumers })
+			return err == nil && consumers == 0
+		})
+		out, err := m.cmd()
+		switch moved := movedRe.FindStringSubmatch(out); {
+		case err != nil:
+			t.Errorf("%s: the rerun failed: %v\n%s", m.name, err, out)
+		case m.done == "":
+			rerun = "rerun finished the change"
+		case moved != nil:
+			rerun = "rerun moved " + moved[1]
+		case saysWords(out, "nothing to move"):
+			rerun = "rerun moved 0"
+		default:
+			t.Errorf("%s: the rerun does not say what it moved:\n%s", m.name, out)
+		}
 	}
 	if m.check != nil {
 		m.check()
 	}
-	dups, lost := account(t, m.url, m.queues...)
+	var read [][]amqp.Delivery // of the queues that exist: a missing one counts as empty
+	if err := eachQueue(m.url, m.queues, func(q amqp.Queue, ch *amqp.Channel) { read = append(read, readBack(t, ch, q.Name)) }); err != nil {
+		t.Fatalf("reading %v back at %s: %v", m.queues, redact.URL(m.url), err)
+	}
+	dups, missing, unexpected := tally(faultMoveN, read...)
+	if len(unexpected) > 0 {
+		t.Errorf("unexpected message ids: %v", unexpected)
+	}
 	fmt.Printf("==> fault %s@offset %d (seed %d) × %s %d × %s: %s%s; %s; duplicates %d, lost %d\n", m.what, m.fault.After, m.seed,
-		m.move, faultMoveN, brokerLabel(), outcome, r.note, rerun, dups, lost)
-	if lost > 0 {
-		t.Errorf("%d messages lost", lost)
+		m.move, faultMoveN, brokerLabel(), outcome, r.note, rerun, dups, len(missing))
+	if len(missing) > 0 {
+		t.Errorf("%d messages lost", len(missing))
 	}
 }
 
@@ -239,48 +253,26 @@ func brokerLabel() string {
 	return "RabbitMQ at " + redact.URL(os.Getenv(EnvEndpoint))
 }
 
-// account reads every queue of queues to its end through the AMQP URL u
-// (with its vhost; a missing queue counts as empty) and counts the message
-// ids m-000000 to m-(faultMoveN-1): duplicates (copies beyond the first),
-// lost (none), and unexpected ids.
-func account(t *testing.T, u string, queues ...string) (dups, lost int) {
-	t.Helper()
-	var counts [][]amqp.Delivery
-	for _, q := range queues {
-		// The passive declaration of a missing queue closes the channel.
-		ch := amqpChannelAt(t, u)
-		if _, err := ch.QueueDeclarePassive(q, true, false, false, false, nil); err == nil {
-			counts = append(counts, readBack(t, ch, q))
-		}
+// eachQueue calls f with the state of each queue of queues that exists at
+// the AMQP URL u (with its vhost) and a channel of its own on one
+// connection: the passive declaration of a missing queue closes its
+// channel.
+func eachQueue(u string, queues []string, f func(amqp.Queue, *amqp.Channel)) error {
+	conn, err := amqp.Dial(u)
+	if err != nil {
+		return err
 	}
-	dups, missing, unexpected := tally(faultMoveN, counts...)
-	if len(unexpected) > 0 {
-		t.Errorf("unexpected message ids: %v", unexpected)
-	}
-	return dups, len(missing)
-}
-
-// waitNoConsumer waits until no consumer is left on the queues that exist:
-// the broker has requeued what the faulted move's connection held.
-func waitNoConsumer(t *testing.T, u string, queues ...string) {
-	t.Helper()
-	waitFor(t, "the faulted connection's consumer to go", func() bool {
-		conn, err := amqp.Dial(u)
+	defer func() { _ = conn.Close() }()
+	for _, name := range queues {
+		ch, err := conn.Channel()
 		if err != nil {
-			return false
+			return err
 		}
-		defer func() { _ = conn.Close() }()
-		for _, q := range queues {
-			ch, err := conn.Channel() // one a queue: a missing one's passive declaration closes it
-			if err != nil {
-				return false
-			}
-			if info, err := ch.QueueDeclarePassive(q, true, false, false, false, nil); err == nil && info.Consumers > 0 {
-				return false
-			}
+		if q, err := ch.QueueDeclarePassive(name, true, false, false, false, nil); err == nil {
+			f(q, ch)
 		}
-		return true
-	})
+	}
+	return nil
 }
 
 // TestAccFaultMove_redrive runs the redrive action (terraform apply
@@ -296,20 +288,11 @@ func TestAccFaultMove_redrive(t *testing.T) {
 			fp := newFaultProxies(t, amqpURL(""), os.Getenv(EnvEndpoint))
 			tf := newTerraformCLI(t, requiredQueuey+"\nprovider \"queuey\" {\n"+fp.provider+"}\n"+redriveBlock(name, ""))
 			publishDead(t, amqpChannel(t, "/"), name, faultMoveN, nil)
-			invoke := []string{"apply", "-auto-approve", "-invoke=action.queuey_redrive_dead_letters.r"}
 			faultedMove{faultCase: c, seed: seed, move: "redrive", done: fmt.Sprintf("moved %d messages from", faultMoveN), url: amqpURL("/"),
 				from:   []string{name + ".dead"},
 				queues: []string{name, name + ".dead", name + ".deferred.600000", topology.RedeclaringQueueName(name)},
-				fp:     fp, cmd: func() (string, error) { return tf.run(invoke...) },
-				rerun: func() string {
-					out := tf.mustRun(invoke...)
-					if m := movedRe.FindStringSubmatch(out); m != nil {
-						return "rerun moved " + m[1]
-					}
-					if !saysWords(out, "nothing to move") {
-						t.Errorf("the rerun does not say what it moved:\n%s", out)
-					}
-					return "rerun moved 0"
+				fp:     fp, cmd: func() (string, error) {
+					return tf.run("apply", "-auto-approve", "-invoke=action.queuey_redrive_dead_letters.r")
 				},
 				check: func() {
 					if n := messagesIn(t, "/", name+".dead"); n != 0 {
@@ -346,10 +329,6 @@ func TestAccFaultMove_redeclare(t *testing.T) {
 				says: "Nothing is lost: the messages not moved back wait in " + holding, url: amqpURL("/"),
 				from: []string{name, holding}, queues: []string{name, holding, name + ".dead"},
 				fp: fp, cmd: func() (string, error) { return tf.run("apply", "-auto-approve") },
-				rerun: func() string {
-					tf.mustRun("apply", "-auto-approve")
-					return "rerun finished the change"
-				},
 				check: func() {
 					if err := declaredAs(getQueue(t, name), newTable); err != nil {
 						t.Error(err)

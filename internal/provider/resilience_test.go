@@ -88,21 +88,6 @@ func (n testNode) client(t *testing.T, budget time.Duration) *broker.Client {
 	return c
 }
 
-// comeBack starts the stopped application after outage and returns how long
-// the management API was away since start: until it answers a listing of
-// vhost "/".
-func (n testNode) comeBack(t *testing.T, start time.Time) (time.Duration, error) {
-	time.Sleep(outage)
-	if err := n.tryCtl("start_app"); err != nil {
-		return 0, err
-	}
-	c := n.client(t, -1)
-	if !eventually(3*time.Minute, func() bool { _, err := listQueues(c, "/", broker.Counted); return err == nil }) {
-		return 0, fmt.Errorf("%s: the management API did not answer within 3 minutes", n.name)
-	}
-	return time.Since(start), nil
-}
-
 // eventually asks cond every 250 ms until it holds or within has passed, and
 // says whether it held: what the nodes report after a restart lags a while.
 func eventually(within time.Duration, cond func() bool) bool {
@@ -204,9 +189,8 @@ func TestAccRestart_ridesThrough(t *testing.T) {
 	}
 }
 
-// restartHold is where an operation meets a restart: once after requests of
-// method went through the proxy; method "" for a node stopped before the
-// operation begins.
+// restartHold is where an operation through the proxy meets a restart: once
+// after requests of method went through it.
 type restartHold struct {
 	method string
 	after  int
@@ -223,33 +207,37 @@ type restartRun struct {
 }
 
 // duringRestart runs the CLI with args while node n restarts: its
-// application stops, stays down for outage, and starts again. With
-// hold.method "" the node stops before the CLI starts. Otherwise the CLI
-// talks to n through p, which holds every request once after hold.after of
+// application stops, stays down for outage, and starts again. With p nil
+// the node stops before the CLI starts. Otherwise the CLI talks to n
+// through p, which holds every request once after hold.after of
 // hold.method went through; the node then stops, and only once rabbitmqctl
 // stop_app has returned does p let the held requests go on, to the stopped
-// node. Either way the node starts again no sooner than outage after the CLI
-// began, so an operation that needs the node takes at least that long.
-func duringRestart(t *testing.T, n testNode, p *faultProxy, hold restartHold, tf *terraformCLI, args ...string) restartRun {
+// node. Either way the node starts again no sooner than outage after the
+// CLI began, so an operation that needs the node takes at least that long;
+// it is back once its management API answers a listing of vhost "/".
+func duringRestart(t *testing.T, n testNode, p *faultProxy, hold restartHold, tf *terraformCLI, args ...string) (r restartRun) {
 	t.Helper()
-	var r restartRun
-	var begin time.Time
-	done := make(chan struct{})
-	run := func() {
+	stopped := time.Now()
+	stop := func() error {
+		stopped = time.Now()
+		err := n.tryCtl("stop_app")
+		r.stop = time.Since(stopped)
+		return err
+	}
+	var reached <-chan struct{}
+	if p != nil {
+		reached = p.After(hold.method, hold.after, held)
+	} else if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	begin, done := time.Now(), make(chan struct{})
+	go func() {
+		defer close(done)
 		r.out, r.err = tf.run(args...)
 		r.took = time.Since(begin)
-		close(done)
-	}
-	stopped := time.Now()
-	if hold.method == "" {
-		n.ctl(t, "stop_app")
-		begin = time.Now()
-		r.stop = begin.Sub(stopped)
-		go run()
-	} else {
-		reached := p.After(hold.method, hold.after, held)
-		begin = time.Now()
-		go run()
+	}()
+	var err error
+	if p != nil {
 		select {
 		case <-reached:
 		case <-done:
@@ -257,20 +245,21 @@ func duringRestart(t *testing.T, n testNode, p *faultProxy, hold restartHold, tf
 			t.Fatalf("terraform %s ended before the proxy held a request (after %d %s): it met no restart: %v\n%s",
 				args[0], hold.after, hold.method, r.err, r.out)
 		}
-		stopped = time.Now()
-		err := n.tryCtl("stop_app")
-		r.stop, r.held = time.Since(stopped), p.Release()
-		if err != nil {
-			<-done
-			t.Fatal(err)
-		}
+		err = stop()
+		r.held = p.Release()
 	}
-	away, err := n.comeBack(t, stopped)
+	if err == nil {
+		time.Sleep(outage)
+		err = n.tryCtl("start_app")
+	}
+	if c := n.client(t, -1); err == nil && !eventually(3*time.Minute, func() bool { _, err := listQueues(c, "/", broker.Counted); return err == nil }) {
+		err = fmt.Errorf("%s: the management API did not answer within 3 minutes", n.name)
+	}
+	r.away = time.Since(stopped)
 	<-done
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.away = away
 	return r
 }
 
@@ -356,19 +345,7 @@ func TestAccCluster_nodeDown(t *testing.T) {
 	// The node comes back with every message.
 	c2.ctl(t, "start_app")
 	waitState(t, via1, name, true)
-	ch := amqpChannelAt(t, c1.amqpURL)
-	got := 0
-	for {
-		_, ok, err := ch.Get(name, true)
-		if err != nil {
-			t.Fatalf("reading %q back: %v", name, err)
-		}
-		if !ok {
-			break
-		}
-		got++
-	}
-	if got != messages {
+	if got := len(readBack(t, amqpChannelAt(t, c1.amqpURL), name)); got != messages {
 		t.Fatalf("after the node came back %q holds %d messages, want %d", name, got, messages)
 	}
 	out = tf.mustRun("plan", "-detailed-exitcode")
