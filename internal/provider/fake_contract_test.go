@@ -7,13 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"net/http"
 	"net/url"
 	"os"
 	"slices"
 	"strings"
 	"testing"
+
+	gocmp "github.com/google/go-cmp/cmp"
 
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 )
@@ -57,14 +58,18 @@ type contractRow struct {
 }
 
 // shape is what an answer must be: its status, and a body that is empty, an
-// bodyObject with fields, or a list of length elements (any when -1) each with
+// object with fields, or a list of length elements (any when -1) each with
 // fields.
 type shape struct {
 	status int
 	body   bodyKind
 	length int
-	fields fields
-	// only: the fields named (but absent ones) are all the body has.
+	// fields is a JSON object of the fields the object or each element must
+	// have and their values; the value "<string>", "<number>", "<bool>",
+	// "<object>" or "<array>" stands for any value of that kind, and {v},
+	// {q} and {user} for the row's vhost, queue and user.
+	fields string
+	// only: the fields named are all the body has.
 	only bool
 }
 
@@ -76,11 +81,6 @@ const (
 	bodyList
 )
 
-// fields maps a field to "string", "number", "bool", "object", "array",
-// "absent", or "=" and the JSON value it must have; {v} and {q} stand for
-// the row's vhost and queue.
-type fields map[string]string
-
 // on310 is a row's answers by version: s310 on 3.10, s4x on 4.0 and 4.3.
 func on310(s310, s4x shape) map[brokertest.Version]shape {
 	return map[brokertest.Version]shape{brokertest.V310: s310, brokertest.V40: s4x, brokertest.V43: s4x}
@@ -88,12 +88,12 @@ func on310(s310, s4x shape) map[brokertest.Version]shape {
 
 // notFound is every version's 404 of a vhost or queue that does not exist.
 var notFound = shape{status: 404, body: bodyObject, only: true,
-	fields: fields{"error": `="Object Not Found"`, "reason": `="Not Found"`}}
+	fields: `{"error":"Object Not Found","reason":"Not Found"}`}
 
 // refused is a 400 with the reason RabbitMQ gives.
 func refused(reason string) shape {
 	// The reasons are ASCII, which Go quotes as JSON does.
-	return shape{status: 400, body: bodyObject, only: true, fields: fields{"error": `="bad_request"`, "reason": fmt.Sprintf("=%q", reason)}}
+	return shape{status: 400, body: bodyObject, only: true, fields: fmt.Sprintf(`{"error":"bad_request","reason":%q}`, reason)}
 }
 
 const (
@@ -107,15 +107,13 @@ const (
 
 // queueFields are a queue's declaration as a GET (body bodyObject) or a
 // listing of one element (bodyList) with declarations reports it (declared
-// with declTTL), by version.
-func queueFields(body bodyKind, state310, state4x string, extra fields) map[brokertest.Version]shape {
+// with declTTL), by version, with the fields of extra (`,"field":value`).
+func queueFields(body bodyKind, state310, state4x, extra string) map[brokertest.Version]shape {
 	base := func(state, args string) shape {
-		f := fields{"name": `="{q}"`, "type": `="classic"`, "durable": "=true", "auto_delete": "=false", "exclusive": "=false",
-			"arguments": args, "state": state, "node": "string"}
-		maps.Copy(f, extra)
-		return shape{status: 200, body: body, length: 1, only: true, fields: f}
+		return shape{status: 200, body: body, length: 1, only: true, fields: `{"name":"{q}","type":"classic","durable":true,"auto_delete":false,` +
+			`"exclusive":false,"arguments":` + args + `,"state":"` + state + `","node":"<string>"` + extra + `}`}
 	}
-	return on310(base(state310, `={"x-message-ttl":1000}`), base(state4x, `={"x-message-ttl":1000,"x-queue-type":"classic"}`))
+	return on310(base(state310, `{"x-message-ttl":1000}`), base(state4x, `{"x-message-ttl":1000,"x-queue-type":"classic"}`))
 }
 
 // Policies (internal/broker/policies.go): the two listings the provider reads, and the writes the
@@ -127,8 +125,8 @@ const (
 )
 
 // policyListed is polBody as a listing of one element reports it.
-var policyListed = shape{status: 200, body: bodyList, length: 1, only: true, fields: fields{"vhost": `="{v}"`, "name": `="contract-p"`,
-	"pattern": `="^contract-"`, "apply-to": `="queues"`, "definition": `={"max-length":3,"message-ttl":4294967295}`, "priority": "=5"}}
+var policyListed = shape{status: 200, body: bodyList, length: 1, only: true, fields: `{"vhost":"{v}","name":"contract-p",` +
+	`"pattern":"^contract-","apply-to":"queues","definition":{"max-length":3,"message-ttl":4294967295},"priority":5}`}
 
 // applyToUnknown is the refusal of an apply-to the version does not know.
 func applyToUnknown(value string) map[brokertest.Version]shape {
@@ -139,23 +137,23 @@ func applyToUnknown(value string) map[brokertest.Version]shape {
 
 var contractRows = []contractRow{
 	{name: "vhost", method: "GET", path: "vhosts/{v}", by: on310(
-		shape{status: 200, body: bodyObject, fields: fields{"name": `="{v}"`, "default_queue_type": `="undefined"`, "metadata": "object"}},
-		shape{status: 200, body: bodyObject, fields: fields{"name": `="{v}"`, "default_queue_type": `="classic"`, "metadata": `={"description":"","tags":[],"default_queue_type":"classic"}`}})},
+		shape{status: 200, body: bodyObject, fields: `{"name":"{v}","default_queue_type":"undefined","metadata":"<object>"}`},
+		shape{status: 200, body: bodyObject, fields: `{"name":"{v}","default_queue_type":"classic","metadata":{"description":"","tags":[],"default_queue_type":"classic"}}`})},
 	{name: "vhost missing", method: "GET", path: "vhosts/{none}", want: notFound},
 	{name: "vhosts listing", method: "GET", path: "vhosts?columns=name,default_queue_type,metadata", by: on310(
-		shape{status: 200, body: bodyList, length: -1, only: true, fields: fields{"name": "string", "default_queue_type": "string", "metadata": "object"}},
+		shape{status: 200, body: bodyList, length: -1, only: true, fields: `{"name":"<string>","default_queue_type":"<string>","metadata":"<object>"}`},
 		// 4.x answers every field, whatever the columns.
-		shape{status: 200, body: bodyList, length: -1, fields: fields{"name": "string", "default_queue_type": "string", "metadata": "object", "tracing": "bool"}})},
+		shape{status: 200, body: bodyList, length: -1, fields: `{"name":"<string>","default_queue_type":"<string>","metadata":"<object>","tracing":"<bool>"}`})},
 	{name: "node default queue type", method: "GET", path: "overview?columns=default_queue_type", by: on310(
 		shape{status: 200, body: bodyList, length: 0},
-		shape{status: 200, body: bodyObject, only: true, fields: fields{"default_queue_type": `="classic"`}})},
+		shape{status: 200, body: bodyObject, only: true, fields: `{"default_queue_type":"classic"}`})},
 	{name: "broker version", method: "GET", path: "overview?columns=rabbitmq_version",
-		want: shape{status: 200, body: bodyObject, only: true, fields: fields{"rabbitmq_version": "string"}}},
+		want: shape{status: 200, body: bodyObject, only: true, fields: `{"rabbitmq_version":"<string>"}`}},
 	{name: "whoami", method: "GET", path: "whoami", by: on310(
-		shape{status: 200, body: bodyObject, only: true, fields: fields{"name": `="{user}"`, "tags": "array"}},
-		shape{status: 200, body: bodyObject, only: true, fields: fields{"name": `="{user}"`, "tags": "array", "is_internal_user": "bool"}})},
+		shape{status: 200, body: bodyObject, only: true, fields: `{"name":"{user}","tags":"<array>"}`},
+		shape{status: 200, body: bodyObject, only: true, fields: `{"name":"{user}","tags":"<array>","is_internal_user":"<bool>"}`})},
 	{name: "nodes", method: "GET", path: "nodes?columns=name,running",
-		want: shape{status: 200, body: bodyList, length: 1, only: true, fields: fields{"name": "string", "running": "=true"}}},
+		want: shape{status: 200, body: bodyList, length: 1, only: true, fields: `{"name":"<string>","running":true}`}},
 	{name: "not the management API, escaped slash", method: "GET", path: "api/vhosts/%2F", want: shape{status: 400}},
 	{name: "not the management API", method: "GET", path: "api/vhosts/{v}", want: notFound},
 
@@ -170,30 +168,30 @@ var contractRows = []contractRow{
 	{name: "declare another flag", declare: declTTL, method: "PUT", path: "queues/{v}/{q}", body: declFlag,
 		want: refused("inequivalent arg 'auto_delete' for queue '{q}' in vhost '{v}': received 'true' but current is 'false'")},
 	{name: "declare in a missing vhost", method: "PUT", path: "queues/{none}/{q}", body: declTTL,
-		want: shape{status: 404, body: bodyObject, only: true, fields: fields{"error": `="not_found"`, "reason": `="vhost_not_found"`}}},
+		want: shape{status: 404, body: bodyObject, only: true, fields: `{"error":"not_found","reason":"vhost_not_found"}`}},
 
 	{name: "get declaration", declare: declTTL, messages: 1, method: "GET", path: "queues/{v}/{q}?" + qGet,
-		by: queueFields(bodyObject, `="live"`, `="running"`, fields{"messages": "absent"})},
+		by: queueFields(bodyObject, "live", "running", "")},
 	{name: "get counts", declare: declTTL, messages: 1, method: "GET", path: "queues/{v}/{q}?" + qGetCounts, by: on310(
-		shape{status: 200, body: bodyObject, only: true, fields: fields{"name": `="{q}"`, "state": `="live"`, "node": "string", "messages": "absent"}},
-		shape{status: 200, body: bodyObject, only: true, fields: fields{"name": `="{q}"`, "state": `="running"`, "node": "string", "messages": "=1"}})},
+		shape{status: 200, body: bodyObject, only: true, fields: `{"name":"{q}","state":"live","node":"<string>"}`},
+		shape{status: 200, body: bodyObject, only: true, fields: `{"name":"{q}","state":"running","node":"<string>","messages":1}`})},
 	{name: "get missing queue", method: "GET", path: "queues/{v}/{q}?" + qGet, want: notFound},
 	{name: "get queue of a missing vhost", method: "GET", path: "queues/{none}/{q}?" + qGet, want: notFound},
 
 	{name: "list names", declare: declTTL, messages: 1, method: "GET", path: "queues/{v}?" + qList, by: on310(
-		shape{status: 200, body: bodyList, length: 1, only: true, fields: fields{"name": `="{q}"`, "state": `="live"`, "node": "string"}},
-		shape{status: 200, body: bodyList, length: 1, only: true, fields: fields{"name": `="{q}"`, "state": `="running"`, "node": "string"}})},
+		shape{status: 200, body: bodyList, length: 1, only: true, fields: `{"name":"{q}","state":"live","node":"<string>"}`},
+		shape{status: 200, body: bodyList, length: 1, only: true, fields: `{"name":"{q}","state":"running","node":"<string>"}`})},
 	{name: "list counts", declare: declTTL, messages: 1, method: "GET", path: "queues/{v}?" + qListCounts,
-		want: shape{status: 200, body: bodyList, length: 1, only: true, fields: fields{"name": `="{q}"`, "state": `="running"`, "node": "string", "messages": "=1"}}},
+		want: shape{status: 200, body: bodyList, length: 1, only: true, fields: `{"name":"{q}","state":"running","node":"<string>","messages":1}`}},
 	{name: "list declarations", declare: declTTL, messages: 1, method: "GET", path: "queues/{v}?" + qListDecl,
-		by: queueFields(bodyList, `="live"`, `="running"`, nil)},
+		by: queueFields(bodyList, "live", "running", "")},
 	{name: "list declarations and counts", declare: declTTL, messages: 1, method: "GET", path: "queues/{v}?" + qListAll,
-		by: queueFields(bodyList, `="running"`, `="running"`, fields{"messages": "=1"})},
+		by: queueFields(bodyList, "running", "running", `,"messages":1`)},
 	{name: "list an empty vhost", method: "GET", path: "queues/{v}?" + qListCounts, want: shape{status: 200, body: bodyList, length: 0}},
 	{name: "list a missing vhost", method: "GET", path: "queues/{none}?" + qListCounts, want: notFound},
 
 	{name: "consumers", declare: declTTL, consumer: true, method: "GET", path: "consumers/{v}?columns=queue.name",
-		want: shape{status: 200, body: bodyList, length: 1, only: true, fields: fields{"queue": `={"name":"{q}"}`}}},
+		want: shape{status: 200, body: bodyList, length: 1, only: true, fields: `{"queue":{"name":"{q}"}}`}},
 	{name: "no consumers", declare: declTTL, method: "GET", path: "consumers/{v}?columns=queue.name", want: shape{status: 200, body: bodyList, length: 0}},
 	{name: "consumers of a missing vhost", method: "GET", path: "consumers/{none}?columns=queue.name", want: notFound},
 
@@ -211,8 +209,8 @@ var contractRows = []contractRow{
 	{name: "operator policies", put: map[string]string{"operator-policies/{v}/contract-p": polBody}, method: "GET",
 		path: "operator-policies/{v}", want: policyListed},
 	{name: "policy put without apply-to and priority", put: map[string]string{"policies/{v}/contract-p": polBare}, method: "GET",
-		path: "policies/{v}/contract-p", want: shape{status: 200, body: bodyObject, only: true, fields: fields{"vhost": `="{v}"`,
-			"name": `="contract-p"`, "pattern": `="^contract-"`, "apply-to": `="all"`, "definition": `={"expires":8000}`, "priority": "=0"}}},
+		path: "policies/{v}/contract-p", want: shape{status: 200, body: bodyObject, only: true, fields: `{"vhost":"{v}",` +
+			`"name":"contract-p","pattern":"^contract-","apply-to":"all","definition":{"expires":8000},"priority":0}`}},
 	{name: "policies of an empty vhost", method: "GET", path: "policies/{v}", want: shape{status: 200, body: bodyList, length: 0}},
 	{name: "operator policies of an empty vhost", method: "GET", path: "operator-policies/{v}", want: shape{status: 200, body: bodyList, length: 0}},
 	{name: "policies of a missing vhost", method: "GET", path: "policies/{none}", want: notFound},
@@ -225,7 +223,7 @@ var contractRows = []contractRow{
 		path: "operator-policies/{v}/contract-p", body: polBare, want: shape{status: 204}},
 	// 4.0 answers a PUT of an operator policy in a missing vhost with a 500 and no body: no row.
 	{name: "put a policy in a missing vhost", method: "PUT", path: "policies/{none}/contract-p", body: polBody,
-		want: shape{status: 404, body: bodyObject, only: true, fields: fields{"error": `="not_found"`, "reason": `="vhost_not_found"`}}},
+		want: shape{status: 404, body: bodyObject, only: true, fields: `{"error":"not_found","reason":"vhost_not_found"}`}},
 	{name: "put a policy for classic queues", method: "PUT", path: "policies/{v}/contract-p",
 		body: `{"pattern":"^contract-","apply-to":"classic_queues","definition":{"expires":8000}}`,
 		by:   on310(applyToUnknown("classic_queues")[brokertest.V310], shape{status: 201})},
@@ -321,12 +319,11 @@ func contractSend(t *testing.T, b contractBroker, method, path, body string) (in
 	return resp.StatusCode, out
 }
 
-// check compares an answer with s: the status, then the fields of the
-// object, or of each element of the list, that the body holds. Each field is
-// described as fields says, then compared: its kind, "absent", or "=" and its
-// JSON (encoding/json writes the keys of an object in order, so equal values
-// read equal). A field the body has and s does not name is a failure when
-// s.only; an element that is no object has every field absent.
+// check compares an answer with s: the status, then the body's kind and
+// length, then the fields of the object, or of each element of the list,
+// with s.fields, the answer's value of a field s.fields gives as a kind
+// ("<string>", ...) read as its kind. A field s.fields does not name is a
+// difference when s.only.
 func (s shape) check(status int, body []byte, names *strings.Replacer) error {
 	var v any
 	err := json.Unmarshal(body, &v)
@@ -347,42 +344,36 @@ func (s shape) check(status int, body []byte, names *strings.Replacer) error {
 	case s.length >= 0 && len(items) != s.length:
 		return fmt.Errorf("%d elements, want %d", len(items), s.length)
 	}
+	var want map[string]any
+	if err := json.Unmarshal([]byte(names.Replace(cmp.Or(s.fields, "{}"))), &want); err != nil {
+		return fmt.Errorf("the row's fields are no JSON object: %v", err)
+	}
 	var errs []error
 	for i, item := range items {
 		m, isObject := item.(map[string]any)
+		got := map[string]any{}
+		for k, g := range m {
+			w, named := want[k]
+			if kind, _ := w.(string); strings.HasPrefix(kind, "<") {
+				g = jsonKinds[fmt.Sprintf("%T", g)]
+			}
+			if named || s.only {
+				got[k] = g
+			}
+		}
 		if !isObject {
 			errs = append(errs, fmt.Errorf("element %d: %T, want an object", i, item))
-		}
-		for k := range m {
-			if _, asked := s.fields[k]; s.only && !asked {
-				errs = append(errs, fmt.Errorf("element %d: %s present, want absent", i, k))
-			}
-		}
-		for k, w := range s.fields {
-			got, present := m[k]
-			g := jsonKinds[fmt.Sprintf("%T", got)]
-			if value, isValue := strings.CutPrefix(names.Replace(w), "="); !present {
-				g = "absent"
-			} else if isValue {
-				var wv any
-				if err := json.Unmarshal([]byte(value), &wv); err != nil {
-					return fmt.Errorf("the row's value of %s is no JSON: %v", k, err)
-				}
-				gj, _ := json.Marshal(got)
-				wj, _ := json.Marshal(wv)
-				g, w = "="+string(gj), "="+string(wj)
-			}
-			if g != w {
-				errs = append(errs, fmt.Errorf("element %d: %s: %s, want %s", i, k, g, w))
-			}
+		} else if diff := gocmp.Diff(want, got); diff != "" {
+			errs = append(errs, fmt.Errorf("element %d (-want +got):\n%s", i, diff))
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// jsonKinds names the JSON type of a decoded value by its Go type.
-var jsonKinds = map[string]string{"string": "string", "float64": "number", "bool": "bool",
-	"map[string]interface {}": "object", "[]interface {}": "array", "<nil>": "null"}
+// jsonKinds names the JSON type of a decoded value by its Go type, as
+// shape.fields does.
+var jsonKinds = map[string]string{"string": "<string>", "float64": "<number>", "bool": "<bool>",
+	"map[string]interface {}": "<object>", "[]interface {}": "<array>", "<nil>": "<null>"}
 
 // fakeBroker is a fake answering as v, or as the fake answers without
 // AnswerAs (DefaultVersion) when v is empty, with its AMQP port, for the rows
