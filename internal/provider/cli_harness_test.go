@@ -153,9 +153,11 @@ func askCLIVersion() (testCLI, error) { return parseCLIVersion((&terraformCLI{})
 // v1.11.4" or "OpenTofu v1.12.6" (OpenTofu may print a warning before it).
 func parseCLIVersion(out string, err error) (testCLI, error) {
 	m := regexp.MustCompile(`(?m)^(Terraform|OpenTofu) v(\S+)`).FindStringSubmatch(out)
-	if err != nil || m == nil {
-		return testCLI{}, fmt.Errorf("%s version (error: %v): no \"Terraform vX\" or \"OpenTofu vX\" line in its output:\n%s",
-			cliBinary(), err, out)
+	if err != nil {
+		return testCLI{}, fmt.Errorf("%s version failed: %v\n%s", cliBinary(), err, out)
+	}
+	if m == nil {
+		return testCLI{}, fmt.Errorf("%s version: no \"Terraform vX\" or \"OpenTofu vX\" line in its output:\n%s", cliBinary(), out)
 	}
 	v, err := version.NewVersion(m[2])
 	return testCLI{kind: m[1], version: v}, err

@@ -146,7 +146,10 @@ func outcome(t *testing.T, diags diag.Diagnostics, removed bool) string {
 		}
 		return errs[0].Summary()
 	}
-	return map[bool]string{true: outcomeRemoved, false: outcomeNone}[removed]
+	if removed {
+		return outcomeRemoved
+	}
+	return outcomeNone
 }
 
 // refusing is a fake that answers every request with status and reason.

@@ -38,7 +38,7 @@ const (
 	hang fault = "hang"
 	// slow waits the proxy's delay, then forwards.
 	slow fault = "slow"
-	// held waits until Release (see Hold), then forwards.
+	// held waits until Release (see After), then forwards.
 	held fault = "held"
 	// status500 ... status504 answer with that status without forwarding.
 	status500 fault = "500"
@@ -123,7 +123,7 @@ func proxyTo(t *testing.T, upstream string, tlsCfg *tls.Config) *faultProxy {
 		t.Fatal(err)
 	}
 	up.User = nil
-	p := &faultProxy{policy: always(pass), delay: 300 * time.Millisecond}
+	p := &faultProxy{policy: always(pass), delay: 300 * time.Millisecond, waiting: func() {}}
 	quiet := log.New(io.Discard, "", 0)
 	p.rp = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) { pr.SetURL(up) }, // keeps the escaped path: %2F stays %2F
@@ -300,8 +300,9 @@ func (p *faultProxy) answered(res *http.Response) error {
 // until two PUTs went through, then holds the next request (a GET) from the
 // upstream until Release, and forwards everything after that. The proxy
 // signals the hold only once the request waits, past where it could have
-// been forwarded, so the upstream's count at that moment shows any request
-// forwarded too early.
+// been forwarded, so the upstream's count at that moment catches a held
+// request forwarded instead of held. (One forwarded after it signalled is
+// not caught: only a clock could tell.)
 func TestFaultProxy_holdsUntilRelease(t *testing.T) {
 	arrived := make(chan string, 10) // the methods the upstream saw, in order
 	up := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { arrived <- r.Method }))

@@ -476,13 +476,23 @@ func applicationRoundTrip(t *testing.T, user, password, name string, ttl int64) 
 	if err := ch.PublishWithContext(t.Context(), "", hold, true, false, amqp.Publishing{Body: []byte("later"), Expiration: "0"}); err != nil {
 		t.Fatalf("the application user cannot publish to %q: %v", hold, err)
 	}
+	var back amqp.Delivery
 	waitFor(t, fmt.Sprintf("the message published into %q to reach %q", hold, name), func() bool {
-		_, ok, err := ch.Get(name, true)
+		d, ok, err := ch.Get(name, true)
 		if err != nil {
 			t.Fatalf("the application user cannot get from %q: %v", name, err)
 		}
+		back = d
 		return ok
 	})
+	// It came back as a retry does: dead-lettered from the hold queue on expiry.
+	var first amqp.Table
+	if deaths, _ := back.Headers["x-death"].([]any); len(deaths) > 0 {
+		first, _ = deaths[0].(amqp.Table)
+	}
+	if first["queue"] != hold || first["reason"] != "expired" {
+		t.Fatalf("the message in %q did not come from %q on expiry: x-death %v", name, hold, back.Headers["x-death"])
+	}
 }
 
 // TestAccFaults_vhostPermissionRevoked: a user whose permissions in the

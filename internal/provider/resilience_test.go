@@ -116,7 +116,7 @@ func queuesOn(n testNode, base string, count int) string {
 // stopped for 30 s, then started) in the middle of an apply, a plan and a
 // destroy of 20 queues: each passes with no error, and nothing is lost or
 // left behind. The apply and the
-// destroy talk to the node through a fault proxy (Hold), which holds their requests
+// destroy talk to the node through a fault proxy (After with held), which holds their requests
 // after the first few declarations or deletes until the node has stopped, so
 // that each meets the restart however fast the machine is; the plan starts
 // with the node already stopped and talks to it directly (a refused

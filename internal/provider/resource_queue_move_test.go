@@ -154,6 +154,10 @@ func TestMoveStateFromRabbitMQQueue(t *testing.T) {
 				}
 				got = map[string]string{}
 				for i, v := range []*tfprotov6.DynamicValue{resp.TargetState, resp.TargetIdentity.IdentityData} {
+					prefix := "" // the state's attributes as they are, the identity's prefixed
+					if i == 1 {
+						prefix = "identity."
+					}
 					var obj map[string]tftypes.Value
 					val, err := v.Unmarshal(typs[i])
 					if err = errors.Join(err, val.As(&obj)); err != nil {
@@ -161,7 +165,7 @@ func TestMoveStateFromRabbitMQQueue(t *testing.T) {
 					}
 					for k, a := range obj {
 						s := strings.TrimSuffix(strings.TrimPrefix(a.String(), a.Type().String()+"<"), ">")
-						got[[]string{"", "identity."}[i]+k] = strings.TrimSuffix(strings.TrimPrefix(s, `"`), `"`)
+						got[prefix+k] = strings.TrimSuffix(strings.TrimPrefix(s, `"`), `"`)
 					}
 				}
 			}

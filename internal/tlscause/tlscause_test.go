@@ -125,7 +125,9 @@ func TestCertificateRefused_handshakes(t *testing.T) {
 			// tc.client: the client's error is its dial's or handshake's, else that of the answer's
 			// first byte (a TLS 1.3 server refuses the client's certificate after the client's
 			// handshake ended); nil if the answer came.
-			hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: tc.client}}
+			tr := &http.Transport{TLSClientConfig: tc.client}
+			defer tr.CloseIdleConnections()
+			hc := &http.Client{Timeout: 10 * time.Second, Transport: tr}
 			resp, err := hc.Get(brokertest.NewTLS(t, tc.server).URL)
 			if err == nil {
 				_ = resp.Body.Close()
