@@ -59,7 +59,7 @@ func readBack(t *testing.T, ch *amqp.Channel, queue string) []amqp.Delivery {
 	var out []amqp.Delivery
 	for d, ok, err := ch.Get(queue, true); ok || err != nil; d, ok, err = ch.Get(queue, true) {
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("reading %s back: %v", queue, err)
 		}
 		out = append(out, d)
 	}

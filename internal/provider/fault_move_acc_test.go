@@ -119,9 +119,10 @@ func (m faultedMove) strike(t *testing.T) (r faultRun) {
 	if k := m.fault.Kind; k == brokertest.FaultLatency || k == brokertest.FaultBandwidth {
 		m.fp.mgmt.Arm(brokertest.Fault{Kind: k, All: true, Latency: m.fault.Latency, Rate: m.fault.Rate})
 	}
+	done := make(chan struct{})
+	defer func() { <-done }() // should atStrike fail the test, the move still ends first, healed
 	defer m.fp.mgmt.Heal()
 	defer m.fp.amqp.Heal()
-	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		r.out, r.err = m.cmd()

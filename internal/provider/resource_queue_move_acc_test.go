@@ -192,14 +192,17 @@ func serveSourceProvider() int {
 func standInQueue(ctx context.Context, d *schema.ResourceData, _ any) diag.Diagnostics {
 	var args map[string]any
 	name, vhost := fmt.Sprint(d.Get("name")), fmt.Sprint(d.Get("vhost"))
+	c, err := envClient()
+	if d.Id() != "" {
+		if err == nil {
+			err = c.DeleteQueue(ctx, vhost, name, false)
+		}
+		return diag.FromErr(err)
+	}
 	_, hasArgs := d.GetOk("settings.0.arguments") // false when unset or empty: an empty map declares nothing either
 	if hasArgs || d.Get("settings.0.durable") != true || d.Get("settings.0.auto_delete") != false {
 		// What it cannot declare as the real provider would, it refuses.
 		return diag.Errorf("the stand-in declares durable queues that are not auto-delete, with arguments_json only")
-	}
-	c, err := envClient()
-	if err == nil && d.Id() != "" {
-		return diag.FromErr(c.DeleteQueue(ctx, vhost, name, false))
 	}
 	if err == nil {
 		err = json.Unmarshal([]byte(cmp.Or(fmt.Sprint(d.Get("settings.0.arguments_json")), "{}")), &args)
