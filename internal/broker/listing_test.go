@@ -62,7 +62,7 @@ func TestReads_recentQueuesWithinCheckAge(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			seqs = append(seqs, seqOf(t, qs))
+			seqs = append(seqs, seqOf(qs))
 			if _, err := c.ListQueues(ctx, "v", Consumers, Live); err != nil {
 				t.Fatal(err)
 			}
@@ -111,7 +111,7 @@ func TestReads_markWrittenEndsRecentListings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := seqOf(t, qs), int64(2*i+4); got != want {
+		if got, want := seqOf(qs), int64(2*i+4); got != want {
 			t.Errorf("mark %d: the checks after it got listing %d, want a new one (%d)", i, got, want)
 		}
 	}
@@ -122,9 +122,7 @@ func TestReads_markWrittenEndsRecentListings(t *testing.T) {
 // that takes the kept answer (what a destroy's plan hands over; see CountsAsRecent).
 func TestListQueues_began(t *testing.T) {
 	t.Parallel()
-	b := brokertest.New(t)
-	b.AddVhost("v", "")
-	c := fakeClient(t, Config{Endpoint: b.URL, Username: "u", Password: "p"})
+	b, c := newReadsBroker(t)
 	ctx := context.Background()
 	hold := make(chan struct{})
 	b.HoldListings(hold)

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
@@ -18,26 +19,26 @@ import (
 // newReadsBroker returns a fake broker with the vhost "v" whose listings
 // carry their sequence number (see seqOf), and a client of it whose request
 // timeout (a minute) outlasts every wait of these tests: a request ends
-// because the client ended it, never by its timeout.
+// because the client ended it, never by its timeout. The test's end stops the
+// hold and drops the client's connections (a GET the client's transport sends
+// again then is not held), so that a listing still held when a test fails ends
+// then, not at that timeout.
 func newReadsBroker(t *testing.T) (*brokertest.Server, *Client) {
 	t.Helper()
 	b := brokertest.New(t)
 	b.AddVhost("v", "")
 	b.StampListings()
+	t.Cleanup(func() { b.HoldListings(nil); b.CloseClientConnections() })
 	return b, fakeClient(t, Config{Endpoint: b.URL, Username: "u", Password: "p", RequestTimeout: time.Minute})
 }
 
-// seqOf returns the number of the listing request that produced an answer.
-// An answer merged from two listings (the checks before a destroy) has two
-// sequence numbers: the highest identifies it. Other names read 0.
-func seqOf(t *testing.T, qs map[string]Queue) (seq int64) {
-	t.Helper()
+// seqOf returns the number of the listing request that produced an answer,
+// 0 for none (a failed call). An answer merged from two listings (the checks
+// before a destroy) has two sequence numbers: the highest identifies it.
+func seqOf(qs map[string]Queue) (seq int64) {
 	for name := range qs {
 		n, _ := strconv.ParseInt(strings.TrimPrefix(name, "seq-"), 10, 64)
 		seq = max(seq, n)
-	}
-	if seq == 0 {
-		t.Fatalf("answer carries no sequence number: %v", qs)
 	}
 	return seq
 }
@@ -51,28 +52,36 @@ func wantListings(t *testing.T, b *brokertest.Server, n int64, format string) {
 	}
 }
 
-// listConcurrently starts n goroutines that call list at once; the function
-// it returns waits for them and gives the sequence numbers of the answers. It
-// must be called on the test's goroutine, which alone may stop the test.
-func listConcurrently(t *testing.T, n int, list func() (map[string]Queue, error)) func() []int64 {
+// answered is the answer of one call of a listing.
+type answered struct {
+	qs  map[string]Queue
+	err error
+}
+
+// goList calls list n times at once, each on a goroutine of its own, and
+// returns the channel of their answers.
+func goList(n int, list func() (map[string]Queue, error)) chan answered {
+	answers := make(chan answered, n)
+	for range n {
+		go func() { qs, err := list(); answers <- answered{qs, err} }()
+	}
+	return answers
+}
+
+// holdFirst holds b's listings until the returned hold closes and calls list
+// (goList); it returns once the broker holds that listing, and fails the test
+// at once when the listing ended before it got there.
+func holdFirst(t *testing.T, b *brokertest.Server, list func() (map[string]Queue, error)) (chan answered, chan struct{}) {
 	t.Helper()
-	var wg sync.WaitGroup
-	answers, errs := make([]map[string]Queue, n), make([]error, n)
-	for i := range n {
-		wg.Go(func() { answers[i], errs[i] = list() })
+	hold, started := make(chan struct{}), b.ListingArrived()
+	b.HoldListings(hold)
+	first := goList(1, list)
+	select {
+	case <-started:
+	case r := <-first:
+		t.Fatalf("the first listing ended before the broker held it: %v", r.err)
 	}
-	return func() []int64 {
-		t.Helper()
-		wg.Wait()
-		if err := errors.Join(errs...); err != nil {
-			t.Fatal(err)
-		}
-		seqs := make([]int64, n)
-		for i, qs := range answers {
-			seqs[i] = seqOf(t, qs)
-		}
-		return seqs
-	}
+	return first, hold
 }
 
 func TestReads_keptListingServesEveryLaterReadUntilAWrite(t *testing.T) {
@@ -80,15 +89,14 @@ func TestReads_keptListingServesEveryLaterReadUntilAWrite(t *testing.T) {
 	ctx := context.Background()
 	list := func() (map[string]Queue, error) { return queuesOf(c, ctx, "v", Declared, Kept) }
 
-	for _, s := range listConcurrently(t, 10, list)() {
-		if s != 1 {
-			t.Fatalf("a concurrent read got the answer of request %d, want 1", s)
-		}
-	}
-	// Later reads, with no write in between, take the same listing.
-	for _, s := range listConcurrently(t, 10, list)() {
-		if s != 1 {
-			t.Fatalf("a later read got the answer of request %d, want the kept 1", s)
+	// Concurrent reads share one listing; later reads, with no write in
+	// between, take the same.
+	for _, when := range []string{"concurrent", "later"} {
+		answers := goList(10, list)
+		for range 10 {
+			if r := <-answers; seqOf(r.qs) != 1 {
+				t.Fatalf("a %s read got the answer of request %d (%v), want the kept 1", when, seqOf(r.qs), r.err)
+			}
 		}
 	}
 	wantListings(t, b, 1, "20 reads sent %d listing requests, want 1")
@@ -97,17 +105,14 @@ func TestReads_keptListingServesEveryLaterReadUntilAWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	qs, err := list()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := qs["new"]; !ok || seqOf(t, qs) != 2 {
-		t.Fatalf("after a write, a read got request %d without the written queue: %v", seqOf(t, qs), qs)
+	if _, ok := qs["new"]; !ok || seqOf(qs) != 2 {
+		t.Fatalf("after a write, a read got request %d (%v) without the written queue: %v", seqOf(qs), err, qs)
 	}
 	if err := c.DeleteQueue(ctx, "v", "new", true); err != nil {
 		t.Fatal(err)
 	}
-	if qs, err = list(); err != nil || seqOf(t, qs) != 3 {
-		t.Fatalf("after a delete, a read got request %d (%v), want a new request 3", seqOf(t, qs), err)
+	if qs, err = list(); seqOf(qs) != 3 {
+		t.Fatalf("after a delete, a read got request %d (%v), want a new request 3", seqOf(qs), err)
 	}
 }
 
@@ -121,11 +126,8 @@ func TestReads_liveListingIsNeverKept(t *testing.T) {
 		before := b.Listings("v")
 		for range 3 {
 			qs, err := list()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if s := seqOf(t, qs); s <= before {
-				t.Fatalf("a live read got the answer of request %d, which had finished before it asked (%d)", s, before)
+			if s := seqOf(qs); s <= before {
+				t.Fatalf("a live read got the answer of request %d (%v), which had finished before it asked (%d)", s, err, before)
 			}
 			before = b.Listings("v")
 		}
@@ -134,19 +136,16 @@ func TestReads_liveListingIsNeverKept(t *testing.T) {
 
 func TestReads_liveCallersShareARequestInFlight(t *testing.T) {
 	b, c := newReadsBroker(t)
-	hold := make(chan struct{})
-	b.HoldListings(hold)
-	started := b.ListingArrived()
 	live := func() (map[string]Queue, error) { return queuesOf(c, context.Background(), "v", Counted, Live) }
-	first := listConcurrently(t, 1, live)
-	<-started
+	first, hold := holdFirst(t, b, live)
 	// Nine more callers while the first request is in flight join it.
-	more := listConcurrently(t, 9, live)
+	answers := goList(9, live)
 	poll(t, "10 callers on one request", func() bool { return waiting(&c.counted, "v") >= 10 || b.Listings("v") > 1 })
 	close(hold)
-	for _, s := range append(first(), more()...) {
-		if s != 1 {
-			t.Fatalf("a caller got the answer of request %d, want the one in flight, 1", s)
+	go func() { answers <- <-first }()
+	for range 10 {
+		if r := <-answers; seqOf(r.qs) != 1 {
+			t.Fatalf("a caller got the answer of request %d (%v), want the one in flight, 1", seqOf(r.qs), r.err)
 		}
 	}
 	wantListings(t, b, 1, "%d listing requests, want 1")
@@ -164,19 +163,7 @@ func TestReads_callerAfterWriteNeverGetsAnOlderAnswer(t *testing.T) {
 			return queuesOf(c, ctx, "v", Counted, Live)
 		}
 		// A's listing is sent and held by the broker, its snapshot taken.
-		hold := make(chan struct{})
-		b.HoldListings(hold)
-		started := b.ListingArrived()
-		type result struct {
-			qs  map[string]Queue
-			err error
-		}
-		aDone := make(chan result, 1)
-		go func() {
-			qs, err := list()
-			aDone <- result{qs, err}
-		}()
-		<-started
+		aDone, hold := holdFirst(t, b, list)
 		aSeq := b.Listings("v")
 
 		// A write completes while that listing is in flight.
@@ -190,23 +177,19 @@ func TestReads_callerAfterWriteNeverGetsAnOlderAnswer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s := seqOf(t, qs); s <= aSeq {
+		if s := seqOf(qs); s <= aSeq {
 			t.Fatalf("kept=%v: B, asking after a write, got the answer of request %d, which started before it", kept, s)
 		}
 		if _, ok := qs[name]; !ok {
 			t.Fatalf("kept=%v: B does not see the queue written before it asked: %v", kept, qs)
 		}
 		close(hold)
-		a := <-aDone
-		if a.err != nil {
-			t.Fatal(a.err)
-		}
-		if s := seqOf(t, a.qs); s != aSeq {
-			t.Fatalf("kept=%v: A got the answer of request %d, want %d", kept, s, aSeq)
+		if a := <-aDone; seqOf(a.qs) != aSeq {
+			t.Fatalf("kept=%v: A got the answer of request %d (%v), want %d", kept, seqOf(a.qs), a.err, aSeq)
 		}
 		// A's answer, older than the write, is not kept either.
-		if qs, err = list(); err != nil || seqOf(t, qs) < aSeq+1 {
-			t.Fatalf("kept=%v: a read after A's listing ended got request %d (%v)", kept, seqOf(t, qs), err)
+		if qs, err = list(); seqOf(qs) < aSeq+1 {
+			t.Fatalf("kept=%v: a read after A's listing ended got request %d (%v)", kept, seqOf(qs), err)
 		}
 	}
 }
@@ -266,38 +249,22 @@ func TestReads_answersNeverPredateTheLastWrite(t *testing.T) {
 func TestReads_errorsAreSharedAndNotKept(t *testing.T) {
 	b, c := newReadsBroker(t)
 	b.FailListings(http.StatusNotFound)
-	hold := make(chan struct{})
-	b.HoldListings(hold)
-	started := b.ListingArrived()
-
-	var wg sync.WaitGroup
-	errs := make([]error, 5)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		_, errs[0] = queuesOf(c, context.Background(), "v", Declared, Kept)
-	}()
-	<-started
-	for i := 1; i < len(errs); i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, errs[i] = queuesOf(c, context.Background(), "v", Declared, Kept)
-		}()
-	}
-	poll(t, "5 callers on one request", func() bool { return waiting(&c.declared, "v") >= len(errs) || b.Listings("v") > 1 })
+	list := func() (map[string]Queue, error) { return queuesOf(c, context.Background(), "v", Declared, Kept) }
+	first, hold := holdFirst(t, b, list)
+	answers := goList(4, list)
+	poll(t, "5 callers on one request", func() bool { return waiting(&c.declared, "v") >= 5 || b.Listings("v") > 1 })
 	close(hold)
-	wg.Wait()
-	for i, err := range errs {
-		if !errors.Is(err, ErrNotFound) {
-			t.Errorf("caller %d: got %v, want an error wrapping ErrNotFound", i, err)
+	go func() { answers <- <-first }()
+	for i := range 5 {
+		if r := <-answers; !errors.Is(r.err, ErrNotFound) {
+			t.Errorf("caller %d: got %v, want an error wrapping ErrNotFound", i, r.err)
 		}
 	}
 	wantListings(t, b, 1, "the failing listing was sent %d times, want once for all callers")
 	// The failure is not remembered: the next call asks again and succeeds.
 	b.FailListings(0)
 	b.HoldListings(nil)
-	if _, err := queuesOf(c, context.Background(), "v", Declared, Kept); err != nil {
+	if _, err := list(); err != nil {
 		t.Fatalf("after the broker recovered: %v", err)
 	}
 	wantListings(t, b, 2, "%d listing requests, want 2")
@@ -305,50 +272,21 @@ func TestReads_errorsAreSharedAndNotKept(t *testing.T) {
 
 func TestReads_cancelOneCallerOnly(t *testing.T) {
 	b, c := newReadsBroker(t)
-	hold := make(chan struct{})
-	b.HoldListings(hold)
-	started := b.ListingArrived()
-
 	ctx1, cancel1 := context.WithCancel(context.Background())
 	defer cancel1()
-	type result struct {
-		qs  map[string]Queue
-		err error
-	}
-	results := make([]chan result, 3)
-	for i := range results {
-		results[i] = make(chan result, 1)
-		ctx := context.Background()
-		if i == 0 {
-			ctx = ctx1
-		}
-		go func() {
-			qsList, err := c.ListQueues(ctx, "v", Counted, Live)
-			qs := qsList.Queues
-			results[i] <- result{qs, err}
-		}()
-		if i == 0 {
-			<-started // the first caller's request is in flight; the others join it
-		}
-	}
-	poll(t, "3 callers on one request", func() bool { return waiting(&c.counted, "v") >= len(results) || b.Listings("v") > 1 })
+	first, hold := holdFirst(t, b, func() (map[string]Queue, error) { return queuesOf(c, ctx1, "v", Counted, Live) })
+	// The first caller's request is in flight; the others join it.
+	others := goList(2, func() (map[string]Queue, error) { return queuesOf(c, context.Background(), "v", Counted, Live) })
+	poll(t, "3 callers on one request", func() bool { return waiting(&c.counted, "v") >= 3 || b.Listings("v") > 1 })
 	cancel1()
-	select {
-	case r := <-results[0]:
-		if !errors.Is(r.err, context.Canceled) {
-			t.Fatalf("the cancelled caller got %v, want context.Canceled", r.err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the cancelled caller is still waiting")
+	poll(t, "the cancelled caller to leave", func() bool { return len(first) > 0 })
+	if r := <-first; !errors.Is(r.err, context.Canceled) {
+		t.Fatalf("the cancelled caller got %v, want context.Canceled", r.err)
 	}
 	close(hold)
-	for i := 1; i < 3; i++ {
-		r := <-results[i]
-		if r.err != nil {
-			t.Fatalf("caller %d failed after another caller cancelled: %v", i, r.err)
-		}
-		if s := seqOf(t, r.qs); s != 1 {
-			t.Fatalf("caller %d got the answer of request %d, want 1", i, s)
+	for range 2 {
+		if r := <-others; seqOf(r.qs) != 1 {
+			t.Fatalf("a caller got the answer of request %d (%v) after another caller cancelled, want 1", seqOf(r.qs), r.err)
 		}
 	}
 	if n, x := b.Listings("v"), b.CanceledListings(); n != 1 || x != 0 {
@@ -358,21 +296,12 @@ func TestReads_cancelOneCallerOnly(t *testing.T) {
 
 func TestReads_requestCancelledWhenEveryCallerLeaves(t *testing.T) {
 	b, c := newReadsBroker(t)
-	hold := make(chan struct{})
-	defer close(hold)
-	b.HoldListings(hold)
-	started := b.ListingArrived()
-
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		_, err := c.ListQueues(ctx, "v", Declared, Kept)
-		done <- err
-	}()
-	<-started
+	done, hold := holdFirst(t, b, func() (map[string]Queue, error) { return queuesOf(c, ctx, "v", Declared, Kept) })
+	defer close(hold)
 	cancel()
-	if err := <-done; !errors.Is(err, context.Canceled) {
-		t.Fatalf("got %v, want context.Canceled", err)
+	if r := <-done; !errors.Is(r.err, context.Canceled) {
+		t.Fatalf("got %v, want context.Canceled", r.err)
 	}
 	poll(t, "the request, with nobody waiting for it, to be cancelled", func() bool { return b.CanceledListings() > 0 })
 	// The abandoned request is not kept: the next caller asks again.
@@ -417,29 +346,15 @@ func TestReads_checksJoinAListingInFlightAcrossQueueDeletesOnly(t *testing.T) {
 	ctx := context.Background()
 	b.PutQueue("v", brokertest.Queue{Name: "gone", Messages: brokertest.Count(0)})
 
-	type result struct {
-		qs  map[string]Queue
-		err error
-	}
-	check := func() chan result {
-		ch := make(chan result, 1)
-		go func() {
-			qsList, err := c.ListQueues(ctx, "v", CheckedWithConsumers, Live)
-			qs := qsList.Queues
-			ch <- result{qs, err}
-		}()
-		return ch
-	}
-	hold := make(chan struct{})
-	b.HoldListings(hold)
-	a := check()
+	check := func() (map[string]Queue, error) { return queuesOf(c, ctx, "v", CheckedWithConsumers, Live) }
+	a, hold := holdFirst(t, b, check)
 	poll(t, "A's 2 listings", func() bool { return b.Listings("v") >= 2 }) // with and without counts, held
 
 	// A delete while A's listings are in flight: B, asking after it, joins them.
 	if err := c.DeleteQueue(ctx, "v", "gone", true); err != nil {
 		t.Fatal(err)
 	}
-	bCh := check()
+	bCh := goList(1, check)
 	poll(t, "B to join A", func() bool { return waiting(&c.checks, "v") >= 2 || b.Listings("v") > 2 })
 	wantListings(t, b, 2, "a check after a queue delete sent listings of its own: %d in all, want 2")
 
@@ -447,16 +362,16 @@ func TestReads_checksJoinAListingInFlightAcrossQueueDeletesOnly(t *testing.T) {
 	if err := c.DeclareQueue(ctx, "v", "new", nil); err != nil {
 		t.Fatal(err)
 	}
-	cCh := check()
+	cCh := goList(1, check)
 	poll(t, "C's 2 listings", func() bool { return b.Listings("v") >= 4 })
 	close(hold)
 	ra, rb, rc := <-a, <-bCh, <-cCh
-	for _, r := range []result{ra, rb, rc} {
+	for _, r := range []answered{ra, rb, rc} {
 		if r.err != nil {
 			t.Fatal(r.err)
 		}
 	}
-	if seqOf(t, ra.qs) != seqOf(t, rb.qs) || len(ra.qs) != len(rb.qs) {
+	if s := seqOf(ra.qs); s == 0 || s != seqOf(rb.qs) || len(ra.qs) != len(rb.qs) {
 		t.Fatalf("B did not get A's answer: %v vs %v", ra.qs, rb.qs)
 	}
 	if _, ok := rc.qs["new"]; !ok {
@@ -483,22 +398,13 @@ func TestReads_checksJoinAListingInFlightAcrossQueueDeletesOnly(t *testing.T) {
 	if err := c.DeclareQueue(ctx, "v", "other", nil); err != nil {
 		t.Fatal(err) // so that the next peek sends a listing
 	}
-	hold = make(chan struct{})
-	b.HoldListings(hold)
-	d := make(chan result, 1)
-	go func() {
-		qs, err := queuesOf(c, ctx, "v", CheckedWithConsumers, Kept)
-		d <- result{qs, err}
-	}()
+	peek := func() (map[string]Queue, error) { return queuesOf(c, ctx, "v", CheckedWithConsumers, Kept) }
+	d, hold := holdFirst(t, b, peek)
 	poll(t, "D's 2 listings", func() bool { return b.Listings("v") >= before+4 })
 	if err := c.DeleteQueue(ctx, "v", "other", true); err != nil {
 		t.Fatal(err)
 	}
-	e := make(chan result, 1)
-	go func() {
-		qs, err := queuesOf(c, ctx, "v", CheckedWithConsumers, Kept)
-		e <- result{qs, err}
-	}()
+	e := goList(1, peek)
 	poll(t, "E's 2 listings", func() bool { return b.Listings("v") >= before+6 })
 	close(hold)
 	if r := <-d; r.err != nil {
@@ -567,18 +473,6 @@ func TestReads_checksNeverPredateTheLastDeclaration(t *testing.T) {
 	t.Logf("%d listing requests served the concurrent calls", b.Listings("v"))
 }
 
-// waitFor fails the test when ch does not deliver within 5 s, a bound for a
-// broken flight, not a race.
-func waitFor[T any](t *testing.T, ch <-chan T, what string) (v T) {
-	t.Helper()
-	select {
-	case v = <-ch:
-	case <-time.After(5 * time.Second):
-		t.Fatalf("timed out waiting for %s", what)
-	}
-	return v
-}
-
 type flightResult struct {
 	val int
 	err error
@@ -588,83 +482,81 @@ type flightResult struct {
 // the current generation stays in flight for later callers to join.
 func TestFlight_failureDropsOnlyItself(t *testing.T) {
 	t.Parallel()
-	var f flight[int]
-	ctx := context.Background()
-	startedA, releaseA := make(chan struct{}), make(chan struct{})
-	startedB, releaseB := make(chan struct{}), make(chan struct{})
-	resA, resB, resC := make(chan flightResult, 1), make(chan flightResult, 1), make(chan flightResult, 1)
-	go func() {
-		v, err := f.do(ctx, "k", live, func(context.Context) (int, error) {
-			close(startedA)
-			<-releaseA
-			return 0, errors.New("A failed")
-		})
-		resA <- flightResult{v, err}
-	}()
-	waitFor(t, startedA, "request A")
-	f.wrote() // a write: the next caller may not join A
-	go func() {
-		v, err := f.do(ctx, "k", live, func(context.Context) (int, error) {
-			close(startedB)
-			<-releaseB
-			return 2, nil
-		})
-		resB <- flightResult{v, err}
-	}()
-	waitFor(t, startedB, "request B")
-	close(releaseA)
-	if r := waitFor(t, resA, "A's caller"); r.err == nil {
-		t.Fatal("A's caller got no error")
-	}
-	calledC := make(chan struct{}, 1)
-	go func() {
-		v, err := f.do(ctx, "k", live, func(context.Context) (int, error) {
-			calledC <- struct{}{}
-			return 3, nil
-		})
-		resC <- flightResult{v, err}
-	}()
-	// C joins B (its caller is counted) before B ends.
-	poll(t, "C to join B", func() bool { return waiting(&f, "k") == 2 || len(calledC) > 0 })
-	close(releaseB)
-	if r := waitFor(t, resC, "C's caller"); r.err != nil || r.val != 2 || len(calledC) != 0 {
-		t.Errorf("C got %d, %v (own request: %v), want B's answer 2", r.val, r.err, len(calledC) != 0)
-	}
-	waitFor(t, resB, "B's caller")
+	synctest.Test(t, func(t *testing.T) {
+		var f flight[int]
+		ctx := context.Background()
+		releaseA, releaseB := make(chan struct{}), make(chan struct{})
+		resA, resB, resC := make(chan flightResult, 1), make(chan flightResult, 1), make(chan flightResult, 1)
+		go func() {
+			v, err := f.do(ctx, "k", live, func(context.Context) (int, error) {
+				<-releaseA
+				return 0, errors.New("A failed")
+			})
+			resA <- flightResult{v, err}
+		}()
+		synctest.Wait() // request A is in flight
+		f.wrote()       // a write: the next caller may not join A
+		go func() {
+			v, err := f.do(ctx, "k", live, func(context.Context) (int, error) {
+				<-releaseB
+				return 2, nil
+			})
+			resB <- flightResult{v, err}
+		}()
+		synctest.Wait() // request B is in flight
+		close(releaseA)
+		if r := <-resA; r.err == nil {
+			t.Fatal("A's caller got no error")
+		}
+		calledC := make(chan struct{}, 1)
+		go func() {
+			v, err := f.do(ctx, "k", live, func(context.Context) (int, error) {
+				calledC <- struct{}{}
+				return 3, nil
+			})
+			resC <- flightResult{v, err}
+		}()
+		synctest.Wait() // C joins B before B ends
+		close(releaseB)
+		if r := <-resC; r.err != nil || r.val != 2 || len(calledC) != 0 {
+			t.Errorf("C got %d, %v (own request: %v), want B's answer 2", r.val, r.err, len(calledC) != 0)
+		}
+		<-resB
+	})
 }
 
 // A request whose only caller stopped waiting is cancelled and forgotten: the
 // next caller starts a request of its own, never joins the abandoned one.
 func TestFlight_abandonedRequestCancelled(t *testing.T) {
 	t.Parallel()
-	var f flight[int]
-	cancelled, finish := make(chan struct{}), make(chan struct{})
-	started := make(chan struct{})
-	t.Cleanup(func() { close(finish) })
-	ctx, cancel := context.WithCancel(context.Background())
-	res := make(chan flightResult, 1)
-	go func() {
-		v, err := f.do(ctx, "k", live, func(fctx context.Context) (int, error) {
-			close(started)
-			<-fctx.Done()
-			close(cancelled)
-			<-finish // still winding down when the next caller comes
-			return 0, fctx.Err()
-		})
-		res <- flightResult{v, err}
-	}()
-	waitFor(t, started, "the request")
-	cancel()
-	if r := waitFor(t, res, "the caller"); !errors.Is(r.err, context.Canceled) {
-		t.Fatalf("the cancelled caller got %v", r.err)
-	}
-	waitFor(t, cancelled, "the abandoned request's cancellation")
-	next, cancelNext := context.WithTimeout(context.Background(), time.Second)
-	defer cancelNext()
-	v, err := f.do(next, "k", live, func(context.Context) (int, error) { return 5, nil })
-	if err != nil || v != 5 {
-		t.Errorf("the next caller got %d, %v; want its own answer 5", v, err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		var f flight[int]
+		cancelled, finish := make(chan struct{}), make(chan struct{})
+		defer close(finish)
+		ctx, cancel := context.WithCancel(context.Background())
+		res := make(chan flightResult, 1)
+		go func() {
+			v, err := f.do(ctx, "k", live, func(fctx context.Context) (int, error) {
+				<-fctx.Done()
+				close(cancelled)
+				<-finish // still winding down when the next caller comes
+				return 0, fctx.Err()
+			})
+			res <- flightResult{v, err}
+		}()
+		synctest.Wait() // the request is in flight
+		cancel()
+		if r := <-res; !errors.Is(r.err, context.Canceled) {
+			t.Fatalf("the cancelled caller got %v", r.err)
+		}
+		<-cancelled
+		next, cancelNext := context.WithTimeout(context.Background(), time.Second)
+		defer cancelNext()
+		v, err := f.do(next, "k", live, func(context.Context) (int, error) { return 5, nil })
+		if err != nil || v != 5 {
+			t.Errorf("the next caller got %d, %v; want its own answer 5", v, err)
+		}
+	})
 }
 
 // Which earlier request a read may take, by its freshness, just inside and
@@ -727,73 +619,88 @@ func TestFlight_takes(t *testing.T) {
 // otherwise starts one (or leaves the one in flight) and says no at once.
 func TestFlight_peek(t *testing.T) {
 	t.Parallel()
-	var f flight[int]
-	release := make(chan struct{})
-	var fetches atomic.Int32
-	fetch := func(context.Context) (int, error) {
-		n := fetches.Add(1)
-		<-release
-		if n == 2 {
-			return 0, errors.New("refused")
+	synctest.Test(t, func(t *testing.T) {
+		var f flight[int]
+		release := make(chan struct{})
+		var fetches atomic.Int32
+		fetch := func(context.Context) (int, error) {
+			n := fetches.Add(1)
+			<-release
+			if n == 2 {
+				return 0, errors.New("refused")
+			}
+			return int(n), nil
 		}
-		return int(n), nil
-	}
-	if _, _, ok := f.peek("k", kept, fetch); ok {
-		t.Fatal("peek answered before any request")
-	}
-	poll(t, "the first request", func() bool { return fetches.Load() > 0 })
-	if _, _, ok := f.peek("k", kept, fetch); ok || fetches.Load() != 1 {
-		t.Fatalf("a second peek while the first request is in flight: answered %v, %d requests", ok, fetches.Load())
-	}
-	close(release)
-	poll(t, "peek to answer 1", func() bool { v, _, ok := f.peek("k", kept, fetch); return ok && v == 1 })
-	f.wrote()
-	if _, _, ok := f.peek("k", kept, fetch); ok {
-		t.Fatal("peek answered with a request older than a write")
-	}
-	// The second request fails and is dropped.
-	poll(t, "the second request's end", func() bool { return fetches.Load() >= 2 && waiting(&f, "k") < 0 })
-	if _, _, ok := f.peek("k", kept, fetch); ok {
-		t.Fatal("peek answered after a failed request")
-	}
-	poll(t, "a third request: a failed one is asked again", func() bool { return fetches.Load() >= 3 })
+		if _, _, ok := f.peek("k", kept, fetch); ok {
+			t.Fatal("peek answered before any request")
+		}
+		synctest.Wait() // the first request is in flight
+		if _, _, ok := f.peek("k", kept, fetch); ok || fetches.Load() != 1 {
+			t.Fatalf("a second peek while the first request is in flight: answered %v, %d requests", ok, fetches.Load())
+		}
+		close(release)
+		synctest.Wait() // the first request ended
+		if v, _, ok := f.peek("k", kept, fetch); !ok || v != 1 {
+			t.Fatalf("peek after the first request: %d, %v; want its answer 1", v, ok)
+		}
+		f.wrote()
+		if _, _, ok := f.peek("k", kept, fetch); ok {
+			t.Fatal("peek answered with a request older than a write")
+		}
+		// The second request fails and is dropped.
+		synctest.Wait()
+		if waiting(&f, "k") >= 0 {
+			t.Fatal("a failed request was kept")
+		}
+		if _, _, ok := f.peek("k", kept, fetch); ok {
+			t.Fatal("peek answered after a failed request")
+		}
+		synctest.Wait()
+		if n := fetches.Load(); n != 3 {
+			t.Fatalf("%d requests, want a third: a failed one is asked again", n)
+		}
+	})
 }
 
 // A request peek started belongs to no caller: one who joins it and then
 // stops waiting does not cancel it.
 func TestFlight_peekedRequestOutlivesAJoinerWhoLeaves(t *testing.T) {
 	t.Parallel()
-	var f flight[int]
-	started, release := make(chan struct{}), make(chan struct{})
-	cancelled := make(chan bool, 1)
-	f.peek("k", kept, func(ctx context.Context) (int, error) {
-		close(started)
-		<-release
-		cancelled <- ctx.Err() != nil
-		return 7, nil
+	synctest.Test(t, func(t *testing.T) {
+		var f flight[int]
+		release := make(chan struct{})
+		cancelled := make(chan bool, 1)
+		f.peek("k", kept, func(ctx context.Context) (int, error) {
+			<-release
+			cancelled <- ctx.Err() != nil
+			return 7, nil
+		})
+		ctx, cancel := context.WithCancel(context.Background())
+		joined := make(chan error, 1)
+		go func() {
+			_, err := f.do(ctx, "k", kept, func(context.Context) (int, error) { return 0, errors.New("a request of its own") })
+			joined <- err
+		}()
+		synctest.Wait() // the joiner waits for the peeked request
+		cancel()
+		if err := <-joined; !errors.Is(err, context.Canceled) {
+			t.Fatalf("the joiner got %v", err)
+		}
+		close(release)
+		if <-cancelled {
+			t.Fatal("the joiner's leaving cancelled the peeked request")
+		}
+		synctest.Wait()
+		if v, _, ok := f.peek("k", kept, nil); !ok || v != 7 {
+			t.Fatalf("peek after the request ended: %d, %v; want its answer 7", v, ok)
+		}
 	})
-	waitFor(t, started, "the peeked request")
-	ctx, cancel := context.WithCancel(context.Background())
-	joined := make(chan error, 1)
-	go func() {
-		_, err := f.do(ctx, "k", kept, func(context.Context) (int, error) { return 0, errors.New("a request of its own") })
-		joined <- err
-	}()
-	poll(t, "the joiner to wait", func() bool { return waiting(&f, "k") > 0 })
-	cancel()
-	if err := waitFor(t, joined, "the joiner"); !errors.Is(err, context.Canceled) {
-		t.Fatalf("the joiner got %v", err)
-	}
-	close(release)
-	if waitFor(t, cancelled, "the request's end") {
-		t.Fatal("the joiner's leaving cancelled the peeked request")
-	}
-	poll(t, "peek to answer 7", func() bool { v, _, ok := f.peek("k", kept, nil); return ok && v == 7 })
 }
 
 // poll waits until cond holds, asking every millisecond: the tests of shared
-// reads wait for a condition, never a pause a slow machine could outlast; the
-// 5 s only bound a broken client.
+// reads over HTTP wait for a condition, never a pause a slow machine could
+// outlast; the 5 s only bound a broken client. (The tests of a flight alone
+// wait in a synctest bubble instead.)
 func poll(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(time.Millisecond) {
