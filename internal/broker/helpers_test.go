@@ -72,8 +72,6 @@ func withClock(c *Client) (*Client, *fakeClock) {
 // errOf is the *Error err holds, or one of Cause -1 (and no other field) when
 // it holds none.
 func errOf(err error) *Error {
-	if e, ok := errors.AsType[*Error](err); ok {
-		return e
-	}
-	return &Error{Cause: -1}
+	e, _ := errors.AsType[*Error](err)
+	return cmp.Or(e, &Error{Cause: -1})
 }
