@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"cmp"
 	"errors"
 	"strings"
 	"testing"
@@ -114,12 +115,8 @@ func pol(name, pattern string, prio int, def map[string]any) Policy {
 
 func names(ps []Policy) string { return joined(ps, func(p Policy) string { return p.Name }) }
 
-func nameOf(p *Policy) string {
-	if p == nil {
-		return "-"
-	}
-	return p.Name
-}
+// nameOf is the name of the chosen policy p, "-" for none.
+func nameOf(p *Policy) string { return cmp.Or(p, &Policy{Name: "-"}).Name }
 
 // Selection: the highest priority among matching, applicable policies
 // covering classic queues; ties kept; unsupported keys skip to the next.
