@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
@@ -123,36 +124,38 @@ func TestReads_markWrittenEndsRecentListings(t *testing.T) {
 func TestListQueues_began(t *testing.T) {
 	t.Parallel()
 	b, c := newReadsBroker(t)
-	ctx := context.Background()
-	hold := make(chan struct{})
-	b.HoldListings(hold)
-	asked := time.Now()
-	type answer struct {
-		began time.Time
-		err   error
-	}
-	first := make(chan answer, 1)
-	go func() {
-		l, err := c.ListQueues(ctx, "v", CheckedWithConsumers, Kept)
-		first <- answer{l.Began, err}
-	}()
-	poll(t, "2 listings", func() bool { return b.Listings("v") >= 2 })
-	time.Sleep(50 * time.Millisecond) // the broker takes a while to answer
-	answered := time.Now()
-	close(hold)
-	a := <-first
-	if a.err != nil {
-		t.Fatal(a.err)
-	}
-	if a.began.Before(asked) || !a.began.Before(answered) {
-		t.Errorf("began %v after the call, want before the broker answered (%v after the call)", a.began.Sub(asked), answered.Sub(asked))
-	}
-	time.Sleep(20 * time.Millisecond)
-	again, err := c.ListQueues(ctx, "v", CheckedWithConsumers, Kept)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !again.Began.Equal(a.began) {
-		t.Errorf("a kept answer began %v, want its request's %v", again.Began, a.began)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		hold := make(chan struct{})
+		b.HoldListings(hold)
+		asked := time.Now()
+		type answer struct {
+			began time.Time
+			err   error
+		}
+		first := make(chan answer, 1)
+		go func() {
+			l, err := c.ListQueues(ctx, "v", CheckedWithConsumers, Kept)
+			first <- answer{l.Began, err}
+		}()
+		synctest.Wait()                   // the listings are held
+		time.Sleep(50 * time.Millisecond) // the broker takes a while to answer
+		answered := time.Now()
+		close(hold)
+		a := <-first
+		if a.err != nil {
+			t.Fatal(a.err)
+		}
+		if a.began.Before(asked) || !a.began.Before(answered) {
+			t.Errorf("began %v after the call, want before the broker answered (%v after the call)", a.began.Sub(asked), answered.Sub(asked))
+		}
+		time.Sleep(20 * time.Millisecond)
+		again, err := c.ListQueues(ctx, "v", CheckedWithConsumers, Kept)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !again.Began.Equal(a.began) {
+			t.Errorf("a kept answer began %v, want its request's %v", again.Began, a.began)
+		}
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,18 +19,28 @@ import (
 
 // newReadsBroker returns a fake broker with the vhost "v" whose listings
 // carry their sequence number (see seqOf), and a client of it whose request
-// timeout (a minute) outlasts every wait of these tests: a request ends
-// because the client ended it, never by its timeout. The test's end stops the
-// hold and drops the client's connections (a GET the client's transport sends
-// again then is not held), so that a listing still held when a test fails ends
-// then, not at that timeout.
+// timeout (a minute) outlasts every wait of these tests. The client asks the
+// fake in-process, not over a connection: a listing the fake holds then waits
+// on channels alone, and a test in a synctest bubble (called outside it) can
+// wait until every caller has joined or been held (synctest.Wait). Its retry
+// transport reads a clock that moves at each reading (withClock), as a real
+// one does, where a bubble's stands still: a 404 is then not confirmed
+// within a retry budget of 0.
 func newReadsBroker(t *testing.T) (*brokertest.Server, *Client) {
 	t.Helper()
 	b := brokertest.New(t)
 	b.AddVhost("v", "")
 	b.StampListings()
-	t.Cleanup(func() { b.HoldListings(nil); b.CloseClientConnections() })
-	return b, fakeClient(t, Config{Endpoint: b.URL, Username: "u", Password: "p", RequestTimeout: time.Minute})
+	c, _ := withClock(fakeClient(t, Config{Endpoint: b.URL, Username: "u", Password: "p", RequestTimeout: time.Minute}))
+	c.transport.base = roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		w := httptest.NewRecorder()
+		b.Config.Handler.ServeHTTP(w, r)
+		if err := r.Context().Err(); err != nil {
+			return nil, err
+		}
+		return w.Result(), nil
+	})
+	return b, c
 }
 
 // seqOf returns the number of the listing request that produced an answer,
@@ -68,20 +79,20 @@ func goList(n int, list func() (map[string]Queue, error)) chan answered {
 	return answers
 }
 
-// holdFirst holds b's listings until the returned hold closes and calls list
-// (goList); it returns once the broker holds that listing, and fails the test
-// at once when the listing ended before it got there.
-func holdFirst(t *testing.T, b *brokertest.Server, list func() (map[string]Queue, error)) (chan answered, chan struct{}) {
+// holdFirst holds b's listings until release, which the test's end calls
+// too, and calls list (goList); it returns once the broker holds that
+// listing, and fails the test when the listing ended before it got there.
+func holdFirst(t *testing.T, b *brokertest.Server, list func() (map[string]Queue, error)) (first chan answered, release func()) {
 	t.Helper()
-	hold, started := make(chan struct{}), b.ListingArrived()
+	hold := make(chan struct{})
+	release = sync.OnceFunc(func() { close(hold) })
+	t.Cleanup(release)
 	b.HoldListings(hold)
-	first := goList(1, list)
-	select {
-	case <-started:
-	case r := <-first:
-		t.Fatalf("the first listing ended before the broker held it: %v", r.err)
+	first = goList(1, list)
+	if synctest.Wait(); len(first) > 0 {
+		t.Fatalf("the first listing ended before the broker held it: %v", (<-first).err)
 	}
-	return first, hold
+	return first, release
 }
 
 func TestReads_keptListingServesEveryLaterReadUntilAWrite(t *testing.T) {
@@ -136,62 +147,66 @@ func TestReads_liveListingIsNeverKept(t *testing.T) {
 
 func TestReads_liveCallersShareARequestInFlight(t *testing.T) {
 	b, c := newReadsBroker(t)
-	live := func() (map[string]Queue, error) { return queuesOf(c, context.Background(), "v", Counted, Live) }
-	first, hold := holdFirst(t, b, live)
-	// Nine more callers while the first request is in flight join it.
-	answers := goList(9, live)
-	poll(t, "10 callers on one request", func() bool { return waiting(&c.counted, "v") >= 10 || b.Listings("v") > 1 })
-	close(hold)
-	go func() { answers <- <-first }()
-	for range 10 {
-		if r := <-answers; seqOf(r.qs) != 1 {
-			t.Fatalf("a caller got the answer of request %d (%v), want the one in flight, 1", seqOf(r.qs), r.err)
+	synctest.Test(t, func(t *testing.T) {
+		live := func() (map[string]Queue, error) { return queuesOf(c, context.Background(), "v", Counted, Live) }
+		first, release := holdFirst(t, b, live)
+		// Nine more callers while the first request is in flight join it.
+		answers := goList(9, live)
+		synctest.Wait()
+		release()
+		go func() { answers <- <-first }()
+		for range 10 {
+			if r := <-answers; seqOf(r.qs) != 1 {
+				t.Fatalf("a caller got the answer of request %d (%v), want the one in flight, 1", seqOf(r.qs), r.err)
+			}
 		}
-	}
-	wantListings(t, b, 1, "%d listing requests, want 1")
+		wantListings(t, b, 1, "%d listing requests, want 1")
+	})
 }
 
 func TestReads_callerAfterWriteNeverGetsAnOlderAnswer(t *testing.T) {
 	b, c := newReadsBroker(t)
-	ctx := context.Background()
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
 
-	for _, kept := range []bool{false, true} {
-		list := func() (map[string]Queue, error) {
-			if kept {
-				return queuesOf(c, ctx, "v", Declared, Kept)
+		for _, kept := range []bool{false, true} {
+			list := func() (map[string]Queue, error) {
+				if kept {
+					return queuesOf(c, ctx, "v", Declared, Kept)
+				}
+				return queuesOf(c, ctx, "v", Counted, Live)
 			}
-			return queuesOf(c, ctx, "v", Counted, Live)
-		}
-		// A's listing is sent and held by the broker, its snapshot taken.
-		aDone, hold := holdFirst(t, b, list)
-		aSeq := b.Listings("v")
+			// A's listing is sent and held by the broker, its snapshot taken.
+			aDone, release := holdFirst(t, b, list)
+			aSeq := b.Listings("v")
 
-		// A write completes while that listing is in flight.
-		name := fmt.Sprintf("new-%v", kept)
-		if err := c.DeclareQueue(ctx, "v", name, nil); err != nil {
-			t.Fatal(err)
+			// A write completes while that listing is in flight.
+			name := fmt.Sprintf("new-%v", kept)
+			if err := c.DeclareQueue(ctx, "v", name, nil); err != nil {
+				t.Fatal(err)
+			}
+			// B asks after the write: it must not share A's request.
+			b.HoldListings(nil)
+			qs, err := list()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s := seqOf(qs); s <= aSeq {
+				t.Fatalf("kept=%v: B, asking after a write, got the answer of request %d, which started before it", kept, s)
+			}
+			if _, ok := qs[name]; !ok {
+				t.Fatalf("kept=%v: B does not see the queue written before it asked: %v", kept, qs)
+			}
+			release()
+			if a := <-aDone; seqOf(a.qs) != aSeq {
+				t.Fatalf("kept=%v: A got the answer of request %d (%v), want %d", kept, seqOf(a.qs), a.err, aSeq)
+			}
+			// A's answer, older than the write, is not kept either.
+			if qs, err = list(); seqOf(qs) < aSeq+1 {
+				t.Fatalf("kept=%v: a read after A's listing ended got request %d (%v)", kept, seqOf(qs), err)
+			}
 		}
-		// B asks after the write: it must not share A's request.
-		b.HoldListings(nil)
-		qs, err := list()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if s := seqOf(qs); s <= aSeq {
-			t.Fatalf("kept=%v: B, asking after a write, got the answer of request %d, which started before it", kept, s)
-		}
-		if _, ok := qs[name]; !ok {
-			t.Fatalf("kept=%v: B does not see the queue written before it asked: %v", kept, qs)
-		}
-		close(hold)
-		if a := <-aDone; seqOf(a.qs) != aSeq {
-			t.Fatalf("kept=%v: A got the answer of request %d (%v), want %d", kept, seqOf(a.qs), a.err, aSeq)
-		}
-		// A's answer, older than the write, is not kept either.
-		if qs, err = list(); seqOf(qs) < aSeq+1 {
-			t.Fatalf("kept=%v: a read after A's listing ended got request %d (%v)", kept, seqOf(qs), err)
-		}
-	}
+	})
 }
 
 // However the calls interleave with each other and with writes, every answer
@@ -248,68 +263,74 @@ func TestReads_answersNeverPredateTheLastWrite(t *testing.T) {
 
 func TestReads_errorsAreSharedAndNotKept(t *testing.T) {
 	b, c := newReadsBroker(t)
-	b.FailListings(http.StatusNotFound)
-	list := func() (map[string]Queue, error) { return queuesOf(c, context.Background(), "v", Declared, Kept) }
-	first, hold := holdFirst(t, b, list)
-	answers := goList(4, list)
-	poll(t, "5 callers on one request", func() bool { return waiting(&c.declared, "v") >= 5 || b.Listings("v") > 1 })
-	close(hold)
-	go func() { answers <- <-first }()
-	for i := range 5 {
-		if r := <-answers; !errors.Is(r.err, ErrNotFound) {
-			t.Errorf("caller %d: got %v, want an error wrapping ErrNotFound", i, r.err)
+	synctest.Test(t, func(t *testing.T) {
+		b.FailListings(http.StatusNotFound)
+		list := func() (map[string]Queue, error) { return queuesOf(c, context.Background(), "v", Declared, Kept) }
+		first, release := holdFirst(t, b, list)
+		answers := goList(4, list)
+		synctest.Wait()
+		release()
+		go func() { answers <- <-first }()
+		for i := range 5 {
+			if r := <-answers; !errors.Is(r.err, ErrNotFound) {
+				t.Errorf("caller %d: got %v, want an error wrapping ErrNotFound", i, r.err)
+			}
 		}
-	}
-	wantListings(t, b, 1, "the failing listing was sent %d times, want once for all callers")
-	// The failure is not remembered: the next call asks again and succeeds.
-	b.FailListings(0)
-	b.HoldListings(nil)
-	if _, err := list(); err != nil {
-		t.Fatalf("after the broker recovered: %v", err)
-	}
-	wantListings(t, b, 2, "%d listing requests, want 2")
+		wantListings(t, b, 1, "the failing listing was sent %d times, want once for all callers")
+		// The failure is not remembered: the next call asks again and succeeds.
+		b.FailListings(0)
+		b.HoldListings(nil)
+		if _, err := list(); err != nil {
+			t.Fatalf("after the broker recovered: %v", err)
+		}
+		wantListings(t, b, 2, "%d listing requests, want 2")
+	})
 }
 
 func TestReads_cancelOneCallerOnly(t *testing.T) {
 	b, c := newReadsBroker(t)
-	ctx1, cancel1 := context.WithCancel(context.Background())
-	defer cancel1()
-	first, hold := holdFirst(t, b, func() (map[string]Queue, error) { return queuesOf(c, ctx1, "v", Counted, Live) })
-	// The first caller's request is in flight; the others join it.
-	others := goList(2, func() (map[string]Queue, error) { return queuesOf(c, context.Background(), "v", Counted, Live) })
-	poll(t, "3 callers on one request", func() bool { return waiting(&c.counted, "v") >= 3 || b.Listings("v") > 1 })
-	cancel1()
-	poll(t, "the cancelled caller to leave", func() bool { return len(first) > 0 })
-	if r := <-first; !errors.Is(r.err, context.Canceled) {
-		t.Fatalf("the cancelled caller got %v, want context.Canceled", r.err)
-	}
-	close(hold)
-	for range 2 {
-		if r := <-others; seqOf(r.qs) != 1 {
-			t.Fatalf("a caller got the answer of request %d (%v) after another caller cancelled, want 1", seqOf(r.qs), r.err)
+	synctest.Test(t, func(t *testing.T) {
+		ctx1, cancel1 := context.WithCancel(context.Background())
+		defer cancel1()
+		first, release := holdFirst(t, b, func() (map[string]Queue, error) { return queuesOf(c, ctx1, "v", Counted, Live) })
+		// The first caller's request is in flight; the others join it.
+		others := goList(2, func() (map[string]Queue, error) { return queuesOf(c, context.Background(), "v", Counted, Live) })
+		synctest.Wait()
+		cancel1()
+		if r := <-first; !errors.Is(r.err, context.Canceled) {
+			t.Fatalf("the cancelled caller got %v, want context.Canceled", r.err)
 		}
-	}
-	if n, x := b.Listings("v"), b.CanceledListings(); n != 1 || x != 0 {
-		t.Fatalf("%d listing requests, %d cancelled; want 1 request that completed", n, x)
-	}
+		release()
+		for range 2 {
+			if r := <-others; seqOf(r.qs) != 1 {
+				t.Fatalf("a caller got the answer of request %d (%v) after another caller cancelled, want 1", seqOf(r.qs), r.err)
+			}
+		}
+		if n, x := b.Listings("v"), b.CanceledListings(); n != 1 || x != 0 {
+			t.Fatalf("%d listing requests, %d cancelled; want 1 request that completed", n, x)
+		}
+	})
 }
 
 func TestReads_requestCancelledWhenEveryCallerLeaves(t *testing.T) {
 	b, c := newReadsBroker(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	done, hold := holdFirst(t, b, func() (map[string]Queue, error) { return queuesOf(c, ctx, "v", Declared, Kept) })
-	defer close(hold)
-	cancel()
-	if r := <-done; !errors.Is(r.err, context.Canceled) {
-		t.Fatalf("got %v, want context.Canceled", r.err)
-	}
-	poll(t, "the request, with nobody waiting for it, to be cancelled", func() bool { return b.CanceledListings() > 0 })
-	// The abandoned request is not kept: the next caller asks again.
-	b.HoldListings(nil)
-	if _, err := queuesOf(c, context.Background(), "v", Declared, Kept); err != nil {
-		t.Fatal(err)
-	}
-	wantListings(t, b, 2, "%d listing requests, want 2")
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		done, _ := holdFirst(t, b, func() (map[string]Queue, error) { return queuesOf(c, ctx, "v", Declared, Kept) })
+		cancel()
+		if r := <-done; !errors.Is(r.err, context.Canceled) {
+			t.Fatalf("got %v, want context.Canceled", r.err)
+		}
+		if synctest.Wait(); b.CanceledListings() == 0 {
+			t.Fatal("the request, with nobody waiting for it, was not cancelled")
+		}
+		// The abandoned request is not kept: the next caller asks again.
+		b.HoldListings(nil)
+		if _, err := queuesOf(c, context.Background(), "v", Declared, Kept); err != nil {
+			t.Fatal(err)
+		}
+		wantListings(t, b, 2, "%d listing requests, want 2")
+	})
 }
 
 func TestReads_peekSharesTheChecksListingUntilAWrite(t *testing.T) {
@@ -343,76 +364,78 @@ func TestReads_peekSharesTheChecksListingUntilAWrite(t *testing.T) {
 // takes nothing older than a delete.
 func TestReads_checksJoinAListingInFlightAcrossQueueDeletesOnly(t *testing.T) {
 	b, c := newReadsBroker(t)
-	ctx := context.Background()
-	b.PutQueue("v", brokertest.Queue{Name: "gone", Messages: brokertest.Count(0)})
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		b.PutQueue("v", brokertest.Queue{Name: "gone", Messages: brokertest.Count(0)})
 
-	check := func() (map[string]Queue, error) { return queuesOf(c, ctx, "v", CheckedWithConsumers, Live) }
-	a, hold := holdFirst(t, b, check)
-	poll(t, "A's 2 listings", func() bool { return b.Listings("v") >= 2 }) // with and without counts, held
+		check := func() (map[string]Queue, error) { return queuesOf(c, ctx, "v", CheckedWithConsumers, Live) }
+		a, release := holdFirst(t, b, check)
+		synctest.Wait() // A's 2 listings, with and without counts, are held
 
-	// A delete while A's listings are in flight: B, asking after it, joins them.
-	if err := c.DeleteQueue(ctx, "v", "gone", true); err != nil {
-		t.Fatal(err)
-	}
-	bCh := goList(1, check)
-	poll(t, "B to join A", func() bool { return waiting(&c.checks, "v") >= 2 || b.Listings("v") > 2 })
-	wantListings(t, b, 2, "a check after a queue delete sent listings of its own: %d in all, want 2")
+		// A delete while A's listings are in flight: B, asking after it, joins them.
+		if err := c.DeleteQueue(ctx, "v", "gone", true); err != nil {
+			t.Fatal(err)
+		}
+		bCh := goList(1, check)
+		synctest.Wait()
+		wantListings(t, b, 2, "a check after a queue delete sent listings of its own: %d in all, want 2")
 
-	// A declaration: C, asking after it, never joins them.
-	if err := c.DeclareQueue(ctx, "v", "new", nil); err != nil {
-		t.Fatal(err)
-	}
-	cCh := goList(1, check)
-	poll(t, "C's 2 listings", func() bool { return b.Listings("v") >= 4 })
-	close(hold)
-	ra, rb, rc := <-a, <-bCh, <-cCh
-	for _, r := range []answered{ra, rb, rc} {
-		if r.err != nil {
+		// A declaration: C, asking after it, never joins them.
+		if err := c.DeclareQueue(ctx, "v", "new", nil); err != nil {
+			t.Fatal(err)
+		}
+		cCh := goList(1, check)
+		synctest.Wait()
+		release()
+		ra, rb, rc := <-a, <-bCh, <-cCh
+		for _, r := range []answered{ra, rb, rc} {
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+		}
+		if s := seqOf(ra.qs); s == 0 || s != seqOf(rb.qs) || len(ra.qs) != len(rb.qs) {
+			t.Fatalf("B did not get A's answer: %v vs %v", ra.qs, rb.qs)
+		}
+		if _, ok := rc.qs["new"]; !ok {
+			t.Fatalf("C does not see the queue declared before it asked: %v", rc.qs)
+		}
+
+		// A kept read after a delete takes neither a finished answer nor one in
+		// flight from before it.
+		b.HoldListings(nil)
+		if _, err := queuesOf(c, ctx, "v", CheckedWithConsumers, Kept); err != nil {
+			t.Fatal(err)
+		}
+		before := b.Listings("v")
+		if err := c.DeleteQueue(ctx, "v", "new", true); err != nil {
+			t.Fatal(err)
+		}
+		qs, err := queuesOf(c, ctx, "v", CheckedWithConsumers, Kept)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := qs["new"]; ok || b.Listings("v") != before+2 {
+			t.Fatalf("a peek after a delete got an older answer (%d listings before, %d after): %v", before, b.Listings("v"), qs)
+		}
+		if err := c.DeclareQueue(ctx, "v", "other", nil); err != nil {
+			t.Fatal(err) // so that the next peek sends a listing
+		}
+		peek := func() (map[string]Queue, error) { return queuesOf(c, ctx, "v", CheckedWithConsumers, Kept) }
+		d, release := holdFirst(t, b, peek)
+		synctest.Wait()
+		if err := c.DeleteQueue(ctx, "v", "other", true); err != nil {
+			t.Fatal(err)
+		}
+		e := goList(1, peek)
+		synctest.Wait()
+		release()
+		if r := <-d; r.err != nil {
 			t.Fatal(r.err)
 		}
-	}
-	if s := seqOf(ra.qs); s == 0 || s != seqOf(rb.qs) || len(ra.qs) != len(rb.qs) {
-		t.Fatalf("B did not get A's answer: %v vs %v", ra.qs, rb.qs)
-	}
-	if _, ok := rc.qs["new"]; !ok {
-		t.Fatalf("C does not see the queue declared before it asked: %v", rc.qs)
-	}
-
-	// A kept read after a delete takes neither a finished answer nor one in
-	// flight from before it.
-	b.HoldListings(nil)
-	if _, err := queuesOf(c, ctx, "v", CheckedWithConsumers, Kept); err != nil {
-		t.Fatal(err)
-	}
-	before := b.Listings("v")
-	if err := c.DeleteQueue(ctx, "v", "new", true); err != nil {
-		t.Fatal(err)
-	}
-	qs, err := queuesOf(c, ctx, "v", CheckedWithConsumers, Kept)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := qs["new"]; ok || b.Listings("v") != before+2 {
-		t.Fatalf("a peek after a delete got an older answer (%d listings before, %d after): %v", before, b.Listings("v"), qs)
-	}
-	if err := c.DeclareQueue(ctx, "v", "other", nil); err != nil {
-		t.Fatal(err) // so that the next peek sends a listing
-	}
-	peek := func() (map[string]Queue, error) { return queuesOf(c, ctx, "v", CheckedWithConsumers, Kept) }
-	d, hold := holdFirst(t, b, peek)
-	poll(t, "D's 2 listings", func() bool { return b.Listings("v") >= before+4 })
-	if err := c.DeleteQueue(ctx, "v", "other", true); err != nil {
-		t.Fatal(err)
-	}
-	e := goList(1, peek)
-	poll(t, "E's 2 listings", func() bool { return b.Listings("v") >= before+6 })
-	close(hold)
-	if r := <-d; r.err != nil {
-		t.Fatal(r.err)
-	}
-	if r := <-e; r.err != nil {
-		t.Fatal(r.err)
-	}
+		if r := <-e; r.err != nil {
+			t.Fatal(r.err)
+		}
+	})
 }
 
 // However checks interleave with declarations and deletes, a check never
@@ -506,7 +529,7 @@ func TestFlight_failureDropsOnlyItself(t *testing.T) {
 		synctest.Wait() // request B is in flight
 		close(releaseA)
 		if r := <-resA; r.err == nil {
-			t.Fatal("A's caller got no error")
+			t.Error("A's caller got no error")
 		}
 		calledC := make(chan struct{}, 1)
 		go func() {
@@ -649,7 +672,10 @@ func TestFlight_peek(t *testing.T) {
 		}
 		// The second request fails and is dropped.
 		synctest.Wait()
-		if waiting(&f, "k") >= 0 {
+		f.mu.Lock()
+		_, held := f.calls["k"]
+		f.mu.Unlock()
+		if held {
 			t.Fatal("a failed request was kept")
 		}
 		if _, _, ok := f.peek("k", kept, fetch); ok {
@@ -684,7 +710,7 @@ func TestFlight_peekedRequestOutlivesAJoinerWhoLeaves(t *testing.T) {
 		synctest.Wait() // the joiner waits for the peeked request
 		cancel()
 		if err := <-joined; !errors.Is(err, context.Canceled) {
-			t.Fatalf("the joiner got %v", err)
+			t.Errorf("the joiner got %v", err)
 		}
 		close(release)
 		if <-cancelled {
@@ -695,28 +721,4 @@ func TestFlight_peekedRequestOutlivesAJoinerWhoLeaves(t *testing.T) {
 			t.Fatalf("peek after the request ended: %d, %v; want its answer 7", v, ok)
 		}
 	})
-}
-
-// poll waits until cond holds, asking every millisecond: the tests of shared
-// reads over HTTP wait for a condition, never a pause a slow machine could
-// outlast; the 5 s only bound a broken client. (The tests of a flight alone
-// wait in a synctest bubble instead.)
-func poll(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited 5 s for %s", what)
-		}
-	}
-}
-
-// waiting is the number of callers on f's request for key, or -1 when there
-// is none.
-func waiting[T any](f *flight[T], key string) int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if c := f.calls[key]; c != nil {
-		return c.waiting
-	}
-	return -1
 }
