@@ -20,9 +20,8 @@ func noteClient(t *testing.T, endpoint, dir string, memory time.Duration) (*Clie
 	t.Helper()
 	tm := fastTiming
 	tm.backoffFirst, tm.backoffMax, tm.firstContact, tm.contactMemory = 10*time.Millisecond, 10*time.Millisecond, 50*time.Millisecond, memory
-	c := mustNew(t, Config{Endpoint: endpoint, Username: "u", Password: "p", RequestTimeout: time.Second,
-		RetryBudget: noteBudget, timing: tm, ContactNotes: dir})
-	return withClock(c)
+	return withClock(mustNew(t, Config{Endpoint: endpoint, Username: "u", Password: "p", RequestTimeout: time.Second,
+		RetryBudget: noteBudget, timing: tm, ContactNotes: dir}))
 }
 
 const noteBudget = 400 * time.Millisecond
