@@ -152,7 +152,7 @@ func TestReads_liveCallersShareARequestInFlight(t *testing.T) {
 		first, release := holdFirst(t, b, live)
 		// Nine more callers while the first request is in flight join it.
 		answers := goList(9, live)
-		synctest.Wait()
+		synctest.Wait() // every caller has joined (or is held on a request of its own)
 		release()
 		go func() { answers <- <-first }()
 		for range 10 {
@@ -268,7 +268,7 @@ func TestReads_errorsAreSharedAndNotKept(t *testing.T) {
 		list := func() (map[string]Queue, error) { return queuesOf(c, context.Background(), "v", Declared, Kept) }
 		first, release := holdFirst(t, b, list)
 		answers := goList(4, list)
-		synctest.Wait()
+		synctest.Wait() // every caller has joined (or is held on a request of its own)
 		release()
 		go func() { answers <- <-first }()
 		for i := range 5 {
@@ -295,7 +295,7 @@ func TestReads_cancelOneCallerOnly(t *testing.T) {
 		first, release := holdFirst(t, b, func() (map[string]Queue, error) { return queuesOf(c, ctx1, "v", Counted, Live) })
 		// The first caller's request is in flight; the others join it.
 		others := goList(2, func() (map[string]Queue, error) { return queuesOf(c, context.Background(), "v", Counted, Live) })
-		synctest.Wait()
+		synctest.Wait() // every caller has joined (or is held on a request of its own)
 		cancel1()
 		if r := <-first; !errors.Is(r.err, context.Canceled) {
 			t.Fatalf("the cancelled caller got %v, want context.Canceled", r.err)
@@ -377,7 +377,7 @@ func TestReads_checksJoinAListingInFlightAcrossQueueDeletesOnly(t *testing.T) {
 			t.Fatal(err)
 		}
 		bCh := goList(1, check)
-		synctest.Wait()
+		synctest.Wait() // B has joined (or is held on requests of its own)
 		wantListings(t, b, 2, "a check after a queue delete sent listings of its own: %d in all, want 2")
 
 		// A declaration: C, asking after it, never joins them.
@@ -385,7 +385,7 @@ func TestReads_checksJoinAListingInFlightAcrossQueueDeletesOnly(t *testing.T) {
 			t.Fatal(err)
 		}
 		cCh := goList(1, check)
-		synctest.Wait()
+		synctest.Wait() // C's listings are held
 		release()
 		ra, rb, rc := <-a, <-bCh, <-cCh
 		for _, r := range []answered{ra, rb, rc} {
@@ -422,12 +422,12 @@ func TestReads_checksJoinAListingInFlightAcrossQueueDeletesOnly(t *testing.T) {
 		}
 		peek := func() (map[string]Queue, error) { return queuesOf(c, ctx, "v", CheckedWithConsumers, Kept) }
 		d, release := holdFirst(t, b, peek)
-		synctest.Wait()
+		synctest.Wait() // D's listings are held
 		if err := c.DeleteQueue(ctx, "v", "other", true); err != nil {
 			t.Fatal(err)
 		}
 		e := goList(1, peek)
-		synctest.Wait()
+		synctest.Wait() // E's listings are held
 		release()
 		if r := <-d; r.err != nil {
 			t.Fatal(r.err)
@@ -671,7 +671,7 @@ func TestFlight_peek(t *testing.T) {
 			t.Fatal("peek answered with a request older than a write")
 		}
 		// The second request fails and is dropped.
-		synctest.Wait()
+		synctest.Wait() // the second request has failed
 		f.mu.Lock()
 		_, held := f.calls["k"]
 		f.mu.Unlock()
@@ -681,7 +681,7 @@ func TestFlight_peek(t *testing.T) {
 		if _, _, ok := f.peek("k", kept, fetch); ok {
 			t.Fatal("peek answered after a failed request")
 		}
-		synctest.Wait()
+		synctest.Wait() // the third request has ended
 		if n := fetches.Load(); n != 3 {
 			t.Fatalf("%d requests, want a third: a failed one is asked again", n)
 		}
@@ -716,7 +716,7 @@ func TestFlight_peekedRequestOutlivesAJoinerWhoLeaves(t *testing.T) {
 		if <-cancelled {
 			t.Fatal("the joiner's leaving cancelled the peeked request")
 		}
-		synctest.Wait()
+		synctest.Wait() // the request has ended
 		if v, _, ok := f.peek("k", kept, nil); !ok || v != 7 {
 			t.Fatalf("peek after the request ended: %d, %v; want its answer 7", v, ok)
 		}
