@@ -369,8 +369,7 @@ func TestReads_checksJoinAListingInFlightAcrossQueueDeletesOnly(t *testing.T) {
 		b.PutQueue("v", brokertest.Queue{Name: "gone", Messages: brokertest.Count(0)})
 
 		check := func() (map[string]Queue, error) { return queuesOf(c, ctx, "v", CheckedWithConsumers, Live) }
-		a, release := holdFirst(t, b, check)
-		synctest.Wait() // A's 2 listings, with and without counts, are held
+		a, release := holdFirst(t, b, check) // A's 2 listings, with and without counts, are held
 
 		// A delete while A's listings are in flight: B, asking after it, joins them.
 		if err := c.DeleteQueue(ctx, "v", "gone", true); err != nil {
@@ -421,8 +420,7 @@ func TestReads_checksJoinAListingInFlightAcrossQueueDeletesOnly(t *testing.T) {
 			t.Fatal(err) // so that the next peek sends a listing
 		}
 		peek := func() (map[string]Queue, error) { return queuesOf(c, ctx, "v", CheckedWithConsumers, Kept) }
-		d, release := holdFirst(t, b, peek)
-		synctest.Wait() // D's listings are held
+		d, release := holdFirst(t, b, peek) // D's 2 listings are held
 		if err := c.DeleteQueue(ctx, "v", "other", true); err != nil {
 			t.Fatal(err)
 		}
