@@ -119,10 +119,8 @@ func createUser(t *testing.T, name, password, tags, vhost string, p brokertest.P
 // amqpURL is the AMQP URL of vhost on the test broker. RABBITMQ_AMQP_URL may
 // give the server (default amqp://<user>:<password>@127.0.0.1:5672).
 func amqpURL(vhost string) string {
-	base := os.Getenv("RABBITMQ_AMQP_URL")
-	if base == "" {
-		base = (&url.URL{Scheme: "amqp", User: url.UserPassword(testUser(), testPassword()), Host: "127.0.0.1:5672"}).String()
-	}
+	base := cmp.Or(os.Getenv("RABBITMQ_AMQP_URL"),
+		(&url.URL{Scheme: "amqp", User: url.UserPassword(testUser(), testPassword()), Host: "127.0.0.1:5672"}).String())
 	return strings.TrimRight(base, "/") + "/" + url.PathEscape(vhost)
 }
 
