@@ -158,12 +158,11 @@ func publishConfirmed(t *testing.T, ch *amqp.Channel, queue string, n int, msg f
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	fatalOn(t, ch.Confirm(false))
 	pending := make([]*amqp.DeferredConfirmation, n)
-	err := ch.Confirm(false)
-	for i := 0; i < n && err == nil; i++ {
-		pending[i], err = ch.PublishWithDeferredConfirmWithContext(ctx, "", queue, true, false, msg(i))
+	for i := range pending {
+		pending[i] = orFatal(ch.PublishWithDeferredConfirmWithContext(ctx, "", queue, true, false, msg(i)))(t)
 	}
-	fatalOn(t, err)
 	for _, dc := range pending {
 		if ok, err := dc.WaitContext(ctx); !ok || err != nil {
 			t.Fatalf("publish not confirmed: %v", err)
