@@ -1,6 +1,7 @@
 package brokertest
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -17,40 +18,36 @@ func fakeAMQP(t *testing.T) (*Server, *AMQP, *amqp.Connection) {
 	s.PutQueue("/", Queue{Name: "q"})
 	s.PutQueue("/", Queue{Name: "q.dead"})
 	a := s.ServeAMQP(t)
-	conn, err := amqp.Dial("amqp://guest:pw@" + a.Addr()) // vhost "/"
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := orFatal(amqp.Dial("amqp://guest:pw@" + a.Addr()))(t) // vhost "/"
 	t.Cleanup(func() { _ = conn.Close() })
 	return s, a, conn
 }
 
-func channel(t *testing.T, conn *amqp.Connection) *amqp.Channel {
-	t.Helper()
-	ch, err := conn.Channel()
-	if err != nil {
-		t.Fatal(err)
+// orFatal takes the results of a call, v and err, and returns what gives v to a test, failing it
+// with err when err is not nil: orFatal(conn.Channel())(t).
+func orFatal[T any](v T, err error) func(*testing.T) T {
+	return func(t *testing.T) T {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
 	}
-	return ch
 }
 
+// publish sends p to the queue key through ch and the default exchange, mandatory.
 func publish(t *testing.T, ch *amqp.Channel, key string, p amqp.Publishing) *amqp.DeferredConfirmation {
 	t.Helper()
-	dc, err := ch.PublishWithDeferredConfirm("", key, true, false, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dc
+	return orFatal(ch.PublishWithDeferredConfirm("", key, true, false, p))(t)
 }
 
+// waitConfirm waits up to 5 s for dc (failing the test with the deadline) and reports whether the
+// broker acked it.
 func waitConfirm(t *testing.T, dc *amqp.DeferredConfirmation) bool {
 	t.Helper()
-	select {
-	case <-dc.Done():
-	case <-time.After(5 * time.Second):
-		t.Fatal("no confirm")
-	}
-	return dc.Acked()
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	return orFatal(dc.WaitContext(ctx))(t)
 }
 
 // A message published over AMQP lands in its queue, counted by the
@@ -59,7 +56,7 @@ func waitConfirm(t *testing.T, dc *amqp.DeferredConfirmation) bool {
 // ack, and a purge answers what it removed.
 func TestAMQPPublishConsumeAckPurge(t *testing.T) {
 	s, _, conn := fakeAMQP(t)
-	pub := channel(t, conn)
+	pub := orFatal(conn.Channel())(t)
 	if err := pub.Confirm(false); err != nil {
 		t.Fatal(err)
 	}
@@ -78,17 +75,14 @@ func TestAMQPPublishConsumeAckPurge(t *testing.T) {
 	if got := s.Messages("/", "q"); len(got) != 3 || got[0].ID() != "m-1" || got[0].UserID() != "guest" {
 		t.Fatalf("stored %d, first %q", len(got), got[0].ID())
 	}
-	con := channel(t, conn)
+	con := orFatal(conn.Channel())(t)
 	if q, err := con.QueueDeclarePassive("q", true, false, false, false, nil); err != nil || q.Messages != 3 {
 		t.Fatalf("declare-ok %+v, %v", q, err)
 	}
 	if err := con.Qos(2, 0, false); err != nil {
 		t.Fatal(err)
 	}
-	ds, err := con.Consume("q", "", false, false, false, false, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ds := orFatal(con.Consume("q", "", false, false, false, false, nil))(t)
 	d1, d2 := <-ds, <-ds
 	sent.MessageId = "m-1"
 	if d1.MessageId != "m-1" || d1.Priority != 3 || d1.Headers["x-death"] != "one" || string(d1.Body) != string(sent.Body) ||
@@ -124,14 +118,14 @@ func TestAMQPPublishConsumeAckPurge(t *testing.T) {
 func TestAMQPRefusals(t *testing.T) {
 	_, a, conn := fakeAMQP(t)
 	var ae *amqp.Error
-	if _, err := channel(t, conn).QueueDeclarePassive("gone", true, false, false, false, nil); !errors.As(err, &ae) || ae.Code != 404 {
+	if _, err := orFatal(conn.Channel())(t).QueueDeclarePassive("gone", true, false, false, false, nil); !errors.As(err, &ae) || ae.Code != 404 {
 		t.Errorf("a missing queue: %v", err)
 	}
 	a.Refuse("/", "q")
-	if _, err := channel(t, conn).QueuePurge("q", false); !errors.As(err, &ae) || ae.Code != 403 {
+	if _, err := orFatal(conn.Channel())(t).QueuePurge("q", false); !errors.As(err, &ae) || ae.Code != 403 {
 		t.Errorf("a refused queue: %v", err)
 	}
-	pub := channel(t, conn)
+	pub := orFatal(conn.Channel())(t)
 	_ = pub.Confirm(false)
 	rets := pub.NotifyReturn(make(chan amqp.Return, 1))
 	if !waitConfirm(t, publish(t, pub, "gone", amqp.Publishing{MessageId: "x"})) {
@@ -164,7 +158,7 @@ func TestAMQPPublishFaults(t *testing.T) {
 		return faults[n]
 	})
 	closed := conn.NotifyClose(make(chan *amqp.Error, 1))
-	pub := channel(t, conn)
+	pub := orFatal(conn.Channel())(t)
 	_ = pub.Confirm(false)
 	rets := pub.NotifyReturn(make(chan amqp.Return, 1))
 	if waitConfirm(t, publish(t, pub, "q", amqp.Publishing{})) {
@@ -200,7 +194,7 @@ func TestAMQPPublishFaults(t *testing.T) {
 func TestAMQPCloseChannel(t *testing.T) {
 	s, a, conn := fakeAMQP(t)
 	a.OnPublish(func(int, Publish) PublishFault { return CloseChannel })
-	pub := channel(t, conn)
+	pub := orFatal(conn.Channel())(t)
 	closed := pub.NotifyClose(make(chan *amqp.Error, 1))
 	_ = pub.Confirm(false)
 	dc := publish(t, pub, "q", amqp.Publishing{})
@@ -210,7 +204,7 @@ func TestAMQPCloseChannel(t *testing.T) {
 	if waitConfirm(t, dc) || len(s.Messages("/", "q")) != 0 {
 		t.Error("the refused publish was confirmed or routed")
 	}
-	if _, err := channel(t, conn).QueueDeclarePassive("q", true, false, false, false, nil); err != nil {
+	if _, err := orFatal(conn.Channel())(t).QueueDeclarePassive("q", true, false, false, false, nil); err != nil {
 		t.Errorf("the connection did not go on: %v", err)
 	}
 }
@@ -221,7 +215,7 @@ func TestAMQPHang(t *testing.T) {
 	hung := make(chan struct{})
 	a.OnPublish(func(int, Publish) PublishFault { close(hung); return Hang })
 	closed := conn.NotifyClose(make(chan *amqp.Error, 1))
-	pub := channel(t, conn)
+	pub := orFatal(conn.Channel())(t)
 	_ = pub.Confirm(false)
 	dc := publish(t, pub, "q", amqp.Publishing{})
 	<-hung
@@ -243,7 +237,7 @@ func TestAMQPHang(t *testing.T) {
 func TestAMQPHoldConfirmsUntil(t *testing.T) {
 	_, a, conn := fakeAMQP(t)
 	a.HoldConfirmsUntil(2)
-	pub := channel(t, conn)
+	pub := orFatal(conn.Channel())(t)
 	_ = pub.Confirm(false)
 	rets := pub.NotifyReturn(make(chan amqp.Return, 2))
 	first := publish(t, pub, "gone", amqp.Publishing{MessageId: "1"})
@@ -264,14 +258,11 @@ func TestAMQPHoldConfirmsUntil(t *testing.T) {
 // A consumer whose queue is deleted is cancelled: its deliveries end.
 func TestAMQPConsumerCancelled(t *testing.T) {
 	s, _, conn := fakeAMQP(t)
-	con := channel(t, conn)
+	con := orFatal(conn.Channel())(t)
 	cancels := con.NotifyCancel(make(chan string, 1))
-	ds, err := con.Consume("q", "", false, false, false, false, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ds := orFatal(con.Consume("q", "", false, false, false, false, nil))(t)
 	s.RemoveQueue("/", "q")
-	if _, err := channel(t, conn).QueueDeclarePassive("q.dead", true, false, false, false, nil); err != nil {
+	if _, err := orFatal(conn.Channel())(t).QueueDeclarePassive("q.dead", true, false, false, false, nil); err != nil {
 		t.Fatal(err) // a frame: the fake looks at its consumers after it
 	}
 	if _, ok := <-ds; ok || len(<-cancels) == 0 {

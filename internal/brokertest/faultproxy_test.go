@@ -36,17 +36,11 @@ func newEcho(t *testing.T) string {
 // connections close when the test ends.
 func startProxy(t *testing.T, target string, f Fault) (*FaultProxy, func() net.Conn) {
 	t.Helper()
-	p, err := NewFaultProxy(target)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := orFatal(NewFaultProxy(target))(t)
 	t.Cleanup(p.Close)
 	p.Arm(f)
 	return p, func() net.Conn {
-		conn, err := net.Dial("tcp", p.Addr)
-		if err != nil {
-			t.Fatal(err)
-		}
+		conn := orFatal(net.Dial("tcp", p.Addr))(t)
 		t.Cleanup(func() { _ = conn.Close() })
 		return conn
 	}

@@ -22,8 +22,7 @@ func actionTopology(t *testing.T, prefix string) string {
 	cleanupQueues(t, "/", name)
 	declareIn(t, "/", name+".dead", nil)
 	declareIn(t, "/", name, map[string]any{"x-message-ttl": 3600000, "x-max-priority": 10})
-	declareIn(t, "/", name+".deferred.600000", map[string]any{"x-message-ttl": 600000, "x-expires": 3600000,
-		"x-dead-letter-exchange": "", "x-dead-letter-routing-key": name})
+	declareHoldIn(t, "/", name, 600000)
 	return name
 }
 

@@ -119,10 +119,8 @@ func createUser(t *testing.T, name, password, tags, vhost string, p brokertest.P
 // amqpURL is the AMQP URL of vhost on the test broker. RABBITMQ_AMQP_URL may
 // give the server (default amqp://<user>:<password>@127.0.0.1:5672).
 func amqpURL(vhost string) string {
-	base := os.Getenv("RABBITMQ_AMQP_URL")
-	if base == "" {
-		base = (&url.URL{Scheme: "amqp", User: url.UserPassword(testUser(), testPassword()), Host: "127.0.0.1:5672"}).String()
-	}
+	base := cmp.Or(os.Getenv("RABBITMQ_AMQP_URL"),
+		(&url.URL{Scheme: "amqp", User: url.UserPassword(testUser(), testPassword()), Host: "127.0.0.1:5672"}).String())
 	return strings.TrimRight(base, "/") + "/" + url.PathEscape(vhost)
 }
 
@@ -160,12 +158,11 @@ func publishConfirmed(t *testing.T, ch *amqp.Channel, queue string, n int, msg f
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	fatalOn(t, ch.Confirm(false))
 	pending := make([]*amqp.DeferredConfirmation, n)
-	err := ch.Confirm(false)
-	for i := 0; i < n && err == nil; i++ {
-		pending[i], err = ch.PublishWithDeferredConfirmWithContext(ctx, "", queue, true, false, msg(i))
+	for i := range pending {
+		pending[i] = orFatal(ch.PublishWithDeferredConfirmWithContext(ctx, "", queue, true, false, msg(i)))(t)
 	}
-	fatalOn(t, err)
 	for _, dc := range pending {
 		if ok, err := dc.WaitContext(ctx); !ok || err != nil {
 			t.Fatalf("publish not confirmed: %v", err)

@@ -52,8 +52,7 @@ func getMessages(t *testing.T, queue, ackmode string) map[string]string {
 	}
 	got := map[string]string{}
 	for _, m := range msgs {
-		delete(m.Properties, "headers")
-		delete(m.Properties, "delivery_mode")
+		maps.DeleteFunc(m.Properties, func(k string, _ any) bool { return k == "headers" || k == "delivery_mode" })
 		got[fmt.Sprint(m.Properties["message_id"])] = fmt.Sprint(m.Properties)
 	}
 	return got

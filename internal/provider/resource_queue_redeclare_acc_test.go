@@ -197,14 +197,8 @@ func TestAccQueueRedeclare_interrupted(t *testing.T) {
 	t.Parallel()
 	name := uniqueName("redecl-intr")
 	cleanupQueues(t, "/", name)
-	broker, err := url.Parse(amqpURL("/"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy, err := brokertest.NewFaultProxy(broker.Host)
-	if err != nil {
-		t.Fatal(err)
-	}
+	broker := orFatal(url.Parse(amqpURL("/")))(t)
+	proxy := orFatal(brokertest.NewFaultProxy(broker.Host))(t)
 	t.Cleanup(proxy.Close)
 	c := newRedeclareCLI(t, name, fmt.Sprintf("  amqp_endpoint = \"amqp://%s\"\n  retry_budget = \"1s\"\n", proxy.Addr))
 	changeTopology(t, c, redeclareN)
