@@ -37,16 +37,15 @@ func fakeData(t *testing.T, endpoint string) *providerData {
 
 func str(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
 
-// actionWithConfig is a configured with data, and a configuration of a with these attribute values
+// actionConfig configures a with data, and returns a configuration of a with these attribute values
 // (the others null).
-func actionWithConfig(t *testing.T, a action.Action, data *providerData, vals map[string]tftypes.Value) (action.Action, tfsdk.Config) {
+func actionConfig(t *testing.T, a action.Action, data *providerData, vals map[string]tftypes.Value) tfsdk.Config {
 	t.Helper()
-	if c, ok := a.(action.ActionWithConfigure); ok {
-		c.Configure(context.Background(), action.ConfigureRequest{ProviderData: data}, &action.ConfigureResponse{})
-	}
+	//nolint:forcetypeassert // both actions take the provider's data
+	a.(action.ActionWithConfigure).Configure(context.Background(), action.ConfigureRequest{ProviderData: data}, &action.ConfigureResponse{})
 	var sr action.SchemaResponse
 	a.Schema(context.Background(), action.SchemaRequest{}, &sr)
-	return a, configOf(t, tfsdk.Config{Schema: sr.Schema}, vals)
+	return configOf(t, tfsdk.Config{Schema: sr.Schema}, vals)
 }
 
 // planDiags runs the ModifyPlan of a, configured with data, with these
@@ -54,7 +53,7 @@ func actionWithConfig(t *testing.T, a action.Action, data *providerData, vals ma
 func planDiags(t *testing.T, a action.Action, data *providerData, vals map[string]tftypes.Value) diag.Diagnostics {
 	t.Helper()
 	var resp action.ModifyPlanResponse
-	a, cfg := actionWithConfig(t, a, data, vals)
+	cfg := actionConfig(t, a, data, vals)
 	mp := a.(action.ActionWithModifyPlan) //nolint:forcetypeassert // both actions warn at plan time
 	mp.ModifyPlan(context.Background(), action.ModifyPlanRequest{Config: cfg}, &resp)
 	return resp.Diagnostics
@@ -66,8 +65,7 @@ func invokeDiags(t *testing.T, a action.Action, data *providerData, vals map[str
 	t.Helper()
 	var lines []string
 	resp := action.InvokeResponse{SendProgress: func(e action.InvokeProgressEvent) { lines = append(lines, e.Message) }}
-	a, cfg := actionWithConfig(t, a, data, vals)
-	a.Invoke(context.Background(), action.InvokeRequest{Config: cfg}, &resp)
+	a.Invoke(context.Background(), action.InvokeRequest{Config: actionConfig(t, a, data, vals)}, &resp)
 	return resp.Diagnostics, lines
 }
 
