@@ -70,12 +70,11 @@ func invokeDiags(t *testing.T, a action.Action, data *providerData, vals map[str
 }
 
 // diagText is diagnostics as "severity: summary: detail" lines.
-func diagText(d diag.Diagnostics) string {
-	var b strings.Builder
+func diagText(d diag.Diagnostics) (text string) {
 	for _, x := range d {
-		b.WriteString(x.Severity().String() + ": " + x.Summary() + ": " + x.Detail() + "\n")
+		text += x.Severity().String() + ": " + x.Summary() + ": " + x.Detail() + "\n"
 	}
-	return b.String()
+	return text
 }
 
 // The plan warns with the count on q.dead and what invoking does with it,
