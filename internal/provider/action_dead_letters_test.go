@@ -41,8 +41,7 @@ func str(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
 // (the others null).
 func actionConfig(t *testing.T, a action.Action, data *providerData, vals map[string]tftypes.Value) tfsdk.Config {
 	t.Helper()
-	//nolint:forcetypeassert // both actions take the provider's data
-	a.(action.ActionWithConfigure).Configure(context.Background(), action.ConfigureRequest{ProviderData: data}, &action.ConfigureResponse{})
+	a.(action.ActionWithConfigure).Configure(context.Background(), action.ConfigureRequest{ProviderData: data}, &action.ConfigureResponse{}) //nolint:forcetypeassert // both actions take the provider's data
 	var sr action.SchemaResponse
 	a.Schema(context.Background(), action.SchemaRequest{}, &sr)
 	return configOf(t, tfsdk.Config{Schema: sr.Schema}, vals)
@@ -53,9 +52,7 @@ func actionConfig(t *testing.T, a action.Action, data *providerData, vals map[st
 func planDiags(t *testing.T, a action.Action, data *providerData, vals map[string]tftypes.Value) diag.Diagnostics {
 	t.Helper()
 	var resp action.ModifyPlanResponse
-	cfg := actionConfig(t, a, data, vals)
-	mp := a.(action.ActionWithModifyPlan) //nolint:forcetypeassert // both actions warn at plan time
-	mp.ModifyPlan(context.Background(), action.ModifyPlanRequest{Config: cfg}, &resp)
+	a.(action.ActionWithModifyPlan).ModifyPlan(context.Background(), action.ModifyPlanRequest{Config: actionConfig(t, a, data, vals)}, &resp) //nolint:forcetypeassert // both actions warn at plan time
 	return resp.Diagnostics
 }
 
