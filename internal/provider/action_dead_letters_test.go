@@ -37,16 +37,14 @@ func fakeData(t *testing.T, endpoint string) *providerData {
 
 func str(s string) tftypes.Value { return tftypes.NewValue(tftypes.String, s) }
 
-// actionWithConfig is a configured with data, and a configuration of a with these attribute values
+// actionConfig configures a with data, and returns a configuration of a with these attribute values
 // (the others null).
-func actionWithConfig(t *testing.T, a action.Action, data *providerData, vals map[string]tftypes.Value) (action.Action, tfsdk.Config) {
+func actionConfig(t *testing.T, a action.Action, data *providerData, vals map[string]tftypes.Value) tfsdk.Config {
 	t.Helper()
-	if c, ok := a.(action.ActionWithConfigure); ok {
-		c.Configure(context.Background(), action.ConfigureRequest{ProviderData: data}, &action.ConfigureResponse{})
-	}
+	a.(action.ActionWithConfigure).Configure(context.Background(), action.ConfigureRequest{ProviderData: data}, &action.ConfigureResponse{}) //nolint:forcetypeassert // both actions take the provider's data
 	var sr action.SchemaResponse
 	a.Schema(context.Background(), action.SchemaRequest{}, &sr)
-	return a, configOf(t, tfsdk.Config{Schema: sr.Schema}, vals)
+	return configOf(t, tfsdk.Config{Schema: sr.Schema}, vals)
 }
 
 // planDiags runs the ModifyPlan of a, configured with data, with these
@@ -54,9 +52,7 @@ func actionWithConfig(t *testing.T, a action.Action, data *providerData, vals ma
 func planDiags(t *testing.T, a action.Action, data *providerData, vals map[string]tftypes.Value) diag.Diagnostics {
 	t.Helper()
 	var resp action.ModifyPlanResponse
-	a, cfg := actionWithConfig(t, a, data, vals)
-	mp := a.(action.ActionWithModifyPlan) //nolint:forcetypeassert // both actions warn at plan time
-	mp.ModifyPlan(context.Background(), action.ModifyPlanRequest{Config: cfg}, &resp)
+	a.(action.ActionWithModifyPlan).ModifyPlan(context.Background(), action.ModifyPlanRequest{Config: actionConfig(t, a, data, vals)}, &resp) //nolint:forcetypeassert // both actions warn at plan time
 	return resp.Diagnostics
 }
 
@@ -66,18 +62,16 @@ func invokeDiags(t *testing.T, a action.Action, data *providerData, vals map[str
 	t.Helper()
 	var lines []string
 	resp := action.InvokeResponse{SendProgress: func(e action.InvokeProgressEvent) { lines = append(lines, e.Message) }}
-	a, cfg := actionWithConfig(t, a, data, vals)
-	a.Invoke(context.Background(), action.InvokeRequest{Config: cfg}, &resp)
+	a.Invoke(context.Background(), action.InvokeRequest{Config: actionConfig(t, a, data, vals)}, &resp)
 	return resp.Diagnostics, lines
 }
 
 // diagText is diagnostics as "severity: summary: detail" lines.
-func diagText(d diag.Diagnostics) string {
-	var b strings.Builder
+func diagText(d diag.Diagnostics) (text string) {
 	for _, x := range d {
-		b.WriteString(x.Severity().String() + ": " + x.Summary() + ": " + x.Detail() + "\n")
+		text += x.Severity().String() + ": " + x.Summary() + ": " + x.Detail() + "\n"
 	}
-	return b.String()
+	return text
 }
 
 // The plan warns with the count on q.dead and what invoking does with it,

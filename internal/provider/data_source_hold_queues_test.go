@@ -10,7 +10,7 @@ import (
 )
 
 // holdQueuesOnFake returns the hold queues of queue that the data source finds in vhost of the fake
-// broker, as "name:ttl:N messages", and its errors as "Summary: detail", comma-separated.
+// broker, as "name:ttl:N messages", comma-separated, then its errors (diagText).
 func holdQueuesOnFake(t *testing.T, fake *brokertest.Server, s topology.Suffixes, vhost, queue string) string {
 	t.Helper()
 	data := fakeData(t, fake.URL)
@@ -20,10 +20,7 @@ func holdQueuesOnFake(t *testing.T, fake *brokertest.Server, s topology.Suffixes
 	for _, h := range holds {
 		out = append(out, fmt.Sprintf("%s:%d:%s", h.name, h.ttl, countText(h.messages, "message")))
 	}
-	for _, d := range diags.Errors() {
-		out = append(out, d.Summary()+": "+d.Detail())
-	}
-	return strings.Join(out, ", ")
+	return strings.Join(out, ", ") + diagText(diags.Errors())
 }
 
 // Only exactly queue + deferred suffix + a TTL (decimal, no leading zero, 1

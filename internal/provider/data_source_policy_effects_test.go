@@ -12,18 +12,14 @@ import (
 
 // policyEffectsOnFake returns what the data source reports for queue orders in vhost of the fake, one
 // line per queue ("name role policy/operator_policy definition" then "  - effect" lines), then
-// "ok" or "not ok"; or the first error as "Summary: detail".
+// "ok" or "not ok"; or its diagnostics (diagText) when there is an error.
 func policyEffectsOnFake(t *testing.T, fake *brokertest.Server, vhost string) string {
 	t.Helper()
 	f, diags := (&policyEffectsDataSource{configuredDataSource{data: fakeData(t, fake.URL)}}).findings(t.Context(), vhost, "orders")
-	if diags.HasError() {
-		return diags[0].Summary() + ": " + diags[0].Detail()
-	}
-	list, ok, diags := policyEffectsValues(t.Context(), f)
+	list, ok, more := policyEffectsValues(t.Context(), f)
 	var queues []policyEffectsQueueModel
-	diags.Append(list.ElementsAs(t.Context(), &queues, false)...)
-	if diags.HasError() {
-		t.Fatal(diags)
+	if diags.Append(append(more, list.ElementsAs(t.Context(), &queues, false)...)...); diags.HasError() {
+		return diagText(diags)
 	}
 	var b strings.Builder
 	for _, q := range queues {
@@ -97,7 +93,7 @@ not ok`
 func TestPolicyEffectsDataSource_errors(t *testing.T) {
 	t.Parallel()
 	fake := brokertest.New(t)
-	if got := policyEffectsOnFake(t, fake, "nope"); !strings.HasPrefix(got, `Vhost Not Found: vhost "nope" does not exist`) {
+	if got := policyEffectsOnFake(t, fake, "nope"); !strings.HasPrefix(got, `Error: Vhost Not Found: vhost "nope" does not exist`) {
 		t.Errorf("a missing vhost: %s", got)
 	}
 	for _, path := range []string{"operator-policies/%2F", "policies/%2F"} {

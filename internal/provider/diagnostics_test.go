@@ -140,16 +140,14 @@ var causeOperations = map[string]func(t *testing.T, data *providerData, vhost st
 // outcome is the summary of the one error of diags, else outcomeRemoved or outcomeNone.
 func outcome(t *testing.T, diags diag.Diagnostics, removed bool) string {
 	t.Helper()
-	if errs := diags.Errors(); len(errs) > 0 {
-		if len(errs) > 1 {
-			t.Errorf("%d errors, want one: %s", len(errs), diagText(diags))
-		}
+	errs := diags.Errors()
+	if len(errs) > 1 {
+		t.Errorf("%d errors, want one: %s", len(errs), diagText(diags))
+	}
+	if len(errs) > 0 {
 		return errs[0].Summary()
 	}
-	if removed {
-		return outcomeRemoved
-	}
-	return outcomeNone
+	return map[bool]string{true: outcomeRemoved, false: outcomeNone}[removed]
 }
 
 // refusing is a fake that answers every request with status and reason.

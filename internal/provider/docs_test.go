@@ -58,18 +58,8 @@ var (
 	cellSeparator = regexp.MustCompile(`\s*\|\s*`)
 )
 
-// repoMatches are the matches of pattern in the repository's file name, at least want of them.
-func repoMatches(t *testing.T, name, pattern string, want int) [][]string {
-	t.Helper()
-	matches := regexp.MustCompile(pattern).FindAllStringSubmatch(readRepoFile(t, name), -1)
-	if len(matches) < want {
-		t.Fatalf("%s: %d matches of %s, want at least %d", name, len(matches), pattern, want)
-	}
-	return matches
-}
-
 // accStages are the lines of stageLines in tools/acc/table.go: each its name, CLI, broker and run.
-const accStages = `(?m)^\s*(?:STAGES=\()?"([a-z0-9.-]+)\s+(\S+)\s+(\S+)\s+(\S+)\s+[^"]*"`
+var accStages = regexp.MustCompile(`(?m)^\s*(?:STAGES=\()?"([a-z0-9.-]+)\s+(\S+)\s+(\S+)\s+(\S+)\s+[^"]*"`)
 
 // The README's support table claims, for each RabbitMQ version and CLI,
 // what a stage of tools/acc/table.go runs the whole acceptance suite on: its
@@ -77,8 +67,8 @@ const accStages = `(?m)^\s*(?:STAGES=\()?"([a-z0-9.-]+)\s+(\S+)\s+(\S+)\s+(\S+)\
 // GNUmakefile, and each ✓ is a stage (and each such stage a ✓).
 func TestDocsSupportTable(t *testing.T) {
 	v := map[string]string{} // the CLI versions of GNUmakefile, without the v
-	for _, m := range repoMatches(t, "GNUmakefile",
-		`(?m)^(TERRAFORM_NEWEST_VERSION|TERRAFORM_OLDEST_VERSION|OPENTOFU_VERSION|OPENTOFU_OLDEST_VERSION)\s*\?=\s*v?(\S+)`, 4) {
+	for _, m := range regexp.MustCompile(`(?m)^(TERRAFORM_NEWEST_VERSION|TERRAFORM_OLDEST_VERSION|OPENTOFU_VERSION|OPENTOFU_OLDEST_VERSION)\s*\?=\s*v?(\S+)`).
+		FindAllStringSubmatch(readRepoFile(t, "GNUmakefile"), -1) {
 		v[m[1]] = m[2]
 	}
 	rows := tableAfter(t, readRepoFile(t, "README.md"), "TestDocsSupportTable")
@@ -112,7 +102,7 @@ func TestDocsSupportTable(t *testing.T) {
 		}
 	}
 	tested := map[[2]int]string{}
-	for _, s := range repoMatches(t, "tools/acc/table.go", accStages, 5) {
+	for _, s := range accStages.FindAllStringSubmatch(readRepoFile(t, "tools/acc/table.go"), -1) {
 		name, cli, rabbit, run := s[1], s[2], s[3], s[4]
 		col, ok := column[cli]
 		if !ok || run != "TestAcc" {
@@ -151,7 +141,7 @@ func TestDocsStageTable(t *testing.T) {
 	for _, r := range rows[1:] {
 		documented = append(documented, strings.Trim(r[0], "`"))
 	}
-	for _, s := range repoMatches(t, "tools/acc/table.go", accStages, 5) {
+	for _, s := range accStages.FindAllStringSubmatch(readRepoFile(t, "tools/acc/table.go"), -1) {
 		stages = append(stages, s[1])
 	}
 	sort.Strings(documented)

@@ -32,9 +32,6 @@ func listOn(t *testing.T, data *providerData, vhost, nameRegex string, limit int
 	var stream list.ListResultsStream
 	r.List(ctx, list.ListRequest{Config: configOf(t, tfsdk.Config{Schema: sr.Schema}, vals), ResourceSchema: resSchema.Schema,
 		ResourceIdentitySchema: idSchema.IdentitySchema, IncludeResource: true, Limit: limit}, &stream)
-	if stream.Results == nil {
-		return nil
-	}
 	return slices.Collect(stream.Results)
 }
 

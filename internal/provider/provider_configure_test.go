@@ -19,12 +19,12 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 )
 
-// clearBrokerEnv makes sure none of the RABBITMQ_* settings of provider_env.go reaches the provider.
+// clearBrokerEnv makes sure none of the environment variables of provider_env.go reaches the provider: it reads
+// their names from that file, so that a new one is cleared too.
 func clearBrokerEnv(t *testing.T) {
 	t.Helper()
-	for _, env := range []string{EnvEndpoint, EnvAMQP, EnvUsername, EnvPassword, EnvVhost, EnvInsecure, EnvCACert, EnvClientCert, EnvClientKey,
-		EnvBearerToken, EnvOAuth2TokenURL, EnvOAuth2ClientID, EnvOAuth2ClientSecret} {
-		t.Setenv(env, "")
+	for _, m := range regexp.MustCompile(`(?m)^\s*Env\w+\s*=\s*"(\w+)"`).FindAllStringSubmatch(readRepoFile(t, "internal/provider/provider_env.go"), -1) {
+		t.Setenv(m[1], "")
 	}
 }
 

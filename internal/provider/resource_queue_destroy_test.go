@@ -355,21 +355,22 @@ func deletedNames(fake *brokertest.Server) string {
 	return strings.Join(names, " ")
 }
 
-// fakeBrokerClient is a client of the fake s, which does not retry.
+// fakeBrokerClient is the management API client of the provider data of the fake s (fakeData),
+// which does not retry.
 func fakeBrokerClient(t *testing.T, s *brokertest.Server) *broker.Client {
-	t.Helper()
-	c, err := broker.New(broker.Config{Endpoint: s.URL, Username: "u", Password: "p", RetryBudget: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return fakeBrokerMover(t, s).Client
 }
 
-// fakeBrokerMover is fakeBrokerClient with a message mover beside it, whose AMQP port is closed.
+// fakeBrokerMover is fakeBrokerClient with the message mover beside it, whose AMQP port is closed,
+// as the provider builds them.
 func fakeBrokerMover(t *testing.T, s *brokertest.Server) brokerMover {
 	t.Helper()
-	c := fakeBrokerClient(t, s)
-	return brokerMover{c, moverOf(t, c, "amqp://"+brokertest.ClosedAddr(t))}
+	d := fakeData(t, s.URL)
+	m, diags := d.messageMover()
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	return brokerMover{d.client, m}
 }
 
 // idle returns an empty queue of that name as the fake holds it.

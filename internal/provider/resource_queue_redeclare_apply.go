@@ -107,7 +107,7 @@ func longestTTL(t ownedQueues, holds []broker.Queue) int64 {
 // moveAside declares the holding queue, moves q's messages there and deletes q, guarded: a refusal
 // is a message that came since, so the move is made again, at most redeclareRounds times; force
 // overrides the last refusal.
-func moveAside(ctx context.Context, c queueMover, t ownedQueues, force bool) error {
+func moveAside(ctx context.Context, c brokerMover, t ownedQueues, force bool) error {
 	if err := topology.ValidateRedeclaringName(t.queue); err != nil {
 		return fmt.Errorf("queue %q in vhost %q was not changed: %w. Keeping its messages needs that queue; drain %q first, "+
 			"or set force_destroy = true and keep_messages_on_change = false to delete them with it", t.queue, t.vhost, err, t.queue)
@@ -168,20 +168,11 @@ func afterMove(err error, round int, force bool) moveNext {
 	return moveGiveUp
 }
 
-// queueMover is what moving q's messages asks of the broker (a unit test's fake has no AMQP).
-type queueMover interface {
-	DeclareQueue(ctx context.Context, vhost, name string, args map[string]any) error
-	Move(ctx context.Context, m mover.Move) (int, error)
-	DeleteQueue(ctx context.Context, vhost, name string, guarded bool) error
-}
-
 // brokerMover is the management API client with the message mover beside it.
 type brokerMover struct {
 	*broker.Client
 	*mover.Mover
 }
-
-var _ queueMover = brokerMover{}
 
 // drainHolding moves what waits in t's holding queue back to q and deletes it, if it exists.
 func drainHolding(ctx context.Context, c brokerMover, t ownedQueues) error {
@@ -194,7 +185,7 @@ func drainHolding(ctx context.Context, c brokerMover, t ownedQueues) error {
 
 // moveBack moves t's holding queue back to q and deletes it, guarded, at most redeclareRounds
 // times.
-func moveBack(ctx context.Context, c queueMover, t ownedQueues) error {
+func moveBack(ctx context.Context, c brokerMover, t ownedQueues) error {
 	name := topology.RedeclaringQueueName(t.queue)
 	for round := 1; ; round++ {
 		if _, err := c.Move(ctx, mover.Move{Vhost: t.vhost, From: name, To: t.queue}); err != nil {

@@ -5,12 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"path"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
-	"github.com/queuey/terraform-provider-queuey/internal/mover"
-
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 	"github.com/queuey/terraform-provider-queuey/internal/topology"
 )
@@ -174,70 +175,52 @@ func TestRedeclare_failures(t *testing.T) {
 	}
 }
 
-// scriptedMover records what moveAside and moveBack ask of the broker; each
-// move succeeds up to twice redeclareRounds (a loop that goes on fails
-// there, at once), and the first refusals guarded deletes are refused as a
-// queue a message landed on since.
-type scriptedMover struct {
-	refusals, moves int
-	calls           []string
-}
-
-func (m *scriptedMover) DeclareQueue(_ context.Context, _, name string, _ map[string]any) error {
-	m.calls = append(m.calls, "declare "+name)
-	return nil
-}
-
-func (m *scriptedMover) Move(_ context.Context, r mover.Move) (int, error) {
-	m.calls = append(m.calls, "move "+r.From+" to "+r.To)
-	if m.moves++; m.moves > 2*redeclareRounds {
-		return 0, errors.New("moved too many times")
-	}
-	return 1, nil
-}
-
-func (m *scriptedMover) DeleteQueue(_ context.Context, _, name string, guarded bool) error {
-	m.calls = append(m.calls, "delete "+name+map[bool]string{false: " unguarded"}[guarded])
-	if !guarded || m.refusals == 0 {
-		return nil
-	}
-	m.refusals--
-	return fmt.Errorf("refused: %w", broker.ErrNotEmpty)
-}
-
 // A move aside (or back) is made again while the guarded delete of the queue
 // it emptied is refused, redeclareRounds moves at most; then the move aside
 // stops with an *interruptedError, or with force_destroy deletes q
-// unguarded, and the move back stops with the refusal.
+// unguarded, and the move back stops with the refusal. On the fake with its
+// AMQP port: each refused delete finds a message that landed since its move,
+// which the next move takes along.
 func TestMoveRounds(t *testing.T) {
 	t.Parallel()
-	aside := []string{"move orders to orders.redeclaring", "delete orders"}
-	back := []string{"move orders.redeclaring to orders", "delete orders.redeclaring"}
-	rounds := func(n int, round []string) []string {
-		var out []string
-		for range n {
-			out = append(out, round...)
-		}
-		return out
-	}
+	const guarded = " ?if-empty=true&if-unused=true"
+	declare, aside, back := "PUT queues / orders.redeclaring", "DELETE queues / orders"+guarded, "DELETE queues / orders.redeclaring"+guarded
 	for _, tc := range []struct {
 		name        string
 		back, force bool
-		refusals    int
-		want        []string
+		refusals    int32
+		want        []string // the PUTs and DELETEs, in order
 		wantErr     string
 	}{
-		{name: "aside", want: append([]string{"declare orders.redeclaring"}, aside...)},
-		{name: "aside, refused twice", refusals: 2, want: append([]string{"declare orders.redeclaring"}, rounds(3, aside)...)},
-		{name: "aside, refused each time", refusals: 3, want: append([]string{"declare orders.redeclaring"}, rounds(3, aside)...),
+		{name: "aside", want: []string{declare, aside}},
+		{name: "aside, refused twice", refusals: 2, want: append([]string{declare}, slices.Repeat([]string{aside}, 3)...)},
+		{name: "aside, refused each time", refusals: 3, want: append([]string{declare}, slices.Repeat([]string{aside}, 3)...),
 			wantErr: "after its messages were moved to orders.redeclaring 3 times, RabbitMQ still refused to delete it"},
 		{name: "aside, refused each time, force_destroy", refusals: 3, force: true,
-			want: append(append([]string{"declare orders.redeclaring"}, rounds(3, aside)...), "delete orders unguarded")},
-		{name: "back", back: true, want: back},
-		{name: "back, refused twice", back: true, refusals: 2, want: rounds(3, back)},
-		{name: "back, refused each time", back: true, refusals: 3, want: rounds(3, back), wantErr: "refused"},
+			want: append([]string{declare}, append(slices.Repeat([]string{aside}, 3), "DELETE queues / orders")...)},
+		{name: "back", back: true, want: []string{back}},
+		{name: "back, refused twice", back: true, refusals: 2, want: slices.Repeat([]string{back}, 3)},
+		{name: "back, refused each time", back: true, refusals: 3, want: slices.Repeat([]string{back}, 3),
+			wantErr: brokertest.NotEmptyReason("/", "orders.redeclaring")},
 	} {
-		m := &scriptedMover{refusals: tc.refusals}
+		fake := brokertest.New(t)
+		from, to := "orders", "orders.redeclaring"
+		if tc.back {
+			from, to = to, from
+			putIdle(fake, to)
+		}
+		putIdle(fake, from)
+		fake.PutMessages("/", from, brokertest.NewMessage("m-0", "u", "first"))
+		refusals := atomic.Int32{}
+		refusals.Store(tc.refusals)
+		fake.Intercept(func(_ http.ResponseWriter, r *http.Request) bool {
+			if r.URL.Query().Get("if-empty") == "true" && refusals.Add(-1) >= 0 {
+				fake.PutMessages("/", path.Base(r.URL.Path), brokertest.NewMessage("late", "u", "since the move"))
+			}
+			return false
+		})
+		c := fakeBrokerClient(t, fake)
+		m := brokerMover{c, moverOf(t, c, fake.ServeAMQP(t).URL())}
 		var err error
 		if tc.back {
 			err = moveBack(context.Background(), m, ordersTarget)
@@ -253,8 +236,11 @@ func TestMoveRounds(t *testing.T) {
 		case tc.wantErr != "" && errors.As(err, &interrupted) == tc.back:
 			t.Errorf("%s: %v: interrupted %v, want %v", tc.name, err, !tc.back, tc.back)
 		}
-		if strings.Join(m.calls, "|") != strings.Join(tc.want, "|") {
-			t.Errorf("%s: %q, want %q", tc.name, m.calls, tc.want)
+		if reqs := slices.DeleteFunc(fake.Requests(), func(r string) bool { return strings.HasPrefix(r, "GET ") }); !slices.Equal(reqs, tc.want) {
+			t.Errorf("%s: %q, want %q", tc.name, reqs, tc.want)
+		}
+		if got, want := len(fake.Messages("/", to)), int(min(tc.refusals, redeclareRounds-1))+1; got != want {
+			t.Errorf("%s: %s holds %d messages, want %d: one a move", tc.name, to, got, want)
 		}
 	}
 }
