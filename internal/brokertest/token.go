@@ -6,14 +6,15 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"sync"
 	"testing"
 	"time"
 )
 
 // TokenEndpoint is a fake OAuth 2.0 client-credentials token endpoint: it checks the client
-// credentials (basic auth or form) and hands out numbered tokens ("tok-1", ...), or unsigned JWTs
-// expiring JWTLife ahead. Set its fields before the first request; faults are scripted (Script).
+// credentials (basic auth or form) and hands out numbered tokens ("tok-1", ...), unsigned JWTs
+// expiring JWTLife ahead, or what Mint makes. Set its fields before the first request; faults are scripted (Script).
 type TokenEndpoint struct {
 	*httptest.Server
 	// ClientID and Secret are the credentials it accepts.
@@ -24,6 +25,8 @@ type TokenEndpoint struct {
 	JWTLife time.Duration
 	// Delay, when set, holds every answer that long.
 	Delay time.Duration
+	// Mint, when set, makes each token from the request's form, instead of the numbered ones.
+	Mint func(form url.Values) string
 
 	mu       sync.Mutex
 	hits     int
@@ -93,6 +96,9 @@ func (te *TokenEndpoint) serve(w http.ResponseWriter, r *http.Request) {
 	body := map[string]any{"access_token": fmt.Sprintf("tok-%d", n), "token_type": "Bearer"}
 	if te.JWTLife > 0 {
 		body["access_token"] = UnsignedJWT(map[string]any{"n": n, "exp": time.Now().Add(te.JWTLife).Unix()})
+	}
+	if te.Mint != nil {
+		body["access_token"] = te.Mint(r.PostForm)
 	}
 	if te.ExpiresIn > 0 {
 		body["expires_in"] = te.ExpiresIn

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -50,26 +49,19 @@ type terraformCLI struct {
 	env []string // more environment of the CLI, its CLI configuration first
 }
 
-func newTerraformCLI(t *testing.T, config string) *terraformCLI {
+// newTerraformCLI is a working directory with config, whose CLI configuration
+// installs the provider built from this tree and, from more, each pair of a
+// provider source and the directory holding it.
+func newTerraformCLI(t *testing.T, config string, more ...string) *terraformCLI {
 	t.Helper()
-	return overridingCLI(t, config, nil)
-}
-
-// overridingCLI is a working directory with config, whose CLI configuration
-// installs the provider built from this tree, and each provider source of
-// more from its directory, with the environment env.
-func overridingCLI(t *testing.T, config string, more map[string]string, env ...string) *terraformCLI {
-	t.Helper()
-	sources := map[string]string{"queuey/queuey": orFatal(builtProvider())(t)}
-	maps.Copy(sources, more)
 	rc := "provider_installation {\n  dev_overrides {\n"
-	for source, dir := range sources {
+	for pair := range slices.Chunk(append([]string{"queuey/queuey", orFatal(builtProvider())(t)}, more...), 2) {
 		// "queuey/queuey" means registry.terraform.io/queuey/queuey to Terraform
 		// and registry.opentofu.org/queuey/queuey to OpenTofu: override both.
-		rc += fmt.Sprintf("    %q = %q\n    %q = %q\n", "registry.terraform.io/"+source, dir, "registry.opentofu.org/"+source, dir)
+		rc += fmt.Sprintf("    %q = %q\n    %q = %q\n", "registry.terraform.io/"+pair[0], pair[1], "registry.opentofu.org/"+pair[0], pair[1])
 	}
 	tf := &terraformCLI{t: t, dir: t.TempDir()}
-	tf.env = append([]string{"TF_CLI_CONFIG_FILE=" + filepath.Join(tf.dir, "terraformrc")}, env...)
+	tf.env = []string{"TF_CLI_CONFIG_FILE=" + filepath.Join(tf.dir, "terraformrc")}
 	fatalOn(t, os.WriteFile(filepath.Join(tf.dir, "terraformrc"), []byte(rc+"  }\n  direct {}\n}\n"), 0o600))
 	tf.writeConfig(config)
 	return tf

@@ -23,8 +23,9 @@ func TestAccPolicy_dataSourceListsEffects(t *testing.T) {
 	declareIn(t, vhost, name+".dead", map[string]any{})
 	// A long TTL: an unused hold queue expires after twice its TTL, which must not happen mid-test.
 	hold := declareHoldIn(t, vhost, name, 3600000)
-	putPolicy(t, vhost, brokertest.Policy{Name: "limits", Pattern: ".*", Definition: map[string]any{"message-ttl": 2000}}, false)
-	putPolicy(t, vhost, brokertest.Policy{Name: "cap", Pattern: exactly(name), Definition: map[string]any{"max-length": 5}}, true)
+	fatalOn(t, accAdmin(t).PutPolicy(t.Context(), vhost, brokertest.Policy{Name: "limits", Pattern: ".*", Definition: map[string]any{"message-ttl": 2000}}))
+	fatalOn(t, accAdmin(t).PutOperatorPolicy(t.Context(), vhost, brokertest.Policy{Name: "cap", Pattern: exactly(name),
+		Definition: map[string]any{"max-length": 5}}))
 
 	tf := newTerraformCLI(t, fmt.Sprintf(providerConfig, vhost, "  policy_check = \"off\"\n", fmt.Sprintf(`data "queuey_policy_effects" "e" {
   queue = %q

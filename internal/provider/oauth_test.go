@@ -6,10 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
-	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -17,7 +14,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -26,6 +22,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/queuey/terraform-provider-queuey/internal/broker"
+	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 )
 
 // These tests run against a broker node with the rabbitmq_auth_backend_oauth2
@@ -76,7 +73,7 @@ func TestAccOAuth2_applyPlanDestroy(t *testing.T) {
 		},
 	))
 	b.bearerTokens(t, proxy)
-	if n := b.hits.Load(); n < 1 || n > 3 {
+	if n := b.issuer.Hits(); n < 1 || n > 3 {
 		t.Errorf("the token endpoint was asked %d times over the whole test, want 1 to 3 (one shared token)", n)
 	}
 	methods := map[string]int{}
@@ -131,7 +128,7 @@ func TestAccOAuth2_shortLivedTokens(t *testing.T) {
 		}},
 	})
 	total := time.Since(start)
-	hits := b.hits.Load()
+	hits := b.issuer.Hits()
 	t.Logf("apply took %s, the whole test %s; %d token requests, %d management API requests", applied.Round(time.Millisecond),
 		total.Round(time.Millisecond), hits, len(proxy.Records()))
 	if applied < 3*time.Second {
@@ -140,7 +137,7 @@ func TestAccOAuth2_shortLivedTokens(t *testing.T) {
 	// A token is replaced after three quarters of its life, which its exp
 	// claim (whole seconds) makes 2 to 3 s: at most one token per 1.5 s of
 	// the test, plus a few.
-	if maxHits := int64(total/(1500*time.Millisecond)) + 4; hits < 2 || hits > maxHits {
+	if maxHits := int(total/(1500*time.Millisecond)) + 4; hits < 2 || hits > maxHits {
 		t.Errorf("%d token requests over %s, want from 2 to %d", hits, total.Round(time.Millisecond), maxHits)
 	}
 	for _, r := range proxy.Records() {
@@ -238,7 +235,7 @@ func TestAccOAuth2_wrongClientSecret(t *testing.T) {
 	})
 	// The oauth2 package tries the credentials in a header, then in the form
 	// body: two requests, once per process at most.
-	if n := b.hits.Load(); n < 1 || n > 4 {
+	if n := b.issuer.Hits(); n < 1 || n > 4 {
 		t.Errorf("the token endpoint was asked %d times for 5 queues, want 1 to 4", n)
 	}
 	if n := len(proxy.Records()); n != 0 {
@@ -269,7 +266,7 @@ func TestAccOAuth2_noManagementScope(t *testing.T) {
 // A static bearer_token works, and headers reach the broker.
 func TestAccBearerToken_staticWithHeaders(t *testing.T) {
 	b, name := newOAuthTest(t, "bearer", 0)
-	tok := b.token(b.fullScopes(), 10*time.Minute)
+	tok := b.token("", 10*time.Minute)
 	proxy := proxyTo(t, b.endpoint, nil)
 	headerValue := randomSecret("hv-")
 	t.Setenv("TF_VAR_queuey_token", tok)
@@ -308,7 +305,7 @@ resource "queuey_queue" "q" {
 // An expired bearer_token: the refusal explained.
 func TestAccBearerToken_expired(t *testing.T) {
 	b, base := newOAuthTest(t, "bearer-expired", 0)
-	tok := b.token(b.fullScopes(), -time.Minute)
+	tok := b.token("", -time.Minute)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
@@ -412,18 +409,18 @@ const (
 )
 
 // oauthBroker is the OAuth-enabled node under test, and a loopback OAuth 2.0
-// token endpoint for it (see ServeHTTP).
+// token endpoint for it.
 type oauthBroker struct {
 	endpoint, rsid, keyID string
 	key                   []byte
 	// admin reaches the node with guest/guest (the internal backend, tried
 	// after oauth2), for setting up and checking.
 	admin *broker.Client
-	// tokenURL is the token endpoint's, which accepts the client "terraform"
-	// with secret, issues tokens that live life and counts its requests.
+	// issuer is the token endpoint, at tokenURL, which accepts the client
+	// "terraform" with secret and issues tokens signed with key for the scopes
+	// asked for (all of token's when none are).
+	issuer           *brokertest.TokenEndpoint
 	tokenURL, secret string
-	life             time.Duration
-	hits             atomic.Int64
 }
 
 // newOAuthTest skips the test, saying why, unless TF_ACC is set and an
@@ -438,7 +435,7 @@ func newOAuthTest(t *testing.T, prefix string, life time.Duration) (*oauthBroker
 	// A node described without its key or resource server id fails the test.
 	key, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(os.Getenv(EnvOAuthSigningKey), "="))
 	b := &oauthBroker{endpoint: strings.TrimRight(os.Getenv(EnvOAuthEndpoint), "/"), rsid: os.Getenv(EnvOAuthResourceServerID),
-		keyID: os.Getenv(EnvOAuthKeyID), key: key, secret: randomSecret("cs-"), life: life}
+		keyID: os.Getenv(EnvOAuthKeyID), key: key, secret: randomSecret("cs-")}
 	if err == nil {
 		b.admin, err = broker.New(broker.Config{Endpoint: b.endpoint, Username: defaultUser, Password: defaultPassword})
 	}
@@ -446,25 +443,23 @@ func newOAuthTest(t *testing.T, prefix string, life time.Duration) (*oauthBroker
 		t.Fatalf("the OAuth 2.0 node of %s: %s or %s unset, or %v", EnvOAuthEndpoint, EnvOAuthSigningKey, EnvOAuthResourceServerID, err)
 	}
 	t.Logf("OAuth 2.0 broker: RabbitMQ %s at %s", os.Getenv(EnvOAuthVersion), b.endpoint)
-	issuer := httptest.NewServer(b)
-	t.Cleanup(issuer.Close)
-	b.tokenURL = issuer.URL + "/realms/test/protocol/openid-connect/token"
+	b.issuer = brokertest.NewTokenEndpoint(t, b.secret)
+	b.issuer.ExpiresIn = int(life / time.Second)
+	b.issuer.Mint = func(form url.Values) string { return b.token(form.Get("scope"), life) }
+	b.tokenURL = b.issuer.URL + "/realms/test/protocol/openid-connect/token"
 	name := uniqueName(prefix)
 	t.Cleanup(func() { deleteQueuesWithPrefix(b.admin, "/", name) })
 	return b, name
 }
 
-// fullScopes are the scopes Terraform's client needs on every vhost.
-func (b *oauthBroker) fullScopes() []string {
-	return []string{b.rsid + ".tag:management", b.rsid + ".configure:*/*", b.rsid + ".write:*/*", b.rsid + ".read:*/*"}
-}
-
-// token signs a JWT for the broker with the given scopes and lifetime
-// (negative: already expired). Signing with HS256 fails only on a key that
-// is not a []byte or is empty, which newOAuthTest has ruled out.
-func (b *oauthBroker) token(scopes []string, life time.Duration) string {
+// token signs a JWT for the broker with scope, a space-separated list (""
+// for all Terraform's client needs on every vhost), and lifetime (negative:
+// already expired). Signing with HS256 fails only on a key that is not a
+// []byte or is empty, which newOAuthTest has ruled out.
+func (b *oauthBroker) token(scope string, life time.Duration) string {
+	scope = cmp.Or(scope, b.rsid+".tag:management "+b.rsid+".configure:*/* "+b.rsid+".write:*/* "+b.rsid+".read:*/*")
 	tok := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{"sub": "terraform", "client_id": "terraform",
-		"aud": []string{b.rsid}, "scope": strings.Join(scopes, " "), "iat": time.Now().Unix(),
+		"aud": []string{b.rsid}, "scope": scope, "iat": time.Now().Unix(),
 		"exp": time.Now().Add(life).Unix(), "jti": uniqueName("jti")})
 	if b.keyID != "" {
 		tok.Header["kid"] = b.keyID
@@ -507,27 +502,6 @@ func (b *oauthBroker) bearerTokens(t *testing.T, p *faultProxy) []string {
 		t.Fatal("the proxy saw no request")
 	}
 	return slices.Sorted(maps.Keys(seen))
-}
-
-// ServeHTTP is the token endpoint, for the client credentials grant. It
-// grants the scopes asked for (all of fullScopes when none are) and signs
-// JWTs with the broker's key. That the client asks for the client
-// credentials grant is checked by internal/broker's TestAuth_oauth2SharedToken.
-func (b *oauthBroker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	b.hits.Add(1)
-	id, sec, ok := r.BasicAuth()
-	if !ok {
-		id, sec = r.PostFormValue("client_id"), r.PostFormValue("client_secret")
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if id != "terraform" || sec != b.secret {
-		w.WriteHeader(http.StatusUnauthorized)
-		_, _ = io.WriteString(w, `{"error":"invalid_client","error_description":"Invalid client credentials"}`)
-		return
-	}
-	scopes := cmp.Or(r.PostFormValue("scope"), strings.Join(b.fullScopes(), " "))
-	_ = json.NewEncoder(w).Encode(map[string]any{"access_token": b.token(strings.Fields(scopes), b.life), "token_type": "Bearer",
-		"scope": scopes, "expires_in": int(b.life / time.Second)})
 }
 
 // block is the provider's oauth2 block for the token endpoint, with the

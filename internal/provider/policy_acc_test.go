@@ -2,9 +2,9 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -25,18 +25,6 @@ func newVhost(t *testing.T, prefix string) string {
 	vhost := uniqueName(prefix)
 	createVhost(t, vhost, "")
 	return vhost
-}
-
-// putPolicy puts p in vhost, as an operator policy if operator. The vhost's cleanup deletes it.
-func putPolicy(t *testing.T, vhost string, p brokertest.Policy, operator bool) {
-	t.Helper()
-	put := accAdmin(t).PutPolicy
-	if operator {
-		put = accAdmin(t).PutOperatorPolicy
-	}
-	if err := put(t.Context(), vhost, p); err != nil {
-		t.Fatalf("putting policy %q %v (operator %v): %v", p.Name, p.Definition, operator, err)
-	}
 }
 
 // providerConfig is the provider in the vhost %[1]q with the lines %[2]s more in its block, then the
@@ -60,12 +48,8 @@ func declareIn(t *testing.T, vhost, queue string, args map[string]any) {
 // gives it, so that the plan finds an existing hold queue, and returns its name.
 func declareHoldIn(t *testing.T, vhost, queue string, ttlMs int64) string {
 	t.Helper()
-	args, err := topology.HoldQueueArgs(queue, ttlMs)
-	if err != nil {
-		t.Fatal(err)
-	}
 	name := topology.HoldQueueName(queue, ttlMs, topology.DefaultSuffixes())
-	declareIn(t, vhost, name, args.Map())
+	declareIn(t, vhost, name, orFatal(topology.HoldQueueArgs(queue, ttlMs))(t).Map())
 	return name
 }
 
@@ -90,8 +74,8 @@ func TestAccPolicy_deadQueueMessageTTL(t *testing.T) {
 	t.Parallel()
 	vhost := newVhost(t, "pol-dead")
 	name := uniqueName("dead")
-	putPolicy(t, vhost, brokertest.Policy{Name: "dead-ttl", Pattern: exactly(name + ".dead"), Priority: 1,
-		Definition: map[string]any{"message-ttl": 2000}}, false)
+	fatalOn(t, accAdmin(t).PutPolicy(t.Context(), vhost, brokertest.Policy{Name: "dead-ttl", Pattern: exactly(name + ".dead"), Priority: 1,
+		Definition: map[string]any{"message-ttl": 2000}}))
 
 	out := newTerraformCLI(t, fmt.Sprintf(providerConfig, vhost, "", queueBlock(name, ""))).mustRun("plan")
 	wantSaid(t, "the plan", out,
@@ -125,8 +109,8 @@ func TestAccPolicy_operatorMaxLengthOnHoldQueue(t *testing.T) {
 	hold := declareHoldIn(t, vhost, name, 600000)
 	// Operator policies accept only some keys (3.10: message-ttl, expires, max-length,
 	// max-length-bytes, max-in-memory-*, delivery-limit); max-length is one on every version.
-	putPolicy(t, vhost, brokertest.Policy{Name: "cap", Pattern: exactly(hold), ApplyTo: "queues",
-		Definition: map[string]any{"max-length": 5}}, true)
+	fatalOn(t, accAdmin(t).PutOperatorPolicy(t.Context(), vhost, brokertest.Policy{Name: "cap", Pattern: exactly(hold), ApplyTo: "queues",
+		Definition: map[string]any{"max-length": 5}}))
 
 	out := newTerraformCLI(t, fmt.Sprintf(providerConfig, vhost, "", queueBlock(name, ""))).mustRun("plan")
 	wantSaid(t, "the plan", out,
@@ -151,13 +135,14 @@ func TestAccPolicy_expiresOnHoldQueueEdge(t *testing.T) {
 	hold := declareHoldIn(t, vhost, name, ttl)
 	tf := newTerraformCLI(t, fmt.Sprintf(providerConfig, vhost, "", queueBlock(name, "")))
 
-	putPolicy(t, vhost, brokertest.Policy{Name: "expiry", Pattern: exactly(hold), Definition: map[string]any{"expires": ttl}}, false)
+	fatalOn(t, accAdmin(t).PutPolicy(t.Context(), vhost, brokertest.Policy{Name: "expiry", Pattern: exactly(hold), Definition: map[string]any{"expires": ttl}}))
 	out := tf.mustRun("plan")
 	wantSaid(t, "the plan at ttl_ms", out,
 		`Warning: Policy "expiry" Breaks Queue `+hold,
 		fmt.Sprintf(`expires = %d: deletes %s %d ms after its last use`, ttl, hold, ttl))
 
-	putPolicy(t, vhost, brokertest.Policy{Name: "expiry", Pattern: exactly(hold), Definition: map[string]any{"expires": ttl + 1}}, false)
+	fatalOn(t, accAdmin(t).PutPolicy(t.Context(), vhost, brokertest.Policy{Name: "expiry", Pattern: exactly(hold),
+		Definition: map[string]any{"expires": ttl + 1}}))
 	if out := tf.mustRun("plan"); strings.Contains(out, "Breaks Queue") || strings.Contains(out, "Policy Check") {
 		t.Errorf("expires = ttl_ms + 1 warned:\n%s", out)
 	}
@@ -174,7 +159,7 @@ func TestAccPolicy_harmlessSaysNothing(t *testing.T) {
 	t.Parallel()
 	vhost := newVhost(t, "pol-harmless")
 	name := uniqueName("harmless")
-	putPolicy(t, vhost, brokertest.Policy{Name: "version", Pattern: ".*", Definition: map[string]any{"queue-version": 2}}, false)
+	fatalOn(t, accAdmin(t).PutPolicy(t.Context(), vhost, brokertest.Policy{Name: "version", Pattern: ".*", Definition: map[string]any{"queue-version": 2}}))
 	tf := newTerraformCLI(t, fmt.Sprintf(providerConfig, vhost, "", queueBlock(name, "")))
 	quiet := func(what, out string) {
 		t.Helper()
@@ -188,7 +173,8 @@ func TestAccPolicy_harmlessSaysNothing(t *testing.T) {
 	quiet("the plan after the apply", out)
 	wantSaid(t, "the plan after the apply", out, "No changes.")
 
-	putPolicy(t, vhost, brokertest.Policy{Name: "limits", Pattern: ".*", Priority: 5, Definition: map[string]any{"max-length": 1000}}, false)
+	fatalOn(t, accAdmin(t).PutPolicy(t.Context(), vhost, brokertest.Policy{Name: "limits", Pattern: ".*", Priority: 5,
+		Definition: map[string]any{"max-length": 1000}}))
 	out = tf.mustRun("plan")
 	wantSaid(t, "the plan without changes", out, "No changes.",
 		`Warning: Policy "limits" Breaks Queue `+name,
@@ -217,15 +203,6 @@ func waitForPolicy(t *testing.T, vhost, queue string, disagree func(pol, op stri
 	}) {
 		t.Errorf("%s: the broker answers %s", queue, last)
 	}
-}
-
-// canonicalJSON encodes a definition with its keys in order and numbers as they read, none as {}.
-func canonicalJSON(m map[string]any) string {
-	b, err := json.Marshal(m)
-	if len(m) == 0 || err != nil { // a definition holds JSON values alone: no error
-		return "{}"
-	}
-	return string(b)
 }
 
 // Which policies apply to a queue, as the provider computes it from the vhost's listings, agrees
@@ -283,10 +260,10 @@ func TestAccPolicy_applyingAgreesWithBroker(t *testing.T) {
 		want["applyto.classic"] = [2][]string{{"classic-only"}, nil}
 	}
 	for _, p := range user {
-		putPolicy(t, vhost, p, false)
+		fatalOn(t, accAdmin(t).PutPolicy(t.Context(), vhost, p))
 	}
 	for _, p := range operator {
-		putPolicy(t, vhost, p, true)
+		fatalOn(t, accAdmin(t).PutOperatorPolicy(t.Context(), vhost, p))
 	}
 	pols, err := accClient(t).Policies(ctx, vhost)
 	if err != nil {
@@ -328,14 +305,15 @@ func TestAccPolicy_applyingAgreesWithBroker(t *testing.T) {
 		}
 		// The broker's answer, until it shows one of the computed policies with the merged definition.
 		waitForPolicy(t, vhost, q, func(pol, op string, eff map[string]any) string {
-			merged := canonicalJSON(topology.MergedPolicyDefinition(byName(tu, pol), byName(to, op)))
+			// Numbers on both sides are json.Number, as the broker wrote them.
+			merged := topology.MergedPolicyDefinition(byName(tu, pol), byName(to, op))
 			if (pol == "" && len(w[0]) == 0 || slices.Contains(w[0], pol)) &&
-				(op == "" && len(w[1]) == 0 || slices.Contains(w[1], op)) && merged == canonicalJSON(eff) {
-				t.Logf("RabbitMQ %s, %s: policy %q, operator policy %q, effective %s", full, q, pol, op, merged)
+				(op == "" && len(w[1]) == 0 || slices.Contains(w[1], op)) && reflect.DeepEqual(merged, eff) {
+				t.Logf("RabbitMQ %s, %s: policy %q, operator policy %q, effective %v", full, q, pol, op, merged)
 				return ""
 			}
-			return fmt.Sprintf("policy %q, operator policy %q, effective %s; computed %v, %v, effective %s",
-				pol, op, canonicalJSON(eff), w[0], w[1], merged)
+			return fmt.Sprintf("policy %q, operator policy %q, effective %v; computed %v, %v, effective %v",
+				pol, op, eff, w[0], w[1], merged)
 		})
 	}
 }
@@ -350,7 +328,8 @@ func TestAccPolicy_refusedReadSaysCheckCouldNotRun(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	vhost := newVhost(t, "pol-refused")
-	putPolicy(t, vhost, brokertest.Policy{Name: "dead-ttl", Pattern: `\.dead$`, Definition: map[string]any{"message-ttl": 2000}}, false)
+	fatalOn(t, accAdmin(t).PutPolicy(t.Context(), vhost, brokertest.Policy{Name: "dead-ttl", Pattern: `\.dead$`,
+		Definition: map[string]any{"message-ttl": 2000}}))
 	user, password := uniqueName("noaccess"), "pw-"+uniqueName("p")
 	a := accAdmin(t)
 	if err := a.PutUser(ctx, user, password, "management"); err != nil {
@@ -388,7 +367,8 @@ func TestAccPolicy_exclusionPattern(t *testing.T) {
 	if want, err := topology.ExcludeTopologies(".*", []string{name}, topology.DefaultSuffixes()); err != nil || pattern != want {
 		t.Fatalf("the function gives %q, want %q (%v)", pattern, want, err)
 	}
-	putPolicy(t, vhost, brokertest.Policy{Name: "everything-else", Pattern: pattern, Definition: map[string]any{"max-length": 1000}}, false)
+	fatalOn(t, accAdmin(t).PutPolicy(t.Context(), vhost, brokertest.Policy{Name: "everything-else", Pattern: pattern,
+		Definition: map[string]any{"max-length": 1000}}))
 	// Each queue and the policy it must get, by the broker's answer: first the others (a name that
 	// starts like the topology's, one that holds it, and an unrelated one), so that once they show
 	// the policy the broker has it in force, and a topology queue without it is left out, not late.
@@ -418,7 +398,7 @@ func TestAccPolicy_redriveRefusedIntoMaxLength(t *testing.T) {
 	// The backend's q (message TTL 1 h) and q.dead, as the redrive tests declare them in "/".
 	declareIn(t, vhost, name+".dead", nil)
 	declareIn(t, vhost, name, map[string]any{"x-message-ttl": 3600000, "x-max-priority": 10})
-	putPolicy(t, vhost, brokertest.Policy{Name: "cap", Pattern: exactly(name), Definition: map[string]any{"max-length": 1}}, false)
+	fatalOn(t, accAdmin(t).PutPolicy(t.Context(), vhost, brokertest.Policy{Name: "cap", Pattern: exactly(name), Definition: map[string]any{"max-length": 1}}))
 	publishDead(t, amqpChannel(t, vhost), name, 5, nil)
 
 	tf := newTerraformCLI(t, fmt.Sprintf(providerConfig, vhost, "", redriveBlock(name, "")))
@@ -452,7 +432,7 @@ func TestAccPolicy_redeclareRefusedUnderMessageTTL(t *testing.T) {
 	publish(t, amqpChannel(t, vhost), name, n)
 	// A day: above q's own TTL before and after the change, so that only the holding queue is at
 	// risk, and the messages published before the policy stay anyway.
-	putPolicy(t, vhost, brokertest.Policy{Name: "day", Pattern: ".*", Definition: map[string]any{"message-ttl": 86400000}}, false)
+	fatalOn(t, accAdmin(t).PutPolicy(t.Context(), vhost, brokertest.Policy{Name: "day", Pattern: ".*", Definition: map[string]any{"message-ttl": 86400000}}))
 
 	tf.writeConfig(fmt.Sprintf(providerConfig, vhost, "", queueBlock(name, "  message_ttl = \"2h\"\n"+keep)))
 	out, err := tf.run("apply", "-auto-approve")

@@ -26,10 +26,7 @@ const migrateExample = "../../examples/guides/migrate"
 // "orders" renamed to name: each "= \"orders" starts a queue's name.
 func migrationConfig(t *testing.T, step, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(migrateExample, step, "main.tf"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := orFatal(os.ReadFile(filepath.Join(migrateExample, step, "main.tf")))(t)
 	return strings.ReplaceAll(string(b), `= "orders`, `= "`+name)
 }
 
@@ -39,14 +36,10 @@ func migrationConfig(t *testing.T, step, name string) string {
 func newMigrationCLI(t *testing.T, config string) *terraformCLI {
 	t.Helper()
 	dir := t.TempDir()
-	self, err := os.Executable()
-	if err == nil {
-		err = os.Symlink(self, filepath.Join(dir, "terraform-provider-rabbitmq"))
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return overridingCLI(t, config, map[string]string{"cyrilgdn/rabbitmq": dir}, serveSourceProviderEnv+"=1")
+	fatalOn(t, os.Symlink(orFatal(os.Executable())(t), filepath.Join(dir, "terraform-provider-rabbitmq")))
+	tf := newTerraformCLI(t, config, "cyrilgdn/rabbitmq", dir)
+	tf.env = append(tf.env, serveSourceProviderEnv+"=1")
+	return tf
 }
 
 // TestAccMove_fromRabbitMQQueue runs the migration guide: rabbitmq_queue.orders
