@@ -26,16 +26,6 @@ func (s *Server) FailListings(status int) {
 	s.listings.status = status
 }
 
-// ListingArrived returns a channel closed when the next queue listing arrives.
-func (s *Server) ListingArrived() <-chan struct{} {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.listings.arrived == nil {
-		s.listings.arrived = make(chan struct{})
-	}
-	return s.listings.arrived
-}
-
 // Listings returns the number of queue listing requests of vhost so far.
 func (s *Server) Listings(vhost string) int64 {
 	s.mu.Lock()
@@ -65,10 +55,6 @@ func (s *Server) listQueues(w http.ResponseWriter, r *http.Request, vhost string
 	if s.listings.stamp {
 		out = append(out, s.render(vhost, &Queue{Name: fmt.Sprintf("seq-%d", s.listings.count[vhost]), Type: "classic",
 			Durable: true, Arguments: map[string]any{}, Messages: Count(0)}, r, true))
-	}
-	if s.listings.arrived != nil {
-		close(s.listings.arrived)
-		s.listings.arrived = nil
 	}
 	hold, status := s.listings.hold, s.listings.status
 	s.mu.Unlock()

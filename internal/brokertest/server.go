@@ -177,7 +177,6 @@ type listings struct {
 	stamp    bool
 	hold     chan struct{}
 	status   int
-	arrived  chan struct{}
 	canceled int64
 }
 
