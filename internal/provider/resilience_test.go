@@ -344,9 +344,7 @@ func TestAccCluster_noQuorum(t *testing.T) {
 		for _, n := range nodes[1:] {
 			fatalOn(t, n.ctl("start_app"))
 		}
-		for _, q := range []string{name, name + ".dead"} {
-			_ = via1.DeleteQueue(context.Background(), "/", q, false)
-		}
+		deleteQueuesWithPrefix(via1, "/", name)
 	})
 	for _, n := range nodes[1:] {
 		fatalOn(t, n.ctl("stop_app"))
@@ -377,11 +375,7 @@ func TestAccCluster_noQuorum(t *testing.T) {
 	// majority is back, and a new declaration of that queue then hangs; see
 	// the operating guide.)
 	again := uniqueName("quorumback")
-	t.Cleanup(func() {
-		for _, q := range []string{again, again + ".dead"} {
-			_ = via1.DeleteQueue(context.Background(), "/", q, false)
-		}
-	})
+	t.Cleanup(func() { deleteQueuesWithPrefix(via1, "/", again) })
 	tf.writeConfig(clusterQueueOn(c1, again, ""))
 	tf.mustRun("apply", "-auto-approve")
 	tf.mustRun("destroy", "-auto-approve")
