@@ -110,7 +110,7 @@ func TestAccCluster_faultMoveNodeDownRedeclare(t *testing.T) {
 func nodeDown(t *testing.T, c1, c2 testNode, hosted string, stream uint64) faultedMove {
 	t.Helper()
 	via1, seed := c1.client(t, -1), faultSeed(t)
-	t.Cleanup(func() { _ = c2.tryCtl("start_app") })
+	t.Cleanup(func() { _ = c2.ctl("start_app") })
 	if q := waitState(t, via1, hosted, true); q.Node != c2.erlang {
 		t.Fatalf("%s lives on %s, want %s", hosted, q.Node, c2.erlang)
 	}
@@ -123,14 +123,14 @@ func nodeDown(t *testing.T, c1, c2 testNode, hosted string, stream uint64) fault
 		fp: fp,
 		atStrike: func() (note, unsaid string) {
 			start := time.Now()
-			c2.ctl(t, "stop_app")
+			fatalOn(t, c2.ctl("stop_app"))
 			if held := time.Since(fp.amqp.StruckAt()); held >= heldTooLong {
 				unsaid = fmt.Sprintf("the connection was held %s while stop_app ran, and a move gives up a silent connection after 15 s", held.Round(time.Millisecond))
 			}
 			return fmt.Sprintf(" (stop_app took %.1fs)", time.Since(start).Seconds()), unsaid
 		},
 		back: func() {
-			c2.ctl(t, "start_app")
+			fatalOn(t, c2.ctl("start_app"))
 			waitState(t, via1, hosted, true)
 		},
 	}

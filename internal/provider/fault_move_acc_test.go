@@ -84,20 +84,15 @@ type faultProxies struct {
 // endpoint.
 func newFaultProxies(t *testing.T, amqpURL, endpoint string) faultProxies {
 	t.Helper()
-	var ps [2]*brokertest.FaultProxy
-	var urls [2]string
-	for i, raw := range []string{amqpURL, endpoint} {
-		u, err := url.Parse(raw)
-		if err == nil {
-			ps[i], err = brokertest.NewFaultProxy(u.Host)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(ps[i].Close)
-		urls[i] = u.Scheme + "://" + ps[i].Addr
+	start := func(raw string) (*brokertest.FaultProxy, string) { // the proxy, and the URL that reaches raw through it
+		u := orFatal(url.Parse(raw))(t)
+		p := orFatal(brokertest.NewFaultProxy(u.Host))(t)
+		t.Cleanup(p.Close)
+		return p, u.Scheme + "://" + p.Addr
 	}
-	return faultProxies{amqp: ps[0], mgmt: ps[1], provider: fmt.Sprintf("  endpoint      = %q\n  amqp_endpoint = %q\n", urls[1], urls[0])}
+	a, aURL := start(amqpURL)
+	m, mURL := start(endpoint)
+	return faultProxies{amqp: a, mgmt: m, provider: fmt.Sprintf("  endpoint      = %q\n  amqp_endpoint = %q\n", mURL, aURL)}
 }
 
 // faultRun is what the faulted run of a move saw.
@@ -221,8 +216,10 @@ func (m faultedMove) run(t *testing.T) {
 	if len(unexpected) > 0 {
 		t.Errorf("unexpected message ids: %v", unexpected)
 	}
+	// The broker as the acceptance run names it, else by its endpoint.
+	brokerName := "RabbitMQ " + cmp.Or(os.Getenv("BROKER_VERSION"), "at "+redact.URL(os.Getenv(EnvEndpoint)))
 	fmt.Printf("==> fault %s@offset %d (seed %d) × %s %d × %s: %s%s; %s; duplicates %d, lost %d\n", m.what, m.fault.After, m.seed,
-		m.move, faultMoveN, brokerLabel(), outcome, r.note, rerun, dups, len(missing))
+		m.move, faultMoveN, brokerName, outcome, r.note, rerun, dups, len(missing))
 	if len(missing) > 0 {
 		t.Errorf("%d messages lost", len(missing))
 	}
@@ -249,14 +246,6 @@ func (m faultedMove) stopped(t *testing.T, r faultRun) string {
 	}
 	return fmt.Sprintf("moved %s of %s then error after %.2fs (bound %s), the other %s wait on %s", moved[1], moved[2],
 		r.elapsed.Seconds(), m.bound, rest[1], rest[2])
-}
-
-// brokerLabel names the test broker as the acceptance run does.
-func brokerLabel() string {
-	if v := os.Getenv("BROKER_VERSION"); v != "" {
-		return "RabbitMQ " + v
-	}
-	return "RabbitMQ at " + redact.URL(os.Getenv(EnvEndpoint))
 }
 
 // eachQueue calls f with the state of each queue of queues that exists at

@@ -169,35 +169,33 @@ func (p *faultProxy) Set(pol policy) { p.locked(func() { p.policy = pol }) }
 // SetDelay sets how long a slow request waits before it is forwarded.
 func (p *faultProxy) SetDelay(d time.Duration) { p.locked(func() { p.delay = d }) }
 
-// Records returns a copy of what the proxy has seen.
-func (p *faultProxy) Records() (recs []proxyRecord) {
-	p.locked(func() { recs = slices.Clone(p.records) })
-	return recs
+// proxySeen is what the proxy has seen so far: a copy of its records, the
+// largest number of requests it held at once, and the requests counted by
+// method and URL (Attempts) and by fault (Faults). It prints as a summary
+// for test logs: "12 requests [drop:2 pass:10]".
+type proxySeen struct {
+	Records     []proxyRecord
+	MaxInflight int
+	Attempts    map[string]int
+	Faults      map[fault]int
 }
 
-// MaxInflight is the largest number of requests the proxy held at once.
-func (p *faultProxy) MaxInflight() (n int) {
-	p.locked(func() { n = p.maxInflight })
-	return n
-}
-
-// Attempts counts the requests by method and URL.
-func (p *faultProxy) Attempts() map[string]int {
-	out := map[string]int{}
-	for _, r := range p.Records() {
-		out[r.Method+" "+r.URL]++
+// Seen returns what the proxy has seen so far.
+func (p *faultProxy) Seen() proxySeen {
+	s := proxySeen{Attempts: map[string]int{}, Faults: map[fault]int{}}
+	p.locked(func() { s.Records, s.MaxInflight = slices.Clone(p.records), p.maxInflight })
+	for _, r := range s.Records {
+		s.Attempts[r.Method+" "+r.URL]++
+		s.Faults[r.Fault]++
 	}
-	return out
+	return s
 }
 
-// Summary counts the requests by fault, for test logs: "12 requests [drop:2 pass:10]".
-func (p *faultProxy) Summary() string {
-	counts := map[fault]int{}
-	recs := p.Records()
-	for _, r := range recs {
-		counts[r.Fault]++
-	}
-	return fmt.Sprintf("%d requests %s", len(recs), strings.TrimPrefix(fmt.Sprint(counts), "map")) // fmt sorts the keys
+// Records returns a copy of what the proxy has seen of each request.
+func (p *faultProxy) Records() []proxyRecord { return p.Seen().Records }
+
+func (s proxySeen) String() string {
+	return fmt.Sprintf("%d requests %s", len(s.Records), strings.TrimPrefix(fmt.Sprint(s.Faults), "map")) // fmt sorts the keys
 }
 
 // After sets a policy that forwards requests until n of method (of any

@@ -61,15 +61,8 @@ func resilNodes(t *testing.T, env string, want int) []testNode {
 	return nodes
 }
 
-// ctl runs rabbitmqctl against the node.
-func (n testNode) ctl(t *testing.T, args ...string) {
-	t.Helper()
-	if err := n.tryCtl(args...); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func (n testNode) tryCtl(args ...string) error {
+// ctl runs rabbitmqctl against the node; the error carries its output.
+func (n testNode) ctl(args ...string) error {
 	out, err := exec.Command("../../scripts/rabbitmq-node.sh", append([]string{"ctl", n.name}, args...)...).CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("rabbitmqctl %s on %s: %v\n%s", strings.Join(args, " "), n.name, err, out)
@@ -80,12 +73,8 @@ func (n testNode) tryCtl(args ...string) error {
 // client is a management API client of the node; budget as in broker.Config.
 func (n testNode) client(t *testing.T, budget time.Duration) *broker.Client {
 	t.Helper()
-	c, err := broker.New(broker.Config{Endpoint: n.endpoint, Username: defaultUser, Password: defaultPassword,
-		RequestTimeout: 10 * time.Second, RetryBudget: budget})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return orFatal(broker.New(broker.Config{Endpoint: n.endpoint, Username: defaultUser, Password: defaultPassword,
+		RequestTimeout: 10 * time.Second, RetryBudget: budget}))(t)
 }
 
 // eventually asks cond every 250 ms until it holds or within has passed, and
@@ -128,14 +117,8 @@ func TestAccRestart_ridesThrough(t *testing.T) {
 			const count = 20
 			base := uniqueName("restart")
 			c := n.client(t, 0)
-			t.Cleanup(func() {
-				// One attempt each: most are gone, and a 404 to a delete is
-				// otherwise tried again for a while (a node may be recovering).
-				once := n.client(t, -1)
-				for _, name := range queueNames(base, count) {
-					_ = once.DeleteQueue(context.Background(), "/", name, false)
-				}
-			})
+			// What is left, one attempt each (a node may be recovering).
+			t.Cleanup(func() { deleteQueuesWithPrefix(n.client(t, -1), "/", base) })
 			p := proxyTo(t, n.endpoint, nil)
 			proxied := n
 			proxied.endpoint = p.URL
@@ -220,7 +203,7 @@ func duringRestart(t *testing.T, n testNode, p *faultProxy, hold restartHold, tf
 	stopped := time.Now()
 	stop := func() error {
 		stopped = time.Now()
-		err := n.tryCtl("stop_app")
+		err := n.ctl("stop_app")
 		r.stop = time.Since(stopped)
 		return err
 	}
@@ -250,7 +233,7 @@ func duringRestart(t *testing.T, n testNode, p *faultProxy, hold restartHold, tf
 	}
 	if err == nil {
 		time.Sleep(outage)
-		err = n.tryCtl("start_app")
+		err = n.ctl("start_app")
 	}
 	if c := n.client(t, -1); err == nil && !eventually(3*time.Minute, func() bool { _, err := listQueues(c, "/", broker.Counted); return err == nil }) {
 		err = fmt.Errorf("%s: the management API did not answer within 3 minutes", n.name)
@@ -270,9 +253,8 @@ func clusterQueueOn(n testNode, name, extra string) string {
 }
 
 // waitState waits until node c reports queue's state as running (or not).
-func waitState(t *testing.T, c *broker.Client, queue string, running bool) broker.Queue {
+func waitState(t *testing.T, c *broker.Client, queue string, running bool) (q broker.Queue) {
 	t.Helper()
-	var q broker.Queue
 	var err error
 	if !eventually(2*time.Minute, func() bool {
 		q, err = c.GetQueue(context.Background(), "/", queue, broker.Declared)
@@ -292,12 +274,7 @@ func TestAccCluster_nodeDown(t *testing.T) {
 	c1, c2 := nodes[0], nodes[1]
 	name := uniqueName("nodedown")
 	via1 := c1.client(t, -1)
-	t.Cleanup(func() {
-		c2.ctl(t, "start_app")
-		for _, q := range []string{name, name + ".dead"} {
-			_ = via1.DeleteQueue(context.Background(), "/", q, false)
-		}
-	})
+	t.Cleanup(func() { fatalOn(t, c2.ctl("start_app")); deleteQueuesWithPrefix(via1, "/", name) })
 
 	// Declared through c2's management API, the queues live on c2.
 	tf := newTerraformCLI(t, clusterQueueOn(c2, name, ""))
@@ -308,7 +285,7 @@ func TestAccCluster_nodeDown(t *testing.T) {
 	const messages = 7
 	publish(t, amqpChannelAt(t, c2.amqpURL), name, messages)
 
-	c2.ctl(t, "stop_app")
+	fatalOn(t, c2.ctl("stop_app"))
 	down := waitState(t, via1, name, false)
 	t.Logf("with %s stopped, %s reports queue %q on %s in state %q", c2.name, c1.name, name, down.Node, down.State)
 	tf.writeConfig(clusterQueueOn(c1, name, ""))
@@ -343,7 +320,7 @@ func TestAccCluster_nodeDown(t *testing.T) {
 	t.Logf("adopting the queue with its node down prints:\n%s", out[strings.Index(out, "Error:"):])
 
 	// The node comes back with every message.
-	c2.ctl(t, "start_app")
+	fatalOn(t, c2.ctl("start_app"))
 	waitState(t, via1, name, true)
 	if got := len(readBack(t, amqpChannelAt(t, c1.amqpURL), name)); got != messages {
 		t.Fatalf("after the node came back %q holds %d messages, want %d", name, got, messages)
@@ -365,14 +342,12 @@ func TestAccCluster_noQuorum(t *testing.T) {
 	via1 := c1.client(t, -1)
 	t.Cleanup(func() {
 		for _, n := range nodes[1:] {
-			n.ctl(t, "start_app")
+			fatalOn(t, n.ctl("start_app"))
 		}
-		for _, q := range []string{name, name + ".dead"} {
-			_ = via1.DeleteQueue(context.Background(), "/", q, false)
-		}
+		deleteQueuesWithPrefix(via1, "/", name)
 	})
 	for _, n := range nodes[1:] {
-		n.ctl(t, "stop_app")
+		fatalOn(t, n.ctl("stop_app"))
 	}
 	// The broker takes 30 s to say that its metadata store timed out: as long
 	// as the default request_timeout. Either way the error says why.
@@ -392,19 +367,15 @@ func TestAccCluster_noQuorum(t *testing.T) {
 			out[strings.Index(out, "Error:"):])
 	}
 	for _, n := range nodes[1:] {
-		n.ctl(t, "start_app")
+		fatalOn(t, n.ctl("start_app"))
 	}
-	c1.ctl(t, "await_online_nodes", "3", "--timeout", "120")
+	fatalOn(t, c1.ctl("await_online_nodes", "3", "--timeout", "120"))
 	// With the majority back, the cluster takes declarations again. (Not of
 	// name: RabbitMQ 4.3.6 commits a declaration that timed out once the
 	// majority is back, and a new declaration of that queue then hangs; see
 	// the operating guide.)
 	again := uniqueName("quorumback")
-	t.Cleanup(func() {
-		for _, q := range []string{again, again + ".dead"} {
-			_ = via1.DeleteQueue(context.Background(), "/", q, false)
-		}
-	})
+	t.Cleanup(func() { deleteQueuesWithPrefix(via1, "/", again) })
 	tf.writeConfig(clusterQueueOn(c1, again, ""))
 	tf.mustRun("apply", "-auto-approve")
 	tf.mustRun("destroy", "-auto-approve")

@@ -598,8 +598,9 @@ func TestAccConcurrency_fiftyQueues(t *testing.T) {
 	// serialises them), and none has more than its vhost check and the
 	// look-ups of its three queues: q, q.dead and the holding queue of an
 	// interrupted change (nothing fans out per queue).
-	inflight := p.MaxInflight()
-	t.Logf("fault proxy (slow): %s, at most %d in flight at once", p.Summary(), inflight)
+	seen := p.Seen()
+	inflight := seen.MaxInflight
+	t.Logf("fault proxy (slow): %s, at most %d in flight at once", seen, inflight)
 	if inflight < parallelism || inflight > 4*parallelism {
 		t.Errorf("at most %d requests were in flight at once; want from %d (one per operation) to %d", inflight, parallelism, 4*parallelism)
 	}
