@@ -71,13 +71,11 @@ func receive[T any](t *testing.T, c <-chan T, what string) (v T) {
 // come next on d, checking their bodies and order, and returns them.
 func delivered(t *testing.T, d <-chan amqp.Delivery, from, to int) []amqp.Delivery {
 	t.Helper()
-	var all []amqp.Delivery
-	for i := from; i < to; i++ {
-		m := receive(t, d, "a delivery")
-		if want := fmt.Sprintf("message %d", i); string(m.Body) != want {
-			t.Errorf("delivered %q, want %q", m.Body, want)
+	all := make([]amqp.Delivery, to-from)
+	for i := range all {
+		if all[i] = receive(t, d, "a delivery"); string(all[i].Body) != fmt.Sprintf("message %d", from+i) {
+			t.Errorf("delivered %q, want message %d", all[i].Body, from+i)
 		}
-		all = append(all, m)
 	}
 	return all
 }

@@ -27,10 +27,7 @@ func TestAccFakeContract(t *testing.T) {
 // stageContract is the acceptance stage's broker as runContract takes it, in
 // the version of the fake that models it.
 func stageContract(t *testing.T) realContract {
-	ov, err := accAdmin(t).Overview(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
+	ov := orFatal(accAdmin(t).Overview(t.Context()))(t)
 	t.Logf("RabbitMQ %s", ov.RabbitMQVersion)
 	i := slices.IndexFunc(brokertest.Versions, func(v brokertest.Version) bool {
 		return strings.HasPrefix(ov.RabbitMQVersion, string(v)+".")
@@ -43,10 +40,7 @@ func stageContract(t *testing.T) realContract {
 	return realContract{v: brokertest.Versions[i], endpoint: os.Getenv(EnvEndpoint), user: testUser(), pass: testPassword(),
 		http:    &http.Client{Transport: transport, Timeout: 30 * time.Second},
 		amqpURL: amqpURL, addVhost: createVhost,
-		consume: func(t *testing.T, vhost, queue string) {
-			orFatal(amqpChannel(t, vhost).Consume(queue, "", false, false, false, false, nil))(t)
-			waitConsumers(t, vhost, queue, 1)
-		},
+		consumed: func(t *testing.T, vhost, queue string) { waitConsumers(t, vhost, queue, 1) },
 		// The user keeps its other permissions in the row's own vhost.
 		refuseRead: func(t *testing.T, vhost, _ string) {
 			p := brokertest.Permissions{Configure: ".*", Write: ".*", Read: "^$"}
