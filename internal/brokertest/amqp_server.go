@@ -20,8 +20,8 @@ import (
 // gone (checked after each frame the client sends). Its queues are the management fake's: a
 // message published over AMQP counts in the queue's messages there. Tests
 // inject faults with OnPublish and Refuse, and grant the impersonator tag with Impersonator.
-// What the mover relies on is held to real brokers by the AMQP contract
-// (TestFakeAMQPContract in internal/provider).
+// What the mover relies on is held to real brokers by the AMQP rows of the
+// fake's contract (TestFakeContract in internal/provider).
 //
 // Its limits: the default exchange only; queue.declare is passive only;
 // one consumer per channel, served by the connection that consumes (a

@@ -15,10 +15,10 @@ import (
 
 // The contract of the fake's AMQP 0-9-1 port (internal/brokertest), which
 // the mover's unit tests (internal/mover) believe: each row is something the
-// mover does over amqp091-go and what RabbitMQ answers it. The same rows run
-// on the fake (TestFakeAMQPContract) and on the acceptance tests' broker
-// (TestAccFakeAMQPContract), so that the fake cannot answer otherwise than a
-// broker does unnoticed.
+// mover does over amqp091-go and what RabbitMQ answers it. The rows run with
+// the management API's (runContract), on the fake (TestFakeContract) and on
+// the acceptance tests' broker (TestAccFakeContract), so that the fake cannot
+// answer otherwise than a broker does unnoticed.
 //
 // What the mover does not do has no row, and the fake does not do it either
 // (it answers 540 NOT_IMPLEMENTED): queue.declare other than passive (and so
@@ -30,68 +30,26 @@ import (
 // rows see.
 
 // amqpEnv is what an AMQP row runs with (runContract): its vhost and queue
-// (durable, classic, no arguments), and a user and password who log in (the
-// contract's user unless a row changes them).
+// (durable, classic, no arguments), the vhost's AMQP URL, logging in as the
+// broker's user, and a connection to it, closed at the end of the row.
 type amqpEnv struct {
 	b            contractBroker
 	vhost, queue string
-	user, pass   string
-}
-
-// url is the AMQP URL of e's vhost, logging in as e's user.
-func (e amqpEnv) url() string {
-	u, err := url.Parse(e.b.amqpURL)
-	if err != nil {
-		panic(err)
-	}
-	u.User = url.UserPassword(e.user, e.pass)
-	u.Path, u.RawPath = "/"+e.vhost, "/"+url.PathEscape(e.vhost)
-	return u.String()
-}
-
-// dial opens a connection to the row's vhost as e's user, closed at cleanup.
-func (e amqpEnv) dial(t *testing.T) *amqp.Connection {
-	t.Helper()
-	conn, err := amqp.DialConfig(e.url(), amqp.Config{Dial: amqp.DefaultDial(10 * time.Second)})
-	if err != nil {
-		t.Fatalf("AMQP connection to vhost %q: %v", e.vhost, err)
-	}
-	t.Cleanup(func() { _ = conn.Close() })
-	return conn
-}
-
-func openChannel(t *testing.T, conn *amqp.Connection) *amqp.Channel {
-	t.Helper()
-	ch, err := conn.Channel()
-	if err != nil {
-		t.Fatalf("channel.open: %v", err)
-	}
-	return ch
+	url          string
+	conn         *amqp.Connection
 }
 
 // ready is the count of ready messages a passive declare of the row's queue
 // answers, on a connection of its own.
 func (e amqpEnv) ready(t *testing.T) int {
 	t.Helper()
-	q, err := amqpChannelAt(t, e.url()).QueueDeclarePassive(e.queue, true, false, false, false, nil)
-	if err != nil {
-		t.Fatalf("passive declare of %q: %v", e.queue, err)
-	}
-	return q.Messages
+	return orFatal(amqpChannelAt(t, e.url).QueueDeclarePassive(e.queue, true, false, false, false, nil))(t).Messages
 }
 
-// consume consumes the row's queue on ch with prefetch (0: none) and manual
-// acknowledgements.
-func (e amqpEnv) consume(t *testing.T, ch *amqp.Channel, prefetch int) <-chan amqp.Delivery {
+// consume consumes the row's queue on ch with manual acknowledgements.
+func (e amqpEnv) consume(t *testing.T, ch *amqp.Channel) <-chan amqp.Delivery {
 	t.Helper()
-	if err := ch.Qos(prefetch, 0, false); err != nil {
-		t.Fatalf("basic.qos: %v", err)
-	}
-	d, err := ch.Consume(e.queue, "contract-consumer", false, false, false, false, nil)
-	if err != nil {
-		t.Fatalf("basic.consume: %v", err)
-	}
-	return d
+	return orFatal(ch.Consume(e.queue, "contract-consumer", false, false, false, false, nil))(t)
 }
 
 // receive waits for the next value of c: the broker sends it without being
@@ -113,13 +71,11 @@ func receive[T any](t *testing.T, c <-chan T, what string) (v T) {
 // come next on d, checking their bodies and order, and returns them.
 func delivered(t *testing.T, d <-chan amqp.Delivery, from, to int) []amqp.Delivery {
 	t.Helper()
-	var all []amqp.Delivery
-	for i := from; i < to; i++ {
-		m := receive(t, d, "a delivery")
-		if want := fmt.Sprintf("message %d", i); string(m.Body) != want {
-			t.Errorf("delivered %q, want %q", m.Body, want)
+	all := make([]amqp.Delivery, to-from)
+	for i := range all {
+		if all[i] = receive(t, d, "a delivery"); string(all[i].Body) != fmt.Sprintf("message %d", from+i) {
+			t.Errorf("delivered %q, want message %d", all[i].Body, from+i)
 		}
-		all = append(all, m)
 	}
 	return all
 }
@@ -137,50 +93,46 @@ func wantClose(t *testing.T, err error, code int, reason string) {
 // purge.go).
 var amqpRows = []contractRow{
 	{name: "connection and channel open, close-ok", declare: declNone, run: func(t *testing.T, e amqpEnv) {
-		conn := e.dial(t)
-		openChannel(t, conn)
-		if err := conn.Close(); err != nil {
+		orFatal(e.conn.Channel())(t)
+		if err := e.conn.Close(); err != nil {
 			t.Errorf("connection.close: %v", err)
 		}
 	}},
 	{name: "login refused", declare: declNone, run: func(t *testing.T, e amqpEnv) {
-		e.pass = "not-the-password"
+		u := orFatal(url.Parse(e.url))(t)
+		u.User = url.UserPassword(u.User.Username(), "not-the-password")
 		// Without authentication_failure_close among amqp091-go's capabilities,
 		// RabbitMQ closes the socket without a word: the client says ErrCredentials.
-		_, err := amqp.DialConfig(e.url(), amqp.Config{Dial: amqp.DefaultDial(10 * time.Second)})
+		_, err := amqp.DialConfig(u.String(), amqp.Config{Dial: amqp.DefaultDial(10 * time.Second)})
 		if !errors.Is(err, amqp.ErrCredentials) {
 			t.Errorf("got %v, want amqp.ErrCredentials", err)
 		}
 	}},
 	{name: "vhost refused", declare: declNone, run: func(t *testing.T, e amqpEnv) {
 		e.vhost += "-none"
-		_, err := amqp.DialConfig(e.url(), amqp.Config{Dial: amqp.DefaultDial(10 * time.Second)})
+		_, err := amqp.DialConfig(e.b.amqpURL(e.vhost), amqp.Config{Dial: amqp.DefaultDial(10 * time.Second)})
 		wantClose(t, err, amqp.NotAllowed, "NOT_ALLOWED - vhost "+e.vhost+" not found")
 	}},
 	{name: "passive declare counts the ready messages", declare: declNone, messages: 3, run: func(t *testing.T, e amqpEnv) {
-		q, err := amqpChannelAt(t, e.url()).QueueDeclarePassive(e.queue, true, false, false, false, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		q := orFatal(amqpChannelAt(t, e.url).QueueDeclarePassive(e.queue, true, false, false, false, nil))(t)
 		if q.Name != e.queue || q.Messages != 3 {
 			t.Errorf("declare-ok %q with %d messages, want %q with 3", q.Name, q.Messages, e.queue)
 		}
 	}},
 	{name: "passive declare of a missing queue closes the channel 404", declare: declNone, run: func(t *testing.T, e amqpEnv) {
-		conn := e.dial(t)
-		ch := openChannel(t, conn)
+		ch := orFatal(e.conn.Channel())(t)
 		_, err := ch.QueueDeclarePassive("contract-missing", true, false, false, false, nil)
 		wantClose(t, err, amqp.NotFound, fmt.Sprintf("NOT_FOUND - no queue 'contract-missing' in vhost '%s'", e.vhost))
 		if !ch.IsClosed() {
 			t.Error("the channel is still open")
 		}
 		// The connection stays open.
-		if _, err := openChannel(t, conn).QueueDeclarePassive(e.queue, true, false, false, false, nil); err != nil {
+		if _, err := orFatal(e.conn.Channel())(t).QueueDeclarePassive(e.queue, true, false, false, false, nil); err != nil {
 			t.Errorf("another channel of the connection: %v", err)
 		}
 	}},
 	{name: "publisher confirms ack each publish by its tag", declare: declNone, run: func(t *testing.T, e amqpEnv) {
-		ch := amqpChannelAt(t, e.url())
+		ch := amqpChannelAt(t, e.url)
 		if err := ch.Confirm(false); err != nil {
 			t.Fatal(err)
 		}
@@ -209,7 +161,7 @@ var amqpRows = []contractRow{
 		}
 	}},
 	{name: "mandatory publish to a missing queue is returned, then acked", declare: declNone, run: func(t *testing.T, e amqpEnv) {
-		ch := amqpChannelAt(t, e.url())
+		ch := amqpChannelAt(t, e.url)
 		if err := ch.Confirm(false); err != nil {
 			t.Fatal(err)
 		}
@@ -239,21 +191,19 @@ var amqpRows = []contractRow{
 		}
 	}},
 	{name: "publish with another user's user_id closes the channel 406", declare: declNone, run: func(t *testing.T, e amqpEnv) {
-		user := e.user
-		ch := amqpChannelAt(t, e.url())
+		ch := amqpChannelAt(t, e.url)
 		closed := ch.NotifyClose(make(chan *amqp.Error, 1))
 		if err := ch.PublishWithContext(context.Background(), "", e.queue, true, false,
 			amqp.Publishing{UserId: "contract-mallory", Body: []byte("x")}); err != nil {
 			t.Fatal(err)
 		}
 		wantClose(t, receive(t, closed, "the channel's close"), amqp.PreconditionFailed,
-			fmt.Sprintf("PRECONDITION_FAILED - user_id property set to 'contract-mallory' but authenticated user was '%s'", user))
+			fmt.Sprintf("PRECONDITION_FAILED - user_id property set to 'contract-mallory' but authenticated user was '%s'", e.b.user))
 		if n := e.ready(t); n != 0 {
 			t.Errorf("%d ready, want the publish dropped: 0", n)
 		}
 	}},
 	{name: "message properties and headers kept", declare: declNone, run: func(t *testing.T, e amqpEnv) {
-		user := e.user
 		ts := time.Unix(1767225600, 0) // amqp091-go reads a timestamp in time.Local
 		// Priority 0 is left out of the properties by amqp091-go itself
 		// (a zero field is not sent), and read back as 0: the second message
@@ -263,11 +213,11 @@ var amqpRows = []contractRow{
 				"t": amqp.Table{"nested": "yes"}, "a": []any{"one", int64(2)}, "ts": ts, "bytes": []byte{0, 1}},
 			ContentType: "application/json", ContentEncoding: "gzip", DeliveryMode: amqp.Persistent, Priority: 5,
 			CorrelationId: "corr", ReplyTo: "reply", Expiration: "3600000", MessageId: "m-1", Timestamp: ts,
-			Type: "kind", UserId: user, AppId: "app", Body: []byte(`{"a":1}`),
+			Type: "kind", UserId: e.b.user, AppId: "app", Body: []byte(`{"a":1}`),
 		}, {MessageId: "m-2", Priority: 0, DeliveryMode: amqp.Transient, Body: []byte("two")}}
-		pub := amqpChannelAt(t, e.url())
+		pub := amqpChannelAt(t, e.url)
 		publishConfirmed(t, pub, e.queue, len(sent), func(i int) amqp.Publishing { return sent[i] })
-		d := e.consume(t, amqpChannelAt(t, e.url()), 0)
+		d := e.consume(t, amqpChannelAt(t, e.url))
 		for i, want := range sent {
 			got := receive(t, d, "a delivery")
 			if got.DeliveryTag != uint64(i+1) || got.Redelivered || got.Exchange != "" || got.RoutingKey != e.queue ||
@@ -285,8 +235,9 @@ var amqpRows = []contractRow{
 		}
 	}},
 	{name: "prefetch holds deliveries until a multiple ack", declare: declNone, messages: 5, run: func(t *testing.T, e amqpEnv) {
-		ch := amqpChannelAt(t, e.url())
-		d := e.consume(t, ch, 2)
+		ch := amqpChannelAt(t, e.url)
+		fatalOn(t, ch.Qos(2, 0, false))
+		d := e.consume(t, ch)
 		if all := delivered(t, d, 0, 2); all[0].DeliveryTag != 1 || all[1].DeliveryTag != 2 {
 			t.Errorf("delivered tags %d %d, want 1 and 2", all[0].DeliveryTag, all[1].DeliveryTag)
 		}
@@ -320,9 +271,9 @@ var amqpRows = []contractRow{
 		}
 	}},
 	{name: "ack of an unknown delivery tag closes the channel 406", declare: declNone, messages: 1, run: func(t *testing.T, e amqpEnv) {
-		ch := amqpChannelAt(t, e.url())
+		ch := amqpChannelAt(t, e.url)
 		closed := ch.NotifyClose(make(chan *amqp.Error, 1))
-		receive(t, e.consume(t, ch, 0), "a delivery")
+		receive(t, e.consume(t, ch), "a delivery")
 		if err := ch.Ack(9, false); err != nil {
 			t.Fatal(err)
 		}
@@ -332,25 +283,23 @@ var amqpRows = []contractRow{
 		}
 	}},
 	{name: "channel close requeues unacknowledged deliveries in order", declare: declNone, messages: 3, run: func(t *testing.T, e amqpEnv) {
-		conn := e.dial(t)
-		ch := openChannel(t, conn)
-		delivered(t, e.consume(t, ch, 0), 0, 3)
+		ch := orFatal(e.conn.Channel())(t)
+		delivered(t, e.consume(t, ch), 0, 3)
 		if err := ch.Close(); err != nil {
 			t.Fatal(err)
 		}
 		if n := e.ready(t); n != 3 {
 			t.Errorf("%d ready after the close, want 3", n)
 		}
-		for _, d := range delivered(t, e.consume(t, openChannel(t, conn), 0), 0, 3) {
+		for _, d := range delivered(t, e.consume(t, orFatal(e.conn.Channel())(t)), 0, 3) {
 			if !d.Redelivered || d.DeliveryTag > 3 {
 				t.Errorf("%q delivered again with tag %d, redelivered %v, want tags 1 to 3 of the new channel, redelivered", d.Body, d.DeliveryTag, d.Redelivered)
 			}
 		}
 	}},
 	{name: "connection close requeues unacknowledged deliveries", declare: declNone, messages: 2, run: func(t *testing.T, e amqpEnv) {
-		conn := e.dial(t)
-		delivered(t, e.consume(t, openChannel(t, conn), 0), 0, 2)
-		if err := conn.Close(); err != nil {
+		delivered(t, e.consume(t, orFatal(e.conn.Channel())(t)), 0, 2)
+		if err := e.conn.Close(); err != nil {
 			t.Fatal(err)
 		}
 		if n := e.ready(t); n != 2 {
@@ -358,9 +307,10 @@ var amqpRows = []contractRow{
 		}
 	}},
 	{name: "purge removes the ready messages and answers their count", declare: declNone, messages: 4, run: func(t *testing.T, e amqpEnv) {
-		con := amqpChannelAt(t, e.url())
-		receive(t, e.consume(t, con, 1), "a delivery")
-		n, err := amqpChannelAt(t, e.url()).QueuePurge(e.queue, false)
+		con := amqpChannelAt(t, e.url)
+		fatalOn(t, con.Qos(1, 0, false))
+		receive(t, e.consume(t, con), "a delivery")
+		n, err := amqpChannelAt(t, e.url).QueuePurge(e.queue, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -375,32 +325,30 @@ var amqpRows = []contractRow{
 		}
 	}},
 	{name: "consume and purge refused without read permission, passive declare allowed", declare: declNone, messages: 1, run: func(t *testing.T, e amqpEnv) {
-		e.b.refuseRead(t, &e)
-		conn := e.dial(t)
-		if _, err := openChannel(t, conn).QueueDeclarePassive(e.queue, true, false, false, false, nil); err != nil {
+		e.b.refuseRead(t, e.vhost, e.queue)
+		if _, err := orFatal(e.conn.Channel())(t).QueueDeclarePassive(e.queue, true, false, false, false, nil); err != nil {
 			t.Errorf("passive declare: %v", err)
 		}
 		access := "read access" // 4.0 and 4.3; 3.10 leaves out which access
 		if e.b.v == brokertest.V310 {
 			access = "access"
 		}
-		reason := fmt.Sprintf("ACCESS_REFUSED - %s to queue '%s' in vhost '%s' refused for user '%s'", access, e.queue, e.vhost, e.user)
-		_, err := openChannel(t, conn).Consume(e.queue, "", false, false, false, false, nil)
+		reason := fmt.Sprintf("ACCESS_REFUSED - %s to queue '%s' in vhost '%s' refused for user '%s'", access, e.queue, e.vhost, e.b.user)
+		_, err := orFatal(e.conn.Channel())(t).Consume(e.queue, "", false, false, false, false, nil)
 		wantClose(t, err, amqp.AccessRefused, reason)
-		_, err = openChannel(t, conn).QueuePurge(e.queue, false)
+		_, err = orFatal(e.conn.Channel())(t).QueuePurge(e.queue, false)
 		wantClose(t, err, amqp.AccessRefused, reason)
 	}},
 	{name: "consumer cancelled when its queue is deleted", declare: declNone, messages: 1, run: func(t *testing.T, e amqpEnv) {
-		conn := e.dial(t)
-		ch := openChannel(t, conn)
+		ch := orFatal(e.conn.Channel())(t)
 		cancels := ch.NotifyCancel(make(chan string, 1))
-		d := e.consume(t, ch, 0)
+		d := e.consume(t, ch)
 		receive(t, d, "a delivery")
 		if status, body := contractSend(t, e.b, "DELETE", "queues/"+url.PathEscape(e.vhost)+"/"+url.PathEscape(e.queue), ""); status != 204 {
 			t.Fatalf("deleting the queue: HTTP %d %s", status, body)
 		}
 		// A frame from the client: the fake looks for gone queues after each.
-		openChannel(t, conn)
+		orFatal(e.conn.Channel())(t)
 		if tag := receive(t, cancels, "basic.cancel"); tag != "contract-consumer" {
 			t.Errorf("cancelled %q, want contract-consumer", tag)
 		}
@@ -413,14 +361,4 @@ var amqpRows = []contractRow{
 			t.Error("the deliveries are still open 10s after the cancel")
 		}
 	}},
-}
-
-// TestFakeAMQPContract runs the AMQP contract on the fake in each version it
-// models.
-func TestFakeAMQPContract(t *testing.T) {
-	for _, v := range brokertest.Versions {
-		t.Run(string(v), func(t *testing.T) {
-			runContract(t, fakeBroker(t, v), amqpRows)
-		})
-	}
 }

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"cmp"
 	"crypto/tls"
 	"net/http"
 	"os"
@@ -13,8 +12,8 @@ import (
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 )
 
-// realContract is the acceptance tests' broker as the contracts' runners
-// take it (stageContract); with no endpoint, contractSend sends to it.
+// realContract is the acceptance tests' broker as runContract takes it
+// (stageContract); with no endpoint, contractSend sends to it.
 type realContract = contractBroker
 
 // TestAccFakeContract runs the contract of the fake on the broker: a row
@@ -22,16 +21,13 @@ type realContract = contractBroker
 // here, and fails TestFakeContract once the row is made to say the truth.
 func TestAccFakeContract(t *testing.T) {
 	testAccPreCheck(t)
-	runContract(t, stageContract(t), contractRows)
+	runContract(t, stageContract(t))
 }
 
-// stageContract is the acceptance stage's broker as the contracts' runners
-// take it, in the version of the fake that models it.
+// stageContract is the acceptance stage's broker as runContract takes it, in
+// the version of the fake that models it.
 func stageContract(t *testing.T) realContract {
-	ov, err := accAdmin(t).Overview(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
+	ov := orFatal(accAdmin(t).Overview(t.Context()))(t)
 	t.Logf("RabbitMQ %s", ov.RabbitMQVersion)
 	i := slices.IndexFunc(brokertest.Versions, func(v brokertest.Version) bool {
 		return strings.HasPrefix(ov.RabbitMQVersion, string(v)+".")
@@ -42,18 +38,13 @@ func stageContract(t *testing.T) realContract {
 	}
 	transport := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: os.Getenv(EnvInsecure) == "true"}} //nolint:gosec // test brokers only
 	return realContract{v: brokertest.Versions[i], endpoint: os.Getenv(EnvEndpoint), user: testUser(), pass: testPassword(),
-		amqpURL:  cmp.Or(os.Getenv("RABBITMQ_AMQP_URL"), "amqp://127.0.0.1:5672"),
-		http:     &http.Client{Transport: transport, Timeout: 30 * time.Second},
-		addVhost: createVhost,
-		consume: func(t *testing.T, vhost, queue string) {
-			if _, err := amqpChannel(t, vhost).Consume(queue, "", false, false, false, false, nil); err != nil {
-				t.Fatal(err)
-			}
-			waitConsumers(t, vhost, queue, 1)
-		},
-		refuseRead: func(t *testing.T, e *amqpEnv) {
-			e.user, e.pass = uniqueName("contract-reader"), "contract-pw"
-			createUser(t, e.user, e.pass, "", e.vhost, brokertest.Permissions{Configure: ".*", Write: ".*", Read: "^$"})
+		http:    &http.Client{Transport: transport, Timeout: 30 * time.Second},
+		amqpURL: amqpURL, addVhost: createVhost,
+		consumed: func(t *testing.T, vhost, queue string) { waitConsumers(t, vhost, queue, 1) },
+		// The user keeps its other permissions in the row's own vhost.
+		refuseRead: func(t *testing.T, vhost, _ string) {
+			p := brokertest.Permissions{Configure: ".*", Write: ".*", Read: "^$"}
+			fatalOn(t, accAdmin(t).SetPermissions(t.Context(), vhost, testUser(), p))
 		},
 	}
 }

@@ -13,18 +13,21 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	gocmp "github.com/google/go-cmp/cmp"
+	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/queuey/terraform-provider-queuey/internal/brokertest"
 )
 
 // The contract of the fake management API (internal/brokertest), which every
 // unit test believes: each row is a request the provider's client sends
-// (internal/broker) and what RabbitMQ answers it, status and shape. The same
-// rows run against the fake in each version it models (TestFakeContract) and
-// against the acceptance tests' broker (TestAccFakeContract), so that the
-// fake cannot answer otherwise than a broker does unnoticed.
+// (internal/broker) and what RabbitMQ answers it, status and shape. These
+// rows and those of the fake's AMQP port (amqpRows) run against the fake in
+// each version it models (TestFakeContract) and against the acceptance
+// tests' broker (TestAccFakeContract), so that the fake cannot answer
+// otherwise than a broker does unnoticed.
 
 // Queries the client sends (internal/broker/queues.go): a GET of one queue,
 // with its count, and the listings by what they ask.
@@ -53,7 +56,7 @@ type contractRow struct {
 
 	// put is sent before the request, each path (below /api/) with its body, and must answer 201.
 	put map[string]string
-	// run, when set, is what the row does instead of a request (the AMQP contract's rows).
+	// run, when set, is what the row does instead of a request (the AMQP rows).
 	run func(t *testing.T, e amqpEnv)
 }
 
@@ -237,33 +240,36 @@ var contractRows = []contractRow{
 	{name: "delete a missing operator policy", method: "DELETE", path: "operator-policies/{v}/contract-p", want: notFound},
 }
 
-// contractBroker is the broker the rows of both contracts run on: the fake
-// (fakeBroker) or a real one (stageContract).
+// contractBroker is the broker the rows run on: the fake (fakeBroker) or a
+// real one (stageContract).
 type contractBroker struct {
-	v brokertest.Version // whose answers the rows expect
-	// endpoint is the management API; amqpURL the AMQP port, without login and vhost.
-	endpoint, amqpURL string
-	user, pass        string
-	http              *http.Client
+	v          brokertest.Version // whose answers the rows expect
+	endpoint   string             // the management API
+	user, pass string
+	http       *http.Client
+	// amqpURL is the AMQP URL of a vhost, logging in as user.
+	amqpURL func(vhost string) string
 	// addVhost makes the vhost name, of defaultQueueType ("" for the broker's
 	// own), for one row, gone at the end of it: createVhost on a real broker.
 	addVhost func(t *testing.T, name, defaultQueueType string)
-	// consume opens a consumer on queue, kept until the end of the row, and
-	// returns once the management API lists it.
-	consume func(t *testing.T, vhost, queue string)
-	// refuseRead makes e's user one who may configure and write in e's vhost
-	// but not read e's queue (consume, purge).
-	refuseRead func(t *testing.T, e *amqpEnv)
+	// consumed returns once the management API lists the consumer just
+	// opened on queue.
+	consumed func(t *testing.T, vhost, queue string)
+	// refuseRead makes the user one who may configure and write in vhost
+	// but not read queue (consume, purge).
+	refuseRead func(t *testing.T, vhost, queue string)
 }
 
-// runContract runs rows on b. Each row runs in a vhost of its own ({v}), where
-// its queue ({q}) is declared (or the row's paths put), then given messages
-// (message 0, message 1, ..., persistent, confirmed) over AMQP and a
-// consumer; then the row's request is sent, or its run called.
-func runContract(t *testing.T, b contractBroker, rows []contractRow) {
-	for _, row := range rows {
+// runContract runs the rows of both contracts on b. Each row runs in a vhost
+// of its own ({v}), where its queue ({q}) is declared (or the row's paths
+// put), then given messages (message 0, message 1, ..., persistent,
+// confirmed) and a consumer over AMQP; then the row's request is sent, or its
+// run called with an AMQP connection open.
+func runContract(t *testing.T, b contractBroker) {
+	for _, row := range slices.Concat(contractRows, amqpRows) {
 		t.Run(row.name, func(t *testing.T) {
-			e := amqpEnv{b: b, vhost: uniqueName("contract"), queue: "contract-q", user: b.user, pass: b.pass}
+			e := amqpEnv{b: b, vhost: uniqueName("contract"), queue: "contract-q"}
+			e.url = b.amqpURL(e.vhost)
 			b.addVhost(t, e.vhost, "")
 			inPath := strings.NewReplacer("{v}", url.PathEscape(e.vhost), "{q}", url.PathEscape(e.queue), "{none}", "tfacc-contract-none")
 			if row.declare != "" { // no row has both
@@ -274,22 +280,19 @@ func runContract(t *testing.T, b contractBroker, rows []contractRow) {
 					t.Fatalf("PUT %s: HTTP %d %s", path, status, answer)
 				}
 			}
-			if row.messages > 0 {
-				publish(t, amqpChannelAt(t, e.url()), e.queue, row.messages)
-			}
+			e.conn = orFatal(amqp.DialConfig(e.url, amqp.Config{Dial: amqp.DefaultDial(10 * time.Second)}))(t)
+			t.Cleanup(func() { _ = e.conn.Close() })
+			publish(t, orFatal(e.conn.Channel())(t), e.queue, row.messages)
 			if row.consumer {
-				b.consume(t, e.vhost, e.queue)
+				e.consume(t, orFatal(e.conn.Channel())(t))
+				b.consumed(t, e.vhost, e.queue)
 			}
 			if row.run != nil {
 				row.run(t, e)
 				return
 			}
 			status, body := contractSend(t, b, row.method, inPath.Replace(row.path), row.body)
-			want, ok := row.by[b.v]
-			if !ok {
-				want = row.want
-			}
-			if err := want.check(status, body, strings.NewReplacer("{v}", e.vhost, "{q}", e.queue, "{user}", b.user)); err != nil {
+			if err := cmp.Or(row.by[b.v], row.want).check(status, body, strings.NewReplacer("{v}", e.vhost, "{q}", e.queue, "{user}", b.user)); err != nil {
 				t.Errorf("RabbitMQ %s: %s %s: %v\nanswer: HTTP %d %s", b.v, row.method, row.path, err, status, body)
 			}
 		})
@@ -301,29 +304,20 @@ func runContract(t *testing.T, b contractBroker, rows []contractRow) {
 // gives it), with their user.
 func contractSend(t *testing.T, b contractBroker, method, path, body string) (int, []byte) {
 	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), method, strings.TrimRight(cmp.Or(b.endpoint, os.Getenv(EnvEndpoint)), "/")+"/api/"+path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
+	endpoint := strings.TrimRight(cmp.Or(b.endpoint, os.Getenv(EnvEndpoint)), "/")
+	req := orFatal(http.NewRequestWithContext(t.Context(), method, endpoint+"/api/"+path, strings.NewReader(body)))(t)
 	req.SetBasicAuth(cmp.Or(b.user, testUser()), cmp.Or(b.pass, testPassword()))
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := b.http.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := orFatal(b.http.Do(req))(t)
 	defer func() { _ = resp.Body.Close() }()
-	out, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, out
+	return resp.StatusCode, orFatal(io.ReadAll(resp.Body))(t)
 }
 
 // check compares an answer with s: the status, then the body's kind and
 // length, then the fields of the object, or of each element of the list,
 // with s.fields, the answer's value of a field s.fields gives as a kind
 // ("<string>", ...) read as its kind. A field s.fields does not name is a
-// difference when s.only.
+// difference when s.only. An object is read as a list of one element.
 func (s shape) check(status int, body []byte, names *strings.Replacer) error {
 	var v any
 	err := json.Unmarshal(body, &v)
@@ -348,26 +342,22 @@ func (s shape) check(status int, body []byte, names *strings.Replacer) error {
 	if err := json.Unmarshal([]byte(names.Replace(cmp.Or(s.fields, "{}"))), &want); err != nil {
 		return fmt.Errorf("the row's fields are no JSON object: %v", err)
 	}
-	var errs []error
+	wants := make([]any, len(items))
 	for i, item := range items {
-		m, isObject := item.(map[string]any)
-		got := map[string]any{}
+		wants[i] = want
+		m, _ := item.(map[string]any) // an element that is no object differs from want as it is
 		for k, g := range m {
-			w, named := want[k]
-			if kind, _ := w.(string); strings.HasPrefix(kind, "<") {
-				g = jsonKinds[fmt.Sprintf("%T", g)]
+			if kind, _ := want[k].(string); strings.HasPrefix(kind, "<") {
+				m[k] = jsonKinds[fmt.Sprintf("%T", g)]
+			} else if _, named := want[k]; !named && !s.only {
+				delete(m, k)
 			}
-			if named || s.only {
-				got[k] = g
-			}
-		}
-		if !isObject {
-			errs = append(errs, fmt.Errorf("element %d: %T, want an object", i, item))
-		} else if diff := gocmp.Diff(want, got); diff != "" {
-			errs = append(errs, fmt.Errorf("element %d (-want +got):\n%s", i, diff))
 		}
 	}
-	return errors.Join(errs...)
+	if diff := gocmp.Diff(wants, items); diff != "" {
+		return fmt.Errorf("elements differ (-want +got):\n%s", diff)
+	}
+	return nil
 }
 
 // jsonKinds names the JSON type of a decoded value by its Go type, as
@@ -376,8 +366,7 @@ var jsonKinds = map[string]string{"string": "<string>", "float64": "<number>", "
 	"map[string]interface {}": "<object>", "[]interface {}": "<array>", "<nil>": "<null>"}
 
 // fakeBroker is a fake answering as v, or as the fake answers without
-// AnswerAs (DefaultVersion) when v is empty, with its AMQP port, for the rows
-// of both contracts.
+// AnswerAs (DefaultVersion) when v is empty, with its AMQP port.
 func fakeBroker(t *testing.T, v brokertest.Version) contractBroker {
 	s := brokertest.New(t)
 	if v != "" {
@@ -385,18 +374,19 @@ func fakeBroker(t *testing.T, v brokertest.Version) contractBroker {
 	}
 	a := s.ServeAMQP(t)
 	a.Login("u", "p")
-	return contractBroker{v: cmp.Or(v, brokertest.DefaultVersion), endpoint: s.URL, amqpURL: a.URL(), user: "u", pass: "p", http: s.Client(),
+	return contractBroker{v: cmp.Or(v, brokertest.DefaultVersion), endpoint: s.URL, user: "u", pass: "p", http: s.Client(),
+		amqpURL: func(vhost string) string { return "amqp://u:p@" + a.Addr() + "/" + url.PathEscape(vhost) },
 		addVhost: func(t *testing.T, name, defaultQueueType string) {
 			s.AddVhost(name, defaultQueueType)
 			t.Cleanup(func() { s.RemoveVhost(name) })
 		},
 		// The fake's AMQP consumers are not the management API's: the queue counts one.
-		consume: func(_ *testing.T, vhost, queue string) {
+		consumed: func(_ *testing.T, vhost, queue string) {
 			q, _ := s.Queue(vhost, queue)
 			q.Consumers++
 			s.PutQueue(vhost, q)
 		},
-		refuseRead: func(_ *testing.T, e *amqpEnv) { a.Refuse(e.vhost, e.queue) },
+		refuseRead: func(_ *testing.T, vhost, queue string) { a.Refuse(vhost, queue) },
 	}
 }
 
@@ -405,7 +395,7 @@ func fakeBroker(t *testing.T, v brokertest.Version) contractBroker {
 func TestFakeContract(t *testing.T) {
 	for _, v := range append(slices.Clone(brokertest.Versions), "") {
 		t.Run(cmp.Or(string(v), "default"), func(t *testing.T) {
-			runContract(t, fakeBroker(t, v), contractRows)
+			runContract(t, fakeBroker(t, v))
 		})
 	}
 }
