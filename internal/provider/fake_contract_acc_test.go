@@ -13,20 +13,15 @@ import (
 )
 
 // realContract is the acceptance tests' broker as runContract takes it
-// (stageContract); with no endpoint, contractSend sends to it.
+// (TestAccFakeContract); with no endpoint, contractSend sends to it.
 type realContract = contractBroker
 
-// TestAccFakeContract runs the contract of the fake on the broker: a row
-// the broker answers otherwise than the fake in the broker's version fails
-// here, and fails TestFakeContract once the row is made to say the truth.
+// TestAccFakeContract runs the contract of the fake on the broker, in the
+// version of the fake that models it: a row the broker answers otherwise than
+// the fake in the broker's version fails here, and fails TestFakeContract once
+// the row is made to say the truth.
 func TestAccFakeContract(t *testing.T) {
 	testAccPreCheck(t)
-	runContract(t, stageContract(t))
-}
-
-// stageContract is the acceptance stage's broker as runContract takes it, in
-// the version of the fake that models it.
-func stageContract(t *testing.T) realContract {
 	ov := orFatal(accAdmin(t).Overview(t.Context()))(t)
 	t.Logf("RabbitMQ %s", ov.RabbitMQVersion)
 	i := slices.IndexFunc(brokertest.Versions, func(v brokertest.Version) bool {
@@ -37,7 +32,7 @@ func stageContract(t *testing.T) realContract {
 			"and add it to brokertest.Versions", ov.RabbitMQVersion, brokertest.Versions)
 	}
 	transport := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: os.Getenv(EnvInsecure) == "true"}} //nolint:gosec // test brokers only
-	return realContract{v: brokertest.Versions[i], endpoint: os.Getenv(EnvEndpoint), user: testUser(), pass: testPassword(),
+	runContract(t, realContract{v: brokertest.Versions[i], endpoint: os.Getenv(EnvEndpoint), user: testUser(), pass: testPassword(),
 		http:    &http.Client{Transport: transport, Timeout: 30 * time.Second},
 		amqpURL: amqpURL, addVhost: createVhost,
 		consumed: func(t *testing.T, vhost, queue string) { waitConsumers(t, vhost, queue, 1) },
@@ -46,5 +41,5 @@ func stageContract(t *testing.T) realContract {
 			p := brokertest.Permissions{Configure: ".*", Write: ".*", Read: "^$"}
 			fatalOn(t, accAdmin(t).SetPermissions(t.Context(), vhost, testUser(), p))
 		},
-	}
+	})
 }

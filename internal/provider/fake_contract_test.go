@@ -240,8 +240,8 @@ var contractRows = []contractRow{
 	{name: "delete a missing operator policy", method: "DELETE", path: "operator-policies/{v}/contract-p", want: notFound},
 }
 
-// contractBroker is the broker the rows run on: the fake (fakeBroker) or a
-// real one (stageContract).
+// contractBroker is the broker the rows run on: the fake (TestFakeContract) or
+// a real one (TestAccFakeContract).
 type contractBroker struct {
 	v          brokertest.Version // whose answers the rows expect
 	endpoint   string             // the management API
@@ -365,37 +365,32 @@ func (s shape) check(status int, body []byte, names *strings.Replacer) error {
 var jsonKinds = map[string]string{"string": "<string>", "float64": "<number>", "bool": "<bool>",
 	"map[string]interface {}": "<object>", "[]interface {}": "<array>", "<nil>": "<null>"}
 
-// fakeBroker is a fake answering as v, or as the fake answers without
-// AnswerAs (DefaultVersion) when v is empty, with its AMQP port.
-func fakeBroker(t *testing.T, v brokertest.Version) contractBroker {
-	s := brokertest.New(t)
-	if v != "" {
-		s.AnswerAs(v)
-	}
-	a := s.ServeAMQP(t)
-	a.Login("u", "p")
-	return contractBroker{v: cmp.Or(v, brokertest.DefaultVersion), endpoint: s.URL, user: "u", pass: "p", http: s.Client(),
-		amqpURL: func(vhost string) string { return "amqp://u:p@" + a.Addr() + "/" + url.PathEscape(vhost) },
-		addVhost: func(t *testing.T, name, defaultQueueType string) {
-			s.AddVhost(name, defaultQueueType)
-			t.Cleanup(func() { s.RemoveVhost(name) })
-		},
-		// The fake's AMQP consumers are not the management API's: the queue counts one.
-		consumed: func(_ *testing.T, vhost, queue string) {
-			q, _ := s.Queue(vhost, queue)
-			q.Consumers++
-			s.PutQueue(vhost, q)
-		},
-		refuseRead: func(_ *testing.T, vhost, queue string) { a.Refuse(vhost, queue) },
-	}
-}
-
-// TestFakeContract runs the contract on the fake in each version it models,
-// and as most unit tests use it: without AnswerAs.
+// TestFakeContract runs the contract on the fake, with its AMQP port, in each
+// version it models, and as most unit tests use it: without AnswerAs, when it
+// answers as DefaultVersion.
 func TestFakeContract(t *testing.T) {
 	for _, v := range append(slices.Clone(brokertest.Versions), "") {
 		t.Run(cmp.Or(string(v), "default"), func(t *testing.T) {
-			runContract(t, fakeBroker(t, v))
+			s := brokertest.New(t)
+			if v != "" {
+				s.AnswerAs(v)
+			}
+			a := s.ServeAMQP(t)
+			a.Login("u", "p")
+			runContract(t, contractBroker{v: cmp.Or(v, brokertest.DefaultVersion), endpoint: s.URL, user: "u", pass: "p", http: s.Client(),
+				amqpURL: func(vhost string) string { return "amqp://u:p@" + a.Addr() + "/" + url.PathEscape(vhost) },
+				addVhost: func(t *testing.T, name, defaultQueueType string) {
+					s.AddVhost(name, defaultQueueType)
+					t.Cleanup(func() { s.RemoveVhost(name) })
+				},
+				// The fake's AMQP consumers are not the management API's: the queue counts one.
+				consumed: func(_ *testing.T, vhost, queue string) {
+					q, _ := s.Queue(vhost, queue)
+					q.Consumers++
+					s.PutQueue(vhost, q)
+				},
+				refuseRead: func(_ *testing.T, vhost, queue string) { a.Refuse(vhost, queue) },
+			})
 		})
 	}
 }
