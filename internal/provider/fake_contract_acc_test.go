@@ -36,7 +36,8 @@ func TestAccFakeContract(t *testing.T) {
 		http:    &http.Client{Transport: transport, Timeout: 30 * time.Second},
 		amqpURL: amqpURL, addVhost: createVhost,
 		consumed: func(t *testing.T, vhost, queue string) { waitConsumers(t, vhost, queue, 1) },
-		// The user keeps its other permissions in the row's own vhost.
+		// Only in the row's own vhost, which createVhost deletes at the row's end, failed or not:
+		// the user keeps configure and write there, and every permission elsewhere.
 		refuseRead: func(t *testing.T, vhost, _ string) {
 			p := brokertest.Permissions{Configure: ".*", Write: ".*", Read: "^$"}
 			fatalOn(t, accAdmin(t).SetPermissions(t.Context(), vhost, testUser(), p))

@@ -247,7 +247,8 @@ type contractBroker struct {
 	endpoint   string             // the management API
 	user, pass string
 	http       *http.Client
-	// amqpURL is the AMQP URL of a vhost, logging in as user.
+	// amqpURL is the AMQP URL of a vhost, logging in as user (on a real broker: the URL of
+	// RABBITMQ_AMQP_URL, which the broker scripts give the same credentials as the endpoint).
 	amqpURL func(vhost string) string
 	// addVhost makes the vhost name, of defaultQueueType ("" for the broker's
 	// own), for one row, gone at the end of it: createVhost on a real broker.
