@@ -286,10 +286,10 @@ func TestAccFaults_cutOff(t *testing.T) {
 	})
 }
 
-// onlyCreatesOrNoOps asserts that a plan creates what is missing and leaves
-// the rest alone: no update, replacement or destroy. (That it creates
-// something follows from the cut: a queue the broker lacks is created, or the
-// step's check of every queue fails.)
+// onlyCreatesOrNoOps asserts that a plan holds nothing but creates and no-ops:
+// no update, replacement or destroy. (That it creates what the cut left
+// missing is the step's to check: its PreConfig wants some queues missing, and
+// its check wants every queue on the broker after the apply.)
 type onlyCreatesOrNoOps struct{}
 
 func (onlyCreatesOrNoOps) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
