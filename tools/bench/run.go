@@ -82,7 +82,31 @@ type env struct {
 
 func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
 
+// setup readies everything a run needs, in this order: the broker's clients, what the report says
+// of the machine, the vhosts, the counting proxy, and the CLI configuration that puts the shim in
+// place of the providers. Whatever it made before an error, cleanup undoes.
 func (e *env) setup(ctx context.Context) error {
+	if err := e.connect(); err != nil {
+		return err
+	}
+	if err := e.describe(ctx); err != nil {
+		return err
+	}
+	if err := e.makeVhosts(ctx); err != nil {
+		return err
+	}
+	var err error
+	e.proxy, err = startProxy(e.o.endpoint)
+	if err != nil {
+		return err
+	}
+	e.apiURL = e.proxy.URL()
+	return e.writeCLIConfig()
+}
+
+// connect makes the invocation's work directory and the clients the bench itself talks to the
+// broker with (not through the proxy, so that they are not counted).
+func (e *env) connect() error {
 	var err error
 	if err := os.MkdirAll(filepath.Join(e.o.dir, e.id), 0o755); err != nil {
 		return err
@@ -92,9 +116,12 @@ func (e *env) setup(ctx context.Context) error {
 		return err
 	}
 	e.admin, err = brokertest.NewAdmin(e.o.endpoint, e.o.username, e.o.password, false)
-	if err != nil {
-		return err
-	}
+	return err
+}
+
+// describe finds the versions of Terraform and the broker for the report, the broker's node
+// processes whose CPU each phase measures, and where profiles go under -profile.
+func (e *env) describe(ctx context.Context) error {
 	out, err := exec.CommandContext(ctx, e.o.terraform, "version").Output()
 	if err != nil {
 		return fmt.Errorf("%s version: %w", e.o.terraform, err)
@@ -116,7 +143,12 @@ func (e *env) setup(ctx context.Context) error {
 	if e.o.profile {
 		e.profiles = filepath.Join(e.o.dir, "profiles-"+e.id)
 	}
+	return nil
+}
 
+// makeVhosts makes the run's vhost unless -vhost names one, the crowded vhost under -fill, and the
+// -policies policies in each vhost the bench made.
+func (e *env) makeVhosts(ctx context.Context) error {
 	e.vhost = e.o.vhost
 	if e.vhost == "" {
 		e.vhost = "queuey-bench-" + e.id
@@ -142,14 +174,12 @@ func (e *env) setup(ctx context.Context) error {
 			return err
 		}
 	}
+	return nil
+}
 
-	e.proxy, err = startProxy(e.o.endpoint)
-	if err != nil {
-		return err
-	}
-	e.apiURL = e.proxy.URL()
-
-	// The provider Terraform starts is the shim, which starts the real one.
+// writeCLIConfig installs the rusage shim under every provider's name and writes the Terraform CLI
+// configuration whose dev_overrides make Terraform start the shim, which starts the real provider.
+func (e *env) writeCLIConfig() error {
 	shimDir := filepath.Join(e.o.dir, "plugin")
 	shims := []string{"terraform-provider-queuey", "terraform-provider-noop"}
 	overrides := fmt.Sprintf("    %q = %q\n    %q = %q\n",
