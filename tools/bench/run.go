@@ -442,8 +442,29 @@ func (e *env) runOnce(ctx context.Context, kind string, r int) (runResult, error
 	return res, nil
 }
 
+// phase runs terraform's command for phase (apply, plan, refresh, destroy or query) on kind's
+// configuration in dir, its output in dir/PHASE.log, and returns what it measured. Everything but
+// the run of the command itself (its arguments, log file, environment, profile directory) is ready
+// before measure starts the clocks, and the checks of the outcome come after it stops them.
 func (e *env) phase(ctx context.Context, dir, kind, phase string) (phaseResult, error) {
-	par := fmt.Sprintf("-parallelism=%d", e.o.parallelism)
+	args := phaseArgs(phase, e.o.parallelism)
+	logPath := filepath.Join(dir, phase+".log")
+	logf, err := os.Create(logPath)
+	if err != nil {
+		return phaseResult{}, err
+	}
+	defer func() { _ = logf.Close() }()
+	cmd, err := e.phaseCmd(ctx, dir, kind, phase, args, logf)
+	if err != nil {
+		return phaseResult{}, err
+	}
+	pr, runErr := e.measure(cmd)
+	return pr, phaseOutcome(kind, phase, args, logPath, runErr)
+}
+
+// phaseArgs are terraform's arguments for phase, with -parallelism=parallelism where it applies.
+func phaseArgs(phase string, parallelism int) []string {
+	par := fmt.Sprintf("-parallelism=%d", parallelism)
 	var args []string
 	switch phase {
 	case "apply":
@@ -462,14 +483,13 @@ func (e *env) phase(ctx context.Context, dir, kind, phase string) (phaseResult, 
 	if phase != "query" {
 		args = append(args, "-input=false")
 	}
-	args = append(args, "-no-color")
-	logPath := filepath.Join(dir, phase+".log")
-	logf, err := os.Create(logPath)
-	if err != nil {
-		return phaseResult{}, err
-	}
-	defer func() { _ = logf.Close() }()
+	return append(args, "-no-color")
+}
 
+// phaseCmd is the terraform command of phase in dir, writing to logf, with an environment of its
+// own: the bench's CLI configuration, the proxy as the management API, the shim's target for kind,
+// and under -profile a fresh directory for the providers' CPU profiles.
+func (e *env) phaseCmd(ctx context.Context, dir, kind, phase string, args []string, logf *os.File) (*exec.Cmd, error) {
 	cmd := exec.CommandContext(ctx, e.o.terraform, args...)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = logf, logf
@@ -497,10 +517,17 @@ func (e *env) phase(ctx context.Context, dir, kind, phase string) (phaseResult, 
 	if kind != kindFloor && kind != kindPeer && e.profiles != "" {
 		pdir := e.profileDir(kind, phase)
 		if err := os.MkdirAll(pdir, 0o755); err != nil {
-			return phaseResult{}, err
+			return nil, err
 		}
 		cmd.Env = append(cmd.Env, plugintune.EnvCPUProfile+"="+pdir)
 	}
+	return cmd, nil
+}
+
+// measure runs cmd and returns its measures: the wall time of cmd.Run alone, the broker's CPU and
+// the proxy's counts read right before and right after it, terraform's CPU, and the peak RSS and
+// CPU of each provider process the shim logged meanwhile. The error is cmd.Run's.
+func (e *env) measure(cmd *exec.Cmd) (phaseResult, error) {
 	before := e.proxy.snapshot()
 	cpu0 := e.brokerCPU()
 	start := time.Now()
@@ -518,22 +545,29 @@ func (e *env) phase(ctx context.Context, dir, kind, phase string) (phaseResult, 
 		pr.provCPU += time.Duration((rec.UserS + rec.SysS) * float64(time.Second))
 		pr.provRSSKiB = max(pr.provRSSKiB, rec.MaxRSSKiB)
 	}
+	return pr, runErr
+}
+
+// phaseOutcome is the error of a phase whose command ended with runErr: a plan that is not empty,
+// a command that failed (with the end of its log), or a refresh-only plan that found changes
+// (other than rabbitmq_queue's own noise). Nil when the phase did what it must.
+func phaseOutcome(kind, phase string, args []string, logPath string, runErr error) error {
 	if runErr != nil {
 		var ee *exec.ExitError
 		if phase == "plan" {
 			if errors.As(runErr, &ee) && ee.ExitCode() == 2 {
-				return pr, fmt.Errorf("terraform %s is not empty (exit 2); see %s", strings.Join(args, " "), logPath)
+				return fmt.Errorf("terraform %s is not empty (exit 2); see %s", strings.Join(args, " "), logPath)
 			}
 		}
-		return pr, fmt.Errorf("terraform %s: %v; last lines of %s:\n%s", strings.Join(args, " "), runErr, logPath, tail(logPath, 30))
+		return fmt.Errorf("terraform %s: %v; last lines of %s:\n%s", strings.Join(args, " "), runErr, logPath, tail(logPath, 30))
 	}
 	if phase == "refresh" {
 		b, _ := os.ReadFile(logPath)
 		if !bytes.Contains(b, []byte("No changes.")) && (kind != kindPeer || !peerRefreshNoise(string(b))) {
-			return pr, fmt.Errorf("terraform %s found changes; see %s", strings.Join(args, " "), logPath)
+			return fmt.Errorf("terraform %s found changes; see %s", strings.Join(args, " "), logPath)
 		}
 	}
-	return pr, nil
+	return nil
 }
 
 // filterEnv drops settings that would change what is measured.
