@@ -123,24 +123,34 @@ func (o options) withPaths() (options, error) {
 	return o, nil
 }
 
-func run(ctx context.Context, o options) (err error) {
-	e := env{id: runID()}
-	if e.o, err = o.withPaths(); err != nil {
-		return err
+// withBinaries is withPaths with the do-nothing provider's binary, and the peer's when -peer names
+// one, made absolute too; an error when one is missing. run needs all three before it makes anything.
+func (o options) withBinaries() (options, error) {
+	p, err := o.withPaths()
+	if err != nil {
+		return p, err
 	}
-	if e.o.noop, err = filepath.Abs(o.noop); err != nil {
-		return err
+	if p.noop, err = filepath.Abs(o.noop); err != nil {
+		return p, err
 	}
-	if _, err := os.Stat(e.o.noop); err != nil {
-		return fmt.Errorf("do-nothing provider binary: %w (cd tools && go build -o %s ./bench/noop)", err, o.noop)
+	if _, err := os.Stat(p.noop); err != nil {
+		return p, fmt.Errorf("do-nothing provider binary: %w (cd tools && go build -o %s ./bench/noop)", err, o.noop)
 	}
 	if o.peer != "" {
-		if e.o.peer, err = filepath.Abs(o.peer); err != nil {
-			return err
+		if p.peer, err = filepath.Abs(o.peer); err != nil {
+			return p, err
 		}
-		if _, err := os.Stat(e.o.peer); err != nil {
-			return fmt.Errorf("cyrilgdn/rabbitmq provider binary (-peer): %w", err)
+		if _, err := os.Stat(p.peer); err != nil {
+			return p, fmt.Errorf("cyrilgdn/rabbitmq provider binary (-peer): %w", err)
 		}
+	}
+	return p, nil
+}
+
+func run(ctx context.Context, o options) (err error) {
+	e := env{id: runID()}
+	if e.o, err = o.withBinaries(); err != nil {
+		return err
 	}
 	if o.query {
 		e.o.fill = 0
@@ -155,27 +165,10 @@ func run(ctx context.Context, o options) (err error) {
 	if o.query {
 		return runQuery(ctx, &e)
 	}
-	fmt.Printf("bench %s: N=%d, %d runs of each kind, -parallelism=%d, vhost %q, provider %s\n",
-		e.id, o.n, o.runs, o.parallelism, e.vhost, e.o.provider)
-	fmt.Printf("machine: %s\n", machineLine(&e))
-	loadBefore := loadavg()
-
-	var results = map[string][]runResult{}
-	if e.crowded != "" {
-		fmt.Printf("crowded case: the same %d queuey_queue in vhost %q, which also holds %d unrelated queues\n", o.n, e.crowded, e.o.fill)
-	}
-	if e.o.peer != "" {
-		fmt.Printf("peer: %d logical queues as %d rabbitmq_queue of cyrilgdn/rabbitmq, binary %s\n", o.n, 2*o.n, e.o.peer)
-	}
-	for r := 1; r <= o.runs; r++ {
-		for _, kind := range e.runKinds() {
-			res, err := e.runOnce(ctx, kind, r)
-			if err != nil {
-				return fmt.Errorf("%s run %d: %w", kind, r, err)
-			}
-			results[kind] = append(results[kind], res)
-			fmt.Println(res.line(o.n))
-		}
+	loadBefore := e.printHeader()
+	results, err := e.runAll(ctx)
+	if err != nil {
+		return err
 	}
 	fmt.Println()
 	fmt.Print(report(e, results, loadBefore, loadavg()))
@@ -187,4 +180,37 @@ func run(ctx context.Context, o options) (err error) {
 	// The work directory (state, logs) is kept only when something failed.
 	_ = os.RemoveAll(filepath.Join(e.o.dir, e.id))
 	return nil
+}
+
+// printHeader prints what this invocation runs and on what machine, and returns the load average
+// read between the two, where the report's "load average before" has always been taken.
+func (e *env) printHeader() (loadBefore string) {
+	fmt.Printf("bench %s: N=%d, %d runs of each kind, -parallelism=%d, vhost %q, provider %s\n",
+		e.id, e.o.n, e.o.runs, e.o.parallelism, e.vhost, e.o.provider)
+	fmt.Printf("machine: %s\n", machineLine(e))
+	loadBefore = loadavg()
+	if e.crowded != "" {
+		fmt.Printf("crowded case: the same %d queuey_queue in vhost %q, which also holds %d unrelated queues\n", e.o.n, e.crowded, e.o.fill)
+	}
+	if e.o.peer != "" {
+		fmt.Printf("peer: %d logical queues as %d rabbitmq_queue of cyrilgdn/rabbitmq, binary %s\n", e.o.n, 2*e.o.n, e.o.peer)
+	}
+	return loadBefore
+}
+
+// runAll runs every kind o.runs times, interleaved (run 1 of each kind, then run 2, ...), printing
+// each run's line as it ends, and returns the results by kind for the report.
+func (e *env) runAll(ctx context.Context) (map[string][]runResult, error) {
+	results := map[string][]runResult{}
+	for r := 1; r <= e.o.runs; r++ {
+		for _, kind := range e.runKinds() {
+			res, err := e.runOnce(ctx, kind, r)
+			if err != nil {
+				return nil, fmt.Errorf("%s run %d: %w", kind, r, err)
+			}
+			results[kind] = append(results[kind], res)
+			fmt.Println(res.line(e.o.n))
+		}
+	}
+	return results, nil
 }

@@ -161,70 +161,98 @@ func bareRedrive(ctx context.Context, u, from, to string) (int, error) {
 		return 0, err
 	}
 	defer func() { _ = conn.Close() }()
-	con, err := conn.Channel()
+	l, n, err := openBareLoop(conn, from)
 	if err != nil {
 		return 0, err
+	}
+	return l.move(ctx, n, to)
+}
+
+// bareLoop is the floor's state on one connection: a consuming channel, a publishing channel under
+// confirms, and the window of messages published but not yet confirmed and acked.
+type bareLoop struct {
+	con, pub   *amqp.Channel
+	returns    chan amqp.Return
+	deliveries <-chan amqp.Delivery
+	window     []bareInflight
+	moved      int
+}
+
+// bareInflight is a delivery from the source and the confirm of its copy's publish.
+type bareInflight struct {
+	d  amqp.Delivery
+	dc *amqp.DeferredConfirmation
+}
+
+// openBareLoop opens the loop's two channels on conn, counts from's messages (the loop moves that
+// many), and starts consuming from with a prefetch of twice the mover's window.
+func openBareLoop(conn *amqp.Connection, from string) (*bareLoop, int, error) {
+	con, err := conn.Channel()
+	if err != nil {
+		return nil, 0, err
 	}
 	pub, err := conn.Channel()
 	if err != nil {
-		return 0, err
+		return nil, 0, err
 	}
 	q, err := con.QueueDeclarePassive(from, true, false, false, false, nil)
 	if err != nil {
-		return 0, err
+		return nil, 0, err
 	}
 	if err := pub.Confirm(false); err != nil {
-		return 0, err
+		return nil, 0, err
 	}
-	returns := pub.NotifyReturn(make(chan amqp.Return, mover.Window+1))
+	l := &bareLoop{con: con, pub: pub, returns: pub.NotifyReturn(make(chan amqp.Return, mover.Window+1))}
 	if err := con.Qos(2*mover.Window, 0, false); err != nil {
-		return 0, err
+		return nil, 0, err
 	}
-	deliveries, err := con.Consume(from, "", false, false, false, false, nil)
-	if err != nil {
-		return 0, err
+	if l.deliveries, err = con.Consume(from, "", false, false, false, false, nil); err != nil {
+		return nil, 0, err
 	}
-	type inflight struct {
-		d  amqp.Delivery
-		dc *amqp.DeferredConfirmation
-	}
-	var window []inflight
-	moved := 0
-	settle := func() error {
-		h := window[0]
-		window = window[1:]
-		if ok, err := h.dc.WaitContext(ctx); !ok || err != nil {
-			return fmt.Errorf("not confirmed: %v", err)
-		}
-		select {
-		case <-returns:
-			return errors.New("returned")
-		default:
-		}
-		moved++
-		return h.d.Ack(false)
-	}
-	for published := 0; published < q.Messages; published++ {
-		d := <-deliveries
-		dc, err := pub.PublishWithDeferredConfirmWithContext(ctx, "", to, true, false, amqp.Publishing{
+	return l, q.Messages, nil
+}
+
+// move publishes n deliveries to queue to, mandatory, settling the oldest whenever the window is
+// full and the rest at the end; it returns how many were moved.
+func (l *bareLoop) move(ctx context.Context, n int, to string) (int, error) {
+	for published := 0; published < n; published++ {
+		d := <-l.deliveries
+		dc, err := l.pub.PublishWithDeferredConfirmWithContext(ctx, "", to, true, false, amqp.Publishing{
 			Headers: d.Headers, ContentType: d.ContentType, ContentEncoding: d.ContentEncoding, DeliveryMode: d.DeliveryMode,
 			Priority: d.Priority, CorrelationId: d.CorrelationId, ReplyTo: d.ReplyTo, Expiration: d.Expiration,
 			MessageId: d.MessageId, Timestamp: d.Timestamp, Type: d.Type, UserId: d.UserId, AppId: d.AppId, Body: d.Body,
 		})
 		if err != nil {
-			return moved, err
+			return l.moved, err
 		}
-		window = append(window, inflight{d, dc})
-		if len(window) == mover.Window {
-			if err := settle(); err != nil {
-				return moved, err
+		l.window = append(l.window, bareInflight{d, dc})
+		if len(l.window) == mover.Window {
+			if err := l.settle(ctx); err != nil {
+				return l.moved, err
 			}
 		}
 	}
-	for len(window) > 0 {
-		if err := settle(); err != nil {
-			return moved, err
+	for len(l.window) > 0 {
+		if err := l.settle(ctx); err != nil {
+			return l.moved, err
 		}
 	}
-	return moved, con.Close()
+	return l.moved, l.con.Close()
+}
+
+// settle waits for the oldest publish's confirm and acks its delivery when the broker neither
+// refused nor returned it: the guarantee the mover gives.
+func (l *bareLoop) settle(ctx context.Context) error {
+	h := l.window[0]
+	l.window = l.window[1:]
+	if ok, err := h.dc.WaitContext(ctx); !ok || err != nil {
+		return fmt.Errorf("not confirmed: %v", err)
+	}
+	select {
+	case <-l.returns:
+		return errors.New("returned")
+	default:
+	}
+	l.moved++
+	return h.d.Ack(false)
 }

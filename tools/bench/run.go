@@ -82,7 +82,31 @@ type env struct {
 
 func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
 
+// setup readies everything a run needs, in this order: the broker's clients, what the report says
+// of the machine, the vhosts, the counting proxy, and the CLI configuration that puts the shim in
+// place of the providers. Whatever it made before an error, cleanup undoes.
 func (e *env) setup(ctx context.Context) error {
+	if err := e.connect(); err != nil {
+		return err
+	}
+	if err := e.describe(ctx); err != nil {
+		return err
+	}
+	if err := e.makeVhosts(ctx); err != nil {
+		return err
+	}
+	var err error
+	e.proxy, err = startProxy(e.o.endpoint)
+	if err != nil {
+		return err
+	}
+	e.apiURL = e.proxy.URL()
+	return e.writeCLIConfig()
+}
+
+// connect makes the invocation's work directory and the clients the bench itself talks to the
+// broker with (not through the proxy, so that they are not counted).
+func (e *env) connect() error {
 	var err error
 	if err := os.MkdirAll(filepath.Join(e.o.dir, e.id), 0o755); err != nil {
 		return err
@@ -92,9 +116,12 @@ func (e *env) setup(ctx context.Context) error {
 		return err
 	}
 	e.admin, err = brokertest.NewAdmin(e.o.endpoint, e.o.username, e.o.password, false)
-	if err != nil {
-		return err
-	}
+	return err
+}
+
+// describe finds the versions of Terraform and the broker for the report, the broker's node
+// processes whose CPU each phase measures, and where profiles go under -profile.
+func (e *env) describe(ctx context.Context) error {
 	out, err := exec.CommandContext(ctx, e.o.terraform, "version").Output()
 	if err != nil {
 		return fmt.Errorf("%s version: %w", e.o.terraform, err)
@@ -116,7 +143,12 @@ func (e *env) setup(ctx context.Context) error {
 	if e.o.profile {
 		e.profiles = filepath.Join(e.o.dir, "profiles-"+e.id)
 	}
+	return nil
+}
 
+// makeVhosts makes the run's vhost unless -vhost names one, the crowded vhost under -fill, and the
+// -policies policies in each vhost the bench made.
+func (e *env) makeVhosts(ctx context.Context) error {
 	e.vhost = e.o.vhost
 	if e.vhost == "" {
 		e.vhost = "queuey-bench-" + e.id
@@ -142,14 +174,12 @@ func (e *env) setup(ctx context.Context) error {
 			return err
 		}
 	}
+	return nil
+}
 
-	e.proxy, err = startProxy(e.o.endpoint)
-	if err != nil {
-		return err
-	}
-	e.apiURL = e.proxy.URL()
-
-	// The provider Terraform starts is the shim, which starts the real one.
+// writeCLIConfig installs the rusage shim under every provider's name and writes the Terraform CLI
+// configuration whose dev_overrides make Terraform start the shim, which starts the real provider.
+func (e *env) writeCLIConfig() error {
 	shimDir := filepath.Join(e.o.dir, "plugin")
 	shims := []string{"terraform-provider-queuey", "terraform-provider-noop"}
 	overrides := fmt.Sprintf("    %q = %q\n    %q = %q\n",
@@ -412,8 +442,29 @@ func (e *env) runOnce(ctx context.Context, kind string, r int) (runResult, error
 	return res, nil
 }
 
+// phase runs terraform's command for phase (apply, plan, refresh, destroy or query) on kind's
+// configuration in dir, its output in dir/PHASE.log, and returns what it measured. Everything but
+// the run of the command itself (its arguments, log file, environment, profile directory) is ready
+// before measure starts the clocks, and the checks of the outcome come after it stops them.
 func (e *env) phase(ctx context.Context, dir, kind, phase string) (phaseResult, error) {
-	par := fmt.Sprintf("-parallelism=%d", e.o.parallelism)
+	args := phaseArgs(phase, e.o.parallelism)
+	logPath := filepath.Join(dir, phase+".log")
+	logf, err := os.Create(logPath)
+	if err != nil {
+		return phaseResult{}, err
+	}
+	defer func() { _ = logf.Close() }()
+	cmd, err := e.phaseCmd(ctx, dir, kind, phase, args, logf)
+	if err != nil {
+		return phaseResult{}, err
+	}
+	pr, runErr := e.measure(cmd)
+	return pr, phaseOutcome(kind, phase, args, logPath, runErr)
+}
+
+// phaseArgs are terraform's arguments for phase, with -parallelism=parallelism where it applies.
+func phaseArgs(phase string, parallelism int) []string {
+	par := fmt.Sprintf("-parallelism=%d", parallelism)
 	var args []string
 	switch phase {
 	case "apply":
@@ -432,14 +483,13 @@ func (e *env) phase(ctx context.Context, dir, kind, phase string) (phaseResult, 
 	if phase != "query" {
 		args = append(args, "-input=false")
 	}
-	args = append(args, "-no-color")
-	logPath := filepath.Join(dir, phase+".log")
-	logf, err := os.Create(logPath)
-	if err != nil {
-		return phaseResult{}, err
-	}
-	defer func() { _ = logf.Close() }()
+	return append(args, "-no-color")
+}
 
+// phaseCmd is the terraform command of phase in dir, writing to logf, with an environment of its
+// own: the bench's CLI configuration, the proxy as the management API, the shim's target for kind,
+// and under -profile a fresh directory for the providers' CPU profiles.
+func (e *env) phaseCmd(ctx context.Context, dir, kind, phase string, args []string, logf *os.File) (*exec.Cmd, error) {
 	cmd := exec.CommandContext(ctx, e.o.terraform, args...)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = logf, logf
@@ -467,10 +517,17 @@ func (e *env) phase(ctx context.Context, dir, kind, phase string) (phaseResult, 
 	if kind != kindFloor && kind != kindPeer && e.profiles != "" {
 		pdir := e.profileDir(kind, phase)
 		if err := os.MkdirAll(pdir, 0o755); err != nil {
-			return phaseResult{}, err
+			return nil, err
 		}
 		cmd.Env = append(cmd.Env, plugintune.EnvCPUProfile+"="+pdir)
 	}
+	return cmd, nil
+}
+
+// measure runs cmd and returns its measures: the wall time of cmd.Run alone, the broker's CPU and
+// the proxy's counts read right before and right after it, terraform's CPU, and the peak RSS and
+// CPU of each provider process the shim logged meanwhile. The error is cmd.Run's.
+func (e *env) measure(cmd *exec.Cmd) (phaseResult, error) {
 	before := e.proxy.snapshot()
 	cpu0 := e.brokerCPU()
 	start := time.Now()
@@ -488,22 +545,29 @@ func (e *env) phase(ctx context.Context, dir, kind, phase string) (phaseResult, 
 		pr.provCPU += time.Duration((rec.UserS + rec.SysS) * float64(time.Second))
 		pr.provRSSKiB = max(pr.provRSSKiB, rec.MaxRSSKiB)
 	}
+	return pr, runErr
+}
+
+// phaseOutcome is the error of a phase whose command ended with runErr: a plan that is not empty,
+// a command that failed (with the end of its log), or a refresh-only plan that found changes
+// (other than rabbitmq_queue's own noise). Nil when the phase did what it must.
+func phaseOutcome(kind, phase string, args []string, logPath string, runErr error) error {
 	if runErr != nil {
 		var ee *exec.ExitError
 		if phase == "plan" {
 			if errors.As(runErr, &ee) && ee.ExitCode() == 2 {
-				return pr, fmt.Errorf("terraform %s is not empty (exit 2); see %s", strings.Join(args, " "), logPath)
+				return fmt.Errorf("terraform %s is not empty (exit 2); see %s", strings.Join(args, " "), logPath)
 			}
 		}
-		return pr, fmt.Errorf("terraform %s: %v; last lines of %s:\n%s", strings.Join(args, " "), runErr, logPath, tail(logPath, 30))
+		return fmt.Errorf("terraform %s: %v; last lines of %s:\n%s", strings.Join(args, " "), runErr, logPath, tail(logPath, 30))
 	}
 	if phase == "refresh" {
 		b, _ := os.ReadFile(logPath)
 		if !bytes.Contains(b, []byte("No changes.")) && (kind != kindPeer || !peerRefreshNoise(string(b))) {
-			return pr, fmt.Errorf("terraform %s found changes; see %s", strings.Join(args, " "), logPath)
+			return fmt.Errorf("terraform %s found changes; see %s", strings.Join(args, " "), logPath)
 		}
 	}
-	return pr, nil
+	return nil
 }
 
 // filterEnv drops settings that would change what is measured.
