@@ -21,8 +21,10 @@ import (
 // carry their sequence number (see seqOf), and a client of it whose request
 // timeout (a minute) outlasts every wait of these tests. The client asks the
 // fake in-process, not over a connection: a listing the fake holds then waits
-// on channels alone, and a test in a synctest bubble (called outside it) can
-// wait until every caller has joined or been held (synctest.Wait). Its retry
+// on channels alone, and a test in a synctest bubble can wait until every
+// caller has joined or been held (synctest.Wait). Call it before
+// synctest.Test, outside the bubble: the fake's listener, started inside,
+// would belong to the bubble and synctest.Wait would never return. Its retry
 // transport reads a clock that moves at each reading (withClock), as a real
 // one does, where a bubble's stands still: a 404 is then not confirmed
 // within a retry budget of 0.
@@ -89,7 +91,8 @@ func holdFirst(t *testing.T, b *brokertest.Server, list func() (map[string]Queue
 	t.Cleanup(release)
 	b.HoldListings(hold)
 	first = goList(1, list)
-	if synctest.Wait(); len(first) > 0 {
+	synctest.Wait() // the listing is held, or has ended
+	if len(first) > 0 {
 		t.Fatalf("the first listing ended before the broker held it: %v", (<-first).err)
 	}
 	return first, release
@@ -433,6 +436,7 @@ func TestReads_checksJoinAListingInFlightAcrossQueueDeletesOnly(t *testing.T) {
 		if r := <-e; r.err != nil {
 			t.Fatal(r.err)
 		}
+		wantListings(t, b, before+6, "a kept read after a delete joined a listing from before it: %d listings, want E's own")
 	})
 }
 
@@ -715,7 +719,8 @@ func TestFlight_peekedRequestOutlivesAJoinerWhoLeaves(t *testing.T) {
 			t.Fatal("the joiner's leaving cancelled the peeked request")
 		}
 		synctest.Wait() // the request has ended
-		if v, _, ok := f.peek("k", kept, nil); !ok || v != 7 {
+		again := func(context.Context) (int, error) { return 0, errors.New("peek started a new request") }
+		if v, _, ok := f.peek("k", kept, again); !ok || v != 7 {
 			t.Fatalf("peek after the request ended: %d, %v; want its answer 7", v, ok)
 		}
 	})

@@ -25,7 +25,7 @@ type TokenEndpoint struct {
 	JWTLife time.Duration
 	// Delay, when set, holds every answer that long.
 	Delay time.Duration
-	// Mint, when set, makes each token from the request's form, instead of the numbered ones.
+	// Mint, when set, makes each token from the request's form, instead of the numbered tokens or JWTLife's.
 	Mint func(form url.Values) string
 
 	mu       sync.Mutex

@@ -54,6 +54,9 @@ type terraformCLI struct {
 // provider source and the directory holding it.
 func newTerraformCLI(t *testing.T, config string, more ...string) *terraformCLI {
 	t.Helper()
+	if len(more)%2 != 0 {
+		t.Fatalf("newTerraformCLI got %d more arguments, want pairs of a provider source and its directory", len(more))
+	}
 	rc := "provider_installation {\n  dev_overrides {\n"
 	for pair := range slices.Chunk(append([]string{"queuey/queuey", orFatal(builtProvider())(t)}, more...), 2) {
 		// "queuey/queuey" means registry.terraform.io/queuey/queuey to Terraform

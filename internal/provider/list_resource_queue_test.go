@@ -32,6 +32,9 @@ func listOn(t *testing.T, data *providerData, vhost, nameRegex string, limit int
 	var stream list.ListResultsStream
 	r.List(ctx, list.ListRequest{Config: configOf(t, tfsdk.Config{Schema: sr.Schema}, vals), ResourceSchema: resSchema.Schema,
 		ResourceIdentitySchema: idSchema.IdentitySchema, IncludeResource: true, Limit: limit}, &stream)
+	if stream.Results == nil {
+		t.Fatal("List set no results")
+	}
 	return slices.Collect(stream.Results)
 }
 

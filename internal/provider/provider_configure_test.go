@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,11 +22,21 @@ import (
 )
 
 // clearBrokerEnv makes sure none of the environment variables of provider_env.go reaches the provider: it reads
-// their names from that file, so that a new one is cleared too.
+// their names from that file, so that a new one is cleared too, and clears every RABBITMQ_ variable set, should
+// that file's layout change.
 func clearBrokerEnv(t *testing.T) {
 	t.Helper()
-	for _, m := range regexp.MustCompile(`(?m)^\s*Env\w+\s*=\s*"(\w+)"`).FindAllStringSubmatch(readRepoFile(t, "internal/provider/provider_env.go"), -1) {
+	names := regexp.MustCompile(`(?m)^\s*Env\w+\s*=\s*"(\w+)"`).FindAllStringSubmatch(readRepoFile(t, "internal/provider/provider_env.go"), -1)
+	if len(names) == 0 {
+		t.Fatal("found no Env constant in provider_env.go, where clearBrokerEnv reads the names it clears")
+	}
+	for _, m := range names {
 		t.Setenv(m[1], "")
+	}
+	for _, kv := range os.Environ() {
+		if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "RABBITMQ_") {
+			t.Setenv(name, "")
+		}
 	}
 }
 

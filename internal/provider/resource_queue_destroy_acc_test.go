@@ -45,7 +45,9 @@ func TestAccQueue_destroyRefusesWhileMessagesWait(t *testing.T) {
 		{
 			// A message in q.dead blocks destroy too.
 			PreConfig: func() {
-				orFatal(amqpChannel(t, "/").QueuePurge(name, false))(t) // the 3 the step before counted
+				if n := orFatal(amqpChannel(t, "/").QueuePurge(name, false))(t); n != 3 {
+					t.Fatalf("purged %d messages from %s, want the 3 the step before counted", n, name)
+				}
 				publish(t, amqpChannel(t, "/"), name+".dead", 1)
 			},
 			Config:      cfg,

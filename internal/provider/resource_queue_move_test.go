@@ -177,7 +177,8 @@ func TestMoveStateFromRabbitMQQueue(t *testing.T) {
 				t.Fatalf("unexpected diagnostics:\n%s", diags)
 			}
 			want := maps.Clone(movedOrders)
-			if maps.Copy(want, tt.want); fmt.Sprint(got) != fmt.Sprint(want) {
+			maps.Copy(want, tt.want)
+			if fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Errorf("moved state:\n got %v\nwant %v", got, want)
 			}
 		})
