@@ -719,7 +719,10 @@ func TestFlight_peekedRequestOutlivesAJoinerWhoLeaves(t *testing.T) {
 			t.Fatal("the joiner's leaving cancelled the peeked request")
 		}
 		synctest.Wait() // the request has ended
-		again := func(context.Context) (int, error) { return 0, errors.New("peek started a new request") }
+		again := func(context.Context) (int, error) {
+			t.Error("the last peek started a new request")
+			return 0, errors.New("a new request")
+		}
 		if v, _, ok := f.peek("k", kept, again); !ok || v != 7 {
 			t.Fatalf("peek after the request ended: %d, %v; want its answer 7", v, ok)
 		}

@@ -248,7 +248,7 @@ type contractBroker struct {
 	user, pass string
 	http       *http.Client
 	// amqpURL is the AMQP URL of a vhost, logging in as user (on a real broker: the URL of
-	// RABBITMQ_AMQP_URL, which the broker scripts give the same credentials as the endpoint).
+	// RABBITMQ_AMQP_URL, or the test user at 127.0.0.1:5672; it must log in as the endpoint's user).
 	amqpURL func(vhost string) string
 	// addVhost makes the vhost name, of defaultQueueType ("" for the broker's
 	// own), for one row, gone at the end of it: createVhost on a real broker.

@@ -251,8 +251,8 @@ func TestAccFaults_cutOff(t *testing.T) {
 				// to 10 at once). A create PUTs q.dead, then q once q.dead is
 				// declared; nothing else is PUT. Each q declared took two of
 				// the 30, so at most 15 are; at most 20 of the 30 are q.dead's
-				// first PUT (a retry, rare before any fault, takes one more),
-				// so at least 10 are q's: some but not all q are declared.
+				// first PUT, so at least 10, less any retry of a q.dead (rare
+				// before any fault), are q's: some but not all q are declared.
 				PreConfig: func() { p.After(http.MethodPut, 30, drop) },
 				Config:    cfg,
 				ExpectError: regexp.MustCompile(`(Cannot\s+(Use\s+Vhost|List\s+Queues|Declare\s+Queue)|Management\s+API\s+Unreachable)[\s\S]*` +
