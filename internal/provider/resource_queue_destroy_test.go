@@ -226,31 +226,44 @@ func TestDestroyCountsOfTheQueueItself(t *testing.T) {
 // listing made since the wait.
 func TestDestroyWaitsForQueuesToRunAgain(t *testing.T) {
 	t.Parallel()
-	target := ordersTarget
-	target.wait = 10 * time.Second
-	fake := brokertest.New(t)
-	putIdle(fake, "orders.deferred.1000", "orders", "orders.dead")
-	var gets atomic.Int32
-	fake.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
-		path := r.URL.EscapedPath()
-		if r.Method != http.MethodGet || !strings.HasPrefix(path, "/api/queues/%2F/") || gets.Add(1) > 3 {
-			return false
+	for _, tc := range []struct {
+		messages    int64 // in orders when the queues run again
+		wantErr     bool
+		wantDeleted string
+	}{
+		{0, false, "orders.deferred.1000 orders orders.dead"},
+		// Checked again after the wait: refused, and nothing deleted.
+		{2, true, ""},
+	} {
+		target := ordersTarget
+		target.wait = 10 * time.Second
+		fake := brokertest.New(t)
+		putIdle(fake, "orders.deferred.1000", "orders.dead")
+		orders := idle("orders")
+		orders.Messages = brokertest.Count(tc.messages)
+		fake.PutQueue("/", orders)
+		var gets atomic.Int32
+		fake.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
+			path := r.URL.EscapedPath()
+			if r.Method != http.MethodGet || !strings.HasPrefix(path, "/api/queues/%2F/") || gets.Add(1) > 3 {
+				return false
+			}
+			// The first look at each queue alone: down.
+			_ = json.NewEncoder(w).Encode(map[string]any{"name": strings.TrimPrefix(path, "/api/queues/%2F/"), "state": "down",
+				"node": "rabbit@node-1", "durable": true, "arguments": map[string]any{}})
+			return true
+		})
+		err := destroyTopology(context.Background(), fakeBrokerClient(t, fake), target, false)
+		var refused *refusedError
+		if tc.wantErr != errors.As(err, &refused) {
+			t.Fatalf("%d messages: destroy after the queues ran again: %v", tc.messages, err)
 		}
-		// The first look at each queue alone: down.
-		_ = json.NewEncoder(w).Encode(map[string]any{"name": strings.TrimPrefix(path, "/api/queues/%2F/"), "state": "down",
-			"node": "rabbit@node-1", "durable": true, "arguments": map[string]any{}})
-		return true
-	})
-	c := fakeBrokerClient(t, fake)
-	if err := destroyTopology(context.Background(), c, target, false); err != nil {
-		t.Fatalf("destroy after the queues ran again: %v", err)
-	}
-	if n := fake.Listings("/"); n < 4 {
-		t.Errorf("destroy sent %d listings: it did not list again after waiting", n)
-	}
-	deleted := deletedNames(fake)
-	if got, want := deleted, "orders.deferred.1000 orders orders.dead"; got != want {
-		t.Errorf("deleted %q, want %q", got, want)
+		if n := fake.Listings("/"); n < 4 {
+			t.Errorf("%d messages: destroy sent %d listings: it did not list again after waiting", tc.messages, n)
+		}
+		if got := deletedNames(fake); got != tc.wantDeleted {
+			t.Errorf("%d messages: deleted %q, want %q", tc.messages, got, tc.wantDeleted)
+		}
 	}
 }
 
@@ -746,5 +759,21 @@ func TestDestroyRefusal_deadLetterAdvice(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The checks read the vhost's consumers beside the queues: when that read
+// fails, the destroy fails with its error and deletes nothing.
+func TestDestroyTopology_consumersUnread(t *testing.T) {
+	t.Parallel()
+	s := brokertest.New(t)
+	putIdle(s, "orders", "orders.dead")
+	s.Script(brokertest.Path("consumers/%2F"), brokertest.Reply(http.StatusForbidden, `{"error":"not_authorized","reason":"Access refused"}`))
+	err := destroyTopology(context.Background(), fakeBrokerClient(t, s), ordersTarget, false)
+	if !errors.Is(err, broker.ErrUnauthorized) {
+		t.Fatalf("destroy with its consumers unread: %v, want the refusal", err)
+	}
+	if got := deletedNames(s); got != "" {
+		t.Errorf("deleted %q with the consumers unread", got)
 	}
 }
